@@ -1,0 +1,43 @@
+# Switchboard: `make up` runs the embedded server with the shipped bots,
+# `make test` runs every test. Both install what is missing first.
+
+SWIFT        ?= swift
+CONFIG       ?= config.yaml
+DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev \
+                libmicrohttpd-dev libargon2-dev libssl-dev
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: up test build release deps bench clean
+
+## deps: install the Debian packages the build needs (apt-get update only when one is missing)
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product switchboard
+
+## up: the embedded server and the bots in bots/, from config.yaml
+up: release
+	.build/release/switchboard up --config $(CONFIG)
+
+## test: every test (Swift Testing, real servers on 127.0.0.1)
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## bench: benchmark programs under Benchmarks/; results go into BENCHMARKS.md by hand
+bench: deps
+	$(SWIFT) build -c release
+	./Benchmarks/run.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,62 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Switchboard: a self-hosted IM server, a shared client core and a YAML bot gateway.
+///
+/// Dependencies are the toolchain and Debian's C libraries only; each C library is
+/// wrapped once by a system-library target at the bottom of the graph.
+let package = Package(
+    name: "Switchboard",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "switchboard", targets: ["switchboard"]),
+        .library(name: "IMClient", targets: ["IMClient"]),
+    ],
+    targets: [
+        // MARK: C libraries (the only code that sees C headers)
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd",
+                       providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1",
+                       providers: [.apt(["libyaml-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev", "libargon2-dev"])]),
+
+        // MARK: Libraries
+        .target(name: "IMProtocol"),
+        .target(name: "SwitchboardCrypto", dependencies: ["CCrypto"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "IMStore", dependencies: ["IMProtocol", "CSQLite"]),
+        .target(name: "IMServer",
+                dependencies: ["IMProtocol", "IMStore", "HTTPServer", "SwitchboardCrypto"]),
+        .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl"]),
+        .target(name: "YAMLCoding", dependencies: ["CYAML"]),
+        .target(name: "Templates"),
+        .target(name: "IMBots",
+                dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
+                               "SwitchboardCrypto"]),
+        .executableTarget(name: "switchboard",
+                          dependencies: ["IMServer", "IMBots", "IMClient", "YAMLCoding"]),
+
+        // MARK: Tests
+        .target(name: "TestSupport", dependencies: ["IMServer", "IMClient"],
+                path: "Tests/TestSupport"),
+        .testTarget(name: "IMProtocolTests", dependencies: ["IMProtocol"]),
+        .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "IMStoreTests", dependencies: ["IMStore"]),
+        .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport"]),
+        .testTarget(name: "IMClientTests", dependencies: ["IMClient", "TestSupport"]),
+        .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
+        .testTarget(name: "TemplatesTests", dependencies: ["Templates", "YAMLCoding"]),
+        .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "TestSupport"]),
+
+        // MARK: Benchmarks (`make bench`)
+        .executableTarget(name: "ServerBench",
+                          dependencies: ["IMServer", "IMProtocol", "CCurl"],
+                          path: "Benchmarks/ServerBench"),
+    ]
+)

@@ -1,0 +1,8 @@
+#ifndef CCRYPTO_SHIM_H
+#define CCRYPTO_SHIM_H
+#include <argon2.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#endif

@@ -1,0 +1,41 @@
+/// Settings of an `HTTPServer`. The defaults suit a production server on a small machine.
+public struct HTTPServerConfiguration: Sendable {
+    /// The address to bind, e.g. `127.0.0.1`, `0.0.0.0` or `::1`.
+    public var host: String
+    /// The TCP port; 0 picks a free one (read it back from `HTTPServer.port`).
+    public var port: Int
+    /// Threads serving connections; 0 means one per core.
+    public var threads: Int
+    /// Open connections at most, parked ones included. Past it new connections are refused.
+    public var connectionLimit: Int
+    /// A connection with no traffic for this many seconds is closed (parked requests are
+    /// exempt).
+    public var idleTimeout: Int
+    /// A request's header block must be complete within this many seconds of the
+    /// connection opening or of the previous response, or the connection is closed
+    /// (slow-header attacks).
+    public var headerTimeout: Int
+    /// The default largest request body, in bytes (413 past it).
+    public var maxBodyBytes: Int
+    /// Per-connection buffer for headers and I/O; bounds header size (431 past it).
+    public var connectionMemory: Int
+    /// Seconds `shutdown` waits for in-flight requests before closing anyway.
+    public var shutdownGrace: Double
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0,
+        connectionLimit: Int = 20_000, idleTimeout: Int = 60, headerTimeout: Int = 10,
+        maxBodyBytes: Int = 1 << 20, connectionMemory: Int = 16 * 1024,
+        shutdownGrace: Double = 10
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.connectionLimit = connectionLimit
+        self.idleTimeout = idleTimeout
+        self.headerTimeout = headerTimeout
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionMemory = connectionMemory
+        self.shutdownGrace = shutdownGrace
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// An HTTP method.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let get = HTTPMethod(rawValue: "GET")
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let post = HTTPMethod(rawValue: "POST")
+    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+
+    public var description: String { rawValue }
+}
+
+/// Header fields; names compare case-insensitively, order is kept.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The first value of a field, or nil.
+    public subscript(name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+
+    /// Replaces every field of this name with one value.
+    public mutating func set(_ name: String, _ value: String) {
+        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.append((name, value))
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+}
+
+/// What is known of a request before its body is read: enough to choose a body limit.
+public struct RequestHead: Sendable {
+    public var method: HTTPMethod
+    /// The path without the query string, percent-decoded by the HTTP library.
+    public var path: String
+    public var headers: HTTPHeaders
+
+    public init(method: HTTPMethod, path: String, headers: HTTPHeaders) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+    }
+}
+
+/// A complete request, handed to an `HTTPResponder` once its body has been read.
+public struct Request: Sendable {
+    public var method: HTTPMethod
+    /// The path without the query string.
+    public var path: String
+    /// Query arguments in order (`?a=1&b=2`), percent-decoded.
+    public var query: [(name: String, value: String)]
+    public var headers: HTTPHeaders
+    public var body: Data
+    /// The peer's address, e.g. `127.0.0.1`.
+    public var remoteAddress: String
+    /// Parks and hang-up detection for this request's connection; nil for requests made
+    /// up in tests.
+    let connection: ConnectionLink?
+
+    public init(
+        method: HTTPMethod, path: String, query: [(name: String, value: String)] = [],
+        headers: HTTPHeaders = [:], body: Data = Data(), remoteAddress: String = "127.0.0.1"
+    ) {
+        self.init(
+            method: method, path: path, query: query, headers: headers, body: body,
+            remoteAddress: remoteAddress, connection: nil)
+    }
+
+    init(
+        method: HTTPMethod, path: String, query: [(name: String, value: String)],
+        headers: HTTPHeaders, body: Data, remoteAddress: String, connection: ConnectionLink?
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.connection = connection
+    }
+
+    /// The first value of a query argument.
+    public func query(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+}
+
+/// A response. The server adds `Content-Length` and `Date`.
+public struct Response: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: Data
+
+    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Answers requests. Called on the cooperative pool, one task per request; many may
+/// run at once.
+public protocol HTTPResponder: Sendable {
+    /// Produces the response to a request whose body has been read completely.
+    func respond(to request: Request) async -> Response
+
+    /// The largest body accepted for this request, or nil for the server's default.
+    /// Called once the headers are in, before any of the body is read; a larger
+    /// `Content-Length`, or a chunked body that grows past it, gets 413.
+    func bodyLimit(for head: RequestHead) -> Int?
+
+    /// The response for an error the server produces itself (413, 431, 503 while
+    /// shutting down), so every error has the responder's format.
+    func errorResponse(status: Int, message: String) -> Response
+}
+
+extension HTTPResponder {
+    public func bodyLimit(for head: RequestHead) -> Int? { nil }
+
+    public func errorResponse(status: Int, message: String) -> Response {
+        Response(
+            status: status, headers: ["Content-Type": "text/plain; charset=utf-8"],
+            body: Data((message + "\n").utf8))
+    }
+}

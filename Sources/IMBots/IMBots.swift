@@ -1,0 +1,1 @@
+// IMBots: see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// IMClient: see ARCHITECTURE.md.

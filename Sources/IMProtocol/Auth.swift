@@ -1,0 +1,91 @@
+/// `POST /v1/register`.
+public struct RegisterRequest: Codable, Sendable, Hashable {
+    public var username: String
+    public var password: String
+    public var nickname: String?
+    /// Marks the account as a bot: its logins do not expire and rules can tell it apart.
+    public var bot: Bool?
+    public var device: String?
+
+    public init(
+        username: String, password: String, nickname: String? = nil, bot: Bool? = nil,
+        device: String? = nil
+    ) {
+        self.username = username
+        self.password = password
+        self.nickname = nickname
+        self.bot = bot
+        self.device = device
+    }
+}
+
+/// `POST /v1/login`.
+public struct LoginRequest: Codable, Sendable, Hashable {
+    public var username: String
+    public var password: String
+    /// A name for this client (e.g. `laptop`). A new login with the same device name
+    /// ends the earlier one, whose event feed then receives `kicked_out`.
+    public var device: String?
+
+    public init(username: String, password: String, device: String? = nil) {
+        self.username = username
+        self.password = password
+        self.device = device
+    }
+}
+
+/// The answer to register and login.
+public struct AuthResponse: Codable, Sendable, Hashable {
+    public var user: User
+    /// The bearer token; shown once, stored only hashed on the server.
+    public var token: String
+    /// When the token stops working; nil for bot accounts.
+    public var expiresAt: Timestamp?
+
+    public init(user: User, token: String, expiresAt: Timestamp?) {
+        self.user = user
+        self.token = token
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case user, token
+        case expiresAt = "expires_at"
+    }
+}
+
+/// `PUT /v1/me/password`.
+public struct PasswordChange: Codable, Sendable, Hashable {
+    public var oldPassword: String
+    public var newPassword: String
+
+    public init(oldPassword: String, newPassword: String) {
+        self.oldPassword = oldPassword
+        self.newPassword = newPassword
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case oldPassword = "old_password"
+        case newPassword = "new_password"
+    }
+}
+
+/// `PUT /v1/me/avatar` and other uploads: where the stored bytes are served.
+public struct MediaInfo: Codable, Sendable, Hashable {
+    public var id: String
+    public var url: String
+    public var contentType: String
+    public var size: Int
+
+    public init(id: String, url: String, contentType: String, size: Int) {
+        self.id = id
+        self.url = url
+        self.contentType = contentType
+        self.size = size
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, url, size
+        case contentType = "content_type"
+    }
+}

@@ -1,0 +1,121 @@
+/// The kind of an event in a user's feed. Unknown kinds from a newer server decode as
+/// `.other` so older clients keep working.
+public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
+    case message
+    case messageDeleted
+    case memberJoined
+    case memberLeft
+    case memberKicked
+    case memberMuted
+    case conversationUpdated
+    case profileUpdated
+    case contactAdded
+    case read
+    case kickedOut
+    case other(String)
+
+    public static let known: [EventType] = [
+        .message, .messageDeleted, .memberJoined, .memberLeft, .memberKicked, .memberMuted,
+        .conversationUpdated, .profileUpdated, .contactAdded, .read, .kickedOut,
+    ]
+
+    public init(rawValue: String) {
+        switch rawValue {
+        case "message": self = .message
+        case "message_deleted": self = .messageDeleted
+        case "member_joined": self = .memberJoined
+        case "member_left": self = .memberLeft
+        case "member_kicked": self = .memberKicked
+        case "member_muted": self = .memberMuted
+        case "conversation_updated": self = .conversationUpdated
+        case "profile_updated": self = .profileUpdated
+        case "contact_added": self = .contactAdded
+        case "read": self = .read
+        case "kicked_out": self = .kickedOut
+        default: self = .other(rawValue)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .message: "message"
+        case .messageDeleted: "message_deleted"
+        case .memberJoined: "member_joined"
+        case .memberLeft: "member_left"
+        case .memberKicked: "member_kicked"
+        case .memberMuted: "member_muted"
+        case .conversationUpdated: "conversation_updated"
+        case .profileUpdated: "profile_updated"
+        case .contactAdded: "contact_added"
+        case .read: "read"
+        case .kickedOut: "kicked_out"
+        case .other(let name): name
+        }
+    }
+
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// One entry of a user's event feed.
+///
+/// Which optional fields are set depends on `type`: `message` carries `conversation` and
+/// `message`; member events carry `conversation`, `user` (the member) and `by` (who did
+/// it, for kicks and mutes); `profile_updated` and `contact_added` carry `user`;
+/// `conversation_updated` carries `conversation` and `info`; `read` carries
+/// `conversation` and `seq`; `kicked_out` carries `reason`.
+public struct Event: Codable, Sendable, Hashable {
+    /// The feed position: strictly increasing in one user's feed. Clients drop an event
+    /// whose position they have already handled.
+    public var position: Int64
+    public var type: EventType
+    public var at: Timestamp
+    public var conversation: ConversationRef?
+    public var message: Message?
+    public var user: User?
+    public var by: String?
+    public var info: ConversationInfo?
+    public var seq: Int64?
+    public var reason: String?
+    /// Until when a member is muted (`member_muted`); nil when unmuted.
+    public var until: Timestamp?
+
+    public init(
+        position: Int64, type: EventType, at: Timestamp, conversation: ConversationRef? = nil,
+        message: Message? = nil, user: User? = nil, by: String? = nil,
+        info: ConversationInfo? = nil, seq: Int64? = nil, reason: String? = nil,
+        until: Timestamp? = nil
+    ) {
+        self.position = position
+        self.type = type
+        self.at = at
+        self.conversation = conversation
+        self.message = message
+        self.user = user
+        self.by = by
+        self.info = info
+        self.seq = seq
+        self.reason = reason
+        self.until = until
+    }
+}
+
+/// The answer to `GET /v1/events`.
+public struct EventBatch: Codable, Sendable, Hashable {
+    public var events: [Event]
+    /// Poll with this next; it acknowledges every event in this batch.
+    public var cursor: String
+
+    public init(events: [Event], cursor: String) {
+        self.events = events
+        self.cursor = cursor
+    }
+}

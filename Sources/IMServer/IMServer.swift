@@ -1,0 +1,1 @@
+// IMServer: see ARCHITECTURE.md.

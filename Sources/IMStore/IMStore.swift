@@ -1,0 +1,1 @@
+// IMStore: see ARCHITECTURE.md.

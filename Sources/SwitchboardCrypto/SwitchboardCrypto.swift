@@ -1,0 +1,1 @@
+// SwitchboardCrypto: see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// Templates: see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// YAMLCoding: see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// Test helpers shared by the server, client and bot tests.
