@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport"]),
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "TestSupport"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
-        .testTarget(name: "TemplatesTests", dependencies: ["Templates", "YAMLCoding"]),
+        .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
         .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "TestSupport"]),
 
         // MARK: Benchmarks (`make bench`)
