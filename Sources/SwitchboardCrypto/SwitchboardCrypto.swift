@@ -1,1 +1,0 @@
-// SwitchboardCrypto: see ARCHITECTURE.md.
