@@ -1,4 +1,13 @@
 #ifndef CSQLite_SHIM_H
 #define CSQLite_SHIM_H
 #include <sqlite3.h>
+
+/* SQLITE_TRANSIENT is a cast macro Swift cannot import: these bind a copy. */
+static inline int sb_sqlite3_bind_text(sqlite3_stmt *stmt, int index, const char *text, int bytes) {
+    return sqlite3_bind_text(stmt, index, text, bytes, SQLITE_TRANSIENT);
+}
+
+static inline int sb_sqlite3_bind_blob(sqlite3_stmt *stmt, int index, const void *data, int bytes) {
+    return sqlite3_bind_blob(stmt, index, data, bytes, SQLITE_TRANSIENT);
+}
 #endif

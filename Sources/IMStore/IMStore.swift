@@ -1,1 +1,0 @@
-// IMStore: see ARCHITECTURE.md.

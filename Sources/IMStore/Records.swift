@@ -1,0 +1,193 @@
+import IMProtocol
+
+/// An account as stored: the public profile plus what only the server sees.
+public struct UserRecord: Sendable, Hashable {
+    public var user: User
+    /// Argon2id in PHC string format.
+    public var passwordHash: String
+    public var isAdmin: Bool
+    /// Feed positions at or below this were dropped by retention.
+    public var feedFloor: Int64
+
+    public init(user: User, passwordHash: String, isAdmin: Bool, feedFloor: Int64 = 0) {
+        self.user = user
+        self.passwordHash = passwordHash
+        self.isAdmin = isAdmin
+        self.feedFloor = feedFloor
+    }
+
+    public var id: UserID { user.id }
+}
+
+/// A new account.
+public struct NewUser: Sendable, Hashable {
+    public var username: String
+    public var passwordHash: String
+    public var nickname: String
+    public var isBot: Bool
+    public var isAdmin: Bool
+
+    public init(username: String, passwordHash: String, nickname: String, isBot: Bool = false, isAdmin: Bool = false) {
+        self.username = username
+        self.passwordHash = passwordHash
+        self.nickname = nickname
+        self.isBot = isBot
+        self.isAdmin = isAdmin
+    }
+}
+
+/// A login: a bearer token, stored only as its SHA-256.
+public struct TokenRecord: Sendable, Hashable {
+    public var id: Int64
+    public var userID: UserID
+    public var device: String?
+    public var createdAt: Timestamp
+    /// Nil for logins that do not expire (bot accounts).
+    public var expiresAt: Timestamp?
+    public var revokedAt: Timestamp?
+    /// Why it was revoked: `logout`, `kicked_out`, `password_changed`.
+    public var revokedReason: String?
+
+    public init(
+        id: Int64, userID: UserID, device: String?, createdAt: Timestamp, expiresAt: Timestamp?,
+        revokedAt: Timestamp? = nil, revokedReason: String? = nil
+    ) {
+        self.id = id
+        self.userID = userID
+        self.device = device
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.revokedAt = revokedAt
+        self.revokedReason = revokedReason
+    }
+}
+
+/// A conversation row.
+public struct ConversationRecord: Sendable, Hashable {
+    public var id: ConversationID
+    public var kind: ConversationKind
+    /// Unique per kind; for direct conversations `<low user id>:<high user id>`.
+    public var name: String
+    public var title: String
+    public var logoURL: String
+    public var description: String
+    public var createdBy: UserID?
+    public var createdAt: Timestamp
+    public var lastSeq: Int64
+    public var updatedAt: Timestamp
+    public var memberCount: Int
+
+    public init(
+        id: ConversationID, kind: ConversationKind, name: String, title: String, logoURL: String,
+        description: String, createdBy: UserID?, createdAt: Timestamp, lastSeq: Int64,
+        updatedAt: Timestamp, memberCount: Int
+    ) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.title = title
+        self.logoURL = logoURL
+        self.description = description
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.lastSeq = lastSeq
+        self.updatedAt = updatedAt
+        self.memberCount = memberCount
+    }
+
+    /// The two participants of a direct conversation.
+    public var participants: (UserID, UserID)? {
+        guard kind == .direct else { return nil }
+        let parts = name.split(separator: ":")
+        guard parts.count == 2, let low = Int64(parts[0]), let high = Int64(parts[1]) else { return nil }
+        return (UserID(rawValue: low), UserID(rawValue: high))
+    }
+
+    /// The key naming the direct conversation between two users.
+    public static func directName(_ a: UserID, _ b: UserID) -> String {
+        "\(min(a.rawValue, b.rawValue)):\(max(a.rawValue, b.rawValue))"
+    }
+}
+
+/// One user's membership (or room presence).
+public struct MembershipRecord: Sendable, Hashable {
+    public var conversationID: ConversationID
+    public var userID: UserID
+    public var role: MemberRole
+    public var joinedAt: Timestamp
+    public var lastReadSeq: Int64
+    public var mutedUntil: Timestamp?
+
+    public init(
+        conversationID: ConversationID, userID: UserID, role: MemberRole, joinedAt: Timestamp,
+        lastReadSeq: Int64, mutedUntil: Timestamp?
+    ) {
+        self.conversationID = conversationID
+        self.userID = userID
+        self.role = role
+        self.joinedAt = joinedAt
+        self.lastReadSeq = lastReadSeq
+        self.mutedUntil = mutedUntil
+    }
+}
+
+/// A message to store.
+public struct NewMessage: Sendable, Hashable {
+    public var conversationID: ConversationID
+    public var senderID: UserID
+    public var type: MessageType
+    public var text: String
+    public var clientMessageID: String?
+    public var replyTo: MessageID?
+
+    public init(
+        conversationID: ConversationID, senderID: UserID, type: MessageType = .chat, text: String,
+        clientMessageID: String? = nil, replyTo: MessageID? = nil
+    ) {
+        self.conversationID = conversationID
+        self.senderID = senderID
+        self.type = type
+        self.text = text
+        self.clientMessageID = clientMessageID
+        self.replyTo = replyTo
+    }
+}
+
+/// What a membership change does besides the change itself: the system notice written
+/// into the conversation and carried by the event.
+public struct MembershipChange: Sendable, Hashable {
+    public var event: EventType
+    /// The notice's text, e.g. "alice joined the group".
+    public var notice: String
+    /// Who made the change when it is not the member (kicks, mutes).
+    public var by: UserID?
+
+    public init(event: EventType, notice: String, by: UserID? = nil) {
+        self.event = event
+        self.notice = notice
+        self.by = by
+    }
+}
+
+/// Stored bytes (avatars).
+public struct MediaRecord: Sendable, Hashable {
+    public var id: String
+    public var ownerID: UserID
+    public var contentType: String
+    public var bytes: [UInt8]
+    public var createdAt: Timestamp
+
+    public init(id: String, ownerID: UserID, contentType: String, bytes: [UInt8], createdAt: Timestamp) {
+        self.id = id
+        self.ownerID = ownerID
+        self.contentType = contentType
+        self.bytes = bytes
+        self.createdAt = createdAt
+    }
+}
+
+/// New feed entries, by user, from one committed batch: the newest position of each.
+public struct FeedUpdate: Sendable {
+    public var latest: [UserID: Int64]
+    public init(latest: [UserID: Int64] = [:]) { self.latest = latest }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import IMProtocol
+
+extension SQLiteStore: ConversationStore {
+    public func createConversation(
+        kind: ConversationKind, name: String, title: String, description: String, logoURL: String,
+        creator: UserID
+    ) async throws -> ConversationRecord {
+        let now = clock()
+        return try await database.write { [self] context in
+            let connection = context.connection
+            do {
+                try connection.execute(
+                    "INSERT INTO conversations (kind, name, title, logo_url, description, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    kind.rawValue, name, title, logoURL, description, creator.rawValue, now.milliseconds, now.milliseconds)
+            } catch let error as SQLiteError where error.isUniqueViolation {
+                throw StoreError.conflict("a \(kind.rawValue) named '\(name)' already exists")
+            }
+            let id = ConversationID(rawValue: connection.lastInsertRowID)
+            let creatorName = try username(creator, connection) ?? "someone"
+            _ = try addMember(
+                context, id, creator, role: kind == .group ? .owner : .member,
+                change: MembershipChange(event: .memberJoined, notice: "\(creatorName) created the \(kind.rawValue)"),
+                at: now)
+            return try record(id, connection)
+        }
+    }
+
+    public func conversation(id: ConversationID) async throws -> ConversationRecord? {
+        try await database.read { connection in
+            try connection.first(
+                "SELECT \(Self.conversationColumns) FROM conversations c WHERE c.id = ?", id.rawValue,
+                as: { Self.conversationRecord($0) })
+        }
+    }
+
+    public func conversation(kind: ConversationKind, name: String) async throws -> ConversationRecord? {
+        try await database.read { connection in
+            try connection.first(
+                "SELECT \(Self.conversationColumns) FROM conversations c WHERE c.kind = ? AND c.name = ?",
+                kind.rawValue, name, as: { Self.conversationRecord($0) })
+        }
+    }
+
+    public func directConversation(_ a: UserID, _ b: UserID) async throws -> ConversationRecord {
+        let name = ConversationRecord.directName(a, b)
+        if let existing = try await conversation(kind: .direct, name: name) { return existing }
+        let now = clock()
+        return try await database.write { [self] context in
+            let connection = context.connection
+            let created = try connection.execute(
+                "INSERT INTO conversations (kind, name, created_at, updated_at) VALUES ('direct', ?, ?, ?) ON CONFLICT DO NOTHING",
+                name, now.milliseconds, now.milliseconds)
+            guard let id = try connection.scalar(
+                "SELECT id FROM conversations WHERE kind = 'direct' AND name = ?", name)
+            else { throw StoreError.internalFailure("direct conversation \(name) vanished") }
+            if created == 1 {
+                for user in Set([a, b]) {
+                    try connection.execute(
+                        "INSERT INTO members (conversation_id, user_id, role, joined_at) VALUES (?, ?, 'member', ?)",
+                        id, user.rawValue, now.milliseconds)
+                }
+                try connection.execute(
+                    "UPDATE conversations SET member_count = ? WHERE id = ?", Set([a, b]).count, id)
+            }
+            return try record(ConversationID(rawValue: id), connection)
+        }
+    }
+
+    public func membership(_ conversationID: ConversationID, _ userID: UserID) async throws -> MembershipRecord? {
+        try await database.read { connection in
+            try connection.first(
+                "SELECT role, joined_at, last_read_seq, muted_until FROM members WHERE conversation_id = ? AND user_id = ?",
+                conversationID.rawValue, userID.rawValue,
+                as: { row in
+                    MembershipRecord(
+                        conversationID: conversationID, userID: userID,
+                        role: MemberRole(rawValue: row.text(0)) ?? .member,
+                        joinedAt: Timestamp(milliseconds: row.int(1)), lastReadSeq: row.int(2),
+                        mutedUntil: row.optionalInt(3).map { Timestamp(milliseconds: $0) })
+                })
+        }
+    }
+
+    public func addMember(
+        _ conversationID: ConversationID, _ userID: UserID, role: MemberRole, change: MembershipChange
+    ) async throws -> Bool {
+        let now = clock()
+        return try await database.write { [self] context in
+            try addMember(context, conversationID, userID, role: role, change: change, at: now)
+        }
+    }
+
+    func addMember(
+        _ context: SQLiteDatabase.WriteContext, _ conversationID: ConversationID, _ userID: UserID,
+        role: MemberRole, change: MembershipChange, at now: Timestamp
+    ) throws -> Bool {
+        let connection = context.connection
+        let added = try connection.execute(
+            "INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq) SELECT ?, ?, ?, ?, last_seq FROM conversations WHERE id = ? ON CONFLICT DO NOTHING",
+            conversationID.rawValue, userID.rawValue, role.rawValue, now.milliseconds, conversationID.rawValue)
+        guard added == 1 else { return false }
+        try connection.execute(
+            "UPDATE conversations SET member_count = member_count + 1 WHERE id = ?", conversationID.rawValue)
+        try announce(context, conversationID, member: userID, change: change, at: now)
+        return true
+    }
+
+    public func removeMember(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange)
+        async throws -> Bool
+    {
+        let now = clock()
+        return try await database.write { [self] context in
+            let connection = context.connection
+            guard try connection.scalar(
+                "SELECT 1 FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
+                != nil
+            else { return false }
+            try announce(context, conversationID, member: userID, change: change, at: now)
+            try connection.execute(
+                "DELETE FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
+            try connection.execute(
+                "UPDATE conversations SET member_count = member_count - 1 WHERE id = ?", conversationID.rawValue)
+            return true
+        }
+    }
+
+    /// Writes a membership notice into the conversation and its event into every member's feed.
+    private func announce(
+        _ context: SQLiteDatabase.WriteContext, _ conversationID: ConversationID, member: UserID,
+        change: MembershipChange, at now: Timestamp
+    ) throws {
+        let connection = context.connection
+        guard let user = try connection.first(
+            "SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", member.rawValue, as: { Self.userRecord($0).user })
+        else { throw StoreError.notFound("no account \(member)") }
+        let byName = try change.by.flatMap { try username($0, connection) }
+        let notice = try insertMessage(
+            context,
+            NewMessage(conversationID: conversationID, senderID: change.by ?? member, type: .system, text: change.notice),
+            at: now)
+        try fanOut(
+            context, type: change.event, conversationID: conversationID, messageID: notice.id,
+            payload: EventPayload(user: user, by: byName), at: now)
+    }
+
+    public func members(_ conversationID: ConversationID) async throws -> [Member] {
+        try await database.read { connection in
+            try connection.rows(
+                """
+                SELECT \(Self.userColumns), mb.role, mb.joined_at FROM members mb JOIN users u ON u.id = mb.user_id
+                WHERE mb.conversation_id = ? ORDER BY mb.joined_at, u.username
+                """,
+                conversationID.rawValue,
+                as: { row in
+                    Member(
+                        user: Self.userRecord(row).user, role: MemberRole(rawValue: row.text(11)) ?? .member,
+                        joinedAt: Timestamp(milliseconds: row.int(12)))
+                })
+        }
+    }
+
+    public func updateInfo(
+        _ conversationID: ConversationID, _ update: ConversationInfoUpdate, by: UserID, notice: String
+    ) async throws -> ConversationRecord {
+        let now = clock()
+        return try await database.write { [self] context in
+            let connection = context.connection
+            if let title = update.title {
+                try connection.execute("UPDATE conversations SET title = ? WHERE id = ?", title, conversationID.rawValue)
+            }
+            if let logo = update.logoURL {
+                try connection.execute("UPDATE conversations SET logo_url = ? WHERE id = ?", logo, conversationID.rawValue)
+            }
+            if let description = update.description {
+                try connection.execute(
+                    "UPDATE conversations SET description = ? WHERE id = ?", description, conversationID.rawValue)
+            }
+            let updated = try record(conversationID, connection)
+            let info = try info(updated, connection)
+            let actor = try username(by, connection) ?? "someone"
+            let message = try insertMessage(
+                context, NewMessage(conversationID: conversationID, senderID: by, type: .system, text: notice), at: now)
+            try fanOut(
+                context, type: .conversationUpdated, conversationID: conversationID, messageID: message.id,
+                payload: EventPayload(by: actor, info: info), at: now)
+            return try record(conversationID, connection)
+        }
+    }
+
+    public func info(_ record: ConversationRecord) async throws -> ConversationInfo {
+        try await database.read { [self] connection in try info(record, connection) }
+    }
+
+    func info(_ record: ConversationRecord, _ connection: SQLiteConnection) throws -> ConversationInfo {
+        ConversationInfo(
+            id: record.id, kind: record.kind, name: record.name,
+            title: record.title.isEmpty ? record.name : record.title, logoURL: record.logoURL,
+            description: record.description, memberCount: record.memberCount,
+            createdBy: try record.createdBy.flatMap { try username($0, connection) }, createdAt: record.createdAt)
+    }
+
+    func record(_ id: ConversationID, _ connection: SQLiteConnection) throws -> ConversationRecord {
+        guard let record = try connection.first(
+            "SELECT \(Self.conversationColumns) FROM conversations c WHERE c.id = ?", id.rawValue,
+            as: { Self.conversationRecord($0) })
+        else { throw StoreError.notFound("no conversation \(id)") }
+        return record
+    }
+
+    public func conversations(for userID: UserID) async throws -> [Conversation] {
+        try await database.read { connection in
+            var rows: [(Conversation, otherID: Int64?)] = []
+            try connection.query(
+                """
+                SELECT c.id, c.kind, c.name, c.title, c.logo_url, c.updated_at, mb.last_read_seq,
+                    (SELECT COUNT(*) FROM (SELECT 1 FROM messages x WHERE x.conversation_id = c.id
+                        AND x.seq > mb.last_read_seq AND x.sender_id != mb.user_id AND x.type = 'chat'
+                        AND x.deleted_at IS NULL LIMIT 1000)),
+                    \(Self.messageColumns)
+                FROM members mb JOIN conversations c ON c.id = mb.conversation_id
+                LEFT JOIN messages m ON m.id = c.last_message_id
+                LEFT JOIN users su ON su.id = m.sender_id
+                WHERE mb.user_id = ? AND (c.kind != 'direct' OR c.last_seq > 0)
+                """,
+                [userID.rawValue]
+            ) { row in
+                let kind = ConversationKind(rawValue: row.text(1)) ?? .group
+                let name = row.text(2)
+                var otherID: Int64?
+                if kind == .direct {
+                    let ids = name.split(separator: ":").compactMap { Int64($0) }
+                    otherID = ids.first { $0 != userID.rawValue } ?? userID.rawValue
+                }
+                let title = row.text(3)
+                let conversation = Conversation(
+                    id: ConversationID(rawValue: row.int(0)), kind: kind,
+                    address: ConversationAddress(kind: kind, name: name), displayName: title.isEmpty ? name : title,
+                    avatarURL: row.text(4), lastMessage: Self.message(row, at: 8), unread: Int(row.int(7)),
+                    lastReadSeq: row.int(6), updatedAt: Timestamp(milliseconds: row.int(5)))
+                rows.append((conversation, otherID))
+            }
+            var result: [Conversation] = []
+            result.reserveCapacity(rows.count)
+            for (conversation, otherID) in rows {
+                var conversation = conversation
+                if let otherID,
+                    let other = try connection.first(
+                        "SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", otherID, as: { Self.userRecord($0).user })
+                {
+                    conversation.address = .user(other.username)
+                    conversation.displayName = other.nickname
+                    conversation.avatarURL = other.avatarURL
+                }
+                result.append(conversation)
+            }
+            result.sort { lhs, rhs in
+                if (lhs.unread > 0) != (rhs.unread > 0) { return lhs.unread > 0 }
+                if lhs.updatedAt != rhs.updatedAt { return lhs.updatedAt > rhs.updatedAt }
+                return lhs.id > rhs.id
+            }
+            return result
+        }
+    }
+
+    public func conversationInfos(for userID: UserID, kind: ConversationKind) async throws -> [ConversationInfo] {
+        try await database.read { [self] connection in
+            let records = try connection.rows(
+                "SELECT \(Self.conversationColumns) FROM members mb JOIN conversations c ON c.id = mb.conversation_id WHERE mb.user_id = ? AND c.kind = ? ORDER BY c.name",
+                userID.rawValue, kind.rawValue, as: { Self.conversationRecord($0) })
+            return try records.map { try info($0, connection) }
+        }
+    }
+}

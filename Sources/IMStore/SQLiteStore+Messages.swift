@@ -1,0 +1,178 @@
+import Foundation
+import IMProtocol
+
+extension SQLiteStore: MessageStore {
+    public func appendMessage(_ new: NewMessage) async throws -> (message: Message, duplicate: Bool) {
+        let now = clock()
+        return try await database.write { [self] context in
+            let connection = context.connection
+            if let clientID = new.clientMessageID,
+                let existing = try connection.first(
+                    "SELECT \(Self.messageColumns) FROM messages m JOIN users su ON su.id = m.sender_id WHERE m.sender_id = ? AND m.client_msg_id = ?",
+                    new.senderID.rawValue, clientID, as: { Self.message($0) }),
+                let existing
+            {
+                return (existing, true)
+            }
+            let message = try insertMessage(context, new, at: now)
+            if new.type == .chat {
+                try connection.execute(
+                    "UPDATE members SET last_read_seq = ? WHERE conversation_id = ? AND user_id = ?",
+                    message.seq, new.conversationID.rawValue, new.senderID.rawValue)
+            }
+            try fanOut(context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now)
+            return (message, false)
+        }
+    }
+
+    /// Appends a message to its conversation (next `seq`, last message, time); the caller
+    /// puts it into feeds.
+    func insertMessage(_ context: SQLiteDatabase.WriteContext, _ new: NewMessage, at now: Timestamp) throws -> Message {
+        let connection = context.connection
+        guard let last = try connection.scalar(
+            "SELECT last_seq FROM conversations WHERE id = ?", new.conversationID.rawValue)
+        else { throw StoreError.notFound("no conversation \(new.conversationID)") }
+        let seq = last + 1
+        try connection.execute(
+            "INSERT INTO messages (conversation_id, seq, type, sender_id, text, client_msg_id, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            new.conversationID.rawValue, seq, new.type.rawValue, new.senderID.rawValue, new.text,
+            new.clientMessageID, new.replyTo?.rawValue, now.milliseconds)
+        let id = MessageID(rawValue: connection.lastInsertRowID)
+        try connection.execute(
+            "UPDATE conversations SET last_seq = ?, last_message_id = ?, updated_at = ? WHERE id = ?",
+            seq, id.rawValue, now.milliseconds, new.conversationID.rawValue)
+        return Message(
+            id: id, conversationID: new.conversationID, seq: seq, type: new.type,
+            sender: try username(new.senderID, connection) ?? "", senderID: new.senderID, text: new.text,
+            clientMessageID: new.clientMessageID, replyTo: new.replyTo, createdAt: now)
+    }
+
+    public func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message] {
+        try await database.read { connection in
+            try connection.rows(
+                """
+                SELECT \(Self.messageColumns) FROM messages m JOIN users su ON su.id = m.sender_id
+                WHERE m.conversation_id = ? AND m.seq < ? ORDER BY m.seq DESC LIMIT ?
+                """,
+                conversationID.rawValue, before ?? Int64.max, limit,
+                as: { Self.message($0) }
+            ).compactMap { $0 }
+        }
+    }
+
+    public func markRead(_ conversationID: ConversationID, _ userID: UserID, seq: Int64) async throws -> Int64 {
+        let now = clock()
+        return try await database.write { [self] context in
+            let connection = context.connection
+            let changed = try connection.execute(
+                """
+                UPDATE members SET last_read_seq = min(?, (SELECT last_seq FROM conversations WHERE id = ?))
+                WHERE conversation_id = ? AND user_id = ? AND last_read_seq < min(?, (SELECT last_seq FROM conversations WHERE id = ?))
+                """,
+                seq, conversationID.rawValue, conversationID.rawValue, userID.rawValue, seq, conversationID.rawValue)
+            guard let marker = try connection.scalar(
+                "SELECT last_read_seq FROM members WHERE conversation_id = ? AND user_id = ?",
+                conversationID.rawValue, userID.rawValue)
+            else { throw StoreError.notFound("not a member of conversation \(conversationID)") }
+            if changed == 1 {
+                try fanOut(
+                    context, type: .read, conversationID: conversationID, payload: EventPayload(seq: marker), at: now,
+                    only: [userID])
+            }
+            return marker
+        }
+    }
+}
+
+extension SQLiteStore: EventStore {
+    public func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event] {
+        try await database.read { [self] connection in
+            var events: [Event] = []
+            var addresses: [Int64: ConversationAddress] = [:]
+            let decoder = JSONDecoder()
+            try connection.query(
+                """
+                SELECT e.position, e.type, e.created_at, e.conversation_id, e.payload, c.kind, c.name,
+                    \(Self.messageColumns)
+                FROM events e
+                LEFT JOIN conversations c ON c.id = e.conversation_id
+                LEFT JOIN messages m ON m.id = e.message_id
+                LEFT JOIN users su ON su.id = m.sender_id
+                WHERE e.user_id = ? AND e.position > ? ORDER BY e.position LIMIT ?
+                """,
+                [userID.rawValue, position, limit]
+            ) { row in
+                var event = Event(
+                    position: row.int(0), type: EventType(rawValue: row.text(1)),
+                    at: Timestamp(milliseconds: row.int(2)))
+                if let conversationID = row.optionalInt(3), !row.isNull(5) {
+                    let kind = ConversationKind(rawValue: row.text(5)) ?? .group
+                    let address: ConversationAddress
+                    if let known = addresses[conversationID] {
+                        address = known
+                    } else {
+                        address = try self.address(of: (kind, row.text(6)), viewer: userID, connection)
+                        addresses[conversationID] = address
+                    }
+                    event.conversation = ConversationRef(
+                        id: ConversationID(rawValue: conversationID), kind: kind, address: address)
+                }
+                event.message = Self.message(row, at: 7)
+                if let payloadText = row.optionalText(4),
+                    let payload = try? decoder.decode(EventPayload.self, from: Data(payloadText.utf8))
+                {
+                    event.user = payload.user
+                    event.by = payload.by
+                    event.info = payload.info
+                    event.seq = payload.seq
+                    event.reason = payload.reason
+                    event.until = payload.until
+                }
+                events.append(event)
+            }
+            return events
+        }
+    }
+
+    public func pruneEvents(before: Timestamp) async throws -> Int {
+        try await database.write { context in
+            let connection = context.connection
+            try connection.execute(
+                """
+                UPDATE users SET feed_floor = max(feed_floor,
+                    (SELECT max(position) FROM events WHERE events.user_id = users.id AND created_at < ?))
+                WHERE id IN (SELECT DISTINCT user_id FROM events WHERE created_at < ?)
+                """,
+                before.milliseconds, before.milliseconds)
+            return try connection.execute("DELETE FROM events WHERE created_at < ?", before.milliseconds)
+        }
+    }
+}
+
+extension SQLiteStore: MediaStore {
+    public func putMedia(ownerID: UserID, contentType: String, bytes: [UInt8]) async throws -> MediaRecord {
+        let now = clock()
+        var generator = SystemRandomNumberGenerator()
+        let id = (0..<4).map { _ in String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 36) }
+            .joined()
+        let record = MediaRecord(id: id, ownerID: ownerID, contentType: contentType, bytes: bytes, createdAt: now)
+        _ = try await database.write { context in
+            try context.connection.execute(
+                "INSERT INTO media (id, owner_id, content_type, bytes, created_at) VALUES (?, ?, ?, ?, ?)",
+                id, ownerID.rawValue, contentType, bytes, now.milliseconds)
+        }
+        return record
+    }
+
+    public func media(id: String) async throws -> MediaRecord? {
+        try await database.read { connection in
+            try connection.first(
+                "SELECT owner_id, content_type, bytes, created_at FROM media WHERE id = ?", id,
+                as: { row in
+                    MediaRecord(
+                        id: id, ownerID: UserID(rawValue: row.int(0)), contentType: row.text(1), bytes: row.blob(2),
+                        createdAt: Timestamp(milliseconds: row.int(3)))
+                })
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import IMProtocol
+
+/// Column lists and row mappers shared by the store's queries.
+extension SQLiteStore {
+    static let userColumns =
+        "u.id, u.username, u.nickname, u.avatar_url, u.signature, u.attrs, u.is_bot, u.created_at, u.password_hash, u.is_admin, u.feed_floor"
+
+    /// Maps `userColumns` starting at column `start`.
+    static func userRecord(_ row: SQLiteRow, at start: Int32 = 0) -> UserRecord {
+        let attrsText = row.text(start + 5)
+        let attrs =
+            attrsText == "{}"
+            ? [:]
+            : (try? JSONDecoder().decode([String: String].self, from: Data(attrsText.utf8))) ?? [:]
+        let user = User(
+            id: UserID(rawValue: row.int(start)), username: row.text(start + 1),
+            nickname: row.text(start + 2), avatarURL: row.text(start + 3),
+            signature: row.text(start + 4), attrs: attrs, isBot: row.bool(start + 6),
+            createdAt: Timestamp(milliseconds: row.int(start + 7)))
+        return UserRecord(
+            user: user, passwordHash: row.text(start + 8), isAdmin: row.bool(start + 9),
+            feedFloor: row.int(start + 10))
+    }
+
+    static let messageColumns =
+        "m.id, m.conversation_id, m.seq, m.type, m.sender_id, su.username, m.text, m.client_msg_id, m.reply_to, m.created_at, m.deleted_at"
+
+    /// Maps `messageColumns` (with `users su` joined on the sender) starting at `start`;
+    /// nil when the message columns are NULL (an outer join found none).
+    static func message(_ row: SQLiteRow, at start: Int32 = 0) -> Message? {
+        guard !row.isNull(start) else { return nil }
+        return Message(
+            id: MessageID(rawValue: row.int(start)),
+            conversationID: ConversationID(rawValue: row.int(start + 1)), seq: row.int(start + 2),
+            type: MessageType(rawValue: row.text(start + 3)) ?? .chat, sender: row.text(start + 5),
+            senderID: UserID(rawValue: row.int(start + 4)), text: row.text(start + 6),
+            clientMessageID: row.optionalText(start + 7),
+            replyTo: row.optionalInt(start + 8).map { MessageID(rawValue: $0) },
+            createdAt: Timestamp(milliseconds: row.int(start + 9)),
+            deletedAt: row.optionalInt(start + 10).map { Timestamp(milliseconds: $0) })
+    }
+
+    static let conversationColumns =
+        "c.id, c.kind, c.name, c.title, c.logo_url, c.description, c.created_by, c.created_at, c.last_seq, c.updated_at, c.member_count"
+
+    static func conversationRecord(_ row: SQLiteRow, at start: Int32 = 0) -> ConversationRecord {
+        ConversationRecord(
+            id: ConversationID(rawValue: row.int(start)),
+            kind: ConversationKind(rawValue: row.text(start + 1)) ?? .group, name: row.text(start + 2),
+            title: row.text(start + 3), logoURL: row.text(start + 4), description: row.text(start + 5),
+            createdBy: row.optionalInt(start + 6).map { UserID(rawValue: $0) },
+            createdAt: Timestamp(milliseconds: row.int(start + 7)), lastSeq: row.int(start + 8),
+            updatedAt: Timestamp(milliseconds: row.int(start + 9)), memberCount: Int(row.int(start + 10)))
+    }
+
+    /// The username of an account, from the cache or the database.
+    func username(_ id: UserID, _ connection: SQLiteConnection) throws -> String? {
+        if let cached = usernames.withLock({ $0[id] }) { return cached }
+        guard let name = try connection.first("SELECT username FROM users WHERE id = ?", id.rawValue, as: { $0.text(0) })
+        else { return nil }
+        usernames.withLock { $0[id] = name }
+        return name
+    }
+
+    /// How `viewer` addresses a conversation: `user:<other>` for direct ones.
+    func address(of record: (kind: ConversationKind, name: String), viewer: UserID, _ connection: SQLiteConnection)
+        throws -> ConversationAddress
+    {
+        guard record.kind == .direct else { return ConversationAddress(kind: record.kind, name: record.name) }
+        let parts = record.name.split(separator: ":").compactMap { Int64($0) }
+        let other = parts.first { $0 != viewer.rawValue } ?? viewer.rawValue
+        return .user(try username(UserID(rawValue: other), connection) ?? "unknown")
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import IMProtocol
+import Synchronization
+
+/// The storage of one server on a SQLite file: every `IMStorage` protocol.
+///
+/// Writes go through `SQLiteDatabase`'s group commit; feed positions come from one
+/// counter that only the writer thread advances and that is persisted with each batch.
+public final class SQLiteStore: Sendable {
+    let database: SQLiteDatabase
+    public let epoch: String
+    let feed: FeedClock
+    let observers = Mutex<[@Sendable (FeedUpdate) -> Void]>([])
+    /// Usernames never change, so id → name is cached for the life of the process.
+    let usernames = Mutex<[UserID: String]>([:])
+    let clock: @Sendable () -> Timestamp
+
+    /// Opens (creating and migrating as needed) `directory/switchboard.sqlite`.
+    public convenience init(
+        directory: String, readers: Int = 4, synchronous: SQLiteDatabase.Synchronous = .full,
+        clock: @escaping @Sendable () -> Timestamp = { Timestamp.now() }
+    ) throws {
+        try self.init(
+            configuration: SQLiteDatabase.Configuration(
+                path: directory + "/switchboard.sqlite", readers: readers, synchronous: synchronous),
+            clock: clock)
+    }
+
+    public init(
+        configuration: SQLiteDatabase.Configuration,
+        clock: @escaping @Sendable () -> Timestamp = { Timestamp.now() }
+    ) throws {
+        let feed = FeedClock()
+        self.feed = feed
+        self.database = try SQLiteDatabase(
+            configuration: configuration, migrations: Schema.migrations,
+            beforeCommit: { connection in try feed.persist(connection) })
+        self.clock = clock
+        let (epoch, last) = try Self.loadMeta(configuration.path)
+        self.epoch = epoch
+        feed.start(after: last)
+    }
+
+    /// Reads (creating on first start) the database's epoch and last feed position.
+    private static func loadMeta(_ path: String) throws -> (String, Int64) {
+        let connection = try SQLiteConnection(path: path)
+        let epoch: String
+        if let existing = try connection.first("SELECT value FROM meta WHERE key = 'epoch'", as: { $0.text(0) }) {
+            epoch = existing
+        } else {
+            var generator = SystemRandomNumberGenerator()
+            epoch = String(UInt32.random(in: 1...UInt32.max, using: &generator), radix: 36)
+            try connection.execute("INSERT INTO meta (key, value) VALUES ('epoch', ?)", epoch)
+        }
+        let last = try connection.first("SELECT value FROM meta WHERE key = 'feed_position'", as: { Int64($0.text(0)) ?? 0 }) ?? 0
+        return (epoch, last)
+    }
+
+    /// Finishes queued work and closes the database.
+    public func close() { database.close() }
+
+    public var committedPosition: Int64 { feed.committed.load(ordering: .acquiring) }
+
+    public func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    // MARK: Feed writing (writer thread only)
+
+    /// Puts one event into the feed of every member of a conversation (or of `only`),
+    /// and arranges for the feeds' observers to hear of it after commit.
+    func fanOut(
+        _ context: SQLiteDatabase.WriteContext, type: EventType, conversationID: ConversationID?,
+        messageID: MessageID? = nil, payload: EventPayload? = nil, at: Timestamp,
+        only users: [UserID]? = nil
+    ) throws {
+        let payloadText = try payload.map { String(decoding: try WireJSON.encoder().encode($0), as: UTF8.self) }
+        let base = feed.next.load(ordering: .relaxed)
+        var written: [(UserID, Int64)] = []
+        if let users {
+            for (offset, user) in users.enumerated() {
+                let position = base + Int64(offset)
+                try context.connection.execute(
+                    "INSERT INTO events (user_id, position, type, conversation_id, message_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    user.rawValue, position, type.rawValue, conversationID?.rawValue, messageID?.rawValue,
+                    payloadText, at.milliseconds)
+                written.append((user, position))
+            }
+        } else if let conversationID {
+            try context.connection.query(
+                """
+                INSERT INTO events (user_id, position, type, conversation_id, message_id, payload, created_at)
+                SELECT user_id, ? + row_number() OVER (ORDER BY user_id) - 1, ?, conversation_id, ?, ?, ?
+                FROM members WHERE conversation_id = ?
+                RETURNING user_id, position
+                """,
+                [base, type.rawValue, messageID?.rawValue, payloadText, at.milliseconds, conversationID.rawValue]
+            ) { row in
+                written.append((UserID(rawValue: row.int(0)), row.int(1)))
+            }
+        }
+        guard !written.isEmpty else { return }
+        let top = base + Int64(written.count) - 1
+        feed.next.store(top + 1, ordering: .relaxed)
+        var update = FeedUpdate()
+        for (user, position) in written { update.latest[user] = max(update.latest[user] ?? 0, position) }
+        context.afterCommit { [self] in
+            feed.committed.max(top)
+            let current = observers.withLock { $0 }
+            for observer in current { observer(update) }
+        }
+    }
+}
+
+/// The feed position counter shared by all feeds.
+final class FeedClock: Sendable {
+    /// The next position to hand out; advanced only on the writer thread.
+    let next = Atomic<Int64>(1)
+    /// The newest position whose batch has committed.
+    let committed = Atomic<Int64>(0)
+    /// The value of `next` last written to `meta`, so an idle batch writes nothing.
+    private let persisted = Mutex<Int64>(1)
+
+    func start(after last: Int64) {
+        next.store(last + 1, ordering: .relaxed)
+        committed.store(last, ordering: .releasing)
+        persisted.withLock { $0 = last + 1 }
+    }
+
+    /// Saves the counter with the batch, so positions are never handed out twice after a
+    /// restart.
+    func persist(_ connection: SQLiteConnection) throws {
+        let value = next.load(ordering: .relaxed)
+        let changed = persisted.withLock { saved -> Bool in
+            guard saved != value else { return false }
+            saved = value
+            return true
+        }
+        if changed {
+            try connection.execute(
+                "INSERT INTO meta (key, value) VALUES ('feed_position', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                String(value - 1))
+        }
+    }
+}
+
+extension Atomic where Value == Int64 {
+    /// Raises the value to at least `value`.
+    func max(_ value: Int64) {
+        var current = load(ordering: .relaxed)
+        while current < value {
+            let (exchanged, original) = compareExchange(
+                expected: current, desired: value, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
+        }
+    }
+}
+
+/// The fields of a non-message event, stored as JSON in its feed row.
+struct EventPayload: Codable, Sendable {
+    var user: User?
+    var by: String?
+    var info: ConversationInfo?
+    var seq: Int64?
+    var reason: String?
+    var until: Timestamp?
+}

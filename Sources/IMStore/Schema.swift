@@ -1,0 +1,115 @@
+/// The schema's migrations, oldest first. Shipped versions are never edited; a change is
+/// a new version.
+public enum Schema {
+    public static let migrations: [Migration] = [
+        Migration(
+            version: 1, name: "accounts, conversations, messages, event feeds, media",
+            sql: """
+                CREATE TABLE meta (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL
+                ) WITHOUT ROWID;
+
+                CREATE TABLE users (
+                    id INTEGER PRIMARY KEY,
+                    username TEXT NOT NULL UNIQUE,
+                    password_hash TEXT NOT NULL,
+                    nickname TEXT NOT NULL,
+                    avatar_url TEXT NOT NULL DEFAULT '',
+                    signature TEXT NOT NULL DEFAULT '',
+                    attrs TEXT NOT NULL DEFAULT '{}',
+                    is_bot INTEGER NOT NULL DEFAULT 0,
+                    is_admin INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL,
+                    -- the highest feed position dropped by retention: older cursors get 410
+                    feed_floor INTEGER NOT NULL DEFAULT 0
+                );
+
+                CREATE TABLE tokens (
+                    id INTEGER PRIMARY KEY,
+                    hash BLOB NOT NULL UNIQUE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    device TEXT,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER,
+                    revoked_at INTEGER,
+                    revoked_reason TEXT
+                );
+                CREATE INDEX tokens_by_user ON tokens(user_id, device);
+
+                CREATE TABLE contacts (
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    contact_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (user_id, contact_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX contacts_by_contact ON contacts(contact_id);
+
+                CREATE TABLE conversations (
+                    id INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL CHECK (kind IN ('direct', 'group', 'room')),
+                    -- groups and rooms: the unique name; direct: '<low user id>:<high user id>'
+                    name TEXT NOT NULL,
+                    title TEXT NOT NULL DEFAULT '',
+                    logo_url TEXT NOT NULL DEFAULT '',
+                    description TEXT NOT NULL DEFAULT '',
+                    created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+                    created_at INTEGER NOT NULL,
+                    last_seq INTEGER NOT NULL DEFAULT 0,
+                    last_message_id INTEGER,
+                    updated_at INTEGER NOT NULL,
+                    member_count INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (kind, name)
+                );
+
+                -- group members, both sides of a direct conversation, people present in a room
+                CREATE TABLE members (
+                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    role TEXT NOT NULL DEFAULT 'member',
+                    joined_at INTEGER NOT NULL,
+                    last_read_seq INTEGER NOT NULL DEFAULT 0,
+                    muted_until INTEGER,
+                    PRIMARY KEY (conversation_id, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX members_by_user ON members(user_id);
+
+                CREATE TABLE messages (
+                    id INTEGER PRIMARY KEY,
+                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    type TEXT NOT NULL DEFAULT 'chat',
+                    sender_id INTEGER NOT NULL,
+                    text TEXT NOT NULL,
+                    client_msg_id TEXT,
+                    reply_to INTEGER,
+                    created_at INTEGER NOT NULL,
+                    deleted_at INTEGER,
+                    UNIQUE (conversation_id, seq)
+                );
+                CREATE UNIQUE INDEX messages_by_client_id ON messages(sender_id, client_msg_id)
+                    WHERE client_msg_id IS NOT NULL;
+
+                -- each user's feed; positions come from one counter shared by all feeds
+                CREATE TABLE events (
+                    user_id INTEGER NOT NULL,
+                    position INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    conversation_id INTEGER,
+                    message_id INTEGER,
+                    payload TEXT,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (user_id, position)
+                ) WITHOUT ROWID;
+                CREATE INDEX events_by_time ON events(created_at);
+
+                CREATE TABLE media (
+                    id TEXT PRIMARY KEY,
+                    owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    content_type TEXT NOT NULL,
+                    bytes BLOB NOT NULL,
+                    created_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """),
+    ]
+}

@@ -1,0 +1,112 @@
+import IMProtocol
+
+/// Accounts and their profiles.
+public protocol AccountStore: Sendable {
+    /// Creates an account; `StoreError.conflict` when the name is taken.
+    func createUser(_ new: NewUser) async throws -> UserRecord
+    func user(id: UserID) async throws -> UserRecord?
+    func user(named username: String) async throws -> UserRecord?
+    /// The accounts that exist among `usernames`, in no particular order.
+    func users(named usernames: [String]) async throws -> [UserRecord]
+    /// Accounts in name order after `after`, for administration.
+    func listUsers(after: String?, limit: Int) async throws -> [UserRecord]
+    /// Applies a profile change and tells the user's feed and their contacts' feeds.
+    func updateProfile(_ userID: UserID, _ update: ProfileUpdate) async throws -> UserRecord
+    /// Stores a new password hash; with `revokeTokens` every login ends.
+    func setPasswordHash(_ userID: UserID, _ hash: String, revokeTokens: Bool) async throws
+}
+
+/// Logins (bearer tokens), kept as hashes.
+public protocol TokenStore: Sendable {
+    /// Stores a new login. With a `device`, earlier live logins of the same user and device
+    /// are revoked as `kicked_out` and returned.
+    func createToken(
+        hash: [UInt8], userID: UserID, device: String?, expiresAt: Timestamp?
+    ) async throws -> (token: TokenRecord, replaced: [TokenRecord])
+    /// The login with this token hash and its account, revoked or not.
+    func token(hash: [UInt8]) async throws -> (TokenRecord, UserRecord)?
+    func revokeToken(id: Int64, reason: String) async throws
+    /// Deletes logins that expired or were revoked before `before`.
+    func pruneTokens(before: Timestamp) async throws -> Int
+}
+
+/// Friends lists.
+public protocol ContactStore: Sendable {
+    func contacts(of userID: UserID) async throws -> [User]
+    /// Adds a contact; false when it was already there. Both feeds get `contact_added`.
+    func addContact(_ userID: UserID, _ contactID: UserID) async throws -> Bool
+    func removeContact(_ userID: UserID, _ contactID: UserID) async throws -> Bool
+}
+
+/// Groups, rooms, direct conversations and their members.
+public protocol ConversationStore: Sendable {
+    /// Creates a group or room with its creator as the first member (`owner` in groups);
+    /// `StoreError.conflict` when the name exists.
+    func createConversation(
+        kind: ConversationKind, name: String, title: String, description: String, logoURL: String,
+        creator: UserID
+    ) async throws -> ConversationRecord
+    func conversation(id: ConversationID) async throws -> ConversationRecord?
+    func conversation(kind: ConversationKind, name: String) async throws -> ConversationRecord?
+    /// The direct conversation of two users, created on first use.
+    func directConversation(_ a: UserID, _ b: UserID) async throws -> ConversationRecord
+    func membership(_ conversationID: ConversationID, _ userID: UserID) async throws -> MembershipRecord?
+    /// Adds a member and writes `change` (notice + event) to everyone present; false when
+    /// already a member.
+    func addMember(
+        _ conversationID: ConversationID, _ userID: UserID, role: MemberRole, change: MembershipChange
+    ) async throws -> Bool
+    /// Removes a member after telling everyone, the member included; false when not one.
+    func removeMember(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange)
+        async throws -> Bool
+    func members(_ conversationID: ConversationID) async throws -> [Member]
+    /// Changes title, logo or description and tells the members with a notice.
+    func updateInfo(
+        _ conversationID: ConversationID, _ update: ConversationInfoUpdate, by: UserID, notice: String
+    ) async throws -> ConversationRecord
+    /// The public info of a group or room.
+    func info(_ record: ConversationRecord) async throws -> ConversationInfo
+    /// The sessions list of one user: every conversation with its last message and unread
+    /// count, unread first, then most recent.
+    func conversations(for userID: UserID) async throws -> [Conversation]
+    /// The groups (or rooms) a user belongs to (or is present in).
+    func conversationInfos(for userID: UserID, kind: ConversationKind) async throws -> [ConversationInfo]
+}
+
+/// Messages and read markers.
+public protocol MessageStore: Sendable {
+    /// Appends a message and puts it in the feed of every member. When the sender already
+    /// sent a message with the same client id, that message is returned with
+    /// `duplicate: true` and nothing is written.
+    func appendMessage(_ message: NewMessage) async throws -> (message: Message, duplicate: Bool)
+    /// History, newest first, strictly before `before` when given.
+    func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message]
+    /// Moves the user's read marker forward (never back, never past the last message) and
+    /// tells the user's other clients; returns the marker.
+    func markRead(_ conversationID: ConversationID, _ userID: UserID, seq: Int64) async throws -> Int64
+}
+
+/// The per-user event feeds.
+public protocol EventStore: Sendable {
+    /// Identifies this database; cursors from another one are refused.
+    var epoch: String { get }
+    /// The newest committed feed position across all users.
+    var committedPosition: Int64 { get }
+    /// Events of one user after `position`, oldest first.
+    func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event]
+    /// Drops events older than `before`, raising each affected user's feed floor.
+    func pruneEvents(before: Timestamp) async throws -> Int
+    /// Called after every commit that added feed entries (on the writing thread: keep it
+    /// short).
+    func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void)
+}
+
+/// Uploaded bytes.
+public protocol MediaStore: Sendable {
+    func putMedia(ownerID: UserID, contentType: String, bytes: [UInt8]) async throws -> MediaRecord
+    func media(id: String) async throws -> MediaRecord?
+}
+
+/// Everything the server stores.
+public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
+    & MessageStore & EventStore & MediaStore
