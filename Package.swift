@@ -27,19 +27,20 @@ let package = Package(
 
         // MARK: Libraries
         .target(name: "IMProtocol"),
+        .target(name: "Logging"),
         .target(name: "SwitchboardCrypto", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "IMStore", dependencies: ["IMProtocol", "CSQLite"]),
         .target(name: "IMServer",
-                dependencies: ["IMProtocol", "IMStore", "HTTPServer", "SwitchboardCrypto"]),
-        .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl"]),
+                dependencies: ["IMProtocol", "IMStore", "HTTPServer", "SwitchboardCrypto", "Logging"]),
+        .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl", "Logging"]),
         .target(name: "YAMLCoding", dependencies: ["CYAML"]),
         .target(name: "Templates"),
         .target(name: "IMBots",
                 dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
-                               "SwitchboardCrypto"]),
+                               "SwitchboardCrypto", "Logging"]),
         .executableTarget(name: "switchboard",
-                          dependencies: ["IMServer", "IMBots", "IMClient", "YAMLCoding"]),
+                          dependencies: ["IMServer", "IMBots", "IMClient", "YAMLCoding", "Logging"]),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["IMServer", "IMClient"],
