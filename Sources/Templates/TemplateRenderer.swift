@@ -77,26 +77,32 @@ struct TemplateRenderer {
     }
 
     private mutating func append(_ text: String, escaped: Bool) {
-        guard escaped, escaping == .html, text.utf8.contains(where: Self.needsEscape) else {
+        guard escaped, escaping == .html else {
             output += text
             return
         }
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&#39;"
-            default: output.unicodeScalars.append(scalar)
+        // Copy the runs between special characters whole; the special characters are
+        // ASCII, so every run boundary is a Unicode scalar boundary.
+        let bytes = text.utf8
+        var runStart = bytes.startIndex
+        var index = runStart
+        while index != bytes.endIndex {
+            let entity: String
+            switch bytes[index] {
+            case UInt8(ascii: "&"): entity = "&amp;"
+            case UInt8(ascii: "<"): entity = "&lt;"
+            case UInt8(ascii: ">"): entity = "&gt;"
+            case UInt8(ascii: "\""): entity = "&quot;"
+            case UInt8(ascii: "'"): entity = "&#39;"
+            default:
+                bytes.formIndex(after: &index)
+                continue
             }
+            output += Substring(bytes[runStart..<index])
+            output += entity
+            bytes.formIndex(after: &index)
+            runStart = index
         }
-    }
-
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"): true
-        default: false
-        }
+        output += Substring(bytes[runStart..<bytes.endIndex])
     }
 }
