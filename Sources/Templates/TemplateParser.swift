@@ -39,6 +39,7 @@ struct TemplateParser {
     private var nodes: [TemplateNode] = []
     private var references: [TemplateReference] = []
     private var openSections: [OpenSection] = []
+    private var lastLocation: (offset: Int, line: Int, column: Int)?
 
     init(source: String, name: String) {
         bytes = Array(source.utf8)
@@ -80,7 +81,7 @@ struct TemplateParser {
     // MARK: Tags
 
     /// Reads the tag starting at `start`: its sigil, content and end offset.
-    private func readTag(at start: Int) throws(TemplateError) -> Tag {
+    private mutating func readTag(at start: Int) throws(TemplateError) -> Tag {
         var cursor = start + openDelimiter.count
         while cursor < bytes.count, bytes[cursor].isBlank { cursor += 1 }
         var kind = TagKind.variable
@@ -243,17 +244,25 @@ struct TemplateParser {
     }
 
     /// 1-based line and column (in Unicode scalars) of a byte offset.
-    private func location(of offset: Int) -> (line: Int, column: Int) {
+    ///
+    /// Tags arrive in source order, so counting resumes from the previous answer when
+    /// it is on the same line; a long single-line template stays linear to parse.
+    private mutating func location(of offset: Int) -> (line: Int, column: Int) {
         var low = 0
         var high = lineStarts.count - 1
         while low < high {
             let middle = (low + high + 1) / 2
             if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
         }
-        let scalars = bytes[lineStarts[low]..<offset].reduce(0) { count, byte in
-            byte & 0xC0 == 0x80 ? count : count + 1
+        var from = lineStarts[low]
+        var column = 1
+        if let last = lastLocation, last.line == low + 1, last.offset <= offset {
+            from = last.offset
+            column = last.column
         }
-        return (low + 1, scalars + 1)
+        for byte in bytes[from..<offset] where byte & 0xC0 != 0x80 { column += 1 }
+        lastLocation = (offset, low + 1, column)
+        return (low + 1, column)
     }
 
     private func error(_ code: TemplateError.Code, at line: Int, _ column: Int, _ message: String) -> TemplateError {
