@@ -1,1 +1,0 @@
-// Templates: see ARCHITECTURE.md.
