@@ -89,3 +89,60 @@ public struct MediaInfo: Codable, Sendable, Hashable {
         case contentType = "content_type"
     }
 }
+
+/// The answer to `PUT /v1/me/avatar`: the stored image and the updated profile.
+public struct AvatarUpload: Codable, Sendable, Hashable {
+    public var user: User
+    public var media: MediaInfo
+
+    public init(user: User, media: MediaInfo) {
+        self.user = user
+        self.media = media
+    }
+}
+
+/// `POST /v1/admin/users`: an account made by an administrator.
+public struct AdminCreateUser: Codable, Sendable, Hashable {
+    public var username: String
+    public var password: String
+    public var nickname: String?
+    public var bot: Bool?
+    public var admin: Bool?
+
+    public init(username: String, password: String, nickname: String? = nil, bot: Bool? = nil, admin: Bool? = nil) {
+        self.username = username
+        self.password = password
+        self.nickname = nickname
+        self.bot = bot
+        self.admin = admin
+    }
+}
+
+/// `PUT /v1/admin/users/<name>/password`: ends every login of the account.
+public struct AdminSetPassword: Codable, Sendable, Hashable {
+    public var password: String
+    public init(password: String) { self.password = password }
+}
+
+/// An account as administrators see it.
+public struct AdminUser: Codable, Sendable, Hashable {
+    public var user: User
+    public var admin: Bool
+
+    public init(user: User, admin: Bool) {
+        self.user = user
+        self.admin = admin
+    }
+}
+
+/// `GET /v1/admin/users`: one page of accounts in name order.
+public struct AdminUserList: Codable, Sendable, Hashable {
+    public var users: [AdminUser]
+    /// Pass as `after` for the next page; nil on the last one.
+    public var next: String?
+
+    public init(users: [AdminUser], next: String?) {
+        self.users = users
+        self.next = next
+    }
+}

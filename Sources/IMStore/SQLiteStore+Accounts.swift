@@ -102,6 +102,14 @@ extension SQLiteStore: AccountStore {
     }
 }
 
+extension SQLiteStore {
+    public func setAdmin(_ userID: UserID, _ isAdmin: Bool) async throws {
+        _ = try await database.write { context in
+            try context.connection.execute("UPDATE users SET is_admin = ? WHERE id = ?", isAdmin, userID.rawValue)
+        }
+    }
+}
+
 extension SQLiteStore: TokenStore {
     static let tokenColumns = "t.id, t.user_id, t.device, t.created_at, t.expires_at, t.revoked_at, t.revoked_reason"
 

@@ -47,6 +47,14 @@ extension SQLiteStore: MessageStore {
             clientMessageID: new.clientMessageID, replyTo: new.replyTo, createdAt: now)
     }
 
+    public func message(id: MessageID) async throws -> Message? {
+        try await database.read { connection in
+            try connection.first(
+                "SELECT \(Self.messageColumns) FROM messages m JOIN users su ON su.id = m.sender_id WHERE m.id = ?",
+                id.rawValue, as: { Self.message($0) }) ?? nil
+        }
+    }
+
     public func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message] {
         try await database.read { connection in
             try connection.rows(

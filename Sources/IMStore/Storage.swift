@@ -14,6 +14,8 @@ public protocol AccountStore: Sendable {
     func updateProfile(_ userID: UserID, _ update: ProfileUpdate) async throws -> UserRecord
     /// Stores a new password hash; with `revokeTokens` every login ends.
     func setPasswordHash(_ userID: UserID, _ hash: String, revokeTokens: Bool) async throws
+    /// Grants or withdraws administration.
+    func setAdmin(_ userID: UserID, _ isAdmin: Bool) async throws
 }
 
 /// Logins (bearer tokens), kept as hashes.
@@ -79,6 +81,8 @@ public protocol MessageStore: Sendable {
     /// sent a message with the same client id, that message is returned with
     /// `duplicate: true` and nothing is written.
     func appendMessage(_ message: NewMessage) async throws -> (message: Message, duplicate: Bool)
+    /// One message by id, deleted or not.
+    func message(id: MessageID) async throws -> Message?
     /// History, newest first, strictly before `before` when given.
     func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message]
     /// Moves the user's read marker forward (never back, never past the last message) and

@@ -1,0 +1,101 @@
+import Foundation
+import IMProtocol
+import IMStore
+import Synchronization
+import SwitchboardCrypto
+
+/// Who is making a request: the login behind a valid bearer token.
+public struct Session: Sendable, Hashable {
+    public var tokenID: Int64
+    public var userID: UserID
+    public var username: String
+    public var isBot: Bool
+    public var isAdmin: Bool
+    public var device: String?
+    public var expiresAt: Timestamp?
+}
+
+/// Turns bearer tokens into sessions. Tokens are looked up by their SHA-256; recent
+/// answers are cached briefly, and a revocation in this process drops its entry at once.
+final class Authenticator: Sendable {
+    private struct Cached {
+        var session: Session
+        var cachedAt: Double
+    }
+
+    private let store: any TokenStore
+    private let now: @Sendable () -> Timestamp
+    private let monotonic: MonotonicClock
+    private let cache = Mutex<[[UInt8]: Cached]>([:])
+    private let cacheLifetime: Double = 30
+    private let cacheCapacity = 100_000
+
+    init(store: any TokenStore, now: @escaping @Sendable () -> Timestamp, monotonic: @escaping MonotonicClock) {
+        self.store = store
+        self.now = now
+        self.monotonic = monotonic
+    }
+
+    static func hash(_ token: String) -> [UInt8] { Digest.sha256(Array(token.utf8)) }
+
+    /// The session for an `Authorization` header value, or a 401 saying why not.
+    func authenticate(_ header: String?) async throws -> Session {
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            throw APIError(.unauthorized, "missing bearer token: send 'Authorization: Bearer <token>'")
+        }
+        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let key = Self.hash(token)
+        let clock = monotonic()
+        if let hit = cache.withLock({ $0[key] }), clock - hit.cachedAt < cacheLifetime {
+            try checkExpiry(hit.session)
+            return hit.session
+        }
+        guard let (record, user) = try await store.token(hash: key) else {
+            throw APIError(.unauthorized, "invalid token: log in again", reason: "invalid")
+        }
+        if record.revokedAt != nil {
+            throw Self.revoked(record)
+        }
+        let session = Session(
+            tokenID: record.id, userID: user.id, username: user.user.username, isBot: user.user.isBot,
+            isAdmin: user.isAdmin, device: record.device, expiresAt: record.expiresAt)
+        try checkExpiry(session)
+        cache.withLock { cache in
+            if cache.count >= cacheCapacity { cache.removeAll(keepingCapacity: true) }
+            cache[key] = Cached(session: session, cachedAt: clock)
+        }
+        return session
+    }
+
+    private func checkExpiry(_ session: Session) throws {
+        if let expiresAt = session.expiresAt, expiresAt <= now() {
+            throw APIError(.unauthorized, "this login expired: log in again", reason: "expired")
+        }
+    }
+
+    static func revoked(_ record: TokenRecord) -> APIError {
+        switch record.revokedReason {
+        case "kicked_out":
+            let device = record.device.map { " (device '\($0)')" } ?? ""
+            return APIError(
+                .unauthorized, "this login was ended because the account logged in elsewhere\(device)",
+                reason: "kicked_out")
+        case "password_changed":
+            return APIError(.unauthorized, "the password was changed: log in again", reason: "password_changed")
+        default:
+            return APIError(.unauthorized, "this login has ended: log in again", reason: "logged_out")
+        }
+    }
+
+    /// Forgets cached sessions of these tokens (after logout or a kick).
+    func invalidate(tokenIDs: Set<Int64>) {
+        cache.withLock { cache in
+            cache = cache.filter { !tokenIDs.contains($0.value.session.tokenID) }
+        }
+    }
+
+    /// Forgets every cached session of one account (password change, role change).
+    func invalidate(userID: UserID) {
+        cache.withLock { cache in cache = cache.filter { $0.value.session.userID != userID } }
+    }
+}

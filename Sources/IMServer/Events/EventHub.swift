@@ -1,0 +1,146 @@
+import IMProtocol
+import IMStore
+import Synchronization
+
+/// Where parked polls wait for their user's feed to grow.
+///
+/// Commits report each user's newest position (`publish`); a poll parks only while that
+/// position is not beyond its cursor, checked under the same lock that registers it, so
+/// no wake-up is lost between reading the feed and parking. One parked poll per login:
+/// a second one replaces the first.
+final class EventHub: Sendable {
+    /// Why a parked poll woke.
+    enum Wake: Equatable, Sendable {
+        /// New events may be there: read the feed again.
+        case ready
+        case timedOut
+        /// Another poll with the same login took over.
+        case replaced
+        /// The login was ended because the account logged in elsewhere.
+        case kickedOut(String)
+        /// The login was ended by logging out.
+        case loggedOut
+        /// The client went away or the server is stopping.
+        case cancelled
+    }
+
+    private struct Waiter {
+        var id: UInt64
+        var userID: UserID
+        var deadline: Double
+        var continuation: CheckedContinuation<Wake, Never>
+    }
+
+    private struct State {
+        var waiters: [Int64: Waiter] = [:]  // by token id
+        var tokensByUser: [UserID: Set<Int64>] = [:]
+        var latest: [UserID: Int64] = [:]
+        var nextWaiterID: UInt64 = 1
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+    private let clock: MonotonicClock
+
+    init(clock: @escaping MonotonicClock) { self.clock = clock }
+
+    /// Parks until the user's feed passes `position`, the deadline, a replacement, a kick
+    /// or cancellation.
+    func wait(tokenID: Int64, userID: UserID, after position: Int64, timeout: Double) async -> Wake {
+        let deadline = clock() + timeout
+        let waiterID = state.withLock { state -> UInt64 in
+            defer { state.nextWaiterID += 1 }
+            return state.nextWaiterID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+                let (immediate, replaced) = state.withLock { state -> (Wake?, Waiter?) in
+                    if state.stopped || Task.isCancelled { return (.cancelled, nil) }
+                    if let latest = state.latest[userID], latest > position { return (.ready, nil) }
+                    let earlier = state.waiters[tokenID]
+                    state.waiters[tokenID] = Waiter(
+                        id: waiterID, userID: userID, deadline: deadline, continuation: continuation)
+                    state.tokensByUser[userID, default: []].insert(tokenID)
+                    return (nil, earlier)
+                }
+                replaced?.continuation.resume(returning: .replaced)
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            end(tokenID: tokenID, waiterID: waiterID, with: .cancelled)
+        }
+    }
+
+    /// Ends the parked poll of a login, if there is one.
+    func end(tokenID: Int64, with wake: Wake) {
+        end(tokenID: tokenID, waiterID: nil, with: wake)
+    }
+
+    /// Removes and resumes one waiter, if it is still the one with `waiterID` (when given).
+    private func end(tokenID: Int64, waiterID: UInt64?, with wake: Wake) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let waiter = state.waiters[tokenID], waiterID == nil || waiter.id == waiterID else { return nil }
+            Self.remove(tokenID, userID: waiter.userID, from: &state)
+            return waiter
+        }
+        waiter?.continuation.resume(returning: wake)
+    }
+
+    private static func remove(_ tokenID: Int64, userID: UserID, from state: inout State) {
+        state.waiters[tokenID] = nil
+        if var tokens = state.tokensByUser[userID] {
+            tokens.remove(tokenID)
+            state.tokensByUser[userID] = tokens.isEmpty ? nil : tokens
+        }
+    }
+
+    /// Records new feed positions and wakes the users' parked polls.
+    func publish(_ update: FeedUpdate) {
+        var woken: [CheckedContinuation<Wake, Never>] = []
+        state.withLock { state in
+            for (userID, position) in update.latest {
+                if position > state.latest[userID] ?? 0 { state.latest[userID] = position }
+                guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { continue }
+                for token in tokens {
+                    if let waiter = state.waiters.removeValue(forKey: token) {
+                        woken.append(waiter.continuation)
+                    }
+                }
+            }
+        }
+        for continuation in woken { continuation.resume(returning: .ready) }
+    }
+
+    /// Ends the parked poll of a login that was replaced by a login elsewhere.
+    func kick(tokenID: Int64, reason: String) {
+        end(tokenID: tokenID, waiterID: nil, with: .kickedOut(reason))
+    }
+
+    /// Wakes polls whose time is up; call about twice a second.
+    func expire() {
+        let now = clock()
+        var expired: [CheckedContinuation<Wake, Never>] = []
+        state.withLock { state in
+            for (token, waiter) in state.waiters where waiter.deadline <= now {
+                Self.remove(token, userID: waiter.userID, from: &state)
+                expired.append(waiter.continuation)
+            }
+        }
+        for continuation in expired { continuation.resume(returning: .timedOut) }
+    }
+
+    /// Answers every parked poll and refuses new ones (shutdown).
+    func stop() {
+        let all = state.withLock { state -> [Waiter] in
+            state.stopped = true
+            let all = Array(state.waiters.values)
+            state.waiters.removeAll()
+            state.tokensByUser.removeAll()
+            return all
+        }
+        for waiter in all { waiter.continuation.resume(returning: .cancelled) }
+    }
+
+    /// Polls parked now.
+    var parkedCount: Int { state.withLock { $0.waiters.count } }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import HTTPServer
+import IMProtocol
+import IMStore
+
+extension Response {
+    /// A JSON response.
+    static func json<T: Encodable>(_ value: T, status: Int = 200, encoder: JSONEncoder) throws -> Response {
+        Response(
+            status: status, headers: ["Content-Type": "application/json"], body: try encoder.encode(value))
+    }
+
+    /// The error envelope, with `Retry-After` when the error carries one.
+    static func error(_ error: APIError, encoder: JSONEncoder) -> Response {
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        if let retryAfter = error.retryAfter { headers.add("Retry-After", String(retryAfter)) }
+        if error.code == .unauthorized { headers.add("WWW-Authenticate", "Bearer") }
+        let body =
+            (try? encoder.encode(ErrorEnvelope(error: error)))
+            ?? Data(#"{"error":{"code":"INTERNAL","message":"error encoding failed"}}"#.utf8)
+        return Response(status: error.code.httpStatus, headers: headers, body: body)
+    }
+
+    /// 204 with no body.
+    static let noContent = Response(status: 204)
+}
+
+/// Maps every failure a handler can raise to the API error the client sees; the one
+/// place where internal errors become HTTP.
+enum ErrorMapping {
+    static func apiError(for error: any Error) -> (APIError, internal: Bool) {
+        switch error {
+        case let error as APIError:
+            return (error, false)
+        case let error as DecodingError:
+            return (APIError(decoding: error), false)
+        case let error as StoreError:
+            switch error {
+            case .conflict(let message): return (APIError(.conflict, message), false)
+            case .notFound(let message): return (APIError(.notFound, message), false)
+            case .closed: return (APIError(.unavailable, "the server is shutting down", retryAfter: 5), false)
+            case .incompatibleSchema, .internalFailure:
+                return (APIError(.internalError, "the server failed to handle this request; it has been logged"), true)
+            }
+        case let error as SQLiteError where error.isStorageFailure:
+            return (APIError(.unavailable, "the server cannot write to its storage right now", retryAfter: 30), true)
+        default:
+            return (APIError(.internalError, "the server failed to handle this request; it has been logged"), true)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// IMServer: see ARCHITECTURE.md.

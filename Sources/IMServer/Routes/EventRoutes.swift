@@ -1,0 +1,84 @@
+import HTTPServer
+import IMProtocol
+import IMStore
+
+/// `GET /v1/events`: the long-poll feed.
+enum EventRoutes {
+    static let routes: [Route] = [
+        Route(.get, "/v1/events", access: .user, handler: poll)
+    ]
+
+    static func poll(_ context: RequestContext) async throws -> Response {
+        let core = context.core
+        let session = try context.caller
+        let store = core.store
+        let limit = try context.queryInt("limit", in: Limits.eventsPerPoll, default: 100) ?? 100
+        let timeout = try context.queryInt("timeout", in: 0...core.configuration.maxPollTimeout, default: 30) ?? 30
+
+        guard let text = context.request.query("cursor"), !text.isEmpty else {
+            let cursor = FeedCursor(epoch: store.epoch, userID: session.userID, position: store.committedPosition)
+            return try .json(EventBatch(events: [], cursor: cursor.text), encoder: core.encoder)
+        }
+        guard let cursor = FeedCursor(text) else {
+            throw APIError.invalid("cursor", "'\(text)' is not a cursor: poll without one to get a fresh cursor")
+        }
+        try await check(cursor, session: session, core: core)
+
+        var waited = false
+        let deadline = core.monotonic() + Double(timeout)
+        while true {
+            let events = try await store.events(for: session.userID, after: cursor.position, limit: limit)
+            if !events.isEmpty || waited && core.monotonic() >= deadline {
+                return try deliver(events, after: cursor, core: core)
+            }
+            let remaining = deadline - core.monotonic()
+            if remaining <= 0 { return try deliver([], after: cursor, core: core) }
+            waited = true
+            let wake = await context.request.parked {
+                await core.hub.wait(
+                    tokenID: session.tokenID, userID: session.userID, after: cursor.position, timeout: remaining)
+            }
+            switch wake {
+            case .ready:
+                continue
+            case .timedOut, .cancelled:
+                return try deliver([], after: cursor, core: core)
+            case .replaced:
+                core.metrics.pollsReplaced.add(1, ordering: .relaxed)
+                throw APIError(
+                    .conflict, "another poll with the same login replaced this one", reason: "poll_replaced")
+            case .loggedOut:
+                throw APIError(.unauthorized, "this login has ended: log in again", reason: "logged_out")
+            case .kickedOut(let reason):
+                let event = Event(position: cursor.position, type: .kickedOut, at: core.now(), reason: reason)
+                return try .json(EventBatch(events: [event], cursor: cursor.text), encoder: core.encoder)
+            }
+        }
+    }
+
+    /// 410 for a cursor of another user or database, from the future, or older than the
+    /// retained feed.
+    private static func check(_ cursor: FeedCursor, session: Session, core: ServerCore) async throws {
+        let store = core.store
+        guard cursor.epoch == store.epoch, cursor.userID == session.userID,
+            cursor.position <= store.committedPosition
+        else {
+            throw APIError(
+                .cursorExpired, "this cursor does not belong to this login: poll without a cursor and re-sync")
+        }
+        guard let record = try await store.user(id: session.userID) else {
+            throw APIError(.unauthorized, "this account no longer exists")
+        }
+        if cursor.position < record.feedFloor {
+            throw APIError(
+                .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync")
+        }
+    }
+
+    private static func deliver(_ events: [Event], after cursor: FeedCursor, core: ServerCore) throws -> Response {
+        var next = cursor
+        if let last = events.last { next.position = last.position }
+        core.metrics.eventsDelivered.add(events.count, ordering: .relaxed)
+        return try .json(EventBatch(events: events, cursor: next.text), encoder: core.encoder)
+    }
+}

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// Monotonic seconds, injectable so tests control time.
+public typealias MonotonicClock = @Sendable () -> Double
+
+/// The process's monotonic clock.
+public let systemMonotonicClock: MonotonicClock = { monotonicSeconds() }
+
+func monotonicSeconds() -> Double {
+    let now = ContinuousClock.now
+    let elapsed = processStart.duration(to: now)
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+private let processStart = ContinuousClock.now
+
+/// Token buckets by key: each key may spend `burst` at once and regains `rate` per second.
+final class RateLimiter<Key: Hashable & Sendable>: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: Double
+    }
+
+    private let buckets = Mutex<[Key: Bucket]>([:])
+    private let clock: MonotonicClock
+
+    init(clock: @escaping MonotonicClock) { self.clock = clock }
+
+    /// Takes one token for `key`; nil when allowed, else the seconds until one is free.
+    func acquire(_ key: Key, rate: Double, burst: Double) -> Double? {
+        let now = clock()
+        return buckets.withLock { buckets in
+            var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
+            bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * rate)
+            bucket.updated = now
+            defer { buckets[key] = bucket }
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                return nil
+            }
+            return rate > 0 ? (1 - bucket.tokens) / rate : 3600
+        }
+    }
+
+    /// Forgets buckets that have been full for a while, so memory stays bounded.
+    func prune(idleFor seconds: Double) {
+        let now = clock()
+        buckets.withLock { buckets in
+            buckets = buckets.filter { now - $0.value.updated < seconds }
+        }
+    }
+}
