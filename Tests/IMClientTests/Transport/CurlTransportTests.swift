@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import IMClient
 
@@ -72,10 +73,37 @@ struct CurlTransportTests {
         let seen = server.requests
         #expect(seen.map(\.method) == ["PUT", "PATCH", "DELETE", "HEAD"])
         #expect(seen[0].body == Data("x".utf8))
+        #expect(seen[0].header("Content-Type") == nil)  // not libcurl's form-encoding default
         #expect(seen[1].header("Content-Length") == "0")
         #expect(seen[2].header("Content-Length") == nil)
         #expect(head.status == 200)
         #expect(head.body.isEmpty)
+    }
+
+    @Test func largeBodyIsSentAtOnceWithoutExpectContinue() async throws {
+        let server = try TestHTTPServer { request in .respond(.text("\(request.body.count)")) }
+        defer { server.stop() }
+        let payload = Data(repeating: 0xAB, count: 3 << 20)
+
+        let response = try await CurlTransport().send(TransportRequest(
+            method: "PUT", url: server.url("/v1/me/avatar"), headers: [("Content-Type", "image/png")], body: payload))
+
+        #expect(String(decoding: response.body, as: UTF8.self) == "\(payload.count)")
+        let seen = try #require(server.requests.first)
+        #expect(seen.header("Expect") == nil)
+        #expect(seen.body == payload)
+    }
+
+    @Test func logHookReceivesTheVerboseTrace() async throws {
+        let server = try TestHTTPServer { _ in .respond(.text("ok")) }
+        defer { server.stop() }
+        let lines = LogLines()
+        let transport = CurlTransport(configuration: .init(log: { lines.append($0) }))
+
+        _ = try await transport.send(TransportRequest(url: server.url("/traced")))
+
+        #expect(lines.all.contains("> GET /traced HTTP/1.1"))
+        #expect(lines.all.contains("< HTTP/1.1 200 OK"))
     }
 
     @Test func sequentialRequestsReuseOneKeptAliveConnection() async throws {
@@ -159,4 +187,11 @@ struct CurlTransportTests {
     static func processThreadCount() throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
     }
+}
+
+/// Collects log lines from the transport's thread.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
 }
