@@ -4,6 +4,9 @@
 /// that one thread, and connections are kept alive and reused across requests to the same
 /// server. Timeouts are millisecond-precise. Create one per process (or per server) and
 /// share it; requests still outstanding when it is shut down or released end with `.cancelled`.
+///
+/// Redirects are not followed (a 3xx is a response). libcurl honours the `http_proxy`,
+/// `https_proxy` and `no_proxy` environment variables.
 public final class CurlTransport: HTTPTransport {
     /// The settings this transport was created with.
     public let configuration: Configuration

@@ -42,13 +42,9 @@ extension TransportError {
                       message: "connection to \(target) lost before a complete response (\(detail))",
                       curlCode: curlCode, requestNotSent: false)
         case CURLE_FILESIZE_EXCEEDED:
-            self.init(code: .tooLarge,
-                      message: "response from \(target) is larger than the limit of \(failure.maxResponseBytes) bytes",
-                      curlCode: curlCode, requestNotSent: false)
+            self = .tooLarge(failure)
         case CURLE_WRITE_ERROR where failure.bodyLimitExceeded:
-            self.init(code: .tooLarge,
-                      message: "response from \(target) is larger than the limit of \(failure.maxResponseBytes) bytes",
-                      curlCode: curlCode, requestNotSent: false)
+            self = .tooLarge(failure)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
              CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ENGINE_NOTFOUND,
              CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_CRL_BADFILE,
@@ -71,6 +67,12 @@ extension TransportError {
         let why = shutdown ? ": the transport shut down" : ""
         return TransportError(code: .cancelled, message: "request to \(target) cancelled\(why)",
                               requestNotSent: requestNotSent)
+    }
+
+    private static func tooLarge(_ failure: CurlFailure) -> TransportError {
+        TransportError(code: .tooLarge,
+                       message: "response from \(failure.target) is larger than the limit of \(failure.maxResponseBytes) bytes",
+                       curlCode: Int(failure.code.rawValue), requestNotSent: false)
     }
 
     /// "connection refused" for ECONNREFUSED: strerror, lower-cased to sit inside a sentence.
