@@ -1,0 +1,55 @@
+extension CurlTransport {
+    /// Limits and identity of a `CurlTransport`, fixed when it is created.
+    public struct Configuration: Sendable {
+        /// The `User-Agent` sent when a request sets none.
+        public static let defaultUserAgent = "switchboard/0.1"
+
+        /// Largest response body accepted; a larger one fails with `.tooLarge`.
+        public var maxResponseBytes: Int
+        /// Sent as `User-Agent` unless a request sets its own.
+        public var userAgent: String
+        /// Connections open at once to one host; 0 means unlimited (one per parked long-poll).
+        public var maxConnectionsPerHost: Int
+        /// Connections open at once in total; 0 means unlimited. Requests over it wait.
+        public var maxTotalConnections: Int
+        /// Connections kept open for reuse; must exceed the number of concurrent long-polls,
+        /// or finished ones get closed instead of reused.
+        public var maxCachedConnections: Int
+        /// Receives libcurl's verbose trace (connects, header lines), one line per call.
+        ///
+        /// Called on the transport's thread: keep it quick and never block in it.
+        public var log: (@Sendable (String) -> Void)?
+
+        /// Creates a configuration; the defaults suit a client or a bot process.
+        public init(
+            maxResponseBytes: Int = 16 << 20,
+            userAgent: String = Configuration.defaultUserAgent,
+            maxConnectionsPerHost: Int = 0,
+            maxTotalConnections: Int = 0,
+            maxCachedConnections: Int = 2048,
+            log: (@Sendable (String) -> Void)? = nil
+        ) {
+            self.maxResponseBytes = maxResponseBytes
+            self.userAgent = userAgent
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.maxTotalConnections = maxTotalConnections
+            self.maxCachedConnections = maxCachedConnections
+            self.log = log
+        }
+
+        /// Rejects values libcurl would misread.
+        func validate() throws(TransportError) {
+            func invalid(_ what: String) -> TransportError {
+                TransportError(code: .other, message: "invalid transport configuration: \(what)",
+                               requestNotSent: true)
+            }
+            guard maxResponseBytes > 0 else { throw invalid("maxResponseBytes must be positive") }
+            guard maxConnectionsPerHost >= 0 else { throw invalid("maxConnectionsPerHost must be 0 or more") }
+            guard maxTotalConnections >= 0 else { throw invalid("maxTotalConnections must be 0 or more") }
+            guard maxCachedConnections > 0 else { throw invalid("maxCachedConnections must be positive") }
+            guard !userAgent.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw invalid("userAgent contains a line break or NUL")
+            }
+        }
+    }
+}
