@@ -1,0 +1,26 @@
+import IMProtocol
+
+/// Account administration (administrators only; others get `FORBIDDEN`).
+extension IMClient {
+    /// One page of accounts in name order; pass the page's `next` as `after` for the next.
+    public func adminUsers(after: String? = nil, limit: Int? = nil) async throws(IMClientError) -> AdminUserList {
+        var query: [(name: String, value: String)] = []
+        if let after { query.append(("after", after)) }
+        if let limit { query.append(("limit", String(limit))) }
+        return try await call(APIRequest("GET", "/v1/admin/users", query: query))
+    }
+
+    /// Creates an account (also when registration is closed).
+    @discardableResult
+    public func adminCreateUser(_ account: AdminCreateUser) async throws(IMClientError) -> AdminUser {
+        var request = try APIRequest("POST", "/v1/admin/users").json(account)
+        request.context = .register(account.username.lowercased())
+        return try await call(request, as: AdminUser.self)
+    }
+
+    /// Sets an account's password; every login of that account ends.
+    public func adminSetPassword(username: String, password: String) async throws(IMClientError) {
+        let path = "/v1/admin/users/" + APIPath.segment(username) + "/password"
+        try await callDiscardingBody(try APIRequest("PUT", path).json(AdminSetPassword(password: password)))
+    }
+}

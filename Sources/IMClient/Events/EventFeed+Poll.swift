@@ -1,0 +1,66 @@
+import IMProtocol
+
+/// One long-poll and what its outcome means for the stream.
+extension EventFeed {
+    enum PollOutcome {
+        /// Events (possibly none) and the next cursor.
+        case batch(EventBatch)
+        /// The cursor is unknown to the server: poll afresh and tell the consumer to re-sync.
+        case expired(reason: String)
+        /// The server asked to wait (429) before polling again.
+        case wait(Duration)
+        /// No usable answer; try again after a backoff of at least `minimumWait`.
+        case failed(IMClientError, minimumWait: Duration?)
+        /// The stream cannot go on.
+        case fatal(IMClientError)
+        /// The consuming task was cancelled.
+        case cancelled
+    }
+
+    /// Polls once from `cursor` (nil: a fresh cursor, answered at once).
+    func poll(from cursor: String?) async -> PollOutcome {
+        var query: [(name: String, value: String)] = []
+        if let cursor { query.append(("cursor", cursor)) }
+        query.append(("timeout", String(options.pollTimeout)))
+        query.append(("limit", String(options.limit)))
+        var request = APIRequest("GET", "/v1/events", query: query)
+        request.context = .events
+        // Room for the server's parked wait plus a slow answer.
+        request.timeout = .seconds(options.pollTimeout + 15)
+        let response: TransportResponse
+        do {
+            response = try await client.perform(request)
+        } catch {
+            return classify(error, hadCursor: cursor != nil)
+        }
+        do {
+            return .batch(try client.decode(EventBatch.self, from: response, for: request))
+        } catch {
+            // A 200 that is not a batch: a proxy's page while the server restarts, say.
+            return .failed(error, minimumWait: nil)
+        }
+    }
+
+    private func classify(_ error: IMClientError, hadCursor: Bool) -> PollOutcome {
+        if Task.isCancelled { return .cancelled }
+        let serverWait = error.retryAfter.map { Duration.seconds(max(0, $0)) }
+        switch error.code {
+        case .cancelled:
+            return .fatal(error)  // not this task: the transport was shut down
+        case .unreachable, .timedOut, .connectionLost, .transport, .badResponse:
+            return .failed(error, minimumWait: nil)
+        case .api(.cursorExpired) where hadCursor:
+            return .expired(reason: error.api?.message ?? error.message)
+        case .api(.invalidRequest) where hadCursor && error.api?.field == "cursor":
+            // A damaged cursor file: as good as an expired cursor.
+            return .expired(reason: error.api?.message ?? error.message)
+        case .api(.rateLimited):
+            guard let serverWait else { return .failed(error, minimumWait: nil) }
+            return .wait(serverWait)
+        case .api(.unavailable), .api(.internalError), .api(.cursorExpired):
+            return .failed(error, minimumWait: serverWait)
+        default:
+            return .fatal(error)
+        }
+    }
+}
