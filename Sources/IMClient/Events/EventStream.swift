@@ -27,7 +27,7 @@ public struct EventStream: AsyncSequence, Sendable {
     }
 
     /// Hands out the stream's elements.
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         public typealias Element = LiveEvent
         public typealias Failure = IMClientError
 
