@@ -24,6 +24,8 @@ actor EventFeed {
     private var lastPosition: Int64?
     /// Failed polls in a row, for the backoff.
     private var failures = 0
+    /// Polls in a row answered at once with nothing although they asked to park.
+    private var earlyEmptyAnswers = 0
     private var isDisconnected = false
     /// Set by a 410: the next successful (fresh) poll hands out `.resyncNeeded`.
     private var resyncReason: String?
@@ -60,9 +62,23 @@ actor EventFeed {
                 }
             }
             if Task.isCancelled { return finish() }
+            let polledWithCursor = cursor != nil
+            let started = options.monotonic()
             switch await poll(from: cursor) {
             case .batch(let batch):
                 if let first = try await accept(batch) { return first }
+                if polledWithCursor, batch.events.isEmpty, options.pollTimeout > 0,
+                    options.monotonic() - started < .seconds(1)
+                {
+                    // Parking was asked for but the server answered at once: pace the polls.
+                    earlyEmptyAnswers += 1
+                    if earlyEmptyAnswers > 1 {
+                        pendingWait = options.backoff.delay(
+                            afterFailures: earlyEmptyAnswers - 1, random: options.random())
+                    }
+                } else {
+                    earlyEmptyAnswers = 0
+                }
             case .expired(let reason):
                 resyncReason = reason
                 cursor = nil
@@ -88,6 +104,7 @@ actor EventFeed {
     /// nothing to hand out (an empty or all-repeated batch).
     private func accept(_ batch: EventBatch) async throws(IMClientError) -> LiveEvent? {
         failures = 0
+        if !batch.events.isEmpty { earlyEmptyAnswers = 0 }
         var items: [LiveEvent] = []
         if isDisconnected {
             isDisconnected = false

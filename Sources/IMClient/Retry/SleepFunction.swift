@@ -12,3 +12,11 @@ public let systemSleep: SleepFunction = { duration in try await Task.sleep(for: 
 
 /// The system's random numbers.
 public let systemRandom: RandomSource = { Double.random(in: 0..<1) }
+
+/// Time elapsed since a fixed origin, never going backwards; injected by tests.
+public typealias MonotonicTime = @Sendable () -> Duration
+
+/// The system's monotonic clock.
+public let systemMonotonicTime: MonotonicTime = { processOrigin.duration(to: .now) }
+
+private let processOrigin = ContinuousClock.now

@@ -1,5 +1,6 @@
 import Foundation
 import IMClient
+import Synchronization
 import IMProtocol
 import Testing
 
@@ -13,14 +14,25 @@ struct EventStreamTests {
         let sleeper: SleepRecorder
         let stream: EventStream
 
-        init(_ answers: [ScriptedTransport.Answer], cursor: String? = nil, store: MemoryCursorStore? = nil) {
+        /// `secondsPerReading`: how far the fake monotonic clock moves each time it is read.
+        init(
+            _ answers: [ScriptedTransport.Answer], cursor: String? = nil, store: MemoryCursorStore? = nil,
+            secondsPerReading: Int64 = 15
+        ) {
             transport = ScriptedTransport(answers)
             self.store = store ?? MemoryCursorStore(cursor: cursor)
             sleeper = SleepRecorder()
             let client = IMClient(serverURL: Fixtures.server, transport: transport, token: "sbt_t")
+            let readings = Mutex<Int64>(0)
+            let clock: MonotonicTime = {
+                .seconds(readings.withLock { value in
+                    value += secondsPerReading
+                    return value
+                })
+            }
             stream = client.events(
                 cursor: self.store,
-                options: EventStreamOptions(pollTimeout: 25, sleep: sleeper.sleep, random: { 1 }))
+                options: EventStreamOptions(pollTimeout: 25, sleep: sleeper.sleep, random: { 1 }, monotonic: clock))
         }
 
         /// The next `count` elements, described (fails instead of hanging).
@@ -110,6 +122,34 @@ struct EventStreamTests {
             .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .milliseconds(250),
         ])
         #expect(harness.polledCursors == ["c4", "c4", "c4", "c4", "c4", "c5", "c5"])
+    }
+
+    @Test func emptyAnswersThatComeAtOnceArePacedWithBackoff() async throws {
+        let empty = ScriptedTransport.Answer.respond(Fixtures.batch([], cursor: "c0"))
+        let harness = Harness(
+            [empty, empty, empty, empty, .respond(Fixtures.batch([Fixtures.event(1)], cursor: "c1")), empty, empty],
+            cursor: "c0", secondsPerReading: 0)
+        let iterator = harness.stream.makeAsyncIterator()
+
+        #expect(try await harness.take(1, from: iterator) == ["event 1"])
+        #expect(harness.sleeper.recorded == [.milliseconds(250), .milliseconds(500), .seconds(1)])
+        let consumer = Task { try await harness.take(1, from: iterator) }
+        try await harness.transport.waitForRequests(8)
+        consumer.cancel()
+        _ = try await withHangGuard("cancelled consumer") { try await consumer.value }
+
+        // The event reset the count: one more early answer passes, the next waits the base.
+        #expect(harness.sleeper.recorded == [.milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(250)])
+    }
+
+    @Test func emptyAnswersAfterAFullParkAreNotPaced() async throws {
+        let empty = ScriptedTransport.Answer.respond(Fixtures.batch([], cursor: "c0"))
+        let harness = Harness(
+            [empty, empty, empty, .respond(Fixtures.batch([Fixtures.event(1)], cursor: "c1"))], cursor: "c0",
+            secondsPerReading: 15)
+
+        #expect(try await harness.take(1, from: harness.stream.makeAsyncIterator()) == ["event 1"])
+        #expect(harness.sleeper.recorded.isEmpty)
     }
 
     @Test func aDisconnectedElementNamesTheCause() async throws {
