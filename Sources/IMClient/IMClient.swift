@@ -48,6 +48,7 @@ public final class IMClient: Sendable {
     /// The device name sent with `login` and `register` unless a call gives its own; a new
     /// login with the same device name ends the earlier one.
     public let device: String?
+    /// Timeouts, retries and the clock this client was created with.
     public let configuration: Configuration
     let transport: any HTTPTransport
     private let state: Mutex<State>

@@ -33,6 +33,7 @@ public struct IMClientError: Error, Sendable, Equatable, CustomStringConvertible
         /// A local file (profile store, cursor, avatar cache) could not be read or written.
         case localStorage
 
+        /// The code as one word, e.g. `NOT_FOUND` or `UNREACHABLE`.
         public var description: String {
             switch self {
             case .api(let code): code.rawValue
@@ -67,6 +68,7 @@ public struct IMClientError: Error, Sendable, Equatable, CustomStringConvertible
         self.transport = transport
     }
 
+    /// The message.
     public var description: String { message }
 
     /// The server's error code, when the server answered with an error.

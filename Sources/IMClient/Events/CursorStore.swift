@@ -27,8 +27,10 @@ public final class MemoryCursorStore: CursorStore {
     /// How many times `save` was called.
     public var saveCount: Int { stored.withLock { $0.saves } }
 
+    /// The cursor saved last.
     public func load() async throws -> String? { cursor }
 
+    /// Keeps `cursor`.
     public func save(_ cursor: String) async throws {
         stored.withLock {
             $0.cursor = cursor
@@ -56,6 +58,7 @@ public struct FileCursorStore: CursorStore {
         return text
     }
 
+    /// Replaces the file's content with `cursor`.
     public func save(_ cursor: String) async throws {
         try AtomicFile.write(Data((cursor + "\n").utf8), to: path)
     }

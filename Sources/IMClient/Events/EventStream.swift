@@ -14,7 +14,9 @@
 /// Iterate it from one task only: each iterator polls on its own, and two polls of one
 /// login end each other with `409`.
 public struct EventStream: AsyncSequence, Sendable {
+    /// What the stream hands out.
     public typealias Element = LiveEvent
+    /// What ends the stream early.
     public typealias Failure = IMClientError
 
     let client: IMClient
@@ -28,7 +30,9 @@ public struct EventStream: AsyncSequence, Sendable {
 
     /// Hands out the stream's elements.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
+        /// What the iterator hands out.
         public typealias Element = LiveEvent
+        /// What ends the stream early.
         public typealias Failure = IMClientError
 
         let feed: EventFeed

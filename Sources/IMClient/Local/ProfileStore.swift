@@ -146,27 +146,3 @@ public struct ProfileStore: Sendable {
         try AtomicFile.write(data, to: path, mode: mode)
     }
 }
-
-/// A login kept on disk so command-line tools can reuse it.
-public struct SavedLogin: Codable, Sendable, Hashable {
-    public var username: String
-    /// The server the token belongs to.
-    public var serverURL: String
-    public var token: String
-    public var device: String?
-    public var savedAt: Timestamp
-
-    public init(username: String, serverURL: String, token: String, device: String? = nil, savedAt: Timestamp = .now()) {
-        self.username = username
-        self.serverURL = serverURL
-        self.token = token
-        self.device = device
-        self.savedAt = savedAt
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case username, token, device
-        case serverURL = "server_url"
-        case savedAt = "saved_at"
-    }
-}
