@@ -1,11 +1,17 @@
 /// Lists and string-keyed dictionaries, decoded item by item so that every bad item is
 /// reported, not only the first.
+///
+/// In a lenient pass the bad items are recorded and left out instead.
 protocol CollectionDecodable {
     static func decodeYAML(from node: YAMLNode, path: [any CodingKey],
                            run: DecodingRun) throws -> Self
+    /// The stand-in a lenient pass uses after a failure: empty.
+    static var yamlPlaceholder: Self { get }
 }
 
 extension Array: CollectionDecodable where Element: Decodable {
+    static var yamlPlaceholder: [Element] { [] }
+
     static func decodeYAML(from node: YAMLNode, path: [any CodingKey],
                            run: DecodingRun) throws -> [Element] {
         guard let items = node.sequence else {
@@ -19,7 +25,11 @@ extension Array: CollectionDecodable where Element: Decodable {
             do {
                 result.append(try run.unbox(Element.self, from: item, path: itemPath))
             } catch {
-                errors += run.yamlErrors(from: error, node: item, path: itemPath)
+                if run.lenient {
+                    run.recover(from: error, node: item, path: itemPath)
+                } else {
+                    errors += run.yamlErrors(from: error, node: item, path: itemPath)
+                }
             }
         }
         guard errors.isEmpty else { throw run.combined(errors, path: path) }
@@ -28,6 +38,8 @@ extension Array: CollectionDecodable where Element: Decodable {
 }
 
 extension Dictionary: CollectionDecodable where Key == String, Value: Decodable {
+    static var yamlPlaceholder: [String: Value] { [:] }
+
     static func decodeYAML(from node: YAMLNode, path: [any CodingKey],
                            run: DecodingRun) throws -> [String: Value] {
         guard let pairs = node.mapping else {
@@ -37,9 +49,14 @@ extension Dictionary: CollectionDecodable where Key == String, Value: Decodable 
         var errors: [YAMLError] = []
         for pair in pairs {
             guard pair.key.scalar != nil else {
-                errors.append(YAMLError(.typeMismatch,
+                let error = YAMLError(.typeMismatch,
                     "keys\(Describe.forPath(path)) must be plain values, found \(Describe.found(pair.key))",
-                    file: run.file, mark: pair.key.mark))
+                    file: run.file, mark: pair.key.mark)
+                if run.lenient {
+                    run.recover(from: error, node: pair.key, path: path)
+                } else {
+                    errors.append(error)
+                }
                 continue
             }
             let key = pair.key.keyText
@@ -47,7 +64,11 @@ extension Dictionary: CollectionDecodable where Key == String, Value: Decodable 
             do {
                 result[key] = try run.unbox(Value.self, from: pair.value, path: valuePath)
             } catch {
-                errors += run.yamlErrors(from: error, node: pair.value, path: valuePath)
+                if run.lenient {
+                    run.recover(from: error, node: pair.value, path: valuePath)
+                } else {
+                    errors += run.yamlErrors(from: error, node: pair.value, path: valuePath)
+                }
             }
         }
         guard errors.isEmpty else { throw run.combined(errors, path: path) }

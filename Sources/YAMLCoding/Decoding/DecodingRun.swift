@@ -1,19 +1,37 @@
-/// The state of one `YAMLDecoder.decode` call, shared by all its decoders and containers.
+/// The state of one decoding pass, shared by all its decoders and containers.
 ///
 /// Failures travel as `DecodingError`s whose `underlyingError` is `YAMLErrors`, so user
 /// code that probes with `try?` discards them like with any decoder; only errors that
 /// reach the top are reported. Key use is tracked here for the strict-key check.
+///
+/// A lenient pass (run only after a strict one failed, to find more problems) goes on
+/// past failures where it can: a field of a primitive, list, dictionary or enum type
+/// gets a placeholder, an optional field gets nil, a bad list item is left out. What it
+/// recovered from is collected in `recovered`.
 final class DecodingRun {
     let file: String?
     let userInfo: [CodingUserInfoKey: Any]
+    let lenient: Bool
     /// Marks of mapping keys some type asked for.
     var usedKeys: Set<YAMLMark> = []
     /// Every keyed container opened, for the unknown-key check.
     var mappings: [MappingUse] = []
+    /// Errors a lenient pass went on past.
+    private(set) var recovered: [YAMLError] = []
+    /// The scopes of the values being decoded, innermost last.
+    private var activeScopes: [Scope] = []
 
-    init(file: String?, userInfo: [CodingUserInfoKey: Any]) {
+    init(file: String?, userInfo: [CodingUserInfoKey: Any], lenient: Bool) {
         self.file = file
         self.userInfo = userInfo
+        self.lenient = lenient
+    }
+
+    /// Notes a failure a lenient pass goes on past; the current value may now be built
+    /// from placeholders.
+    func recover(from error: any Error, node: YAMLNode, path: [any CodingKey]) {
+        recovered += yamlErrors(from: error, node: node, path: path)
+        activeScopes.last?.usedPlaceholder = true
     }
 
     /// Decodes `type` from `node`: the entry point for every value, at every level.
@@ -32,12 +50,23 @@ final class DecodingRun {
         let child = Scope()
         let decoder = NodeDecoder(node: node, codingPath: path, run: self, scope: child,
                                   knownKeys: (T.self as? any YAMLKnownKeys.Type)?.yamlKnownKeys ?? [])
+        activeScopes.append(child)
+        defer {
+            activeScopes.removeLast()
+            if child.usedPlaceholder { activeScopes.last?.usedPlaceholder = true }
+        }
         do {
             let value = try T(from: decoder)
             child.complete()
             return value
         } catch {
             if let enumError = enumMismatch(T.self, node: node, path: path) { throw enumError }
+            if child.usedPlaceholder, Self.carried(error) == nil {
+                // The type's own check most likely tripped over a placeholder; the
+                // problem behind it is already recorded.
+                throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: path,
+                    debugDescription: "", underlyingError: YAMLErrors([])))
+            }
             throw wrap(error, node: node, path: path)
         }
     }
@@ -122,7 +151,7 @@ final class DecodingRun {
         }
     }
 
-    private static func carried(_ error: any Error) -> YAMLErrors? {
+    static func carried(_ error: any Error) -> YAMLErrors? {
         guard let decodingError = error as? DecodingError else { return nil }
         switch decodingError {
         case .typeMismatch(_, let context), .valueNotFound(_, let context),
@@ -196,6 +225,24 @@ final class DecodingRun {
                                                       mark: node.mark)))
     }
 
+    /// A stand-in value for a lenient pass: empty, zero, false, or an enum's first case.
+    static func placeholder<T>(_ type: T.Type) -> T? {
+        if let scalarType = T.self as? any ScalarDecodable.Type {
+            return scalarType.yamlPlaceholder as? T
+        }
+        if let collectionType = T.self as? any CollectionDecodable.Type {
+            return collectionType.yamlPlaceholder as? T
+        }
+        if let enumType = T.self as? any CaseIterable.Type {
+            return firstCase(enumType) as? T
+        }
+        return nil
+    }
+
+    private static func firstCase<E: CaseIterable>(_ type: E.Type) -> E? {
+        E.allCases.first
+    }
+
     private static func rawValues<E: CaseIterable & RawRepresentable>(_ type: E.Type) -> [String] {
         E.allCases.map { "\($0.rawValue)" }
     }
@@ -205,6 +252,8 @@ final class DecodingRun {
 /// value's `init(from:)` returned, and only complete mappings are checked for unknown keys.
 final class Scope {
     var mappings: [MappingUse] = []
+    /// Whether this value, or one inside it, was built with a lenient placeholder.
+    var usedPlaceholder = false
 
     func complete() {
         for mapping in mappings { mapping.complete = true }

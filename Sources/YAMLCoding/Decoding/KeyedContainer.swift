@@ -45,6 +45,8 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if !codingPath.isEmpty { message += " in '\(Describe.path(codingPath))'" }
         if let typo = run.misspelling(of: key.stringValue, in: use) {
             message += " (is '\(typo.keyText)' at \(typo.mark) a misspelling of it?)"
+            // Reported here; not again as an unknown key.
+            run.usedKeys.insert(typo.mark)
         }
         let error = YAMLError(.missingKey, message, file: run.file, mark: decoder.node.mark)
         throw DecodingError.keyNotFound(key, run.context(codingPath, error))
@@ -55,7 +57,17 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try run.unbox(T.self, from: try require(key), path: codingPath + [key])
+        try decode(type, key)
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let node = value(for: key), !node.isNull else { return nil }
+        do {
+            return try run.unbox(T.self, from: node, path: codingPath + [key])
+        } catch where run.lenient {
+            run.recover(from: error, node: node, path: codingPath + [key])
+            return nil
+        }
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decode(type, key) }
@@ -74,7 +86,13 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(type, key) }
 
     private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
-        try run.unbox(T.self, from: try require(key), path: codingPath + [key])
+        do {
+            return try run.unbox(T.self, from: try require(key), path: codingPath + [key])
+        } catch {
+            guard run.lenient, let placeholder = DecodingRun.placeholder(T.self) else { throw error }
+            run.recover(from: error, node: value(for: key) ?? decoder.node, path: codingPath + [key])
+            return placeholder
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type,

@@ -9,11 +9,14 @@ enum ScalarDecoding<Value> {
 /// in "expected ..." messages.
 protocol ScalarDecodable {
     static var yamlExpectation: String { get }
+    /// The stand-in a lenient pass uses after a failure.
+    static var yamlPlaceholder: Self { get }
     static func decodeYAML(_ node: YAMLNode) -> ScalarDecoding<Self>
 }
 
 extension String: ScalarDecodable {
     static var yamlExpectation: String { "a string" }
+    static var yamlPlaceholder: String { "" }
 
     /// Any non-null scalar, as written: `port: 80` read as a String is `"80"`.
     static func decodeYAML(_ node: YAMLNode) -> ScalarDecoding<String> {
@@ -24,6 +27,7 @@ extension String: ScalarDecodable {
 
 extension Bool: ScalarDecodable {
     static var yamlExpectation: String { "true or false" }
+    static var yamlPlaceholder: Bool { false }
 
     static func decodeYAML(_ node: YAMLNode) -> ScalarDecoding<Bool> {
         guard case .bool(let bool)? = node.scalarValue else { return .mismatch }
@@ -36,6 +40,7 @@ protocol IntegerScalarDecodable: ScalarDecodable, FixedWidthInteger {}
 
 extension IntegerScalarDecodable {
     static var yamlExpectation: String { "an integer" }
+    static var yamlPlaceholder: Self { 0 }
 
     static func decodeYAML(_ node: YAMLNode) -> ScalarDecoding<Self> {
         switch node.scalarValue {
@@ -66,6 +71,7 @@ protocol FloatScalarDecodable: ScalarDecodable, BinaryFloatingPoint {}
 
 extension FloatScalarDecodable {
     static var yamlExpectation: String { "a number" }
+    static var yamlPlaceholder: Self { 0 }
 
     static func decodeYAML(_ node: YAMLNode) -> ScalarDecoding<Self> {
         switch node.scalarValue {

@@ -5,9 +5,13 @@
 /// ```
 /// Every problem found is thrown together as `YAMLErrors`, each reading like
 /// `bots/helpdesk.yaml:12:5: expected a number for 'limits.total', found "abc"`:
-/// load problems (unset variables, duplicate keys), each bad item of a list or
-/// dictionary, the first failure inside a struct, and every key that no type asked for
-/// in a mapping that was otherwise decoded.
+/// load problems (unset variables, duplicate keys), type and missing-key errors, and
+/// every key that no type asked for (`unknown key 'repyl' (did you mean 'reply'?)`).
+///
+/// When decoding fails, a second pass that substitutes placeholders for bad primitive,
+/// list, dictionary and enum fields (and nil for bad optional ones) looks for further
+/// problems. A type that probes a keyed field with `try?` and falls back to another type
+/// may get an extra error from that pass, but only in a document that is already invalid.
 public struct YAMLDecoder: Sendable {
     /// How the text is loaded (interpolation, limits, merge keys).
     public var loader: YAMLLoader
@@ -57,18 +61,29 @@ public struct YAMLDecoder: Sendable {
 
     private func decode<T: Decodable>(_ type: T.Type, from root: YAMLNode, file: String?,
                                       loadProblems: [YAMLError]) throws(YAMLErrors) -> T {
-        let run = DecodingRun(file: file, userInfo: userInfo.mapValues { $0 as Any })
-        var errors: [YAMLError] = []
+        var (value, errors) = pass(type, root: root, file: file, lenient: false)
+        if !errors.isEmpty {
+            // A second, lenient pass goes on past failures to find the other problems.
+            errors += pass(type, root: root, file: file, lenient: true).1
+        }
+        errors = loadProblems + Self.withoutConsequences(errors, of: loadProblems)
+        guard errors.isEmpty, let value else { throw YAMLErrors(errors) }
+        return value
+    }
+
+    /// One decoding pass: the value if it succeeded, and the errors it found.
+    private func pass<T: Decodable>(_ type: T.Type, root: YAMLNode, file: String?,
+                                    lenient: Bool) -> (T?, [YAMLError]) {
+        let run = DecodingRun(file: file, userInfo: userInfo.mapValues { $0 as Any },
+                              lenient: lenient)
         var value: T?
+        var errors: [YAMLError] = []
         do {
             value = try run.unbox(T.self, from: root, path: [])
         } catch {
             errors = run.yamlErrors(from: error, node: root, path: [])
         }
-        errors += run.unknownKeyErrors()
-        errors = loadProblems + Self.withoutConsequences(errors, of: loadProblems)
-        guard errors.isEmpty, let value else { throw YAMLErrors(errors) }
-        return value
+        return (value, run.recovered + errors + run.unknownKeyErrors())
     }
 
     /// Drops decoding errors at a node where loading already reported a problem (an unset
