@@ -115,6 +115,60 @@ struct StrictKeysTests {
         ])
     }
 
+    /// A one-key mapping naming its kind: `- reply: hi` or `- forward: {to: ops}`.
+    enum Step: Decodable {
+        case reply(String)
+        case forward(to: String)
+
+        enum Kind: String, CodingKey, CaseIterable { case reply, forward }
+        enum ForwardKeys: String, CodingKey { case to }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Kind.self)
+            guard container.allKeys.count == 1, let kind = container.allKeys.first else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                    debugDescription: "a step has exactly one of: reply, forward"))
+            }
+            switch kind {
+            case .reply: self = .reply(try container.decode(String.self, forKey: .reply))
+            case .forward:
+                let forward = try container.nestedContainer(keyedBy: ForwardKeys.self, forKey: .forward)
+                self = .forward(to: try forward.decode(String.self, forKey: .to))
+            }
+        }
+    }
+
+    @Test func declaredKeysAreCheckedEvenWhenTheTypeRejectsTheMapping() {
+        #expect(errorLines {
+            _ = try decoder.decode([Step].self, from: "- reply: hi\n- sned: x\n- forward: {to: a, cc: b}\n", file: "s.yaml")
+        } == [
+            "s.yaml:2:3: invalid value for '[1]': a step has exactly one of: reply, forward",
+            "s.yaml:2:3: unknown key 'sned' (expected one of: reply, forward)",
+            "s.yaml:3:20: unknown key 'cc' (expected one of: to)",
+        ])
+    }
+
+    @Test func snakeCaseKeysMapToCamelCaseNamesAndMessagesKeepTheTextSpelling() throws {
+        struct Limits: Decodable, Equatable {
+            var perConversation: String
+            var perGroup: String?
+            var extraHeaders: [String: String]?
+        }
+        struct Bot: Decodable { var limits: Limits }
+        let snake = YAMLDecoder(interpolation: .disabled, keyDecodingStrategy: .convertFromSnakeCase)
+        let bot = try snake.decode(Bot.self, from: "limits: {per_conversation: 1/s, extra_headers: {X_Id: 1}}\n")
+        #expect(bot.limits == Limits(perConversation: "1/s", perGroup: nil, extraHeaders: ["X_Id": "1"]))
+        #expect(errorLines {
+            _ = try snake.decode(Bot.self, from: "limits:\n  per_conversation: [1]\n  per_grop: 2\n", file: "b.yaml")
+        } == [
+            "b.yaml:2:21: expected a string for 'limits.per_conversation', found a list",
+            "b.yaml:3:3: unknown key 'per_grop' (did you mean 'per_group'?)",
+        ])
+        #expect(errorLines { _ = try snake.decode(Bot.self, from: "limits: {per_group: x}\n", file: "b.yaml") } == [
+            "b.yaml:1:9: missing required key 'per_conversation' in 'limits'",
+        ])
+    }
+
     @Test func dictionariesAndFreeFormFieldsAcceptAnyKeys() throws {
         struct Hook: Decodable {
             var headers: [String: String]

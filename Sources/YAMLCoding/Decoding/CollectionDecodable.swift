@@ -50,7 +50,7 @@ extension Dictionary: CollectionDecodable where Key == String, Value: Decodable 
         for pair in pairs {
             guard pair.key.scalar != nil else {
                 let error = YAMLError(.typeMismatch,
-                    "keys\(Describe.forPath(path)) must be plain values, found \(Describe.found(pair.key))",
+                    "keys\(run.forPath(path)) must be plain values, found \(Describe.found(pair.key))",
                     file: run.file, mark: pair.key.mark)
                 if run.lenient {
                     run.recover(from: error, node: pair.key, path: path)

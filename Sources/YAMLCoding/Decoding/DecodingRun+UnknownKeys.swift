@@ -3,8 +3,11 @@ extension DecodingRun {
     /// One error per mapping key that was never asked for, in a mapping whose decoding
     /// completed; suggestions come from the keys asked for and declared there.
     ///
-    /// A key is judged by its position in the text, so a mapping reused through an alias
-    /// or a merge is fine as long as some use of it asked for each key.
+    /// When decoding a mapping stopped early, keys not asked for yet may still have
+    /// been wanted, so only keys outside a declared list (`YAMLKnownKeys`, `CaseIterable`
+    /// coding keys) are reported there. A key is judged by its position in the text, so a
+    /// mapping reused through an alias or a merge is fine as long as some use of it asked
+    /// for each key.
     func unknownKeyErrors() -> [YAMLError] {
         struct Unused {
             var key: YAMLNode
@@ -13,8 +16,9 @@ extension DecodingRun {
         }
         var unused: [YAMLMark: Unused] = [:]
         var order: [YAMLMark] = []
-        for mapping in mappings where mapping.complete {
+        for mapping in mappings where mapping.complete || !mapping.known.isEmpty {
             for pair in mapping.pairs where !usedKeys.contains(pair.key.mark) {
+                if !mapping.complete && mapping.known.contains(pair.key.keyText) { continue }
                 let mark = pair.key.mark
                 if unused[mark] == nil {
                     unused[mark] = Unused(key: pair.key, candidates: [], known: [])

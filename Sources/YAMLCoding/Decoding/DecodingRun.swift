@@ -7,11 +7,14 @@
 /// A lenient pass (run only after a strict one failed, to find more problems) goes on
 /// past failures where it can: a field of a primitive, list, dictionary or enum type
 /// gets a placeholder, an optional field gets nil, a bad list item is left out. What it
-/// recovered from is collected in `recovered`.
+/// recovered from is collected in `recovered`. Every placeholder (0, "", false, empty,
+/// an enum's first case) is a value real input could hold too, so a type that copes with
+/// any valid input copes with a lenient pass.
 final class DecodingRun {
     let file: String?
     let userInfo: [CodingUserInfoKey: Any]
     let lenient: Bool
+    let keys: YAMLDecoder.KeyDecodingStrategy
     /// Marks of mapping keys some type asked for.
     var usedKeys: Set<YAMLMark> = []
     /// Every keyed container opened, for the unknown-key check.
@@ -21,10 +24,22 @@ final class DecodingRun {
     /// The scopes of the values being decoded, innermost last.
     private var activeScopes: [Scope] = []
 
-    init(file: String?, userInfo: [CodingUserInfoKey: Any], lenient: Bool) {
+    init(file: String?, userInfo: [CodingUserInfoKey: Any], lenient: Bool,
+         keys: YAMLDecoder.KeyDecodingStrategy) {
         self.file = file
         self.userInfo = userInfo
         self.lenient = lenient
+        self.keys = keys
+    }
+
+    /// `rules[2].reply`, keys spelled as in the text.
+    func path(_ path: [any CodingKey]) -> String {
+        Describe.path(path, name: keys.textName)
+    }
+
+    /// ` for 'rules[2].reply'`, or nothing at the root.
+    func forPath(_ path: [any CodingKey]) -> String {
+        path.isEmpty ? "" : " for '\(self.path(path))'"
     }
 
     /// Notes a failure a lenient pass goes on past; the current value may now be built
@@ -80,7 +95,7 @@ final class DecodingRun {
             throw typeMismatch(S.self, expected: S.yamlExpectation, node: node, path: path)
         case .outOfRange:
             let error = YAMLError(.outOfRange,
-                "\(Describe.found(node))\(Describe.forPath(path)) is out of range for \(S.self)",
+                "\(Describe.found(node))\(forPath(path)) is out of range for \(S.self)",
                 file: file, mark: node.mark)
             throw DecodingError.dataCorrupted(context(path, error))
         }
@@ -92,7 +107,7 @@ final class DecodingRun {
     func typeMismatch(_ type: Any.Type, expected: String, node: YAMLNode,
                       path: [any CodingKey]) -> DecodingError {
         let error = YAMLError(.typeMismatch,
-            "expected \(expected)\(Describe.forPath(path)), found \(Describe.found(node))",
+            "expected \(expected)\(forPath(path)), found \(Describe.found(node))",
             file: file, mark: node.mark)
         return .typeMismatch(type, context(path, error))
     }
@@ -122,7 +137,7 @@ final class DecodingRun {
         case let error as DecodingError:
             return [convert(error, node: node, path: path)]
         default:
-            return [YAMLError(.invalidValue, "invalid value\(Describe.forPath(path)): \(error)",
+            return [YAMLError(.invalidValue, "invalid value\(forPath(path)): \(error)",
                               file: file, mark: node.mark)]
         }
     }
@@ -168,21 +183,21 @@ final class DecodingRun {
         case .keyNotFound(let key, let context):
             let target = locate(context.codingPath, from: node, at: path)
             return YAMLError(.missingKey,
-                "missing required key '\(key.stringValue)'"
-                + (context.codingPath.isEmpty ? "" : " in '\(Describe.path(context.codingPath))'"),
+                "missing required key '\(keys.textName(key.stringValue))'"
+                + (context.codingPath.isEmpty ? "" : " in '\(self.path(context.codingPath))'"),
                 file: file, mark: target.mark)
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             let target = locate(context.codingPath, from: node, at: path)
             return YAMLError(.typeMismatch,
-                "invalid value\(Describe.forPath(context.codingPath)): \(context.debugDescription)",
+                "invalid value\(forPath(context.codingPath)): \(context.debugDescription)",
                 file: file, mark: target.mark)
         case .dataCorrupted(let context):
             let target = locate(context.codingPath, from: node, at: path)
             return YAMLError(.invalidValue,
-                "invalid value\(Describe.forPath(context.codingPath)): \(context.debugDescription)",
+                "invalid value\(forPath(context.codingPath)): \(context.debugDescription)",
                 file: file, mark: target.mark)
         @unknown default:
-            return YAMLError(.invalidValue, "invalid value\(Describe.forPath(path)): \(error)",
+            return YAMLError(.invalidValue, "invalid value\(forPath(path)): \(error)",
                              file: file, mark: node.mark)
         }
     }
@@ -197,7 +212,9 @@ final class DecodingRun {
         var current = node
         for key in codingPath.dropFirst(path.count) {
             if let pairs = current.mapping,
-               let pair = pairs.first(where: { $0.key.keyText == key.stringValue }) {
+               let pair = pairs.first(where: {
+                   $0.key.keyText == key.stringValue || keys.swiftName($0.key.keyText) == key.stringValue
+               }) {
                 current = pair.value
             } else if let items = current.sequence, let index = key.intValue,
                       items.indices.contains(index) {
@@ -217,7 +234,7 @@ final class DecodingRun {
         let names = Self.rawValues(enumType)
         guard !names.isEmpty, !names.contains(scalar.text) else { return nil }
         var message = "expected one of " + names.map { "'\($0)'" }.joined(separator: ", ")
-            + Describe.forPath(path) + ", found " + Describe.found(node)
+            + forPath(path) + ", found " + Describe.found(node)
         if let suggestion = Suggestion.closest(to: scalar.text, among: names) {
             message += " (did you mean '\(suggestion)'?)"
         }

@@ -9,8 +9,9 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         self.decoder = decoder
         self.use = use
         var index: [String: Int] = [:]
-        for (position, pair) in use.pairs.enumerated() where index[pair.key.keyText] == nil {
-            index[pair.key.keyText] = position
+        for (position, pair) in use.pairs.enumerated() {
+            let name = decoder.run.keys.swiftName(pair.key.keyText)
+            if index[name] == nil { index[name] = position }
         }
         self.index = index
     }
@@ -21,8 +22,10 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The keys this `Key` type can represent; reading them counts as asking for each.
     var allKeys: [Key] {
         use.pairs.compactMap { pair in
-            guard let key = Key(stringValue: pair.key.keyText) else { return nil }
-            use.ask(key.stringValue)
+            guard let key = Key(stringValue: run.keys.swiftName(pair.key.keyText)) else {
+                return nil
+            }
+            use.ask(pair.key.keyText)
             run.usedKeys.insert(pair.key.mark)
             return key
         }
@@ -33,7 +36,7 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func value(for key: Key) -> YAMLNode? {
-        use.ask(key.stringValue)
+        use.ask(run.keys.textName(key.stringValue))
         guard let position = index[key.stringValue] else { return nil }
         run.usedKeys.insert(use.pairs[position].key.mark)
         return use.pairs[position].value
@@ -41,9 +44,10 @@ struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func require(_ key: Key) throws -> YAMLNode {
         if let node = value(for: key) { return node }
-        var message = "missing required key '\(key.stringValue)'"
-        if !codingPath.isEmpty { message += " in '\(Describe.path(codingPath))'" }
-        if let typo = run.misspelling(of: key.stringValue, in: use) {
+        let name = run.keys.textName(key.stringValue)
+        var message = "missing required key '\(name)'"
+        if !codingPath.isEmpty { message += " in '\(run.path(codingPath))'" }
+        if let typo = run.misspelling(of: name, in: use) {
             message += " (is '\(typo.keyText)' at \(typo.mark) a misspelling of it?)"
             // Reported here; not again as an unknown key.
             run.usedKeys.insert(typo.mark)

@@ -16,6 +16,7 @@ public struct Located<Value> {
 }
 
 extension Located: Decodable where Value: Decodable {
+    /// Decodes the value and notes where it starts.
     public init(from decoder: any Decoder) throws {
         mark = decoder.yamlMark ?? .unknown
         value = try decoder.singleValueContainer().decode(Value.self)

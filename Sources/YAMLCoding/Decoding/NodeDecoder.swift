@@ -17,7 +17,7 @@ struct NodeDecoder: Decoder {
         }
         var known = knownKeys
         if let caseIterable = Key.self as? any CaseIterable.Type {
-            known += Self.keyNames(caseIterable)
+            known += Self.keyNames(caseIterable).map(run.keys.textName)
         }
         let use = MappingUse(pairs: pairs, known: known)
         scope.mappings.append(use)

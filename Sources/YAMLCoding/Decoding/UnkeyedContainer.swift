@@ -16,7 +16,7 @@ struct UnkeyedContainer: UnkeyedDecodingContainer {
     private func current<T>(_ type: T.Type) throws -> YAMLNode {
         guard !isAtEnd else {
             let error = YAMLError(.typeMismatch,
-                "expected another item in '\(Describe.path(codingPath))' (it has \(items.count))",
+                "expected another item in '\(decoder.run.path(codingPath))' (it has \(items.count))",
                 file: decoder.run.file, mark: decoder.node.mark)
             throw DecodingError.valueNotFound(T.self, decoder.run.context(codingPath, error))
         }

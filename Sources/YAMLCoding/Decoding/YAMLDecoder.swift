@@ -15,14 +15,18 @@
 public struct YAMLDecoder: Sendable {
     /// How the text is loaded (interpolation, limits, merge keys).
     public var loader: YAMLLoader
+    /// How keys in the text map to `CodingKey` names.
+    public var keyDecodingStrategy: KeyDecodingStrategy
     /// Passed to `init(from:)` as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
 
     /// Creates a decoder; by default `${VAR}` is filled in from the process environment.
     public init(interpolation: Interpolation = .processEnvironment,
                 limits: YAMLLoader.Limits = YAMLLoader.Limits(),
+                keyDecodingStrategy: KeyDecodingStrategy = .useDefaultKeys,
                 userInfo: [CodingUserInfoKey: any Sendable] = [:]) {
         self.loader = YAMLLoader(interpolation: interpolation, limits: limits)
+        self.keyDecodingStrategy = keyDecodingStrategy
         self.userInfo = userInfo
     }
 
@@ -75,7 +79,7 @@ public struct YAMLDecoder: Sendable {
     private func pass<T: Decodable>(_ type: T.Type, root: YAMLNode, file: String?,
                                     lenient: Bool) -> (T?, [YAMLError]) {
         let run = DecodingRun(file: file, userInfo: userInfo.mapValues { $0 as Any },
-                              lenient: lenient)
+                              lenient: lenient, keys: keyDecodingStrategy)
         var value: T?
         var errors: [YAMLError] = []
         do {

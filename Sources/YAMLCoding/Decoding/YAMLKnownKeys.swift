@@ -6,6 +6,7 @@
 /// is reported as "not used here" rather than "unknown". `CodingKey` enums that are
 /// `CaseIterable` supply their cases the same way without this protocol.
 public protocol YAMLKnownKeys {
-    /// Every key the type may read.
+    /// Every key the type may read, spelled as in the text (`per_user` even with
+    /// `.convertFromSnakeCase`).
     static var yamlKnownKeys: [String] { get }
 }

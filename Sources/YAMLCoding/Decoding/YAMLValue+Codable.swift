@@ -4,6 +4,7 @@
 /// its marks, tags and styles; its keys are exempt from the strict-key check). With other
 /// decoders such as `JSONDecoder` the value is rebuilt from what that decoder offers.
 extension YAMLValue: Codable {
+    /// Takes the subtree as is from `YAMLDecoder`; rebuilds it from any other decoder.
     public init(from decoder: any Decoder) throws {
         if let decoder = decoder as? NodeDecoder {
             self = decoder.node.value
@@ -32,6 +33,7 @@ extension YAMLValue: Codable {
         }
     }
 
+    /// Encodes as the matching JSON-like value.
     public func encode(to encoder: any Encoder) throws {
         switch self {
         case .null:
@@ -60,6 +62,8 @@ extension YAMLValue: Codable {
 }
 
 extension YAMLNode: Codable {
+    /// Takes the subtree, marks included, from `YAMLDecoder`; from any other decoder
+    /// builds it from the value (marks unknown).
     public init(from decoder: any Decoder) throws {
         if let decoder = decoder as? NodeDecoder {
             self = decoder.node

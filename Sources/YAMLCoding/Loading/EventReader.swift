@@ -24,6 +24,8 @@ final class EventReader {
     private let input: UnsafeMutableBufferPointer<UInt8>
     /// The same bytes, for locating reader errors and looking at the offending character.
     private let bytes: [UInt8]
+    /// False when libyaml could not allocate its buffers.
+    private let initialized: Bool
     private var finished = false
 
     init(_ text: String) {
@@ -32,15 +34,15 @@ final class EventReader {
         _ = input.initialize(from: bytes)
         parser = .allocate(capacity: 1)
         parser.initialize(to: yaml_parser_t())
-        // Fails only when libyaml cannot allocate its first buffers; `next()` then
-        // reports the memory error from the parser state.
-        _ = yaml_parser_initialize(parser)
-        yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
-        yaml_parser_set_input_string(parser, input.baseAddress, bytes.count)
+        initialized = yaml_parser_initialize(parser) == 1
+        if initialized {
+            yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+            yaml_parser_set_input_string(parser, input.baseAddress, bytes.count)
+        }
     }
 
     deinit {
-        yaml_parser_delete(parser)
+        if initialized { yaml_parser_delete(parser) }
         parser.deallocate()
         input.deallocate()
     }
@@ -48,6 +50,7 @@ final class EventReader {
     /// The next event; after `streamEnd` keeps returning `streamEnd`.
     func next() throws(YAMLError) -> Event {
         if finished { return .streamEnd }
+        guard initialized else { throw YAMLError(.syntax, "out of memory while starting the parser") }
         var event = yaml_event_t()
         guard yaml_parser_parse(parser, &event) == 1 else { throw currentError() }
         defer { yaml_event_delete(&event) }

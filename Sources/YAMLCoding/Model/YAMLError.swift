@@ -63,6 +63,7 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible, Loc
         return prefix.isEmpty ? message : prefix + " " + message
     }
 
+    /// The same as `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
 }
 
@@ -94,5 +95,6 @@ public struct YAMLErrors: Error, Sendable, Hashable, CustomStringConvertible, Lo
         errors.map(\.description).joined(separator: "\n")
     }
 
+    /// The same as `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

@@ -22,6 +22,7 @@ public struct YAMLMark: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// `line:column`.
     public var description: String { "\(line):\(column)" }
 
+    /// Source order: by line, then column.
     public static func < (lhs: YAMLMark, rhs: YAMLMark) -> Bool {
         (lhs.line, lhs.column) < (rhs.line, rhs.column)
     }

@@ -76,11 +76,17 @@ extension YAMLNode {
 extension YAMLValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    /// `nil` is `.null`.
     public init(nilLiteral: ()) { self = .null }
+    /// `true` is `.bool(true)`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// `1` is `.int(1)`.
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// `1.5` is `.double(1.5)`.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// `"a"` is `.string("a")`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// `[1, "a"]` is an array.
     public init(arrayLiteral elements: YAMLValue...) { self = .array(elements) }
     /// Keeps the literal's order.
     public init(dictionaryLiteral elements: (String, YAMLValue)...) {

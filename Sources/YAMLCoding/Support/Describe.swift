@@ -3,22 +3,20 @@ import Foundation
 /// How nodes and coding paths are named in error messages.
 enum Describe {
     /// `rules[2].reply`; empty for the document root.
-    static func path(_ path: [any CodingKey]) -> String {
+    ///
+    /// `name` turns a type's key name into the text's spelling; keys that are text
+    /// already (dictionary keys) are shown as they are.
+    static func path(_ path: [any CodingKey], name: (String) -> String = { $0 }) -> String {
         var text = ""
         for key in path {
             if let index = key as? IndexKey {
                 text += "[\(index.index)]"
             } else {
                 if !text.isEmpty { text += "." }
-                text += key.stringValue
+                text += key is TextKey ? key.stringValue : name(key.stringValue)
             }
         }
         return text
-    }
-
-    /// ` for 'rules[2].reply'`, or nothing at the root.
-    static func forPath(_ path: [any CodingKey]) -> String {
-        path.isEmpty ? "" : " for '\(Self.path(path))'"
     }
 
     /// What a node is, for "found ..." : `a list`, `a mapping`, `"abc"`, `42`, `null`.
