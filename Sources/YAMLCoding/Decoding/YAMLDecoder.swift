@@ -68,7 +68,11 @@ public struct YAMLDecoder: Sendable {
         var (value, errors) = pass(type, root: root, file: file, lenient: false)
         if !errors.isEmpty {
             // A second, lenient pass goes on past failures to find the other problems.
-            errors += pass(type, root: root, file: file, lenient: true).1
+            // It sees more of each mapping, so its unknown-key messages replace the first's.
+            let more = pass(type, root: root, file: file, lenient: true).1
+            let marks = Set(more.filter { $0.code == .unknownKey }.compactMap(\.mark))
+            errors = errors.filter { $0.code != .unknownKey || $0.mark.map(marks.contains) != true }
+                + more
         }
         errors = loadProblems + Self.withoutConsequences(errors, of: loadProblems)
         guard errors.isEmpty, let value else { throw YAMLErrors(errors) }
