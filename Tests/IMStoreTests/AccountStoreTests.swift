@@ -49,6 +49,11 @@ import Testing
             #expect(found.count == 2)
             #expect(Set(found) == [alice, bob])
             #expect(try await store.users(named: []).isEmpty)
+
+            // Names travel as bound values, quotes and all.
+            let odd = try await store.makeUser("o'brien\"; DROP TABLE users; --")
+            #expect(try await store.user(named: "o'brien\"; DROP TABLE users; --") == odd)
+            #expect(try await store.users(named: ["o'brien\"; DROP TABLE users; --", "' OR '1'='1"]) == [odd])
         }
     }
 

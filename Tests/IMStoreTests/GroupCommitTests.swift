@@ -65,6 +65,30 @@ import Testing
         }
     }
 
+    @Test func aFailedCommitFailsTheWholeBatchAndRunsNoAfterCommitAction() async throws {
+        let failCommit = Shared(false)
+        let afterCommitRan = Shared(0)
+        try await withDatabase(beforeCommit: { _ in
+            if failCommit.value { throw Deliberate(index: -1) }
+        }) { database in
+            failCommit.update { $0 = true }
+            let error = await #expect(throws: Deliberate.self) {
+                try await database.write { context in
+                    try context.connection.execute("INSERT INTO items (value) VALUES (?)", "lost")
+                    context.afterCommit { afterCommitRan.update { $0 += 1 } }
+                }
+            }
+            #expect(error == Deliberate(index: -1))
+            #expect(afterCommitRan.value == 0)
+            #expect(try await database.allItems().isEmpty)
+
+            // The writer goes on with the next batch.
+            failCommit.update { $0 = false }
+            let id = try await database.insertItem(.text("kept"))
+            #expect(try await database.allItems() == [id: .text("kept")])
+        }
+    }
+
     @Test func aReadAfterAWriteReturnsSeesTheWrite() async throws {
         try await withDatabase { database in
             for round in 0..<40 {
@@ -193,6 +217,15 @@ import Testing
         let connection = try SQLiteConnection(path: storePath(directory), readOnly: true)
         #expect(try connection.scalar("PRAGMA user_version") == 99)
         #expect(try connection.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'users'") == 0)
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefusedWithSQLitesReason() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let garbage = Array("this is not a database, just some text that fills a page or so".utf8)
+        try Data(Array(repeating: garbage, count: 100).joined()).write(to: URL(fileURLWithPath: storePath(directory)))
+        let error = #expect(throws: SQLiteError.self) { try openStore(directory) }
+        #expect(error?.message.contains("not a database") == true, "\(String(describing: error))")
     }
 
     @Test func aReopenedStoreKeepsItsSchemaVersionEpochAndData() async throws {
