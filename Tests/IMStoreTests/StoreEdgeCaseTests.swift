@@ -2,12 +2,9 @@ import IMProtocol
 import IMStore
 import Testing
 
-/// Behaviour the store promises but does not deliver yet. Each test is disabled with the
-/// reason; remove `.disabled` once the store is fixed.
-@Suite struct KnownBugTests {
-    @Test(
-        .bug(id: "store-missing-account", "foreign-key failures escape as SQLiteError"),
-        .disabled("bug: a missing account surfaces as SQLiteError 787, not StoreError.notFound"))
+/// Edge cases of the store's contract: missing rows, batch notifications, replaced logins.
+@Suite struct StoreEdgeCaseTests {
+    @Test
     func operationsOnAMissingAccountAreNotFound() async throws {
         try await withStore { store in
             let alice = try await store.makeUser("alice")
@@ -29,9 +26,7 @@ import Testing
         }
     }
 
-    @Test(
-        .bug(id: "store-add-member-missing-conversation", "addMember answers 'already a member' for a missing conversation"),
-        .disabled("bug: addMember to a missing conversation returns false instead of throwing StoreError.notFound"))
+    @Test
     func addingAMemberToAMissingConversationIsNotFound() async throws {
         try await withStore { store in
             let alice = try await store.makeUser("alice")
@@ -44,9 +39,7 @@ import Testing
         }
     }
 
-    @Test(
-        .bug(id: "store-feed-update-per-batch", "observers are called once per fan-out, not once per batch"),
-        .disabled("bug: one write that feeds two users reaches observers as two FeedUpdates"))
+    @Test
     func oneCommittedWriteReachesObserversAsOneUpdate() async throws {
         try await withStore { store in
             let alice = try await store.makeUser("alice")
@@ -59,9 +52,7 @@ import Testing
         }
     }
 
-    @Test(
-        .bug(id: "store-replaced-tokens-stale", "replaced logins are returned as they were before revocation"),
-        .disabled("bug: createToken returns the kicked-out logins with revokedAt and revokedReason nil"))
+    @Test
     func replacedLoginsComeBackRevoked() async throws {
         let clock = TestClock()
         try await withStore(clock: clock) { store in
