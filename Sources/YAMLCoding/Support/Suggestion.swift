@@ -1,11 +1,11 @@
 /// "Did you mean" suggestions by edit distance.
-enum Suggestion {
+public enum Suggestion {
     /// The candidate closest to `word`, if one is close enough to be a likely typo.
     ///
     /// Case, `_` and `-` are ignored (`rate_limit` suggests `rateLimit`); otherwise up to
     /// one edit per three characters is allowed, at most three, where swapping two
     /// neighbouring characters counts as one edit.
-    static func closest(to word: String, among candidates: [String]) -> String? {
+    public static func closest(to word: String, among candidates: [String]) -> String? {
         let target = normalized(word)
         var best: (candidate: String, distance: Int)?
         for candidate in candidates where candidate != word {

@@ -1,3 +1,5 @@
+import YAMLCoding
+
 /// A mistake on the command line: exit code 2 and a message that says what to type.
 struct UsageError: Error, CustomStringConvertible {
     var message: String
@@ -45,7 +47,7 @@ struct Arguments {
                 }
                 result.options[name] = value
             } else {
-                let suggestion = closest(to: name, in: known.union(knownFlags)).map { " (did you mean --\($0)?)" } ?? ""
+                let suggestion = Suggestion.closest(to: name, among: Array(known.union(knownFlags))).map { " (did you mean --\($0)?)" } ?? ""
                 throw UsageError(message: "unknown option --\(name)\(suggestion)")
             }
         }
@@ -55,32 +57,4 @@ struct Arguments {
     subscript(option name: String) -> String? { options[name] }
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }
-}
-
-/// The candidate nearest to `word` by edit distance, if it is near enough to be a typo.
-func closest(to word: String, in candidates: some Sequence<String>) -> String? {
-    var best: (String, Int)?
-    for candidate in candidates {
-        let distance = editDistance(word, candidate)
-        if distance <= max(1, min(word.count, candidate.count) / 3), distance < (best?.1 ?? .max) {
-            best = (candidate, distance)
-        }
-    }
-    return best?.0
-}
-
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a)
-    let b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
 }

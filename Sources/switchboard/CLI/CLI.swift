@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import YAMLCoding
 
 /// The `switchboard` command line: picks the subcommand, parses its arguments, runs it,
 /// and turns errors into messages and exit codes.
@@ -40,7 +41,7 @@ enum CLI {
             return ExitCode.ok
         }
         guard let type = commands.first(where: { $0.name == first }) else {
-            let suggestion = closest(to: first, in: commands.map { $0.name }).map { " (did you mean '\($0)'?)" } ?? ""
+            let suggestion = Suggestion.closest(to: first, among: commands.map { $0.name }).map { " (did you mean '\($0)'?)" } ?? ""
             printError("unknown command '\(first)'\(suggestion); run 'switchboard --help'")
             return ExitCode.usage
         }
