@@ -64,6 +64,8 @@ public final class SQLiteStore: Sendable {
 
     public var committedPosition: Int64 { feed.committed.load(ordering: .acquiring) }
 
+    public var issuedPosition: Int64 { feed.next.load(ordering: .acquiring) - 1 }
+
     public func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void) {
         feed.observers.withLock { $0.append(observer) }
     }
@@ -103,7 +105,7 @@ public final class SQLiteStore: Sendable {
             }
         }
         guard !written.isEmpty else { return }
-        feed.next.store(base + Int64(written.count), ordering: .relaxed)
+        feed.next.store(base + Int64(written.count), ordering: .releasing)
         feed.addToBatch(written)
     }
 }
