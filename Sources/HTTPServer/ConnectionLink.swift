@@ -1,0 +1,84 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// One request's tie to its connection and server: MHD keeps it (retained) as the
+/// request's context pointer from the first access-handler call until the request is
+/// completed, and `Request` keeps it so `parked` can watch the connection.
+///
+/// `@unchecked Sendable`: the request fields (`head`, `body`, limits) are only touched on
+/// MHD's thread for this connection, before the request is handed to its task;
+/// `response` is written by the task before it releases the connection
+/// (`ConnectionState.claimResume`, acquire/release) and read by MHD's thread after;
+/// `task` is published through `taskState`; `parkToken`/`parkDepth` are guarded by the
+/// hang-up watcher's lock.
+final class ConnectionLink: @unchecked Sendable {
+    let core: ServerCore
+    let connection: ConnectionState
+
+    // MARK: Request being read (MHD's thread)
+    let head: RequestHead
+    let bodyLimit: Int
+    var body: Data
+    var bodyBytes = 0
+    var bodyTooLarge = false
+    /// The responder has been given the request.
+    var dispatched = false
+    var generation = 0
+
+    // MARK: Response (task → MHD's thread)
+    var response: Response?
+
+    // MARK: Cancellation of the request's task
+    private var task: Task<Void, Never>?
+    private let taskState = Atomic<Int>(TaskState.none)
+    private enum TaskState {
+        static let none = 0
+        static let stored = 1
+        static let cancelRequested = 2
+    }
+
+    // MARK: Parking (hang-up watcher's lock)
+    var parkToken: UInt64 = 0
+    var parkDepth = 0
+
+    init(core: ServerCore, connection: ConnectionState, head: RequestHead, bodyLimit: Int,
+         expectedBodyBytes: Int) {
+        self.core = core
+        self.connection = connection
+        self.head = head
+        self.bodyLimit = bodyLimit
+        self.body = expectedBodyBytes > 0 ? Data(capacity: expectedBodyBytes) : Data()
+    }
+
+    /// Keeps the request's task so a hang-up or shutdown can cancel it; if cancellation
+    /// was asked for before the task existed, cancels it now.
+    func store(task: Task<Void, Never>) {
+        self.task = task
+        let previous = taskState.compareExchange(
+            expected: TaskState.none, desired: TaskState.stored, ordering: .acquiringAndReleasing)
+        if !previous.exchanged { task.cancel() }
+    }
+
+    /// Cancels the request's task, now or as soon as it is stored.
+    func cancelTask() {
+        let previous = taskState.compareExchange(
+            expected: TaskState.none, desired: TaskState.cancelRequested,
+            ordering: .acquiringAndReleasing)
+        if !previous.exchanged && previous.original == TaskState.stored {
+            task?.cancel()
+        }
+    }
+}
+
+extension ConnectionLink {
+    /// Called by the request's task with the responder's answer: stores it and resumes
+    /// the connection, unless `shutdown` has taken the connection over meanwhile.
+    func finish(with response: Response) {
+        guard connection.isSuspended(generation: generation) else { return }
+        self.response = response
+        if connection.claimResume(generation: generation) {
+            MHD_resume_connection(connection.handle)
+        }
+    }
+}
