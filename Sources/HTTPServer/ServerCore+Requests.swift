@@ -197,12 +197,19 @@ private func collectValue(
 ) -> MHD_Result {
     guard let cls else { return .NO }
     let fields = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
-    fields.pointee.append((name: text(key, keySize), value: text(value, valueSize)))
+    var valueCount = valueSize
+    if kind == .HEADER_KIND, let value {
+        // MHD drops the whitespace before a header value but keeps the one after it.
+        while valueCount > 0, value[valueCount - 1] == 0x20 || value[valueCount - 1] == 0x09 {
+            valueCount -= 1
+        }
+    }
+    fields.pointee.append((name: text(key, keySize), value: text(value, valueCount)))
     return .YES
 }
 
 private func text(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {
-    guard let pointer else { return "" }
+    guard let pointer, count > 0 else { return "" }
     return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
 }
 

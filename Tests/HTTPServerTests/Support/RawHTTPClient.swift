@@ -80,6 +80,11 @@ final class RawHTTPClient: @unchecked Sendable {
         try await onThread { try self.readResponse(head: head) }
     }
 
+    /// Reads one response on the calling thread (for a thread serving many clients).
+    static func blockingResponse(_ client: RawHTTPClient) throws -> RawResponse {
+        try client.readResponse(head: false)
+    }
+
     /// Waits until the server closes the connection; returns what arrived before.
     func untilClosed() async throws -> [UInt8] {
         try await onThread {
