@@ -13,7 +13,9 @@ import Synchronization
 /// `task` is published through `taskState`; `parkToken`/`parkDepth` are guarded by the
 /// hang-up watcher's lock.
 final class ConnectionLink: @unchecked Sendable {
-    let core: ServerCore
+    /// Not the whole `ServerCore`: a request kept by the responder must not keep the
+    /// responder alive through it.
+    let watcher: HangupWatcher
     let connection: ConnectionState
 
     // MARK: Request being read (MHD's thread)
@@ -42,9 +44,9 @@ final class ConnectionLink: @unchecked Sendable {
     var parkToken: UInt64 = 0
     var parkDepth = 0
 
-    init(core: ServerCore, connection: ConnectionState, head: RequestHead, bodyLimit: Int,
+    init(watcher: HangupWatcher, connection: ConnectionState, head: RequestHead, bodyLimit: Int,
          expectedBodyBytes: Int) {
-        self.core = core
+        self.watcher = watcher
         self.connection = connection
         self.head = head
         self.bodyLimit = bodyLimit

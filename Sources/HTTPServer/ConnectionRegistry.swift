@@ -72,8 +72,9 @@ final class ConnectionRegistry: Sendable {
                 guard connection.headerDeadline.compareExchange(
                     expected: deadline, desired: 0, ordering: .relaxed
                 ).exchanged else { continue }
-                shutdown(connection.fd, Int32(SHUT_RDWR))
+                // Counted first: whoever sees the connection end sees the count.
                 counters.headerTimeouts.add(1, ordering: .relaxed)
+                shutdown(connection.fd, Int32(SHUT_RDWR))
             }
         }
     }

@@ -9,7 +9,7 @@ extension Request {
     /// once. Regions may nest; only the outermost one watches the connection.
     public func parked<T>(_ body: () async throws -> T) async rethrows -> T {
         guard let connection else { return try await body() }
-        let watcher = connection.core.watcher
+        let watcher = connection.watcher
         watcher.enter(connection)
         defer { watcher.exit(connection) }
         return try await body()

@@ -44,7 +44,7 @@ extension ServerCore {
             return queue(tooLargeResponse(limit: limit), on: connection)
         }
         let link = ConnectionLink(
-            core: self, connection: state, head: head, bodyLimit: limit,
+            watcher: watcher, connection: state, head: head, bodyLimit: limit,
             expectedBodyBytes: declared ?? 0)
         context.pointee = Unmanaged.passRetained(link).toOpaque()
         return .YES
