@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the request fields (`head`, `body`, limits) are only touched on
 /// MHD's thread for this connection, before the request is handed to its task;
-/// `response` is written by the task before it releases the connection
-/// (`ConnectionState.claimResume`, acquire/release) and read by MHD's thread after;
+/// `response` is written by the task before it hands the connection back
+/// (`ConnectionState.transition`, acquire/release) and read by MHD's thread after (an
+/// abandoned request's response is never read);
 /// `task` is published through `taskState`; `parkToken`/`parkDepth` are guarded by the
 /// hang-up watcher's lock.
 final class ConnectionLink: @unchecked Sendable {
@@ -74,12 +75,15 @@ final class ConnectionLink: @unchecked Sendable {
 }
 
 extension ConnectionLink {
-    /// Called by the request's task with the responder's answer: stores it and resumes
-    /// the connection, unless `shutdown` has taken the connection over meanwhile.
+    /// Called by the request's task with the responder's answer: stores it, and either
+    /// leaves it to MHD's thread (the task never left it) or resumes the connection. If
+    /// `shutdown` has taken the connection over, the answer is dropped.
     func finish(with response: Response) {
-        guard connection.isSuspended(generation: generation) else { return }
         self.response = response
-        if connection.claimResume(generation: generation) {
+        if connection.transition(generation: generation, from: .running, to: .finishedInline) {
+            return
+        }
+        if connection.transition(generation: generation, from: .suspended, to: .active) {
             MHD_resume_connection(connection.handle)
         }
     }

@@ -7,8 +7,8 @@ import Synchronization
 /// header-timeout reaper and `shutdown`.
 ///
 /// `@unchecked Sendable`: `handle` is only used to resume the connection, and only by
-/// whoever wins `claimResume` while the connection is suspended (MHD keeps a suspended
-/// connection alive); everything else is immutable or atomic.
+/// whoever wins the `transition` out of `suspended` (MHD keeps a suspended connection
+/// alive); everything else is immutable or atomic.
 final class ConnectionState: @unchecked Sendable {
     /// MHD's connection; valid until the closed notification.
     let handle: OpaquePointer
@@ -17,18 +17,26 @@ final class ConnectionState: @unchecked Sendable {
     /// When the current request's headers must be complete (monotonic nanoseconds), or 0
     /// while no header block is awaited (a request is being served).
     let headerDeadline: Atomic<Int64>
-    /// `generation << 2 | Phase`: which request of this connection is being served and
-    /// whether its connection is suspended. The generation keeps a late task of an
-    /// abandoned request from resuming a later one.
+    /// `generation << 3 | Phase`: which request of this connection is being answered and
+    /// how far. The generation keeps a late task of an abandoned request from touching a
+    /// later one.
     private let phase = Atomic<Int>(0)
 
+    /// Where the request being answered is. Its task runs first on MHD's thread
+    /// (`running`); if it finishes there (`finishedInline`) the response is queued at once,
+    /// otherwise the connection is `suspended` until the task resumes it (`active`) or
+    /// `shutdown` takes it over (`abandoned`).
     enum Phase: Int {
         /// Reading a request, or sending a response.
         case active = 0
-        /// Suspended while the responder works.
-        case suspended = 1
-        /// Suspended, and taken over by `shutdown`, which resumed it and answers 503.
-        case abandoned = 2
+        /// The responder is working; its task has not yet left MHD's thread.
+        case running = 1
+        /// The task finished on MHD's thread; the response waits in the link.
+        case finishedInline = 2
+        /// Suspended while the responder works elsewhere.
+        case suspended = 3
+        /// Was suspended; `shutdown` resumed it and answers 503.
+        case abandoned = 4
     }
 
     init(handle: OpaquePointer, headerDeadline: Int64) {
@@ -38,39 +46,33 @@ final class ConnectionState: @unchecked Sendable {
         self.headerDeadline = Atomic(headerDeadline)
     }
 
-    /// Marks the connection suspended for a new request; returns the request's generation.
-    /// Called on MHD's thread right before `MHD_suspend_connection`.
-    func beginSuspension() -> Int {
-        let generation = (phase.load(ordering: .relaxed) >> 2) + 1
-        phase.store(generation << 2 | Phase.suspended.rawValue, ordering: .releasing)
+    /// Starts a new request in `running`; returns its generation. MHD's thread only.
+    func beginRequest() -> Int {
+        let generation = (phase.load(ordering: .relaxed) >> 3) + 1
+        phase.store(generation << 3 | Phase.running.rawValue, ordering: .releasing)
         return generation
     }
 
-    /// The phase MHD's thread sees when the access handler is called again after a resume.
+    /// The phase of the current request (acquiring what the task stored before it).
     func currentPhase() -> Phase {
-        Phase(rawValue: phase.load(ordering: .acquiring) & 3) ?? .active
+        Phase(rawValue: phase.load(ordering: .acquiring) & 7) ?? .active
     }
 
-    /// Whether request `generation` is still suspended and not taken over.
-    func isSuspended(generation: Int) -> Bool {
-        phase.load(ordering: .acquiring) == generation << 2 | Phase.suspended.rawValue
-    }
-
-    /// Takes the right to resume the suspended request `generation`; true for exactly one
-    /// caller (its task, or `shutdown` when `abandon` is true).
-    func claimResume(generation: Int, abandon: Bool = false) -> Bool {
-        let expected = generation << 2 | Phase.suspended.rawValue
-        let next = generation << 2 | (abandon ? Phase.abandoned : Phase.active).rawValue
-        return phase.compareExchange(
-            expected: expected, desired: next, ordering: .acquiringAndReleasing
+    /// Moves request `generation` from one phase to another; true for exactly one of the
+    /// parties racing for the same move (MHD's thread, the task, `shutdown`).
+    func transition(generation: Int, from: Phase, to: Phase) -> Bool {
+        phase.compareExchange(
+            expected: generation << 3 | from.rawValue, desired: generation << 3 | to.rawValue,
+            ordering: .acquiringAndReleasing
         ).exchanged
     }
 
-    /// For `shutdown`: takes over the request suspended now, if any.
+    /// For `shutdown`: takes over the request suspended now, if any; the caller must then
+    /// resume the connection.
     func abandonSuspendedRequest() -> Bool {
         let current = phase.load(ordering: .acquiring)
-        guard current & 3 == Phase.suspended.rawValue else { return false }
-        return claimResume(generation: current >> 2, abandon: true)
+        guard current & 7 == Phase.suspended.rawValue else { return false }
+        return transition(generation: current >> 3, from: .suspended, to: .abandoned)
     }
 
     /// Renders a peer address as text (`127.0.0.1`, `::1`); done once per connection.

@@ -1,12 +1,13 @@
 import CMicroHTTPD
 import Foundation
 
-/// The request pipeline, run on MHD's thread for each connection. A request is read,
-/// then its connection is suspended and a task asks the responder; when the task is done
-/// it stores the response and resumes the connection, and MHD calls the access handler
-/// again, which queues the response (the thread-safe way: `MHD_queue_response` belongs
-/// to MHD's own thread). Responses are never queued on the first call except for early
-/// rejections: MHD would close the keep-alive connection.
+/// The request pipeline, run on MHD's thread for each connection. Once a request is read
+/// a task asks the responder, starting on MHD's thread. If it answers without waiting,
+/// the response is queued at once. Otherwise the connection is suspended; when the task
+/// is done it stores the response and resumes the connection, and MHD calls the access
+/// handler again, which queues the response (the thread-safe way: `MHD_queue_response`
+/// belongs to MHD's own thread). Responses are never queued on the first call except for
+/// early rejections: MHD would close the keep-alive connection.
 extension ServerCore {
     /// How much of a body past its limit is read (and dropped) so that a 413 can be sent
     /// at the end; a client sending more is cut off.
@@ -91,17 +92,29 @@ extension ServerCore {
             remoteAddress: link.connection.remoteAddress, connection: link)
         link.body = Data()
 
-        // Suspended before the task exists: resuming a connection that is not suspended
-        // is undefined behaviour in MHD.
-        link.generation = link.connection.beginSuspension()
-        counters.suspendedRequests.add(1, ordering: .relaxed)
-        MHD_suspend_connection(connection)
+        // The task starts on this thread, so a responder that does not wait is answered
+        // here without suspending the connection (no resume, no thread hand-off).
+        let generation = link.connection.beginRequest()
+        link.generation = generation
         let responder = self.responder
-        let task = Task {
+        let task = Task.immediate {
             let response = await responder.respond(to: request)
             link.finish(with: response)
         }
         link.store(task: task)
+        if link.connection.transition(generation: generation, from: .finishedInline, to: .active) {
+            return queueTaskResponse(link: link, connection: connection)
+        }
+        // The task waits elsewhere. Suspend first: the task resumes the connection only
+        // after it sees `suspended`, and resuming an unsuspended connection is undefined
+        // behaviour in MHD.
+        counters.suspendedRequests.add(1, ordering: .relaxed)
+        MHD_suspend_connection(connection)
+        if !link.connection.transition(generation: generation, from: .running, to: .suspended) {
+            // It finished between the check and the suspension: resume it ourselves; the
+            // access handler is called again and sends the response.
+            MHD_resume_connection(connection)
+        }
         return .YES
     }
 
@@ -114,6 +127,10 @@ extension ServerCore {
         if link.connection.currentPhase() == .abandoned {
             return queue(shuttingDownResponse(), on: connection)
         }
+        return queueTaskResponse(link: link, connection: connection)
+    }
+
+    private func queueTaskResponse(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
         guard let response = link.response else {
             return queue(responder.errorResponse(status: 500, message: "no response"), on: connection)
         }
@@ -184,9 +201,18 @@ extension ServerCore {
     }
 
     private func declaredBodyLength(_ connection: OpaquePointer) -> Int? {
-        guard let value = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
+        guard var digit = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
         else { return nil }
-        return Int(String(cString: value).trimmingCharacters(in: .whitespaces))
+        // MHD has checked the value; this only reads its digits, saturating.
+        var length = 0
+        while (0x30...0x39).contains(digit.pointee) {
+            let (product, overflowed) = length.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = product.addingReportingOverflow(Int(digit.pointee - 0x30))
+            if overflowed || carried { return Int.max }
+            length = sum
+            digit += 1
+        }
+        return length
     }
 }
 

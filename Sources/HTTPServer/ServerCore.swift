@@ -92,9 +92,9 @@ final class ServerCore: Sendable {
         }
         let needed = rlim_t(configuration.connectionLimit + 64)
         if limit.rlim_cur < needed {
-            log("open-file limit \(limit.rlim_cur) is below connectionLimit "
-                + "\(configuration.connectionLimit); raise it (ulimit -n) or connections "
-                + "will be refused early")
+            log("open-file limit \(limit.rlim_cur) is below the \(needed) that connectionLimit "
+                + "\(configuration.connectionLimit) needs; raise it (ulimit -n) or connections "
+                + "will be refused before the limit")
         }
     }
 }

@@ -122,6 +122,40 @@ import Testing
         }
     }
 
+    @Test func handlersThatWaitElsewhereAreAnsweredOnEveryConnection() async throws {
+        // Each handler leaves MHD's thread (an actor hop), so its connection is suspended
+        // and resumed; some finish while the connection is being suspended.
+        actor Counter {
+            var value = 0
+            func next() -> Int { value += 1; return value }
+        }
+        let counter = Counter()
+        let responder = TestResponder { request in
+            let number = await counter.next()
+            return .text("\(request.query("i") ?? "")/\(number > 0)")
+        }
+        try await withServer(responder: responder) { server in
+            let clients = try (0..<20).map { _ in try RawHTTPClient(port: server.port) }
+            let texts = try await onThread {
+                var texts: [String] = []
+                for round in 0..<50 {
+                    for (index, client) in clients.enumerated() {
+                        try client.send(get("/?i=\(round)-\(index)"))
+                    }
+                    for client in clients {
+                        texts.append(try RawHTTPClient.blockingResponse(client).text)
+                    }
+                }
+                return texts
+            }
+            #expect(texts.count == 1_000)
+            #expect(texts.first == "0-0/true")
+            #expect(texts.last == "49-19/true")
+            #expect(server.stats.requestsTotal == 1_000)
+            #expect(server.stats.openConnections == 20)
+        }
+    }
+
     @Test func servesOnIPv6Loopback() async throws {
         var configuration = testConfiguration()
         configuration.host = "::1"

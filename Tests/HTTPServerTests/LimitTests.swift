@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HTTPServer
 import Testing
 
@@ -62,13 +63,18 @@ import Testing
         }
     }
 
-    @Test func hugeHeaderIsRefusedAndTheServerCarriesOn() async throws {
-        try await withServer(responder: Self.echo) { server in
+    @Test func hugeHeaderIsRefusedLoggedAndTheServerCarriesOn() async throws {
+        let logged = Mutex<[String]>([])
+        var configuration = testConfiguration()
+        configuration.errorLog = { message in logged.withLock { $0.append(message) } }
+        try await withServer(configuration, responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
             let huge = String(repeating: "h", count: 64 * 1024)
             try client.send(get("/", headers: ["X-Huge: \(huge)"]))
             let response = try await client.response()
             #expect(response.status == 431)
+            // The HTTP library's own message reached the log hook.
+            #expect(logged.withLock { $0 }.contains { $0.contains("431") })
 
             let next = try RawHTTPClient(port: server.port)
             try next.send(get("/"))
