@@ -79,12 +79,13 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// For `shutdown`: takes over every request still suspended and returns their
-    /// connections, which the caller must resume (outside this lock: MHD's resume takes
-    /// MHD's own lock, which MHD may hold while it notifies us).
-    func abandonSuspendedRequests() -> [ConnectionState] {
+    /// For `shutdown`: takes over every request whose responder is still at work and
+    /// returns the suspended connections among them, which the caller must resume
+    /// (outside this lock: MHD's resume takes MHD's own lock, which MHD may hold while it
+    /// notifies us).
+    func abandonUnansweredRequests() -> [ConnectionState] {
         connections.withLock { connections in
-            connections.values.filter { $0.abandonSuspendedRequest() }
+            connections.values.filter { $0.abandonRequest() }
         }
     }
 }

@@ -35,7 +35,7 @@ final class ConnectionState: @unchecked Sendable {
         case finishedInline = 2
         /// Suspended while the responder works elsewhere.
         case suspended = 3
-        /// Was suspended; `shutdown` resumed it and answers 503.
+        /// Taken over by `shutdown`, which has it resumed and answers 503.
         case abandoned = 4
     }
 
@@ -67,12 +67,23 @@ final class ConnectionState: @unchecked Sendable {
         ).exchanged
     }
 
-    /// For `shutdown`: takes over the request suspended now, if any; the caller must then
-    /// resume the connection.
-    func abandonSuspendedRequest() -> Bool {
-        let current = phase.load(ordering: .acquiring)
-        guard current & 7 == Phase.suspended.rawValue else { return false }
-        return transition(generation: current >> 3, from: .suspended, to: .abandoned)
+    /// For `shutdown`: takes over the request being answered, if its responder is still
+    /// at work. Returns true if the connection is suspended, and the caller must resume
+    /// it; a request still `running` on MHD's thread resumes itself when it finds it
+    /// cannot suspend.
+    func abandonRequest() -> Bool {
+        while true {
+            let current = phase.load(ordering: .acquiring)
+            let generation = current >> 3
+            switch Phase(rawValue: current & 7) {
+            case .suspended:
+                if transition(generation: generation, from: .suspended, to: .abandoned) { return true }
+            case .running:
+                if transition(generation: generation, from: .running, to: .abandoned) { return false }
+            default:
+                return false
+            }
+        }
     }
 
     /// Renders a peer address as text (`127.0.0.1`, `::1`); done once per connection.

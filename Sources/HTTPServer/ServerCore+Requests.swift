@@ -70,7 +70,7 @@ extension ServerCore {
         return .YES
     }
 
-    /// The request is complete: suspend the connection and hand the request to a task.
+    /// The request is complete: hand it to a task, and answer at once or suspend.
     func requestReceived(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
         if link.bodyTooLarge {
             counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
@@ -111,8 +111,8 @@ extension ServerCore {
         counters.suspendedRequests.add(1, ordering: .relaxed)
         MHD_suspend_connection(connection)
         if !link.connection.transition(generation: generation, from: .running, to: .suspended) {
-            // It finished between the check and the suspension: resume it ourselves; the
-            // access handler is called again and sends the response.
+            // It finished between the check and the suspension, or `shutdown` took it
+            // over: resume it ourselves; the access handler is called again and answers.
             MHD_resume_connection(connection)
         }
         return .YES

@@ -64,9 +64,9 @@ final class ServerCore: Sendable {
                 + "still unanswered after \(configuration.shutdownGrace) s; closing them")
         }
 
-        // MHD must not be stopped with suspended connections: take over the ones whose
-        // responder is still working, and answer them 503 ourselves.
-        for connection in connections.abandonSuspendedRequests() {
+        // MHD must not be stopped with suspended connections: take over the requests
+        // whose responder is still at work, and answer them 503 ourselves.
+        for connection in connections.abandonUnansweredRequests() {
             MHD_resume_connection(connection.handle)
         }
         let resumed = await gaugeReachedZero.wait(
