@@ -22,7 +22,10 @@ final class ConnectionLink: @unchecked Sendable {
     // MARK: Request being read (MHD's thread)
     let head: RequestHead
     let bodyLimit: Int
-    var body: Data
+    /// The declared length, reserved once the body starts arriving (not before: a client
+    /// that only declares a length must not make the server allocate it).
+    let expectedBodyBytes: Int
+    var body = Data()
     var bodyBytes = 0
     var bodyTooLarge = false
     /// The responder has been given the request.
@@ -51,7 +54,7 @@ final class ConnectionLink: @unchecked Sendable {
         self.connection = connection
         self.head = head
         self.bodyLimit = bodyLimit
-        self.body = expectedBodyBytes > 0 ? Data(capacity: expectedBodyBytes) : Data()
+        self.expectedBodyBytes = expectedBodyBytes
     }
 
     /// Keeps the request's task so a hang-up or shutdown can cancel it; if cancellation

@@ -3,8 +3,8 @@ import Synchronization
 /// An HTTP/1.1 server: libmicrohttpd's threads read requests, a task per request asks the
 /// responder, and long-polls park cheaply (see `Request.parked`).
 ///
-/// A started server keeps running until `shutdown()` (or until `run()`'s task is
-/// cancelled), even if this object is released.
+/// A started server runs until `shutdown()`, or until `run()`'s task is cancelled;
+/// releasing a running server shuts it down in the background.
 public final class HTTPServer: Sendable {
     private enum State {
         case idle

@@ -66,6 +66,7 @@ extension ServerCore {
             }
             return link.bodyBytes - link.bodyLimit > ServerCore.discardAllowance ? .NO : .YES
         }
+        if link.body.isEmpty { link.body.reserveCapacity(max(link.expectedBodyBytes, count)) }
         if let data { link.body.append(data.assumingMemoryBound(to: UInt8.self), count: count) }
         return .YES
     }

@@ -20,6 +20,22 @@ import Testing
         }
     }
 
+    @Test func expectContinueIsAnsweredWithContinueOnlyWithinTheLimit() async throws {
+        try await withServer(testConfiguration(maxBodyBytes: 1024), responder: Self.echo) { server in
+            let within = try RawHTTPClient(port: server.port)
+            try within.send("POST / HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+                            + "Content-Length: 5\r\n\r\n")
+            #expect(try await within.response().status == 100)
+            try within.send("12345")
+            #expect(try await within.response().text == "got 5")
+
+            let over = try RawHTTPClient(port: server.port)
+            try over.send("POST / HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
+                          + "Content-Length: 2048\r\n\r\n")
+            #expect(try await over.response().status == 413)
+        }
+    }
+
     @Test func chunkedBodyGrowingPastTheLimitGets413() async throws {
         try await withServer(testConfiguration(maxBodyBytes: 1024), responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
