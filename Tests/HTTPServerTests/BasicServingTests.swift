@@ -156,6 +156,34 @@ import Testing
         }
     }
 
+    @Test func responseHeaderWithALineBreakIsDroppedNotInjected() async throws {
+        let logged = Mutex<[String]>([])
+        var configuration = testConfiguration()
+        configuration.errorLog = { message in logged.withLock { $0.append(message) } }
+        let responder = TestResponder { _ in
+            Response(status: 200, headers: ["X-Bad": "a\r\nInjected: yes", "X-Good": "b"])
+        }
+        try await withServer(configuration, responder: responder) { server in
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(get("/"))
+            let response = try await client.response()
+            #expect(response.status == 200)
+            #expect(response.header("Injected") == nil)
+            #expect(response.header("X-Bad") == nil)
+            #expect(response.header("X-Good") == "b")
+            #expect(logged.withLock { $0 }.contains { $0.contains("X-Bad") })
+        }
+    }
+
+    @Test func outOfRangeStatusIsSentAs500() async throws {
+        let responder = TestResponder { _ in Response(status: 42) }
+        try await withServer(responder: responder) { server in
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(get("/"))
+            #expect(try await client.response().status == 500)
+        }
+    }
+
     @Test func servesOnIPv6Loopback() async throws {
         var configuration = testConfiguration()
         configuration.host = "::1"

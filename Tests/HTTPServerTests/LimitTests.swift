@@ -98,6 +98,23 @@ import Testing
         }
     }
 
+    @Test func malformedRequestIsRefusedAndTheServerCarriesOn() async throws {
+        try await withServer(responder: Self.echo) { server in
+            for garbage in ["NONSENSE\r\n\r\n", "GET / HTTP/1.1\r\nNo colon here\r\n\r\n",
+                            "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: x\r\n\r\n"] {
+                let client = try RawHTTPClient(port: server.port)
+                try client.send(garbage)
+                // Closed, after a 4xx answer or none at all; never handed to the responder.
+                let reply = String(decoding: try await client.untilClosed(), as: UTF8.self)
+                #expect(reply.isEmpty || reply.hasPrefix("HTTP/1.1 4"), "\(garbage.debugDescription)")
+            }
+            #expect(server.stats.requestsTotal == 0)
+            let next = try RawHTTPClient(port: server.port)
+            try next.send(get("/"))
+            #expect(try await next.response().status == 200)
+        }
+    }
+
     @Test func connectionWithLateHeadersIsClosed() async throws {
         try await withServer(testConfiguration(headerTimeout: 1), responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
