@@ -57,7 +57,7 @@ let package = Package(
 
         // MARK: Benchmarks (`make bench`)
         .executableTarget(name: "ServerBench",
-                          dependencies: ["IMServer", "IMProtocol", "CCurl"],
+                          dependencies: ["IMClient", "IMProtocol"],
                           path: "Benchmarks/ServerBench"),
     ]
 )

@@ -1,1 +1,19 @@
-print("bench")
+// ServerBench: measures a release `switchboard serve` over loopback.
+//
+// Starts the server as a child process with a throwaway data folder, then runs, in order:
+// the HTTP ceiling (GET /healthz, wrk), durable sends/s with 64 senders (wrk), send→delivery
+// latency to a parked poll at a fixed rate, fan-out of one message to a 1,000-member group
+// with 1,000 parked polls, and server memory with many parked polls. Prints a Markdown
+// report for BENCHMARKS.md.
+import Foundation
+
+let options = BenchOptions.parse(CommandLine.arguments)
+let bench = try ServerBench(options: options)
+do {
+    try await bench.runAll()
+} catch {
+    FileHandle.standardError.write(Data("ServerBench failed: \(error)\n".utf8))
+    bench.stopServer()
+    exit(1)
+}
+bench.stopServer()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Settings of an `HTTPServer`. The defaults suit a production server on a small machine.
 public struct HTTPServerConfiguration: Sendable {
     /// The address to bind, e.g. `127.0.0.1`, `0.0.0.0` or `::1`.
@@ -21,6 +23,14 @@ public struct HTTPServerConfiguration: Sendable {
     public var connectionMemory: Int
     /// Seconds `shutdown` waits for in-flight requests before closing anyway.
     public var shutdownGrace: Double
+    /// Receives the HTTP library's error messages (one line each, no newline); standard
+    /// error by default.
+    public var errorLog: @Sendable (String) -> Void = HTTPServerConfiguration.standardErrorLog
+
+    /// Writes a message and a newline to standard error.
+    public static let standardErrorLog: @Sendable (String) -> Void = { message in
+        FileHandle.standardError.write(Data("HTTPServer: \(message)\n".utf8))
+    }
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0,

@@ -28,19 +28,40 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// The first value of a field, or nil.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
 
     /// Replaces every field of this name with one value.
     public mutating func set(_ name: String, _ value: String) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
         fields.append((name, value))
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
+    }
+}
+
+extension String {
+    /// Compares field names, which are ASCII: cheaper than a locale-aware comparison on a
+    /// path taken several times per request.
+    fileprivate func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        var left = utf8.makeIterator()
+        var right = other.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil):
+                return true
+            case let (a?, b?):
+                if a == b { continue }
+                let lower = a | 0x20
+                guard lower == b | 0x20, (0x61...0x7A).contains(lower) else { return false }
+            default:
+                return false
+            }
+        }
     }
 }
 

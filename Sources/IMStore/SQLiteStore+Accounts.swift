@@ -3,8 +3,8 @@ import IMProtocol
 
 extension SQLiteStore: AccountStore {
     public func createUser(_ new: NewUser) async throws -> UserRecord {
-        let now = clock()
-        return try await database.write { context in
+        return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
             do {
                 try connection.execute(
@@ -58,8 +58,8 @@ extension SQLiteStore: AccountStore {
     }
 
     public func updateProfile(_ userID: UserID, _ update: ProfileUpdate) async throws -> UserRecord {
-        let now = clock()
         return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
             if let nickname = update.nickname {
                 try connection.execute("UPDATE users SET nickname = ? WHERE id = ?", nickname, userID.rawValue)
@@ -88,8 +88,8 @@ extension SQLiteStore: AccountStore {
     }
 
     public func setPasswordHash(_ userID: UserID, _ hash: String, revokeTokens: Bool) async throws {
-        let now = clock()
-        try await database.write { context in
+        try await database.write { [self] context in
+            let now = clock()
             let changed = try context.connection.execute(
                 "UPDATE users SET password_hash = ? WHERE id = ?", hash, userID.rawValue)
             guard changed == 1 else { throw StoreError.notFound("no account \(userID)") }
@@ -125,17 +125,19 @@ extension SQLiteStore: TokenStore {
     public func createToken(hash: [UInt8], userID: UserID, device: String?, expiresAt: Timestamp?)
         async throws -> (token: TokenRecord, replaced: [TokenRecord])
     {
-        let now = clock()
-        return try await database.write { context in
+        return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
+            try requireUser(userID, connection)
             var replaced: [TokenRecord] = []
             if let device {
                 replaced = try connection.rows(
-                    "SELECT \(Self.tokenColumns) FROM tokens t WHERE t.user_id = ? AND t.device = ? AND t.revoked_at IS NULL",
-                    userID.rawValue, device, as: { Self.tokenRecord($0) })
-                try connection.execute(
-                    "UPDATE tokens SET revoked_at = ?, revoked_reason = 'kicked_out' WHERE user_id = ? AND device = ? AND revoked_at IS NULL",
-                    now.milliseconds, userID.rawValue, device)
+                    """
+                    UPDATE tokens SET revoked_at = ?, revoked_reason = 'kicked_out'
+                    WHERE user_id = ? AND device = ? AND revoked_at IS NULL
+                    RETURNING id, user_id, device, created_at, expires_at, revoked_at, revoked_reason
+                    """,
+                    now.milliseconds, userID.rawValue, device, as: { Self.tokenRecord($0) })
             }
             try connection.execute(
                 "INSERT INTO tokens (hash, user_id, device, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
@@ -155,8 +157,8 @@ extension SQLiteStore: TokenStore {
     }
 
     public func revokeToken(id: Int64, reason: String) async throws {
-        let now = clock()
-        _ = try await database.write { context in
+        _ = try await database.write { [self] context in
+            let now = clock()
             try context.connection.execute(
                 "UPDATE tokens SET revoked_at = ?, revoked_reason = ? WHERE id = ? AND revoked_at IS NULL",
                 now.milliseconds, reason, id)
@@ -182,9 +184,11 @@ extension SQLiteStore: ContactStore {
     }
 
     public func addContact(_ userID: UserID, _ contactID: UserID) async throws -> Bool {
-        let now = clock()
         return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
+            try requireUser(userID, connection)
+            try requireUser(contactID, connection)
             let added = try connection.execute(
                 "INSERT INTO contacts (user_id, contact_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 userID.rawValue, contactID.rawValue, now.milliseconds)

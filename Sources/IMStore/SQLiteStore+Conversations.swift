@@ -6,8 +6,8 @@ extension SQLiteStore: ConversationStore {
         kind: ConversationKind, name: String, title: String, description: String, logoURL: String,
         creator: UserID
     ) async throws -> ConversationRecord {
-        let now = clock()
         return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
             do {
                 try connection.execute(
@@ -45,9 +45,11 @@ extension SQLiteStore: ConversationStore {
     public func directConversation(_ a: UserID, _ b: UserID) async throws -> ConversationRecord {
         let name = ConversationRecord.directName(a, b)
         if let existing = try await conversation(kind: .direct, name: name) { return existing }
-        let now = clock()
         return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
+            try requireUser(a, connection)
+            try requireUser(b, connection)
             let created = try connection.execute(
                 "INSERT INTO conversations (kind, name, created_at, updated_at) VALUES ('direct', ?, ?, ?) ON CONFLICT DO NOTHING",
                 name, now.milliseconds, now.milliseconds)
@@ -85,9 +87,9 @@ extension SQLiteStore: ConversationStore {
     public func addMember(
         _ conversationID: ConversationID, _ userID: UserID, role: MemberRole, change: MembershipChange
     ) async throws -> Bool {
-        let now = clock()
         return try await database.write { [self] context in
-            try addMember(context, conversationID, userID, role: role, change: change, at: now)
+            let now = clock()
+            return try addMember(context, conversationID, userID, role: role, change: change, at: now)
         }
     }
 
@@ -96,6 +98,8 @@ extension SQLiteStore: ConversationStore {
         role: MemberRole, change: MembershipChange, at now: Timestamp
     ) throws -> Bool {
         let connection = context.connection
+        try requireConversation(conversationID, connection)
+        try requireUser(userID, connection)
         let added = try connection.execute(
             "INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq) SELECT ?, ?, ?, ?, last_seq FROM conversations WHERE id = ? ON CONFLICT DO NOTHING",
             conversationID.rawValue, userID.rawValue, role.rawValue, now.milliseconds, conversationID.rawValue)
@@ -109,8 +113,8 @@ extension SQLiteStore: ConversationStore {
     public func removeMember(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange)
         async throws -> Bool
     {
-        let now = clock()
         return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
             guard try connection.scalar(
                 "SELECT 1 FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
@@ -163,8 +167,8 @@ extension SQLiteStore: ConversationStore {
     public func updateInfo(
         _ conversationID: ConversationID, _ update: ConversationInfoUpdate, by: UserID, notice: String
     ) async throws -> ConversationRecord {
-        let now = clock()
         return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
             if let title = update.title {
                 try connection.execute("UPDATE conversations SET title = ? WHERE id = ?", title, conversationID.rawValue)

@@ -3,8 +3,8 @@ import IMProtocol
 
 extension SQLiteStore: MessageStore {
     public func appendMessage(_ new: NewMessage) async throws -> (message: Message, duplicate: Bool) {
-        let now = clock()
         return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
             if let clientID = new.clientMessageID,
                 let existing = try connection.first(
@@ -69,8 +69,8 @@ extension SQLiteStore: MessageStore {
     }
 
     public func markRead(_ conversationID: ConversationID, _ userID: UserID, seq: Int64) async throws -> Int64 {
-        let now = clock()
         return try await database.write { [self] context in
+            let now = clock()
             let connection = context.connection
             let changed = try connection.execute(
                 """
@@ -159,17 +159,17 @@ extension SQLiteStore: EventStore {
 
 extension SQLiteStore: MediaStore {
     public func putMedia(ownerID: UserID, contentType: String, bytes: [UInt8]) async throws -> MediaRecord {
-        let now = clock()
         var generator = SystemRandomNumberGenerator()
         let id = (0..<4).map { _ in String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 36) }
             .joined()
-        let record = MediaRecord(id: id, ownerID: ownerID, contentType: contentType, bytes: bytes, createdAt: now)
-        _ = try await database.write { context in
+        return try await database.write { [self] context in
+            let now = clock()
+            try requireUser(ownerID, context.connection)
             try context.connection.execute(
                 "INSERT INTO media (id, owner_id, content_type, bytes, created_at) VALUES (?, ?, ?, ?, ?)",
                 id, ownerID.rawValue, contentType, bytes, now.milliseconds)
+            return MediaRecord(id: id, ownerID: ownerID, contentType: contentType, bytes: bytes, createdAt: now)
         }
-        return record
     }
 
     public func media(id: String) async throws -> MediaRecord? {

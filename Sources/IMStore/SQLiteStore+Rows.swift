@@ -54,6 +54,20 @@ extension SQLiteStore {
             updatedAt: Timestamp(milliseconds: row.int(start + 9)), memberCount: Int(row.int(start + 10)))
     }
 
+    /// Throws `StoreError.notFound` unless the account exists.
+    func requireUser(_ id: UserID, _ connection: SQLiteConnection) throws {
+        guard try connection.scalar("SELECT 1 FROM users WHERE id = ?", id.rawValue) != nil else {
+            throw StoreError.notFound("no account \(id)")
+        }
+    }
+
+    /// Throws `StoreError.notFound` unless the conversation exists.
+    func requireConversation(_ id: ConversationID, _ connection: SQLiteConnection) throws {
+        guard try connection.scalar("SELECT 1 FROM conversations WHERE id = ?", id.rawValue) != nil else {
+            throw StoreError.notFound("no conversation \(id)")
+        }
+    }
+
     /// The username of an account, from the cache or the database.
     func username(_ id: UserID, _ connection: SQLiteConnection) throws -> String? {
         if let cached = usernames.withLock({ $0[id] }) { return cached }

@@ -10,7 +10,6 @@ public final class SQLiteStore: Sendable {
     let database: SQLiteDatabase
     public let epoch: String
     let feed: FeedClock
-    let observers = Mutex<[@Sendable (FeedUpdate) -> Void]>([])
     /// Usernames never change, so id → name is cached for the life of the process.
     let usernames = Mutex<[UserID: String]>([:])
     let clock: @Sendable () -> Timestamp
@@ -34,7 +33,11 @@ public final class SQLiteStore: Sendable {
         self.feed = feed
         self.database = try SQLiteDatabase(
             configuration: configuration, migrations: Schema.migrations,
-            beforeCommit: { connection in try feed.persist(connection) })
+            beforeCommit: { connection in try feed.persist(connection) },
+            afterBatch: { committed in
+                guard let update = feed.finishBatch(committed: committed) else { return }
+                for observer in feed.observers.withLock({ $0 }) { observer(update) }
+            })
         self.clock = clock
         let (epoch, last) = try Self.loadMeta(configuration.path)
         self.epoch = epoch
@@ -61,8 +64,10 @@ public final class SQLiteStore: Sendable {
 
     public var committedPosition: Int64 { feed.committed.load(ordering: .acquiring) }
 
+    public var issuedPosition: Int64 { feed.next.load(ordering: .acquiring) - 1 }
+
     public func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void) {
-        observers.withLock { $0.append(observer) }
+        feed.observers.withLock { $0.append(observer) }
     }
 
     // MARK: Feed writing (writer thread only)
@@ -100,19 +105,12 @@ public final class SQLiteStore: Sendable {
             }
         }
         guard !written.isEmpty else { return }
-        let top = base + Int64(written.count) - 1
-        feed.next.store(top + 1, ordering: .relaxed)
-        var update = FeedUpdate()
-        for (user, position) in written { update.latest[user] = max(update.latest[user] ?? 0, position) }
-        context.afterCommit { [self] in
-            feed.committed.max(top)
-            let current = observers.withLock { $0 }
-            for observer in current { observer(update) }
-        }
+        feed.next.store(base + Int64(written.count), ordering: .releasing)
+        feed.addToBatch(written)
     }
 }
 
-/// The feed position counter shared by all feeds.
+/// The feed position counter shared by all feeds, and who hears of new entries.
 final class FeedClock: Sendable {
     /// The next position to hand out; advanced only on the writer thread.
     let next = Atomic<Int64>(1)
@@ -120,6 +118,28 @@ final class FeedClock: Sendable {
     let committed = Atomic<Int64>(0)
     /// The value of `next` last written to `meta`, so an idle batch writes nothing.
     private let persisted = Mutex<Int64>(1)
+    /// Told of each committed batch's feed entries.
+    let observers = Mutex<[@Sendable (FeedUpdate) -> Void]>([])
+    /// Feed entries written by the batch being built: reported once it commits.
+    private let batch = Mutex(FeedUpdate())
+
+    func addToBatch(_ written: [(UserID, Int64)]) {
+        batch.withLock { update in
+            for (user, position) in written { update.latest[user] = max(update.latest[user] ?? 0, position) }
+        }
+    }
+
+    /// Ends a batch: on commit, raises the committed position and returns what the batch
+    /// added (nil when nothing); on failure, forgets it.
+    func finishBatch(committed didCommit: Bool) -> FeedUpdate? {
+        let update = batch.withLock { update -> FeedUpdate in
+            defer { update = FeedUpdate() }
+            return update
+        }
+        guard didCommit, let top = update.latest.values.max() else { return nil }
+        committed.max(top)
+        return update
+    }
 
     func start(after last: Int64) {
         next.store(last + 1, ordering: .relaxed)

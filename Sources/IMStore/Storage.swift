@@ -94,8 +94,12 @@ public protocol MessageStore: Sendable {
 public protocol EventStore: Sendable {
     /// Identifies this database; cursors from another one are refused.
     var epoch: String { get }
-    /// The newest committed feed position across all users.
+    /// The newest committed feed position across all users: where a fresh cursor starts.
     var committedPosition: Int64 { get }
+    /// The newest position handed out, committed or about to be. Readers may see a commit
+    /// before `committedPosition` catches up, so a cursor is "from the future" only beyond
+    /// this.
+    var issuedPosition: Int64 { get }
     /// Events of one user after `position`, oldest first.
     func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event]
     /// Drops events older than `before`, raising each affected user's feed floor.

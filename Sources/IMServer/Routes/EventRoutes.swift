@@ -61,7 +61,7 @@ enum EventRoutes {
     private static func check(_ cursor: FeedCursor, session: Session, core: ServerCore) async throws {
         let store = core.store
         guard cursor.epoch == store.epoch, cursor.userID == session.userID,
-            cursor.position <= store.committedPosition
+            cursor.position <= store.issuedPosition
         else {
             throw APIError(
                 .cursorExpired, "this cursor does not belong to this login: poll without a cursor and re-sync")

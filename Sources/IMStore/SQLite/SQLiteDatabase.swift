@@ -57,17 +57,24 @@ public final class SQLiteDatabase: Sendable {
     private let finished: DispatchGroup
     /// Runs on the writer thread inside each batch's transaction, after its jobs.
     private let beforeCommit: @Sendable (SQLiteConnection) throws -> Void
+    /// Runs on the writer thread once per batch after it committed (true) or failed (false).
+    private let afterBatch: @Sendable (Bool) -> Void
 
     /// Opens the database, applies `migrations`, and starts the threads.
     ///
-    /// - Parameter beforeCommit: called once per batch before `COMMIT` (bookkeeping that
-    ///   belongs with every batch, such as persisting a counter).
+    /// - Parameters:
+    ///   - beforeCommit: called once per batch before `COMMIT` (bookkeeping that belongs
+    ///     with every batch, such as persisting a counter).
+    ///   - afterBatch: called once per batch after `COMMIT` succeeded (true) or the batch
+    ///     failed (false), before any job's caller resumes.
     public init(
         configuration: Configuration, migrations: [Migration],
-        beforeCommit: @escaping @Sendable (SQLiteConnection) throws -> Void = { _ in }
+        beforeCommit: @escaping @Sendable (SQLiteConnection) throws -> Void = { _ in },
+        afterBatch: @escaping @Sendable (Bool) -> Void = { _ in }
     ) throws {
         self.configuration = configuration
         self.beforeCommit = beforeCommit
+        self.afterBatch = afterBatch
         let writer = try SQLiteConnection(path: configuration.path)
         try writer.executeScript(
             """
@@ -87,8 +94,10 @@ public final class SQLiteDatabase: Sendable {
         let group = DispatchGroup()
         self.finished = group
         var threads: [Thread] = []
-        threads.append(Self.thread(name: "sqlite-writer", group: group) { [writes, beforeCommit, maxBatch = configuration.maxBatch] in
-            Self.writerLoop(connection: writer, queue: writes, maxBatch: maxBatch, beforeCommit: beforeCommit)
+        threads.append(Self.thread(name: "sqlite-writer", group: group) { [writes, beforeCommit, afterBatch, maxBatch = configuration.maxBatch] in
+            Self.writerLoop(
+                connection: writer, queue: writes, maxBatch: maxBatch, beforeCommit: beforeCommit,
+                afterBatch: afterBatch)
         })
         for (index, reader) in readers.enumerated() {
             threads.append(Self.thread(name: "sqlite-reader-\(index)", group: group) { [reads] in
@@ -115,7 +124,7 @@ public final class SQLiteDatabase: Sendable {
 
     private static func writerLoop(
         connection: SQLiteConnection, queue: WorkQueue<WriteJob>, maxBatch: Int,
-        beforeCommit: (SQLiteConnection) throws -> Void
+        beforeCommit: (SQLiteConnection) throws -> Void, afterBatch: (Bool) -> Void
     ) {
         while true {
             let batch = queue.take(upTo: maxBatch)
@@ -124,6 +133,7 @@ public final class SQLiteDatabase: Sendable {
             do {
                 try connection.execute("BEGIN IMMEDIATE")
             } catch {
+                afterBatch(false)
                 for job in batch { job.finish(error) }
                 continue
             }
@@ -138,10 +148,12 @@ public final class SQLiteDatabase: Sendable {
                 try connection.execute("COMMIT")
             } catch {
                 _ = try? connection.execute("ROLLBACK")
+                afterBatch(false)
                 for job in batch { job.finish(error) }
                 continue
             }
             for action in context.afterCommitActions { action() }
+            afterBatch(true)
             for job in batch { job.finish(nil) }
         }
     }
@@ -185,6 +197,12 @@ public final class SQLiteDatabase: Sendable {
             }
             if !pushed { continuation.resume(throwing: StoreError.closed) }
         }
+    }
+
+    deinit {
+        // Without close() the threads would wait forever; let them finish queued work and end.
+        writes.stop()
+        reads.stop()
     }
 
     /// Finishes queued work, then stops the threads and closes the connections.

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Command-line settings of the benchmark.
+struct BenchOptions {
+    var binary = ".build/release/switchboard"
+    var seconds = 10
+    var senders = 64
+    var rate = 1000
+    var fanout = 1000
+    var parked = 10_000
+    var durability = "full"
+
+    static func parse(_ argv: [String]) -> BenchOptions {
+        var options = BenchOptions()
+        var index = 1
+        func next() -> String {
+            index += 1
+            return index < argv.count ? argv[index] : ""
+        }
+        while index < argv.count {
+            switch argv[index] {
+            case "--binary": options.binary = next()
+            case "--seconds": options.seconds = Int(next()) ?? options.seconds
+            case "--senders": options.senders = Int(next()) ?? options.senders
+            case "--rate": options.rate = Int(next()) ?? options.rate
+            case "--fanout": options.fanout = Int(next()) ?? options.fanout
+            case "--parked": options.parked = Int(next()) ?? options.parked
+            case "--durability": options.durability = next()
+            case "--quick":
+                options.seconds = 3
+                options.fanout = 200
+                options.parked = 1000
+            default:
+                FileHandle.standardError.write(Data("unknown option \(argv[index])\n".utf8))
+                exit(2)
+            }
+            index += 1
+        }
+        return options
+    }
+}

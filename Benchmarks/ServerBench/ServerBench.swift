@@ -1,0 +1,319 @@
+import Foundation
+import IMClient
+import IMProtocol
+import Synchronization
+
+/// Runs the server scenarios against a child `switchboard serve` process.
+final class ServerBench: @unchecked Sendable {
+    // @unchecked: the process handle and report are touched only by the benchmark's one
+    // driving task.
+    let options: BenchOptions
+    let transport = CurlTransport(configuration: .init(maxCachedConnections: 30_000))
+    let directory: String
+    let port: Int
+    var server: Process?
+    var report: [String] = []
+
+    init(options: BenchOptions) throws {
+        self.options = options
+        directory = NSTemporaryDirectory() + "switchboard-bench-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        port = Int.random(in: 20_000...40_000)
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    // MARK: Server process
+
+    func startServer() async throws {
+        let config = """
+            log_level: warning
+            server:
+              listen: 127.0.0.1:\(port)
+              data: \(directory)/data
+              durability: \(options.durability)
+              max_connections: 30000
+              password_hashing: { memory_kib: 256, iterations: 1 }
+              rate_limits: { enabled: false }
+            """
+        let path = directory + "/config.yaml"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: options.binary)
+        process.arguments = ["serve", "--config", path]
+        try process.run()
+        server = process
+        for _ in 0..<200 {
+            if let answer = try? await call("GET", "/healthz"), answer.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BenchError("the server did not answer /healthz on \(base)")
+    }
+
+    func stopServer() {
+        guard let server, server.isRunning else { return }
+        server.terminate()
+        server.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The server's resident memory in KiB, from /proc.
+    func serverRSS() -> Int {
+        guard let pid = server?.processIdentifier,
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    // MARK: API helpers
+
+    func call(
+        _ method: String, _ path: String, token: String? = nil, body: Data? = nil, timeout: Duration = .seconds(60)
+    ) async throws -> TransportResponse {
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        return try await transport.send(
+            TransportRequest(method: method, url: base + path, headers: headers, body: body, timeout: timeout))
+    }
+
+    func json<T: Encodable>(_ value: T) throws -> Data { try WireJSON.encoder().encode(value) }
+
+    func decode<T: Decodable>(_ type: T.Type, _ response: TransportResponse) throws -> T {
+        guard (200..<300).contains(response.status) else {
+            throw BenchError("HTTP \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return try WireJSON.decoder().decode(T.self, from: response.body)
+    }
+
+    /// Registers `count` accounts named `prefix0…`, 64 at a time; returns their tokens.
+    func register(_ prefix: String, count: Int) async throws -> [String] {
+        try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            var tokens = [String](repeating: "", count: count)
+            var next = 0
+            func add() {
+                let index = next
+                next += 1
+                group.addTask {
+                    let body = try self.json(RegisterRequest(username: "\(prefix)\(index)", password: "bench-password"))
+                    let auth = try self.decode(AuthResponse.self, try await self.call("POST", "/v1/register", body: body))
+                    return (index, auth.token)
+                }
+            }
+            for _ in 0..<min(64, count) { add() }
+            while let (index, token) = try await group.next() {
+                tokens[index] = token
+                if next < count { add() }
+            }
+            return tokens
+        }
+    }
+
+    func cursor(_ token: String) async throws -> String {
+        try decode(EventBatch.self, try await call("GET", "/v1/events", token: token)).cursor
+    }
+
+    func send(_ token: String, to address: String, text: String) async throws {
+        let body = try json(SendMessageRequest(text: text))
+        let response = try await call("POST", "/v1/conversations/\(address)/messages", token: token, body: body)
+        guard response.status == 201 else { throw BenchError("send: HTTP \(response.status)") }
+    }
+
+    // MARK: Scenarios
+
+    func runAll() async throws {
+        try await startServer()
+        let machine = Machine.describe()
+        report.append("Machine: \(machine). Server: `switchboard serve` (release), durability \(options.durability), rate limits off, cheap password hashing for set-up only.")
+        report.append("")
+        report.append("| measurement | result |")
+        report.append("|---|---|")
+        try await healthCeiling()
+        try await durableSends()
+        try await latency()
+        try await fanOut()
+        try await parkedMemory()
+        print(report.joined(separator: "\n"))
+    }
+
+    func row(_ name: String, _ value: String) {
+        report.append("| \(name) | \(value) |")
+        FileHandle.standardError.write(Data("\(name): \(value)\n".utf8))
+    }
+
+    func healthCeiling() async throws {
+        let result = try Wrk.run(url: base + "/healthz", connections: 64, seconds: options.seconds)
+        row("GET /healthz (HTTP ceiling, wrk -t2 -c64)", "\(result.requestsPerSecond) req/s, p50 \(result.p50), p99 \(result.p99)")
+    }
+
+    func durableSends() async throws {
+        let tokens = try await register("sender", count: options.senders)
+        _ = try await register("sink", count: 1)
+        let script = Wrk.sendScript(tokens: tokens, path: "/v1/conversations/user:sink0/messages")
+        let result = try Wrk.run(
+            url: base + "/v1/conversations/user:sink0/messages", connections: options.senders,
+            seconds: options.seconds, script: script, directory: directory)
+        row(
+            "durable sends, \(options.senders) concurrent senders (wrk)",
+            "\(result.requestsPerSecond) sends/s, p50 \(result.p50), p99 \(result.p99), non-2xx \(result.errors)")
+    }
+
+    func latency() async throws {
+        let tokens = try await register("latency", count: 2)
+        let (sender, receiver) = (tokens[0], tokens[1])
+        let sentAt = Locked<[String: ContinuousClock.Instant]>([:])
+        var samples: [Double] = []
+        var cursor = try await cursor(receiver)
+        let total = options.rate * options.seconds
+        let pacing = Task {
+            let start = ContinuousClock.now
+            for index in 0..<total {
+                let due = start + .microseconds(Int64(index) * 1_000_000 / Int64(options.rate))
+                try await Task.sleep(until: due, clock: .continuous)
+                let text = "m\(index)"
+                sentAt.withLock { $0[text] = ContinuousClock.now }
+                Task { try await self.send(sender, to: "user:latency1", text: text) }
+            }
+        }
+        while samples.count < total {
+            let batch = try decode(
+                EventBatch.self,
+                try await call("GET", "/v1/events?cursor=\(cursor)&timeout=10&limit=1000", token: receiver))
+            let now = ContinuousClock.now
+            cursor = batch.cursor
+            if batch.events.isEmpty { break }
+            for event in batch.events {
+                guard let text = event.message?.text, let sent = sentAt.withLock({ $0[text] }) else { continue }
+                samples.append(Double((now - sent).components.attoseconds) / 1e15 + Double((now - sent).components.seconds) * 1000)
+            }
+        }
+        _ = try? await pacing.value
+        samples.sort()
+        row(
+            "send→delivery to a parked poll at \(options.rate) msgs/s (\(samples.count) messages)",
+            "p50 \(Stats.ms(Stats.percentile(samples, 0.5))), p99 \(Stats.ms(Stats.percentile(samples, 0.99)))")
+    }
+
+    func fanOut() async throws {
+        let members = options.fanout
+        let tokens = try await register("member", count: members)
+        let owner = tokens[0]
+        _ = try decode(
+            ConversationInfo.self,
+            try await call("POST", "/v1/groups", token: owner, body: try json(CreateConversationRequest(name: "fanout"))))
+        try await forEachConcurrently(Array(tokens.dropFirst())) { token in
+            _ = try await self.call("POST", "/v1/groups/fanout/join", token: token)
+        }
+        var rounds: [Double] = []
+        for round in 0..<5 {
+            let cursors = try await mapConcurrently(tokens) { try await self.cursor($0) }
+            let arrived = Locked<[ContinuousClock.Instant]>([])
+            let polls = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (token, cursor) in zip(tokens, cursors) {
+                        group.addTask {
+                            let response = try await self.call(
+                                "GET", "/v1/events?cursor=\(cursor)&timeout=30", token: token)
+                            let batch = try self.decode(EventBatch.self, response)
+                            if batch.events.contains(where: { $0.message?.text == "fanout \(round)" }) {
+                                arrived.withLock { $0.append(ContinuousClock.now) }
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+            }
+            try await waitUntil { (try? await self.parkedPolls()) ?? 0 >= members }
+            let start = ContinuousClock.now
+            try await send(owner, to: "group:fanout", text: "fanout \(round)")
+            try await polls.value
+            let times = arrived.withLock { $0 }
+            guard times.count == members, let last = times.max() else {
+                throw BenchError("fan-out round \(round): \(times.count) of \(members) polls got the message")
+            }
+            rounds.append(Double((last - start).components.attoseconds) / 1e15 + Double((last - start).components.seconds) * 1000)
+        }
+        rounds.sort()
+        row(
+            "one message to a \(members)-member group, \(members) parked polls: until all have it (5 rounds)",
+            "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4]))")
+    }
+
+    func parkedMemory() async throws {
+        let count = options.parked
+        let tokens = try await register("parked", count: count)
+        let cursors = try await mapConcurrently(tokens) { try await self.cursor($0) }
+        let before = serverRSS()
+        let polls = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (token, cursor) in zip(tokens, cursors) {
+                    group.addTask { _ = try await self.call("GET", "/v1/events?cursor=\(cursor)&timeout=50", token: token) }
+                }
+                try await group.waitForAll()
+            }
+        }
+        try await waitUntil { (try? await self.parkedPolls()) ?? 0 >= count }
+        let after = serverRSS()
+        polls.cancel()
+        _ = try? await polls.value
+        let per = Double(after - before) * 1024 / Double(count)
+        row(
+            "server RSS with \(count) parked polls",
+            "\(after / 1024) MiB (\(before / 1024) MiB before: \(String(format: "%.1f", per / 1024)) KiB per parked poll)")
+    }
+
+    func parkedPolls() async throws -> Int {
+        let text = String(decoding: try await call("GET", "/metrics").body, as: UTF8.self)
+        let line = text.split(separator: "\n").first { $0.hasPrefix("switchboard_parked_polls ") }
+        return Int(line?.split(separator: " ").last ?? "0") ?? 0
+    }
+
+    // MARK: Concurrency helpers
+
+    func forEachConcurrently(_ items: [String], _ body: @escaping @Sendable (String) async throws -> Void) async throws {
+        _ = try await mapConcurrently(items) { try await body($0) }
+    }
+
+    func mapConcurrently<T: Sendable>(_ items: [String], _ body: @escaping @Sendable (String) async throws -> T)
+        async throws -> [T]
+    {
+        try await withThrowingTaskGroup(of: (Int, T).self) { group in
+            var results = [T?](repeating: nil, count: items.count)
+            var next = 0
+            for _ in 0..<min(128, items.count) {
+                let index = next
+                next += 1
+                group.addTask { (index, try await body(items[index])) }
+            }
+            while let (index, value) = try await group.next() {
+                results[index] = value
+                if next < items.count {
+                    let index = next
+                    next += 1
+                    group.addTask { (index, try await body(items[index])) }
+                }
+            }
+            return results.compactMap { $0 }
+        }
+    }
+
+    func waitUntil(_ condition: @escaping @Sendable () async -> Bool) async throws {
+        for _ in 0..<1200 {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BenchError("timed out waiting for a condition")
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A value behind a lock, shareable between tasks.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { mutex.withLock { body(&$0) } }
+}

@@ -1,0 +1,113 @@
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// What the server tracks of one TCP connection, from MHD's "started" notification to
+/// its "closed" one. Shared by MHD's thread for the connection, the request tasks, the
+/// header-timeout reaper and `shutdown`.
+///
+/// `@unchecked Sendable`: `handle` is only used to resume the connection, and only by
+/// whoever wins the `transition` out of `suspended` (MHD keeps a suspended connection
+/// alive); everything else is immutable or atomic.
+final class ConnectionState: @unchecked Sendable {
+    /// MHD's connection; valid until the closed notification.
+    let handle: OpaquePointer
+    let fd: Int32
+    let remoteAddress: String
+    /// When the current request's headers must be complete (monotonic nanoseconds), or 0
+    /// while no header block is awaited (a request is being served).
+    let headerDeadline: Atomic<Int64>
+    /// `generation << 3 | Phase`: which request of this connection is being answered and
+    /// how far. The generation keeps a late task of an abandoned request from touching a
+    /// later one.
+    private let phase = Atomic<Int>(0)
+
+    /// Where the request being answered is. Its task runs first on MHD's thread
+    /// (`running`); if it finishes there (`finishedInline`) the response is queued at once,
+    /// otherwise the connection is `suspended` until the task resumes it (`active`) or
+    /// `shutdown` takes it over (`abandoned`).
+    enum Phase: Int {
+        /// Reading a request, or sending a response.
+        case active = 0
+        /// The responder is working; its task has not yet left MHD's thread.
+        case running = 1
+        /// The task finished on MHD's thread; the response waits in the link.
+        case finishedInline = 2
+        /// Suspended while the responder works elsewhere.
+        case suspended = 3
+        /// Taken over by `shutdown`, which has it resumed and answers 503.
+        case abandoned = 4
+    }
+
+    init(handle: OpaquePointer, headerDeadline: Int64) {
+        self.handle = handle
+        self.fd = sb_mhd_connection_fd(handle)
+        self.remoteAddress = ConnectionState.describe(sb_mhd_client_address(handle))
+        self.headerDeadline = Atomic(headerDeadline)
+    }
+
+    /// Starts a new request in `running`; returns its generation. MHD's thread only.
+    func beginRequest() -> Int {
+        let generation = (phase.load(ordering: .relaxed) >> 3) + 1
+        phase.store(generation << 3 | Phase.running.rawValue, ordering: .releasing)
+        return generation
+    }
+
+    /// The phase of the current request (acquiring what the task stored before it).
+    func currentPhase() -> Phase {
+        Phase(rawValue: phase.load(ordering: .acquiring) & 7) ?? .active
+    }
+
+    /// Moves request `generation` from one phase to another; true for exactly one of the
+    /// parties racing for the same move (MHD's thread, the task, `shutdown`).
+    func transition(generation: Int, from: Phase, to: Phase) -> Bool {
+        phase.compareExchange(
+            expected: generation << 3 | from.rawValue, desired: generation << 3 | to.rawValue,
+            ordering: .acquiringAndReleasing
+        ).exchanged
+    }
+
+    /// For `shutdown`: takes over the request being answered, if its responder is still
+    /// at work. Returns true if the connection is suspended, and the caller must resume
+    /// it; a request still `running` on MHD's thread resumes itself when it finds it
+    /// cannot suspend.
+    func abandonRequest() -> Bool {
+        while true {
+            let current = phase.load(ordering: .acquiring)
+            let generation = current >> 3
+            switch Phase(rawValue: current & 7) {
+            case .suspended:
+                if transition(generation: generation, from: .suspended, to: .abandoned) { return true }
+            case .running:
+                if transition(generation: generation, from: .running, to: .abandoned) { return false }
+            default:
+                return false
+            }
+        }
+    }
+
+    /// Renders a peer address as text (`127.0.0.1`, `::1`); done once per connection.
+    private static func describe(_ address: UnsafePointer<sockaddr>?) -> String {
+        guard let address else { return "" }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let family = Int32(address.pointee.sa_family)
+        let ok: Bool
+        switch family {
+        case AF_INET:
+            ok = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                var addr = v4.pointee.sin_addr
+                return inet_ntop(AF_INET, &addr, &buffer, socklen_t(buffer.count)) != nil
+            }
+        case AF_INET6:
+            ok = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                var addr = v6.pointee.sin6_addr
+                return inet_ntop(AF_INET6, &addr, &buffer, socklen_t(buffer.count)) != nil
+            }
+        default:
+            ok = false
+        }
+        guard ok else { return "" }
+        let length = buffer.firstIndex(of: 0) ?? buffer.count
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

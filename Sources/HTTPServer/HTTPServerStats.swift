@@ -1,0 +1,60 @@
+import Synchronization
+
+/// A snapshot of an `HTTPServer`'s counters and gauges, e.g. for `/metrics`.
+///
+/// Gauges say what is true now; counters only grow from the server's start.
+public struct HTTPServerStats: Sendable, Equatable {
+    /// Gauge: TCP connections open now, parked ones included.
+    public var openConnections: Int
+    /// Gauge: requests inside `Request.parked` now (long-polls waiting for something).
+    public var parkedRequests: Int
+    /// Gauge: requests handed to the responder whose response has not been sent yet.
+    public var inFlightRequests: Int
+    /// Counter: requests handed to the responder.
+    public var requestsTotal: Int
+    /// Counter: requests answered 413 because their body passed the limit.
+    public var rejectedBodyTooLarge: Int
+    /// Counter: connections closed because their request headers did not arrive in time.
+    public var headerTimeouts: Int
+    /// Counter: clients that hung up while their request was parked.
+    public var clientHangups: Int
+
+    public init(
+        openConnections: Int = 0, parkedRequests: Int = 0, inFlightRequests: Int = 0,
+        requestsTotal: Int = 0, rejectedBodyTooLarge: Int = 0, headerTimeouts: Int = 0,
+        clientHangups: Int = 0
+    ) {
+        self.openConnections = openConnections
+        self.parkedRequests = parkedRequests
+        self.inFlightRequests = inFlightRequests
+        self.requestsTotal = requestsTotal
+        self.rejectedBodyTooLarge = rejectedBodyTooLarge
+        self.headerTimeouts = headerTimeouts
+        self.clientHangups = clientHangups
+    }
+}
+
+/// The live values behind `HTTPServerStats`, updated lock-free from MHD's threads.
+final class ServerCounters: Sendable {
+    let openConnections = Atomic<Int>(0)
+    let parkedRequests = Atomic<Int>(0)
+    let inFlightRequests = Atomic<Int>(0)
+    let requestsTotal = Atomic<Int>(0)
+    let rejectedBodyTooLarge = Atomic<Int>(0)
+    let headerTimeouts = Atomic<Int>(0)
+    let clientHangups = Atomic<Int>(0)
+    /// Requests whose connection is suspended in MHD while the responder works; MHD
+    /// must not be stopped while any remain.
+    let suspendedRequests = Atomic<Int>(0)
+
+    var snapshot: HTTPServerStats {
+        HTTPServerStats(
+            openConnections: openConnections.load(ordering: .relaxed),
+            parkedRequests: parkedRequests.load(ordering: .relaxed),
+            inFlightRequests: inFlightRequests.load(ordering: .relaxed),
+            requestsTotal: requestsTotal.load(ordering: .relaxed),
+            rejectedBodyTooLarge: rejectedBodyTooLarge.load(ordering: .relaxed),
+            headerTimeouts: headerTimeouts.load(ordering: .relaxed),
+            clientHangups: clientHangups.load(ordering: .relaxed))
+    }
+}

@@ -1,0 +1,127 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// Watches the sockets of parked requests for hang-ups, and cancels a request's task
+/// when its client goes away (MHD does not look at suspended connections at all).
+///
+/// One thread waits in `epoll_wait` for `EPOLLRDHUP` (not `EPOLLIN`: a pipelined next
+/// request is not a hang-up). Events carry a token rather than the descriptor, so a
+/// descriptor reused after a close cannot be mistaken for the parked one.
+final class HangupWatcher: Sendable {
+    private struct State {
+        var parked: [UInt64: ConnectionLink] = [:]
+        var nextToken: UInt64 = 1
+        var cancellingAll = false
+    }
+
+    private let state = Mutex(State())
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let counters: ServerCounters
+    private let log: @Sendable (String) -> Void
+    private let started = Atomic<Bool>(false)
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private static let wakeToken: UInt64 = 0
+
+    init(counters: ServerCounters, log: @escaping @Sendable (String) -> Void) {
+        self.counters = counters
+        self.log = log
+        epollFD = sb_epoll_create()
+        wakeFD = sb_eventfd_create()
+    }
+
+    deinit {
+        if epollFD >= 0 { close(epollFD) }
+        if wakeFD >= 0 { close(wakeFD) }
+    }
+
+    /// Starts the watching thread.
+    func start() throws(HTTPServerError) {
+        guard epollFD >= 0, wakeFD >= 0,
+              sb_epoll_watch_readable(epollFD, wakeFD, HangupWatcher.wakeToken) == 0
+        else {
+            throw HTTPServerError(
+                code: .startFailed,
+                message: "cannot create the hang-up watcher: \(String(cString: strerror(errno)))")
+        }
+        started.store(true, ordering: .releasing)
+        let thread = Thread { [self] in run() }
+        thread.name = "http-hangups"
+        thread.stackSize = 256 * 1024
+        thread.start()
+    }
+
+    /// Stops the thread and waits for it to end.
+    func stop() {
+        guard started.load(ordering: .acquiring),
+              !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, MemoryLayout<UInt64>.size)
+        finished.wait()
+    }
+
+    /// Starts watching the request's socket (nested calls only count).
+    func enter(_ link: ConnectionLink) {
+        state.withLock { state in
+            link.parkDepth += 1
+            guard link.parkDepth == 1 else { return }
+            let token = state.nextToken
+            state.nextToken += 1
+            state.parked[token] = link
+            link.parkToken = token
+            counters.parkedRequests.add(1, ordering: .relaxed)
+            if sb_epoll_watch_hangup(epollFD, link.connection.fd, token) != 0 {
+                log("cannot watch a parked connection for hang-ups: \(String(cString: strerror(errno)))")
+            }
+            if state.cancellingAll { link.cancelTask() }
+        }
+    }
+
+    /// Stops watching the request's socket when its outermost parked region ends.
+    func exit(_ link: ConnectionLink) {
+        state.withLock { state in
+            link.parkDepth -= 1
+            guard link.parkDepth == 0 else { return }
+            state.parked[link.parkToken] = nil
+            link.parkToken = 0
+            counters.parkedRequests.subtract(1, ordering: .relaxed)
+            _ = sb_epoll_forget(epollFD, link.connection.fd)
+        }
+    }
+
+    /// Cancels every parked request, and every request that parks from now on.
+    func cancelAll() {
+        state.withLock { state in
+            state.cancellingAll = true
+            for link in state.parked.values { link.cancelTask() }
+        }
+    }
+
+    private func run() {
+        var tokens = [UInt64](repeating: 0, count: 64)
+        while !stopped.load(ordering: .acquiring) {
+            let count = tokens.withUnsafeMutableBufferPointer { buffer in
+                sb_epoll_wait_tokens(epollFD, buffer.baseAddress, Int32(buffer.count), -1)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                log("hang-up watcher stopped: epoll_wait: \(String(cString: strerror(errno)))")
+                break
+            }
+            for token in tokens.prefix(Int(count)) where token != HangupWatcher.wakeToken {
+                hungUp(token)
+            }
+        }
+        finished.signal()
+    }
+
+    private func hungUp(_ token: UInt64) {
+        state.withLock { state in
+            guard let link = state.parked[token] else { return }
+            counters.clientHangups.add(1, ordering: .relaxed)
+            link.cancelTask()
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import CMicroHTTPD
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Owns one running `MHD_Daemon`: started in `init`, stopped once by `stop()` (or by
+/// `deinit` as a last resort).
+///
+/// While the daemon runs, MHD's callbacks hold the `ServerCore` through a retained
+/// pointer, released after `MHD_stop_daemon` returns (no callback can run after that).
+final class MHDDaemon: Sendable {
+    private struct State {
+        /// nil once stopped.
+        var daemon: DaemonPointer?
+        /// The listening socket once MHD gave it back (`MHD_quiesce_daemon`): ours to close
+        /// after the daemon has stopped.
+        var quiescedFD: Int32 = -1
+    }
+
+    private let state: Mutex<State>
+    private let core: Unmanaged<ServerCore>
+    /// The port bound (the real one when 0 was asked for).
+    let port: Int
+
+    init(core: ServerCore, listener: ListenSocket) throws(HTTPServerError) {
+        let configuration = core.configuration
+        let threads = configuration.threads > 0
+            ? configuration.threads : ProcessInfo.processInfo.activeProcessorCount
+        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            | MHD_USE_ERROR_LOG.rawValue
+        if listener.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+
+        let retained = Unmanaged.passRetained(core)
+        var settings = sb_mhd_settings(
+            flags: UInt32(flags),
+            listen_fd: listener.fd,
+            thread_pool_size: UInt32(clamping: threads),
+            connection_limit: UInt32(clamping: max(configuration.connectionLimit, 1)),
+            connection_timeout: UInt32(clamping: max(configuration.idleTimeout, 0)),
+            connection_memory: max(configuration.connectionMemory, 4096),
+            access_handler: mhdAccessHandler,
+            request_completed: mhdRequestCompleted,
+            notify_connection: mhdNotifyConnection,
+            logger: mhdLog,
+            cls: retained.toOpaque())
+        guard let daemon = sb_mhd_start(&settings) else {
+            retained.release()
+            close(listener.fd)
+            throw HTTPServerError(
+                code: .startFailed,
+                message: "cannot serve HTTP on \(listener.displayAddress): the HTTP library "
+                    + "refused to start (see the messages logged before this one)")
+        }
+        self.core = retained
+        self.state = Mutex(State(daemon: DaemonPointer(pointer: daemon)))
+        let reported = Int(sb_mhd_bind_port(daemon))
+        self.port = reported != 0 ? reported : listener.boundPort
+    }
+
+    deinit {
+        // Only reached if `stop()` was never called: stop without the graceful steps.
+        let daemon = state.withLock { $0.daemon }
+        if let daemon {
+            MHD_stop_daemon(daemon.pointer)
+            core.release()
+        }
+    }
+
+    /// Stops accepting connections; those already open continue.
+    func stopAccepting() {
+        state.withLock { state in
+            guard let daemon = state.daemon, state.quiescedFD < 0 else { return }
+            state.quiescedFD = MHD_quiesce_daemon(daemon.pointer)
+        }
+    }
+
+    /// Stops MHD (closing every connection) and frees the port. Blocks while MHD joins its
+    /// threads, so it runs on a thread of its own rather than the cooperative pool.
+    func stop() async {
+        let taken = state.withLock { state -> (DaemonPointer?, Int32) in
+            defer {
+                state.daemon = nil
+                state.quiescedFD = -1
+            }
+            return (state.daemon, state.quiescedFD)
+        }
+        guard let daemon = taken.0 else { return }
+        let listenFD = taken.1
+        let core = self.core
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                MHD_stop_daemon(daemon.pointer)
+                if listenFD >= 0 { close(listenFD) }
+                core.release()
+                continuation.resume()
+            }
+            thread.start()
+        }
+    }
+}
+
+/// A `struct MHD_Daemon *`.
+/// `@unchecked Sendable`: it is only used under `MHDDaemon`'s mutex, or by the one thread
+/// that stops the daemon after taking the pointer out from under it.
+private struct DaemonPointer: @unchecked Sendable {
+    let pointer: OpaquePointer
+}

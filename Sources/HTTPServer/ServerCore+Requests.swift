@@ -1,0 +1,248 @@
+import CMicroHTTPD
+import Foundation
+
+/// The request pipeline, run on MHD's thread for each connection. Once a request is read
+/// a task asks the responder, starting on MHD's thread. If it answers without waiting,
+/// the response is queued at once. Otherwise the connection is suspended; when the task
+/// is done it stores the response and resumes the connection, and MHD calls the access
+/// handler again, which queues the response (the thread-safe way: `MHD_queue_response`
+/// belongs to MHD's own thread). Responses are never queued on the first call except for
+/// early rejections: MHD would close the keep-alive connection.
+extension ServerCore {
+    /// How much of a body past its limit is read (and dropped) so that a 413 can be sent
+    /// at the end; a client sending more is cut off.
+    static let discardAllowance = 16 << 20
+
+    func connectionOpened(_ handle: OpaquePointer) -> ConnectionState {
+        let state = ConnectionState(handle: handle, headerDeadline: connections.nextHeaderDeadline())
+        connections.add(state)
+        return state
+    }
+
+    func connectionClosed(_ state: ConnectionState) {
+        connections.remove(state)
+    }
+
+    /// First call: the headers are in. Chooses the body limit, or rejects at once.
+    func headersReceived(
+        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let state = connectionState(of: connection) else { return .NO }
+        state.headerDeadline.store(0, ordering: .relaxed)
+        if shuttingDown.load(ordering: .relaxed) {
+            return queue(shuttingDownResponse(), on: connection)
+        }
+        let head = RequestHead(
+            method: HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET"),
+            path: url.map { String(cString: $0) } ?? "/",
+            headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND)))
+        let limit = max(responder.bodyLimit(for: head) ?? configuration.maxBodyBytes, 0)
+        let declared = declaredBodyLength(connection)
+        if let declared, declared > limit {
+            // Before any of the body is read; MHD closes the connection after this.
+            counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
+            return queue(tooLargeResponse(limit: limit), on: connection)
+        }
+        let link = ConnectionLink(
+            watcher: watcher, connection: state, head: head, bodyLimit: limit,
+            expectedBodyBytes: declared ?? 0)
+        context.pointee = Unmanaged.passRetained(link).toOpaque()
+        return .YES
+    }
+
+    /// A piece of the body. Past the limit (a chunked body has no declared length) the
+    /// rest is dropped and a 413 sent once the body ends.
+    func bodyReceived(
+        link: ConnectionLink, data: UnsafeRawPointer?, size: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        let count = size.pointee
+        size.pointee = 0
+        link.bodyBytes += count
+        if link.bodyBytes > link.bodyLimit {
+            if !link.bodyTooLarge {
+                link.bodyTooLarge = true
+                link.body = Data()
+            }
+            return link.bodyBytes - link.bodyLimit > ServerCore.discardAllowance ? .NO : .YES
+        }
+        if link.body.isEmpty { link.body.reserveCapacity(max(link.expectedBodyBytes, count)) }
+        if let data { link.body.append(data.assumingMemoryBound(to: UInt8.self), count: count) }
+        return .YES
+    }
+
+    /// The request is complete: hand it to a task, and answer at once or suspend.
+    func requestReceived(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
+        if link.bodyTooLarge {
+            counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
+            return queue(tooLargeResponse(limit: link.bodyLimit), on: connection)
+        }
+        // Counted before the flag is read; `shutdown` sets the flag before it reads the
+        // count (both sequentially consistent), so no request slips past the drain.
+        counters.inFlightRequests.add(1, ordering: .sequentiallyConsistent)
+        if shuttingDown.load(ordering: .sequentiallyConsistent) {
+            requestLeftFlight()
+            return queue(shuttingDownResponse(), on: connection)
+        }
+        counters.requestsTotal.add(1, ordering: .relaxed)
+        link.dispatched = true
+        let request = Request(
+            method: link.head.method, path: link.head.path,
+            query: values(of: connection, kind: .GET_ARGUMENT_KIND),
+            headers: link.head.headers, body: link.body,
+            remoteAddress: link.connection.remoteAddress, connection: link)
+        link.body = Data()
+
+        // The task starts on this thread, so a responder that does not wait is answered
+        // here without suspending the connection (no resume, no thread hand-off).
+        let generation = link.connection.beginRequest()
+        link.generation = generation
+        let responder = self.responder
+        let task = Task.immediate {
+            let response = await responder.respond(to: request)
+            link.finish(with: response)
+        }
+        link.store(task: task)
+        if link.connection.transition(generation: generation, from: .finishedInline, to: .active) {
+            return queueTaskResponse(link: link, connection: connection)
+        }
+        // The task waits elsewhere. Suspend first: the task resumes the connection only
+        // after it sees `suspended`, and resuming an unsuspended connection is undefined
+        // behaviour in MHD.
+        counters.suspendedRequests.add(1, ordering: .relaxed)
+        MHD_suspend_connection(connection)
+        if !link.connection.transition(generation: generation, from: .running, to: .suspended) {
+            // It finished between the check and the suspension, or `shutdown` took it
+            // over: resume it ourselves; the access handler is called again and answers.
+            MHD_resume_connection(connection)
+        }
+        return .YES
+    }
+
+    /// Called again after the task resumed the connection (or `shutdown` took it over).
+    func resumed(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
+        if counters.suspendedRequests.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
+           shuttingDown.load(ordering: .sequentiallyConsistent) {
+            gaugeReachedZero.notify()
+        }
+        if link.connection.currentPhase() == .abandoned {
+            return queue(shuttingDownResponse(), on: connection)
+        }
+        return queueTaskResponse(link: link, connection: connection)
+    }
+
+    private func queueTaskResponse(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
+        guard let response = link.response else {
+            return queue(responder.errorResponse(status: 500, message: "no response"), on: connection)
+        }
+        link.response = nil
+        return queue(response, on: connection)
+    }
+
+    /// The request is over (response sent, or the connection failed): the next request's
+    /// headers are due within `headerTimeout`.
+    func requestCompleted(link: ConnectionLink?, connection: OpaquePointer?) {
+        let state = link?.connection ?? connection.flatMap(connectionState(of:))
+        state?.headerDeadline.store(connections.nextHeaderDeadline(), ordering: .relaxed)
+        if link?.dispatched == true { requestLeftFlight() }
+    }
+
+    private func requestLeftFlight() {
+        if counters.inFlightRequests.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
+           shuttingDown.load(ordering: .sequentiallyConsistent) {
+            gaugeReachedZero.notify()
+        }
+    }
+
+    // MARK: Responses
+
+    private func tooLargeResponse(limit: Int) -> Response {
+        responder.errorResponse(
+            status: 413, message: "request body too large (limit \(limit) bytes)")
+    }
+
+    private func shuttingDownResponse() -> Response {
+        var response = responder.errorResponse(status: 503, message: "server is shutting down")
+        response.headers.set("Connection", "close")
+        return response
+    }
+
+    /// Hands a response to MHD, which adds `Content-Length` and `Date` and leaves the body
+    /// out for HEAD.
+    func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+        let mhdResponse = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse else {
+            log("cannot create a response of \(response.body.count) bytes")
+            return .NO
+        }
+        defer { MHD_destroy_response(mhdResponse) }
+        for field in response.headers where !field.name.isContentLength {
+            if MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
+                log("response header '\(field.name)' dropped: not a valid header line")
+            }
+        }
+        let status = (100...999).contains(response.status) ? response.status : 500
+        return MHD_queue_response(connection, UInt32(status), mhdResponse)
+    }
+
+    // MARK: Request values
+
+    /// Headers or query arguments in the order they came, as MHD parsed (and for query
+    /// arguments percent-decoded) them.
+    private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        withUnsafeMutablePointer(to: &fields) { pointer in
+            _ = MHD_get_connection_values_n(connection, kind, collectValue, pointer)
+        }
+        return fields
+    }
+
+    private func declaredBodyLength(_ connection: OpaquePointer) -> Int? {
+        guard var digit = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
+        else { return nil }
+        // MHD has checked the value; this only reads its digits, saturating.
+        var length = 0
+        while (0x30...0x39).contains(digit.pointee) {
+            let (product, overflowed) = length.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = product.addingReportingOverflow(Int(digit.pointee - 0x30))
+            if overflowed || carried { return Int.max }
+            length = sum
+            digit += 1
+        }
+        return length
+    }
+}
+
+/// Appends one key/value pair to the array `cls` points to.
+private func collectValue(
+    cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind,
+    key: UnsafePointer<CChar>?, keySize: Int, value: UnsafePointer<CChar>?, valueSize: Int
+) -> MHD_Result {
+    guard let cls else { return .NO }
+    let fields = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
+    var valueCount = valueSize
+    if kind == .HEADER_KIND, let value {
+        // MHD drops the whitespace before a header value but keeps the one after it.
+        while valueCount > 0, value[valueCount - 1] == 0x20 || value[valueCount - 1] == 0x09 {
+            valueCount -= 1
+        }
+    }
+    fields.pointee.append((name: text(key, keySize), value: text(value, valueCount)))
+    return .YES
+}
+
+private func text(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {
+    guard let pointer, count > 0 else { return "" }
+    return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+}
+
+extension String {
+    /// `Content-Length`, in any case: MHD computes it, and refuses a second one.
+    fileprivate var isContentLength: Bool {
+        utf8.count == 14 && lowercased() == "content-length"
+    }
+}

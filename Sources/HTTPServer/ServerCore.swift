@@ -1,0 +1,102 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// The state shared by MHD's callbacks, the request tasks and `HTTPServer`: one per
+/// server. MHD's callbacks reach it through their closure pointer.
+final class ServerCore: Sendable {
+    let configuration: HTTPServerConfiguration
+    let responder: any HTTPResponder
+    let counters = ServerCounters()
+    let connections: ConnectionRegistry
+    let watcher: HangupWatcher
+    /// Set once `shutdown` begins: new requests get 503, new parks are cancelled.
+    let shuttingDown = Atomic<Bool>(false)
+    /// Notified when a gauge `shutdown` waits on reaches zero.
+    let gaugeReachedZero = ConditionSignal()
+
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+        self.configuration = configuration
+        self.responder = responder
+        self.connections = ConnectionRegistry(
+            headerTimeout: configuration.headerTimeout, counters: counters)
+        self.watcher = HangupWatcher(counters: counters, log: configuration.errorLog)
+    }
+
+    func log(_ message: String) { configuration.errorLog(message) }
+
+    /// Binds, and starts MHD, the hang-up watcher and the header reaper.
+    func start() throws(HTTPServerError) -> MHDDaemon {
+        raiseOpenFileLimit()
+        let listener = try ListenSocket.open(
+            host: configuration.host, port: configuration.port)
+        do {
+            try watcher.start()
+        } catch {
+            close(listener.fd)
+            throw error
+        }
+        let daemon: MHDDaemon
+        do {
+            daemon = try MHDDaemon(core: self, listener: listener)
+        } catch {
+            watcher.stop()
+            throw error
+        }
+        connections.startReaper()
+        return daemon
+    }
+
+    /// Graceful stop; see `HTTPServer.shutdown()`.
+    func shutdown(_ daemon: MHDDaemon) async {
+        // Sequentially consistent, paired with `dispatch`: either a request sees the
+        // flag and answers 503, or this sees it counted in flight and waits for it.
+        shuttingDown.store(true, ordering: .sequentiallyConsistent)
+        daemon.stopAccepting()
+        watcher.cancelAll()
+
+        let counters = self.counters
+        let drained = await gaugeReachedZero.wait(
+            until: { counters.inFlightRequests.load(ordering: .sequentiallyConsistent) == 0 },
+            timeout: .seconds(max(configuration.shutdownGrace, 0)))
+        if !drained {
+            log("shutdown: \(counters.inFlightRequests.load(ordering: .relaxed)) requests "
+                + "still unanswered after \(configuration.shutdownGrace) s; closing them")
+        }
+
+        // MHD must not be stopped with suspended connections: take over the requests
+        // whose responder is still at work, and answer them 503 ourselves.
+        for connection in connections.abandonUnansweredRequests() {
+            MHD_resume_connection(connection.handle)
+        }
+        let resumed = await gaugeReachedZero.wait(
+            until: { counters.suspendedRequests.load(ordering: .sequentiallyConsistent) == 0 },
+            timeout: .seconds(5))
+        if !resumed { log("shutdown: suspended connections did not resume; stopping anyway") }
+
+        await daemon.stop()
+        watcher.stop()
+        connections.stopReaper()
+    }
+
+    /// Lifts the soft limit on open files to the hard one: each connection is a file, and
+    /// the usual soft limit (1,024) is far below `connectionLimit`.
+    private func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_RESOURCE, &limit) == 0 else { return }
+        if limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = min(limit.rlim_max, 1 << 20)
+            if setrlimit(RLIMIT_NOFILE_RESOURCE, &limit) != 0 {
+                log("cannot raise the open-file limit: \(String(cString: strerror(errno)))")
+            }
+        }
+        let needed = rlim_t(configuration.connectionLimit + 64)
+        if limit.rlim_cur < needed {
+            log("open-file limit \(limit.rlim_cur) is below the \(needed) that connectionLimit "
+                + "\(configuration.connectionLimit) needs; raise it (ulimit -n) or connections "
+                + "will be refused before the limit")
+        }
+    }
+}
+
+private let RLIMIT_NOFILE_RESOURCE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)

@@ -1,1 +1,0 @@
-// YAMLCoding: see ARCHITECTURE.md.

@@ -1,0 +1,69 @@
+import Foundation
+import IMProtocol
+import IMServer
+import Logging
+
+/// `switchboard serve`: the IM server alone.
+struct ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "run the IM server (no bots)"
+    static let help = """
+        usage: switchboard serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--log-level LEVEL]
+
+        Runs the IM server until SIGINT or SIGTERM, then stops gracefully: parked polls are
+        answered and requests in flight finish.
+
+        options:
+          --config FILE      configuration file (default: config.yaml if present); its
+                             server: section gives the defaults for the flags below
+          --listen HOST:PORT address to listen on (default 127.0.0.1:8080)
+          --data DIR         folder for the database (default ./data)
+          --log-level LEVEL  trace, debug (one line per request), info, notice, warning, error
+
+        exit codes: 0 stopped cleanly, 1 failure, 2 bad flag, unusable data folder or busy port
+        """
+    static let options: Set<String> = ["config", "listen", "data", "log-level"]
+    static let flags: Set<String> = []
+
+    var configPath: String?
+    var listen: ListenAddress?
+    var data: String?
+    var logLevel: String?
+
+    init(arguments: Arguments) throws {
+        configPath = arguments[option: "config"]
+        if let text = arguments[option: "listen"] {
+            guard let address = ListenAddress(text) else {
+                throw UsageError(message: "--listen '\(text)' is not HOST:PORT (e.g. 127.0.0.1:8080)")
+            }
+            listen = address
+        }
+        data = arguments[option: "data"]
+        logLevel = arguments[option: "log-level"]
+        guard arguments.positionals.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'")
+        }
+    }
+
+    func run() async throws -> Int32 {
+        let (file, _) = try ConfigFile.load(configPath)
+        var section = file.server ?? ServerFileConfig()
+        if let listen { section.listen = listen }
+        if let data { section.data = data }
+        let configuration: ServerConfiguration
+        do {
+            configuration = try section.configuration()
+        } catch let error as ServerFileConfig.Invalid {
+            throw ConfigurationError(error.description)
+        }
+        let logger = Logger(label: "server", level: try file.level(override: logLevel))
+        let app: IMServerApp
+        do {
+            app = try IMServerApp(configuration: configuration, logger: logger)
+            try await app.run()
+        } catch let error as ServerStartError {
+            throw ConfigurationError(error.message)
+        }
+        return ExitCode.ok
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import IMBots
+import IMServer
+import Logging
+import YAMLCoding
+
+/// `config.yaml`: the embedded server, the bot runner, and logging.
+struct ConfigFile: Decodable {
+    var server: ServerFileConfig?
+    var runner: RunnerFileConfig?
+    /// trace, debug, info, notice, warning or error.
+    var logLevel: String?
+
+    enum CodingKeys: String, CodingKey {
+        case server, runner
+        case logLevel = "log_level"
+    }
+
+    /// The default file name, looked for in the working directory.
+    static let defaultPath = "config.yaml"
+
+    /// Reads and checks a config file. A missing file is an error when `required`, and
+    /// an empty configuration otherwise.
+    static func load(_ path: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> (ConfigFile, directory: String)
+    {
+        let file = path ?? defaultPath
+        guard FileManager.default.fileExists(atPath: file) else {
+            if path != nil { throw ConfigurationError("\(file): no such file") }
+            return (ConfigFile(), ".")
+        }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ConfigurationError("\(file): cannot be read")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        do {
+            let config = try YAMLDecoder(interpolation: .environment(environment)).decode(
+                ConfigFile.self, from: text, file: file)
+            return (config, (file as NSString).deletingLastPathComponent.isEmpty ? "." : (file as NSString).deletingLastPathComponent)
+        } catch {
+            throw ConfigurationError(error.description)
+        }
+    }
+
+    init() {}
+
+    /// The log level, checked.
+    func level(override: String?) throws -> LogLevel {
+        let name = override ?? logLevel ?? "info"
+        guard let level = LogLevel(name: name) else {
+            throw ConfigurationError("log level '\(name)' is not one of \(LogLevel.allCases.map(\.description).joined(separator: ", "))")
+        }
+        return level
+    }
+}

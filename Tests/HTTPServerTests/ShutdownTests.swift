@@ -1,0 +1,125 @@
+import Foundation
+import HTTPServer
+import Testing
+
+@Suite struct ShutdownTests {
+    @Test func shutdownAnswersParkedDrainsInFlightRefusesNewAndFreesThePort() async throws {
+        let pollGate = Gate()
+        let pollEvents = EventLog<ParkEvent>()
+        let longPoll = longPollResponder(gate: pollGate, events: pollEvents)
+        let slowGate = Gate()
+        let slowEntered = EventLog<Bool>()
+        let responder = TestResponder { request in
+            switch request.path {
+            case "/events":
+                return await longPoll.respond(to: request)
+            case "/slow":
+                slowEntered.record(true)
+                // Not parked: shutdown lets it finish rather than cancel it.
+                return .text(await slowGate.wait() ? "slow done" : "slow cancelled")
+            default:
+                return .text("fast")
+            }
+        }
+        let server = HTTPServer(configuration: testConfiguration(), responder: responder)
+        try server.start()
+        let port = server.port
+
+        let idle = try RawHTTPClient(port: port)
+        try idle.send(get("/"))
+        #expect(try await idle.response().text == "fast")
+        let poller = try RawHTTPClient(port: port)
+        try poller.send(get("/events"))
+        #expect(await pollEvents.next() == [.parked])
+        let slow = try RawHTTPClient(port: port)
+        try slow.send(get("/slow"))
+        _ = await slowEntered.next()
+
+        let stopping = Task { await server.shutdown() }
+
+        // Parked waits are cancelled first, and answered at once.
+        #expect(try await poller.response().text == "cancelled")
+        // A request arriving now on an open connection is refused.
+        try idle.send(get("/"))
+        let refused = try await idle.response()
+        #expect(refused.status == 503)
+        #expect(refused.header("Content-Type") == "application/json")
+        // The in-flight handler finishes within the grace period and its answer is sent.
+        slowGate.open()
+        #expect(try await slow.response().text == "slow done")
+
+        await stopping.value
+        await server.shutdown()  // idempotent
+        #expect(server.stats.inFlightRequests == 0)
+
+        // The port is free again.
+        let successor = HTTPServer(
+            configuration: {
+                var configuration = testConfiguration()
+                configuration.port = port
+                return configuration
+            }(),
+            responder: responder)
+        try successor.start()
+        #expect(successor.port == port)
+        await successor.shutdown()
+    }
+
+    @Test func handlerStillRunningAfterTheGraceGets503AndShutdownCompletes() async throws {
+        let entered = EventLog<Bool>()
+        let gate = Gate()
+        let responder = TestResponder { _ in
+            entered.record(true)
+            _ = await gate.wait()
+            return .text("too late")
+        }
+        let server = HTTPServer(
+            configuration: testConfiguration(shutdownGrace: 0), responder: responder)
+        try server.start()
+        let client = try RawHTTPClient(port: server.port)
+        try client.send(get("/"))
+        _ = await entered.next()
+
+        await server.shutdown()
+        let response = try await client.response()
+        #expect(response.status == 503)
+        gate.open()  // the late handler's answer goes nowhere, harmlessly
+    }
+
+    @Test func secondServerOnABoundPortFailsWithAddressInUse() async throws {
+        let responder = TestResponder { _ in .text("") }
+        try await withServer(responder: responder) { server in
+            var configuration = testConfiguration()
+            configuration.port = server.port
+            let second = HTTPServer(configuration: configuration, responder: responder)
+            let error = #expect(throws: HTTPServerError.self) { try second.start() }
+            #expect(error?.code == .addressInUse)
+            #expect(error?.message.contains("127.0.0.1:\(server.port)") == true)
+        }
+    }
+
+    @Test func unusableAddressFailsWithCannotBind() async throws {
+        var configuration = testConfiguration()
+        configuration.host = "192.0.2.1"  // TEST-NET-1: never a local address
+        let server = HTTPServer(configuration: configuration, responder: TestResponder { _ in .text("") })
+        let error = #expect(throws: HTTPServerError.self) { try server.start() }
+        #expect(error?.code == .cannotBind)
+        #expect(error?.message.contains("192.0.2.1:0") == true)
+    }
+
+    @Test func runServesUntilItsTaskIsCancelled() async throws {
+        let server = HTTPServer(configuration: testConfiguration(), responder: TestResponder { _ in .text("up") })
+        let running = Task { try await server.run() }
+        // `run` starts the server; `start` again is a no-op that waits for nothing.
+        try server.start()
+        let client = try RawHTTPClient(port: server.port)
+        try client.send(get("/"))
+        #expect(try await client.response().text == "up")
+
+        running.cancel()
+        try await running.value
+        // Stopped: the server closed the connection.
+        _ = try await client.untilClosed()
+        #expect(throws: HTTPServerError.self) { try server.start() }
+    }
+}

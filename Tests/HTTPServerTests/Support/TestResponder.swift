@@ -1,0 +1,92 @@
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// A responder made of closures, with an error format of its own so tests can tell
+/// the server used it.
+struct TestResponder: HTTPResponder {
+    var handler: @Sendable (Request) async -> Response
+    var limits: @Sendable (RequestHead) -> Int? = { _ in nil }
+
+    func respond(to request: Request) async -> Response { await handler(request) }
+
+    func bodyLimit(for head: RequestHead) -> Int? { limits(head) }
+
+    func errorResponse(status: Int, message: String) -> Response {
+        Response(status: status, headers: ["Content-Type": "application/json"],
+                 body: Data("{\"error\":\"\(message)\"}".utf8))
+    }
+}
+
+extension Response {
+    static func text(_ text: String, status: Int = 200) -> Response {
+        Response(status: status, headers: ["Content-Type": "text/plain"], body: Data(text.utf8))
+    }
+}
+
+/// A gate handlers wait at until a test opens it. `wait()` returns false if the waiting
+/// task is cancelled first (how a parked request learns of a hang-up or a shutdown).
+final class Gate: Sendable {
+    private struct State {
+        var open = false
+        var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        var cancelled: Set<UInt64> = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.open = true
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
+    func wait() async -> Bool {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let immediate: Bool? = state.withLock { state in
+                    if state.open { return true }
+                    if state.cancelled.remove(id) != nil { return false }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                if let waiter = state.waiters.removeValue(forKey: id) { return Optional(waiter) }
+                state.cancelled.insert(id)
+                return nil
+            }
+            waiter?.resume(returning: false)
+        }
+    }
+}
+
+/// Events handlers report to the test, in order.
+final class EventLog<Event: Sendable>: Sendable {
+    let stream: AsyncStream<Event>
+    private let continuation: AsyncStream<Event>.Continuation
+
+    init() { (stream, continuation) = AsyncStream.makeStream() }
+
+    func record(_ event: Event) { continuation.yield(event) }
+
+    /// The next `count` events.
+    func next(_ count: Int = 1) async -> [Event] {
+        var events: [Event] = []
+        for await event in stream {
+            events.append(event)
+            if events.count == count { break }
+        }
+        return events
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import IMStore
+import Testing
+
+@Suite struct GroupCommitTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aThrowingJobIsUndoneAloneWhileTheRestOfItsBatchCommits() async throws {
+        // Counts batches: each job notes how many batches committed before its own.
+        let batches = Shared(0)
+        let batchOfJob = Shared([Int: Int]())
+        let afterCommitRan = Shared(Set<Int>())
+        try await withDatabase(beforeCommit: { _ in batches.update { $0 += 1 } }) { database in
+            let hold = WriterHold()
+            let holding = Task { try await database.write { _ in hold.hold() } }
+            await hold.waitUntilHeld()
+
+            let count = 200
+            let arrivals = Arrivals()
+            let results = Task {
+                await withTaskGroup(of: (Int, Result<Void, any Error>).self) { group in
+                    for index in 0..<count {
+                        group.addTask {
+                            arrivals.arrive()
+                            let result = await outcome {
+                                try await database.write { context in
+                                    batchOfJob.update { $0[index] = batches.value }
+                                    try context.connection.execute(
+                                        "INSERT INTO items (id, value) VALUES (?, ?)", index + 1, "job \(index)")
+                                    context.afterCommit { afterCommitRan.update { _ = $0.insert(index) } }
+                                    if index % 3 == 0 { throw Deliberate(index: index) }
+                                }
+                            }
+                            return (index, result)
+                        }
+                    }
+                    var all: [Int: Result<Void, any Error>] = [:]
+                    for await (index, result) in group { all[index] = result }
+                    return all
+                }
+            }
+            await arrivals.wait(for: count)
+            hold.release()
+            try await holding.value
+            let finished = await results.value
+
+            var succeeded = Set<Int>()
+            for index in 0..<count {
+                switch try #require(finished[index]) {
+                case .success: succeeded.insert(index)
+                case .failure(let error):
+                    #expect(error as? Deliberate == Deliberate(index: index), "job \(index) failed with \(error)")
+                }
+            }
+            #expect(succeeded == Set((0..<count).filter { $0 % 3 != 0 }))
+            let stored = try await database.allItems()
+            #expect(Set(stored.keys) == Set(succeeded.map { Int64($0 + 1) }))
+            #expect(afterCommitRan.value == succeeded)
+
+            // The hold made the jobs queue up, so failing and succeeding jobs shared batches.
+            let batchOf = batchOfJob.value
+            let failedBatches = Set((0..<count).filter { !succeeded.contains($0) }.compactMap { batchOf[$0] })
+            let succeededBatches = Set(succeeded.compactMap { batchOf[$0] })
+            #expect(!failedBatches.intersection(succeededBatches).isEmpty)
+            #expect(batches.value < count / 2)
+        }
+    }
+
+    @Test func aFailedCommitFailsTheWholeBatchAndRunsNoAfterCommitAction() async throws {
+        let failCommit = Shared(false)
+        let afterCommitRan = Shared(0)
+        try await withDatabase(beforeCommit: { _ in
+            if failCommit.value { throw Deliberate(index: -1) }
+        }) { database in
+            failCommit.update { $0 = true }
+            let error = await #expect(throws: Deliberate.self) {
+                try await database.write { context in
+                    try context.connection.execute("INSERT INTO items (value) VALUES (?)", "lost")
+                    context.afterCommit { afterCommitRan.update { $0 += 1 } }
+                }
+            }
+            #expect(error == Deliberate(index: -1))
+            #expect(afterCommitRan.value == 0)
+            #expect(try await database.allItems().isEmpty)
+
+            // The writer goes on with the next batch.
+            failCommit.update { $0 = false }
+            let id = try await database.insertItem(.text("kept"))
+            #expect(try await database.allItems() == [id: .text("kept")])
+        }
+    }
+
+    @Test func aReadAfterAWriteReturnsSeesTheWrite() async throws {
+        try await withDatabase { database in
+            for round in 0..<40 {
+                let id = try await database.insertItem(.integer(Int64(round)))
+                #expect(try await database.item(id)?.value == .integer(Int64(round)))
+                let total = try await database.read { try $0.scalar("SELECT count(*) FROM items") }
+                #expect(total == Int64(round + 1))
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func closeFinishesQueuedWritesThenRefusesNewWork() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try openDatabase(directory)
+        let hold = WriterHold()
+        let holding = Task { try await database.write { _ in hold.hold() } }
+        await hold.waitUntilHeld()
+
+        let count = 50
+        let arrivals = Arrivals()
+        var writers: [Task<Result<Int64, any Error>, Never>] = []
+        for index in 0..<count {
+            writers.append(
+                Task {
+                    arrivals.arrive()
+                    return await outcome { try await database.insertItem(.integer(Int64(index))) }
+                })
+        }
+        await arrivals.wait(for: count)
+        // Stop the database while the jobs wait behind the held writer, then let it go on.
+        let closing = Task.detached { database.close() }
+        hold.release()
+        await closing.value
+        try await holding.value
+
+        var committed: [Int64: SQLValue] = [:]
+        for (index, writer) in writers.enumerated() {
+            switch await writer.value {
+            case .success(let id): committed[id] = .integer(Int64(index))
+            case .failure(let error):
+                // Only a job that had not reached the queue yet may be refused.
+                #expect((error as? StoreError) == .closed, "write \(index) failed with \(error)")
+            }
+        }
+        #expect(!committed.isEmpty)
+
+        await #expect(throws: StoreError.closed) { try await database.insertItem(.null) }
+        await #expect(throws: StoreError.closed) { try await database.read { try $0.scalar("SELECT 1") } }
+
+        let reopened = try openDatabase(directory)
+        defer { reopened.close() }
+        #expect(try await reopened.allItems() == committed)
+    }
+}
+
+@Suite struct MigrationTests {
+    static let first = Migration(
+        version: 1, name: "log",
+        sql: "CREATE TABLE log (entry TEXT NOT NULL); INSERT INTO log (entry) VALUES ('v1');")
+    static let second = Migration(version: 2, name: "more log", sql: "INSERT INTO log (entry) VALUES ('v2');")
+
+    static func entries(_ database: SQLiteDatabase) async throws -> [String] {
+        try await database.read { try $0.rows("SELECT entry FROM log ORDER BY rowid") { $0.text(0) } }
+    }
+
+    static func userVersion(_ database: SQLiteDatabase) async throws -> Int64? {
+        try await database.read { try $0.scalar("PRAGMA user_version") }
+    }
+
+    @Test func reopeningRunsOnlyNewMigrationsAndKeepsData() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+
+        let created = try openDatabase(directory, migrations: [Self.first])
+        #expect(try await Self.entries(created) == ["v1"])
+        #expect(try await Self.userVersion(created) == 1)
+        created.close()
+
+        let reopened = try openDatabase(directory, migrations: [Self.first])
+        #expect(try await Self.entries(reopened) == ["v1"])
+        reopened.close()
+
+        // Given out of order, migrations still run by version.
+        let upgraded = try openDatabase(directory, migrations: [Self.second, Self.first])
+        #expect(try await Self.entries(upgraded) == ["v1", "v2"])
+        #expect(try await Self.userVersion(upgraded) == 2)
+        upgraded.close()
+    }
+
+    @Test func aFailingMigrationLeavesTheDatabaseAtTheLastGoodVersion() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let broken = Migration(version: 2, name: "broken", sql: "INSERT INTO log (entry) VALUES ('v2'); NOT SQL;")
+        #expect(throws: SQLiteError.self) { try openDatabase(directory, migrations: [Self.first, broken]) }
+
+        let database = try openDatabase(directory, migrations: [Self.first])
+        defer { database.close() }
+        #expect(try await Self.entries(database) == ["v1"])
+        #expect(try await Self.userVersion(database) == 1)
+    }
+
+    @Test func aDatabaseFromANewerSchemaIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let upgraded = try openDatabase(directory, migrations: [Self.first, Self.second])
+        upgraded.close()
+
+        let error = #expect(throws: StoreError.self) { try openDatabase(directory, migrations: [Self.first]) }
+        #expect(error?.kind == "incompatibleSchema")
+        #expect(error?.description.contains("2") == true)
+    }
+
+    @Test func aStoreFileWithAHigherUserVersionIsRefusedAndLeftAlone() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let connection = try SQLiteConnection(path: storePath(directory))
+            try connection.executeScript("CREATE TABLE future (x); PRAGMA user_version = 99;")
+        }
+        let error = #expect(throws: StoreError.self) { try openStore(directory) }
+        #expect(error?.kind == "incompatibleSchema")
+        #expect(error?.description.contains("99") == true)
+
+        let connection = try SQLiteConnection(path: storePath(directory), readOnly: true)
+        #expect(try connection.scalar("PRAGMA user_version") == 99)
+        #expect(try connection.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'users'") == 0)
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefusedWithSQLitesReason() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let garbage = Array("this is not a database, just some text that fills a page or so".utf8)
+        try Data(Array(repeating: garbage, count: 100).joined()).write(to: URL(fileURLWithPath: storePath(directory)))
+        let error = #expect(throws: SQLiteError.self) { try openStore(directory) }
+        #expect(error?.message.contains("not a database") == true, "\(String(describing: error))")
+    }
+
+    @Test func aReopenedStoreKeepsItsSchemaVersionEpochAndData() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try openStore(directory)
+        let alice = try await store.makeUser("alice")
+        let epoch = store.epoch
+        store.close()
+
+        let reopened = try openStore(directory)
+        defer { reopened.close() }
+        #expect(reopened.epoch == epoch)
+        #expect(try await reopened.user(named: "alice") == alice)
+        let connection = try SQLiteConnection(path: storePath(directory), readOnly: true)
+        #expect(try connection.scalar("PRAGMA user_version") == Int64(Schema.migrations.count))
+    }
+}
