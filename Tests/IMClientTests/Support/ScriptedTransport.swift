@@ -5,7 +5,7 @@ import Synchronization
 
 /// A `FakeTransport` that answers from a script in order and then parks every further
 /// request until it is cancelled, like a long-poll with nothing to say. Tests can await
-/// the arrival of the n-th request instead of sleeping.
+/// the arrival of the n-th request.
 final class ScriptedTransport: HTTPTransport {
     /// One scripted outcome.
     enum Answer: Sendable {
@@ -18,7 +18,6 @@ final class ScriptedTransport: HTTPTransport {
     private struct State {
         var answers: ArraySlice<Answer>
         var requests: [TransportRequest] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state: Mutex<State>
@@ -30,20 +29,11 @@ final class ScriptedTransport: HTTPTransport {
     /// Every request so far, oldest first.
     var requests: [TransportRequest] { state.withLock { $0.requests } }
 
-    /// Adds answers to the end of the script.
-    func append(_ answers: Answer...) {
-        state.withLock { $0.answers.append(contentsOf: answers) }
-    }
-
     func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let (answer, ready) = state.withLock { state -> (Answer, [CheckedContinuation<Void, Never>]) in
+        let answer = state.withLock { state -> Answer in
             state.requests.append(request)
-            let count = state.requests.count
-            let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
-            state.waiters.removeAll { $0.count <= count }
-            return (state.answers.popFirst() ?? .park, ready)
+            return state.answers.popFirst() ?? .park
         }
-        for continuation in ready { continuation.resume() }
         switch answer {
         case .respond(let response):
             return response
@@ -61,16 +51,7 @@ final class ScriptedTransport: HTTPTransport {
 
     /// Returns once `count` requests have arrived (fails the test after 10 s).
     func waitForRequests(_ count: Int) async throws {
-        try await withHangGuard("waiting for request #\(count)") {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = self.state.withLock { state -> Bool in
-                    if state.requests.count >= count { return true }
-                    state.waiters.append((count, continuation))
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        }
+        try await eventually("waiting for request #\(count)") { self.requests.count >= count }
     }
 }
 
