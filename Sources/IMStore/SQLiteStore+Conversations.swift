@@ -141,7 +141,9 @@ extension SQLiteStore: ConversationStore {
         let byName = try change.by.flatMap { try username($0, connection) }
         let notice = try insertMessage(
             context,
-            NewMessage(conversationID: conversationID, senderID: change.by ?? member, type: .system, text: change.notice),
+            NewMessage(
+                conversationID: conversationID, senderID: change.by ?? member, type: .system, text: change.notice,
+                requireMembership: false),
             at: now)
         try fanOut(
             context, type: change.event, conversationID: conversationID, messageID: notice.id,
@@ -184,7 +186,8 @@ extension SQLiteStore: ConversationStore {
             let info = try info(updated, connection)
             let actor = try username(by, connection) ?? "someone"
             let message = try insertMessage(
-                context, NewMessage(conversationID: conversationID, senderID: by, type: .system, text: notice), at: now)
+                context, NewMessage(
+                    conversationID: conversationID, senderID: by, type: .system, text: notice, requireMembership: false), at: now)
             try fanOut(
                 context, type: .conversationUpdated, conversationID: conversationID, messageID: message.id,
                 payload: EventPayload(by: actor, info: info), at: now)
