@@ -143,12 +143,14 @@ import Synchronization
         configuration.errorLog = { logged.append($0) }
         let server = HTTPServer(configuration: configuration, responder: responder)
         try server.start()
-        let client = try RawHTTPClient(port: server.port)
-        try client.send(get("/"))
-        _ = await entered.next()
-        client.reset()
+        // Several clients, reset while their handlers run, as a load generator that stops
+        // mid-flight does.
+        let clients = try (0..<32).map { _ in try RawHTTPClient(port: server.port) }
+        for client in clients { try client.send(get("/")) }
+        _ = await entered.next(clients.count)
+        for client in clients { client.reset() }
         gate.open()
-        _ = await finished.next()
+        _ = await finished.next(clients.count)
         // A fresh request on another connection proves MHD got past the closed one.
         let probe = try RawHTTPClient(port: server.port)
         try probe.send(get("/probe"))
