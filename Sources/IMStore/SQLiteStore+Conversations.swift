@@ -125,6 +125,17 @@ extension SQLiteStore: ConversationStore {
                 "DELETE FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
             try connection.execute(
                 "UPDATE conversations SET member_count = member_count - 1 WHERE id = ?", conversationID.rawValue)
+            // A group is never left without an owner: the longest-standing admin, else
+            // member, takes over.
+            try connection.execute(
+                """
+                UPDATE members SET role = 'owner'
+                WHERE conversation_id = ?1 AND NOT EXISTS (SELECT 1 FROM members WHERE conversation_id = ?1 AND role = 'owner')
+                    AND (SELECT kind FROM conversations WHERE id = ?1) = 'group'
+                    AND user_id = (SELECT user_id FROM members WHERE conversation_id = ?1
+                        ORDER BY role = 'admin' DESC, joined_at, user_id LIMIT 1)
+                """,
+                conversationID.rawValue)
             return true
         }
     }

@@ -59,6 +59,8 @@ public protocol ConversationStore: Sendable {
         _ conversationID: ConversationID, _ userID: UserID, role: MemberRole, change: MembershipChange
     ) async throws -> Bool
     /// Removes a member after telling everyone, the member included; false when not one.
+    /// When a group's last owner leaves, the longest-standing admin (else member) becomes
+    /// owner.
     func removeMember(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange)
         async throws -> Bool
     func members(_ conversationID: ConversationID) async throws -> [Member]

@@ -70,7 +70,7 @@ enum EventRoutes {
             cursor.position <= store.issuedPosition
         else {
             throw APIError(
-                .cursorExpired, "this cursor does not belong to this login: poll without a cursor and re-sync")
+                .cursorExpired, "this cursor is not from this account's feed on this server: poll without a cursor and re-sync")
         }
     }
 
