@@ -30,6 +30,10 @@ final class ConnectionLink: @unchecked Sendable {
     var bodyTooLarge = false
     /// The responder has been given the request.
     var dispatched = false
+    /// Counted in `suspendedRequests` and not yet uncounted: the count drops when the
+    /// access handler is called again, or when the request ends without that (the client
+    /// closed the connection while it was suspended).
+    var countedSuspended = false
     var generation = 0
 
     // MARK: Response (task → MHD's thread)

@@ -110,6 +110,7 @@ extension ServerCore {
         // after it sees `suspended`, and resuming an unsuspended connection is undefined
         // behaviour in MHD.
         counters.suspendedRequests.add(1, ordering: .relaxed)
+        link.countedSuspended = true
         MHD_suspend_connection(connection)
         if !link.connection.transition(generation: generation, from: .running, to: .suspended) {
             // It finished between the check and the suspension, or `shutdown` took it
@@ -121,10 +122,7 @@ extension ServerCore {
 
     /// Called again after the task resumed the connection (or `shutdown` took it over).
     func resumed(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
-        if counters.suspendedRequests.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
-           shuttingDown.load(ordering: .sequentiallyConsistent) {
-            gaugeReachedZero.notify()
-        }
+        leaveSuspension(link)
         if link.connection.currentPhase() == .abandoned {
             return queue(shuttingDownResponse(), on: connection)
         }
@@ -144,7 +142,20 @@ extension ServerCore {
     func requestCompleted(link: ConnectionLink?, connection: OpaquePointer?) {
         let state = link?.connection ?? connection.flatMap(connectionState(of:))
         state?.headerDeadline.store(connections.nextHeaderDeadline(), ordering: .relaxed)
+        if let link { leaveSuspension(link) }
         if link?.dispatched == true { requestLeftFlight() }
+    }
+
+    /// Uncounts a suspended request once, whichever comes first: the access handler's
+    /// next call, or the end of the request (a client that went away while suspended is
+    /// never called back).
+    private func leaveSuspension(_ link: ConnectionLink) {
+        guard link.countedSuspended else { return }
+        link.countedSuspended = false
+        if counters.suspendedRequests.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
+           shuttingDown.load(ordering: .sequentiallyConsistent) {
+            gaugeReachedZero.notify()
+        }
     }
 
     private func requestLeftFlight() {

@@ -68,10 +68,16 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
 /// One entry of a user's event feed.
 ///
 /// Which optional fields are set depends on `type`: `message` carries `conversation` and
-/// `message`; member events carry `conversation`, `user` (the member) and `by` (who did
-/// it, for kicks and mutes); `profile_updated` and `contact_added` carry `user`;
-/// `conversation_updated` carries `conversation` and `info`; `read` carries
-/// `conversation` and `seq`; `kicked_out` carries `reason`.
+/// `message`; member events carry `conversation`, `user` (the member), `message` (the
+/// system notice written into the conversation) and `by` (who did it, for kicks and
+/// mutes); `conversation_updated` carries `conversation`, `info`, `by` and `message`;
+/// `profile_updated` carries `user`; `contact_added` carries `user` (the other side) and
+/// `by` (who added whom); `read` carries `conversation` and `seq`.
+///
+/// `kicked_out` (with `reason`) is not a feed entry: it answers the parked poll of a login
+/// that was ended because the account logged in elsewhere with the same device name. It
+/// repeats the poll's cursor position, must not be dropped as a repeat, and ends the
+/// client's stream.
 public struct Event: Codable, Sendable, Hashable {
     /// The feed position: strictly increasing in one user's feed. Clients drop an event
     /// whose position they have already handled.

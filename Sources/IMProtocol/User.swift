@@ -57,6 +57,9 @@ public struct ProfileUpdate: Codable, Sendable, Hashable {
         case avatarURL = "avatar_url"
     }
 
+    /// True when no field is given.
+    public var isEmpty: Bool { nickname == nil && avatarURL == nil && signature == nil && attrs == nil }
+
     /// Throws the first field that breaks a rule.
     public func validate() throws {
         if let nickname { try Validate.text(nickname, field: "nickname", length: Limits.nicknameLength) }

@@ -98,7 +98,7 @@ public enum Validate {
             throw APIError.invalid("attrs", "at most \(Limits.attrsCount) attrs are allowed")
         }
         for (key, value) in attrs {
-            try text(key, field: "attrs key", length: Limits.attrKeyLength)
+            try text(key, field: "attrs", length: Limits.attrKeyLength)
             try text(value, field: "attrs.\(key)", length: Limits.attrValueLength, multiline: true)
         }
     }

@@ -139,10 +139,13 @@ public struct NewMessage: Sendable, Hashable {
     public var text: String
     public var clientMessageID: String?
     public var replyTo: MessageID?
+    /// Checked in the same transaction as the append: the sender must be a member (and
+    /// not muted), so a send cannot slip past a concurrent leave or mute.
+    public var requireMembership: Bool
 
     public init(
         conversationID: ConversationID, senderID: UserID, type: MessageType = .chat, text: String,
-        clientMessageID: String? = nil, replyTo: MessageID? = nil
+        clientMessageID: String? = nil, replyTo: MessageID? = nil, requireMembership: Bool = true
     ) {
         self.conversationID = conversationID
         self.senderID = senderID
@@ -150,6 +153,7 @@ public struct NewMessage: Sendable, Hashable {
         self.text = text
         self.clientMessageID = clientMessageID
         self.replyTo = replyTo
+        self.requireMembership = requireMembership
     }
 }
 

@@ -125,6 +125,17 @@ extension SQLiteStore: ConversationStore {
                 "DELETE FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
             try connection.execute(
                 "UPDATE conversations SET member_count = member_count - 1 WHERE id = ?", conversationID.rawValue)
+            // A group is never left without an owner: the longest-standing admin, else
+            // member, takes over.
+            try connection.execute(
+                """
+                UPDATE members SET role = 'owner'
+                WHERE conversation_id = ?1 AND NOT EXISTS (SELECT 1 FROM members WHERE conversation_id = ?1 AND role = 'owner')
+                    AND (SELECT kind FROM conversations WHERE id = ?1) = 'group'
+                    AND user_id = (SELECT user_id FROM members WHERE conversation_id = ?1
+                        ORDER BY role = 'admin' DESC, joined_at, user_id LIMIT 1)
+                """,
+                conversationID.rawValue)
             return true
         }
     }
@@ -141,7 +152,9 @@ extension SQLiteStore: ConversationStore {
         let byName = try change.by.flatMap { try username($0, connection) }
         let notice = try insertMessage(
             context,
-            NewMessage(conversationID: conversationID, senderID: change.by ?? member, type: .system, text: change.notice),
+            NewMessage(
+                conversationID: conversationID, senderID: change.by ?? member, type: .system, text: change.notice,
+                requireMembership: false),
             at: now)
         try fanOut(
             context, type: change.event, conversationID: conversationID, messageID: notice.id,
@@ -184,7 +197,8 @@ extension SQLiteStore: ConversationStore {
             let info = try info(updated, connection)
             let actor = try username(by, connection) ?? "someone"
             let message = try insertMessage(
-                context, NewMessage(conversationID: conversationID, senderID: by, type: .system, text: notice), at: now)
+                context, NewMessage(
+                    conversationID: conversationID, senderID: by, type: .system, text: notice, requireMembership: false), at: now)
             try fanOut(
                 context, type: .conversationUpdated, conversationID: conversationID, messageID: message.id,
                 payload: EventPayload(by: actor, info: info), at: now)

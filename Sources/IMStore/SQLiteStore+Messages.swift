@@ -14,6 +14,24 @@ extension SQLiteStore: MessageStore {
             {
                 return (existing, true)
             }
+            if new.requireMembership {
+                guard let muted = try connection.first(
+                    "SELECT muted_until FROM members WHERE conversation_id = ? AND user_id = ?",
+                    new.conversationID.rawValue, new.senderID.rawValue, as: { $0.optionalInt(0) })
+                else {
+                    try requireConversation(new.conversationID, connection)
+                    throw StoreError.notMember
+                }
+                if let muted, muted > now.milliseconds {
+                    throw StoreError.muted(until: Timestamp(milliseconds: muted))
+                }
+            }
+            if let replyTo = new.replyTo {
+                let home = try connection.scalar("SELECT conversation_id FROM messages WHERE id = ?", replyTo.rawValue)
+                guard home == new.conversationID.rawValue else {
+                    throw StoreError.invalidReference("message \(replyTo) is not in this conversation")
+                }
+            }
             let message = try insertMessage(context, new, at: now)
             if new.type == .chat {
                 try connection.execute(
@@ -81,7 +99,7 @@ extension SQLiteStore: MessageStore {
             guard let marker = try connection.scalar(
                 "SELECT last_read_seq FROM members WHERE conversation_id = ? AND user_id = ?",
                 conversationID.rawValue, userID.rawValue)
-            else { throw StoreError.notFound("not a member of conversation \(conversationID)") }
+            else { throw StoreError.notMember }
             if changed == 1 {
                 try fanOut(
                     context, type: .read, conversationID: conversationID, payload: EventPayload(seq: marker), at: now,
@@ -95,6 +113,8 @@ extension SQLiteStore: MessageStore {
 extension SQLiteStore: EventStore {
     public func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event] {
         try await database.read { [self] connection in
+            let floor = try connection.scalar("SELECT feed_floor FROM users WHERE id = ?", userID.rawValue) ?? 0
+            if position < floor { throw StoreError.cursorTooOld }
             var events: [Event] = []
             var addresses: [Int64: ConversationAddress] = [:]
             let decoder = JSONDecoder()

@@ -59,6 +59,8 @@ public protocol ConversationStore: Sendable {
         _ conversationID: ConversationID, _ userID: UserID, role: MemberRole, change: MembershipChange
     ) async throws -> Bool
     /// Removes a member after telling everyone, the member included; false when not one.
+    /// When a group's last owner leaves, the longest-standing admin (else member) becomes
+    /// owner.
     func removeMember(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange)
         async throws -> Bool
     func members(_ conversationID: ConversationID) async throws -> [Member]
@@ -79,14 +81,16 @@ public protocol ConversationStore: Sendable {
 public protocol MessageStore: Sendable {
     /// Appends a message and puts it in the feed of every member. When the sender already
     /// sent a message with the same client id, that message is returned with
-    /// `duplicate: true` and nothing is written.
+    /// `duplicate: true` and nothing is written. Otherwise, with `requireMembership`, a
+    /// sender who is not a member throws `.notMember` and a muted one `.muted`; a
+    /// `replyTo` outside the conversation throws `.invalidReference`.
     func appendMessage(_ message: NewMessage) async throws -> (message: Message, duplicate: Bool)
     /// One message by id, deleted or not.
     func message(id: MessageID) async throws -> Message?
     /// History, newest first, strictly before `before` when given.
     func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message]
     /// Moves the user's read marker forward (never back, never past the last message) and
-    /// tells the user's other clients; returns the marker.
+    /// tells the user's other clients; returns the marker. `.notMember` when not a member.
     func markRead(_ conversationID: ConversationID, _ userID: UserID, seq: Int64) async throws -> Int64
 }
 
@@ -100,7 +104,8 @@ public protocol EventStore: Sendable {
     /// before `committedPosition` catches up, so a cursor is "from the future" only beyond
     /// this.
     var issuedPosition: Int64 { get }
-    /// Events of one user after `position`, oldest first.
+    /// Events of one user after `position`, oldest first; `.cursorTooOld` when retention
+    /// already dropped events after it.
     func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event]
     /// Drops events older than `before`, raising each affected user's feed floor.
     func pruneEvents(before: Timestamp) async throws -> Int

@@ -1,9 +1,20 @@
+import IMProtocol
+
 /// A storage failure the server maps to an API error or logs.
 public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// A unique name or key already exists.
     case conflict(String)
     /// The thing does not exist.
     case notFound(String)
+    /// The user is not a member of (or not present in) the conversation.
+    case notMember
+    /// The user is muted in the conversation until then.
+    case muted(until: Timestamp)
+    /// A message refers to something that is not there (e.g. `reply_to` in another
+    /// conversation).
+    case invalidReference(String)
+    /// The feed no longer holds events after this position (retention dropped them).
+    case cursorTooOld
     /// The store was closed.
     case closed
     /// The database file belongs to a newer schema, or cannot be migrated.
@@ -16,6 +27,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             .internalFailure(let message):
             message
         case .closed: "the store is closed"
+        case .notMember: "not a member of the conversation"
+        case .muted(let until): "muted until \(until)"
+        case .invalidReference(let message): message
+        case .cursorTooOld: "the feed no longer holds events after this cursor"
         }
     }
 }

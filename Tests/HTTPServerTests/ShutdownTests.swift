@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import Synchronization
 
 @Suite struct ShutdownTests {
     @Test func shutdownAnswersParkedDrainsInFlightRefusesNewAndFreesThePort() async throws {
@@ -122,4 +123,47 @@ import Testing
         _ = try await client.untilClosed()
         #expect(throws: HTTPServerError.self) { try server.start() }
     }
+}
+
+@Suite struct ClientGoneWhileSuspendedTests {
+    /// A client that resets its connection while its (unparked) handler still runs must
+    /// not leave the request counted as suspended: shutdown then finds nothing to wait for.
+    @Test func aClientThatLeavesDuringAHandlerLeavesNothingSuspended() async throws {
+        let entered = EventLog<Bool>()
+        let gate = Gate()
+        let finished = EventLog<Bool>()
+        let responder = TestResponder { _ in
+            entered.record(true)
+            _ = await gate.wait()
+            finished.record(true)
+            return .text("nobody listens")
+        }
+        let logged = ShutdownLogLines()
+        var configuration = testConfiguration()
+        configuration.errorLog = { logged.append($0) }
+        let server = HTTPServer(configuration: configuration, responder: responder)
+        try server.start()
+        // Several clients, reset while their handlers run, as a load generator that stops
+        // mid-flight does.
+        let clients = try (0..<32).map { _ in try RawHTTPClient(port: server.port) }
+        for client in clients { try client.send(get("/")) }
+        _ = await entered.next(clients.count)
+        for client in clients { client.reset() }
+        gate.open()
+        _ = await finished.next(clients.count)
+        // A fresh request on another connection proves MHD got past the closed one.
+        let probe = try RawHTTPClient(port: server.port)
+        try probe.send(get("/probe"))
+        _ = await entered.next()
+        #expect(try await probe.response().status == 200)
+        await server.shutdown()
+        #expect(!logged.lines.contains { $0.contains("did not resume") }, "\(logged.lines)")
+    }
+}
+
+/// Lines the server logged, for assertions.
+final class ShutdownLogLines: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ line: String) { storage.withLock { $0.append(line) } }
+    var lines: [String] { storage.withLock { $0 } }
 }

@@ -174,7 +174,7 @@ import Testing
         }
     }
 
-    @Test func markReadByANonMemberIsNotFound() async throws {
+    @Test func markReadByANonMemberIsRefused() async throws {
         try await withStore { store in
             let alice = try await store.makeUser("alice")
             let mallory = try await store.makeUser("mallory")
@@ -182,7 +182,7 @@ import Testing
             let error = await #expect(throws: StoreError.self) {
                 try await store.markRead(group.id, mallory.id, seq: 1)
             }
-            #expect(error?.kind == "notFound")
+            #expect(error?.kind == "notMember")
             #expect(try await store.feed(mallory.id).isEmpty)
         }
     }

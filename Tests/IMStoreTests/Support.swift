@@ -106,9 +106,10 @@ extension SQLiteStore {
         ).message
     }
 
-    /// The whole feed of one user.
+    /// The whole retained feed of one user (from its floor).
     func feed(_ user: UserID) async throws -> [Event] {
-        try await events(for: user, after: 0, limit: 100_000)
+        let floor = try await self.user(id: user)?.feedFloor ?? 0
+        return try await events(for: user, after: floor, limit: 100_000)
     }
 }
 
@@ -121,6 +122,10 @@ extension StoreError {
         case .closed: "closed"
         case .incompatibleSchema: "incompatibleSchema"
         case .internalFailure: "internalFailure"
+        case .notMember: "notMember"
+        case .muted: "muted"
+        case .invalidReference: "invalidReference"
+        case .cursorTooOld: "cursorTooOld"
         }
     }
 }

@@ -11,6 +11,7 @@ final class ServerCore: Sendable {
     let configuration: ServerConfiguration
     let store: any IMStorage
     let authenticator: Authenticator
+    let directory: ConversationDirectory
     let hub: EventHub
     let hashing: HashingPool
     let limiter: RateLimiter<RateKey>
@@ -43,6 +44,7 @@ final class ServerCore: Sendable {
         self.now = now
         self.monotonic = monotonic
         self.authenticator = Authenticator(store: store, now: now, monotonic: monotonic)
+        self.directory = ConversationDirectory(store: store)
         self.hub = EventHub(clock: monotonic)
         self.dummyHash = (try? configuration.passwordHasher.hash(SecureRandom.token())) ?? ""
         self.hashing = HashingPool(hasher: configuration.passwordHasher, width: configuration.concurrentHashes)

@@ -111,6 +111,15 @@ final class EventHub: Sendable {
         for continuation in woken { continuation.resume(returning: .ready) }
     }
 
+    /// Ends every parked poll of an account (its logins were revoked).
+    func endAll(userID: UserID, with wake: Wake) {
+        let waiters = state.withLock { state -> [Waiter] in
+            guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { return [] }
+            return tokens.compactMap { state.waiters.removeValue(forKey: $0) }
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: wake) }
+    }
+
     /// Ends the parked poll of a login that was replaced by a login elsewhere.
     func kick(tokenID: Int64, reason: String) {
         end(tokenID: tokenID, waiterID: nil, with: .kickedOut(reason))

@@ -44,7 +44,11 @@ struct RequestContext: Sendable {
     func queryInt(_ name: String, in range: ClosedRange<Int>, default fallback: Int?) throws -> Int? {
         guard let text = request.query(name), !text.isEmpty else { return fallback }
         guard let value = Int(text), range.contains(value) else {
-            throw APIError.invalid(name, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            let allowed =
+                range.upperBound == Int.max
+                ? "a whole number of at least \(range.lowerBound)"
+                : "a whole number from \(range.lowerBound) to \(range.upperBound)"
+            throw APIError.invalid(name, "\(name) must be \(allowed)")
         }
         return value
     }

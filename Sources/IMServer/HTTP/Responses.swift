@@ -39,6 +39,10 @@ enum ErrorMapping {
             case .conflict(let message): return (APIError(.conflict, message), false)
             case .notFound(let message): return (APIError(.notFound, message), false)
             case .closed: return (APIError(.unavailable, "the server is shutting down", retryAfter: 5), false)
+            case .notMember: return (APIError(.forbidden, "you are not a member of this conversation"), false)
+            case .muted(let until): return (APIError(.forbidden, "you are muted until \(until)", reason: "muted"), false)
+            case .invalidReference(let message): return (APIError(.invalidRequest, message), false)
+            case .cursorTooOld: return (APIError(.cursorExpired, "events after this cursor are no longer kept"), false)
             case .incompatibleSchema, .internalFailure:
                 return (APIError(.internalError, "the server failed to handle this request; it has been logged"), true)
             }

@@ -18,11 +18,13 @@ enum AccountRoutes {
 
     static func register(_ context: RequestContext) async throws -> Response {
         let core = context.core
-        guard core.configuration.openRegistration else {
-            throw APIError(.forbidden, "registration is closed on this server: ask an administrator for an account")
-        }
         let body = try context.decode(RegisterRequest.self)
         let username = try Validate.username(body.username)
+        // With registration closed, the administrators named in the configuration may
+        // still create their own accounts: that is how the first account comes to be.
+        guard core.configuration.openRegistration || core.configuration.admins.contains(username) else {
+            throw APIError(.forbidden, "registration is closed on this server: ask an administrator for an account")
+        }
         try Validate.password(body.password)
         let nickname = body.nickname ?? username
         try Validate.text(nickname, field: "nickname", length: Limits.nicknameLength)
@@ -109,6 +111,9 @@ enum AccountRoutes {
     static func updateMe(_ context: RequestContext) async throws -> Response {
         let session = try context.caller
         let update = try context.decode(ProfileUpdate.self)
+        guard !update.isEmpty else {
+            throw APIError(.invalidRequest, "nothing to change: give nickname, avatar_url, signature or attrs")
+        }
         try update.validate()
         let record = try await context.core.store.updateProfile(session.userID, update)
         return try .json(record.user, encoder: context.core.encoder)
@@ -119,14 +124,22 @@ enum AccountRoutes {
         let session = try context.caller
         let body = try context.decode(PasswordChange.self)
         try Validate.password(body.newPassword)
+        let address = context.request.remoteAddress
+        if let wait = core.loginThrottle.wait(username: session.username, address: address) {
+            let seconds = max(1, Int(wait.rounded(.up)))
+            throw APIError(.rateLimited, "too many wrong passwords: try again in \(seconds) s", retryAfter: seconds)
+        }
         guard let record = try await core.store.user(id: session.userID),
             await core.hashing.verify(body.oldPassword, against: record.passwordHash)
         else {
+            // Guessing the old password with a stolen token counts like guessing at login.
+            core.loginThrottle.failed(username: session.username, address: address)
             throw APIError(.forbidden, "the old password is wrong", field: "old_password")
         }
         let hash = try await core.hashing.hash(body.newPassword)
         try await core.store.setPasswordHash(session.userID, hash, revokeTokens: true)
         core.authenticator.invalidate(userID: session.userID)
+        core.hub.endAll(userID: session.userID, with: .loggedOut)
         return try .json(try await issueToken(core, for: record, device: session.device), encoder: core.encoder)
     }
 

@@ -15,7 +15,7 @@ enum ConversationRoutes {
     static func access(_ context: RequestContext) throws -> (ConversationAccess, ConversationAddress) {
         let session = try context.caller
         let address = try ConversationAccess.address(try context.parameter("c"))
-        return (ConversationAccess(store: context.core.store, session: session), address)
+        return (ConversationAccess(core: context.core, session: session), address)
     }
 
     static func list(_ context: RequestContext) async throws -> Response {
@@ -26,9 +26,9 @@ enum ConversationRoutes {
 
     static func one(_ context: RequestContext) async throws -> Response {
         let (access, address) = try access(context)
-        guard let resolved = try await access.resolve(address, create: false),
+        guard let resolved = try await access.resolve(address),
             let conversation = try await context.core.store.conversations(for: access.session.userID)
-                .first(where: { $0.id == resolved.record.id })
+                .first(where: { $0.id == resolved.entry.id })
         else { throw APIError(.notFound, "no conversation \(address) yet: send a message to start it") }
         return try .json(conversation, encoder: context.core.encoder)
     }
@@ -37,10 +37,10 @@ enum ConversationRoutes {
         let (access, address) = try access(context)
         let limit = try context.queryInt("limit", in: Limits.pageSize, default: 20) ?? 20
         let before = try context.queryInt("before", in: 1...Int.max, default: nil).map(Int64.init)
-        guard let resolved = try await access.resolve(address, create: false) else {
+        guard let resolved = try await access.resolve(address) else {
             return try .json(MessagePage(messages: [], nextBefore: nil), encoder: context.core.encoder)
         }
-        let messages = try await context.core.store.messages(resolved.record.id, before: before, limit: limit)
+        let messages = try await context.core.store.messages(resolved.entry.id, before: before, limit: limit)
         let next = messages.count == limit && (messages.last?.seq ?? 0) > 1 ? messages.last?.seq : nil
         return try .json(MessagePage(messages: messages, nextBefore: next), encoder: context.core.encoder)
     }
@@ -50,40 +50,42 @@ enum ConversationRoutes {
         let (access, address) = try access(context)
         let body = try context.decode(SendMessageRequest.self)
         try body.validate()
-        guard let resolved = try await access.resolve(address, create: true) else {
+        guard let entry = try await access.locate(address, createDirect: true) else {
             throw APIError(.notFound, "no conversation \(address)")
         }
-        if let until = resolved.membership.mutedUntil, until > core.now() {
+        let result: (message: Message, duplicate: Bool)
+        do {
+            result = try await core.store.appendMessage(
+                NewMessage(
+                    conversationID: entry.id, senderID: access.session.userID, text: body.text,
+                    clientMessageID: body.clientMessageID, replyTo: body.replyTo))
+        } catch StoreError.notMember {
+            throw ConversationAccess.notMember(entry)
+        } catch StoreError.muted(let until) {
             throw APIError(.forbidden, "you are muted in this conversation until \(until)", reason: "muted")
+        } catch StoreError.invalidReference(let message) {
+            throw APIError.invalid("reply_to", message)
         }
-        if let replyTo = body.replyTo {
-            guard let original = try await core.store.message(id: replyTo), original.conversationID == resolved.record.id
-            else { throw APIError.invalid("reply_to", "message \(replyTo) is not in this conversation") }
-        }
-        let (message, duplicate) = try await core.store.appendMessage(
-            NewMessage(
-                conversationID: resolved.record.id, senderID: access.session.userID, text: body.text,
-                clientMessageID: body.clientMessageID, replyTo: body.replyTo))
-        if duplicate {
-            guard message.conversationID == resolved.record.id else {
+        if result.duplicate {
+            guard result.message.conversationID == entry.id else {
                 throw APIError(
                     .conflict, "client_msg_id '\(body.clientMessageID ?? "")' was already used for another conversation",
                     field: "client_msg_id")
             }
-            return try .json(message, status: 200, encoder: core.encoder)
+            return try .json(result.message, status: 200, encoder: core.encoder)
         }
         core.metrics.messagesSent.add(1, ordering: .relaxed)
-        return try .json(message, status: 201, encoder: core.encoder)
+        return try .json(result.message, status: 201, encoder: core.encoder)
     }
 
     static func read(_ context: RequestContext) async throws -> Response {
         let (access, address) = try access(context)
         let marker = try context.decode(ReadMarker.self)
         guard marker.seq >= 0 else { throw APIError.invalid("seq", "seq must not be negative") }
-        guard let resolved = try await access.resolve(address, create: false) else {
+        guard let resolved = try await access.resolve(address) else {
             throw APIError(.notFound, "no conversation \(address) yet")
         }
-        let seq = try await context.core.store.markRead(resolved.record.id, access.session.userID, seq: marker.seq)
+        let seq = try await context.core.store.markRead(resolved.entry.id, access.session.userID, seq: marker.seq)
         return try .json(ReadMarker(seq: seq), encoder: context.core.encoder)
     }
 }

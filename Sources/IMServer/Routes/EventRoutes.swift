@@ -22,12 +22,18 @@ enum EventRoutes {
         guard let cursor = FeedCursor(text) else {
             throw APIError.invalid("cursor", "'\(text)' is not a cursor: poll without one to get a fresh cursor")
         }
-        try await check(cursor, session: session, core: core)
+        try check(cursor, session: session, core: core)
 
         var waited = false
         let deadline = core.monotonic() + Double(timeout)
         while true {
-            let events = try await store.events(for: session.userID, after: cursor.position, limit: limit)
+            let events: [Event]
+            do {
+                events = try await store.events(for: session.userID, after: cursor.position, limit: limit)
+            } catch StoreError.cursorTooOld {
+                throw APIError(
+                    .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync")
+            }
             if !events.isEmpty || waited && core.monotonic() >= deadline {
                 return try deliver(events, after: cursor, core: core)
             }
@@ -56,22 +62,15 @@ enum EventRoutes {
         }
     }
 
-    /// 410 for a cursor of another user or database, from the future, or older than the
-    /// retained feed.
-    private static func check(_ cursor: FeedCursor, session: Session, core: ServerCore) async throws {
+    /// 410 for a cursor of another user or database, or from the future. (One older than
+    /// the retained feed is found when the feed is read.)
+    private static func check(_ cursor: FeedCursor, session: Session, core: ServerCore) throws {
         let store = core.store
         guard cursor.epoch == store.epoch, cursor.userID == session.userID,
             cursor.position <= store.issuedPosition
         else {
             throw APIError(
-                .cursorExpired, "this cursor does not belong to this login: poll without a cursor and re-sync")
-        }
-        guard let record = try await store.user(id: session.userID) else {
-            throw APIError(.unauthorized, "this account no longer exists")
-        }
-        if cursor.position < record.feedFloor {
-            throw APIError(
-                .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync")
+                .cursorExpired, "this cursor is not from this account's feed on this server: poll without a cursor and re-sync")
         }
     }
 

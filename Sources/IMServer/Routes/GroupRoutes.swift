@@ -45,8 +45,7 @@ enum GroupRoutes {
         let details = ConversationInfoUpdate(title: body.title, logoURL: body.logoURL, description: body.description)
         try details.validate()
         if kind == .room, let existing = try await core.store.conversation(kind: .room, name: name) {
-            try await join(core, existing, session)
-            return try .json(try await core.store.info(existing), encoder: core.encoder)
+            return try await enterExisting(core, existing, session)
         }
         do {
             let record = try await core.store.createConversation(
@@ -56,11 +55,19 @@ enum GroupRoutes {
         } catch StoreError.conflict(_) where kind == .room {
             // Another request created the room first: enter it instead.
             guard let existing = try await core.store.conversation(kind: .room, name: name) else { throw StoreError.notFound(name) }
-            try await join(core, existing, session)
-            return try .json(try await core.store.info(existing), encoder: core.encoder)
+            return try await enterExisting(core, existing, session)
         } catch StoreError.conflict(_) {
             throw APIError(.conflict, "a group named '\(name)' already exists: join it, or pick another name", field: "name")
         }
+    }
+
+    /// Joins (enters) and answers with the info as it is afterwards.
+    private static func enterExisting(_ core: ServerCore, _ record: ConversationRecord, _ session: Session)
+        async throws -> Response
+    {
+        try await join(core, record, session)
+        let fresh = try await core.store.conversation(id: record.id) ?? record
+        return try .json(try await core.store.info(fresh), encoder: core.encoder)
     }
 
     private static func join(_ core: ServerCore, _ record: ConversationRecord, _ session: Session) async throws {
@@ -93,11 +100,7 @@ enum GroupRoutes {
     }
 
     static func enter(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
-        let session = try context.caller
-        let record = try await named(context, kind)
-        try await join(context.core, record, session)
-        let fresh = try await context.core.store.conversation(id: record.id) ?? record
-        return try .json(try await context.core.store.info(fresh), encoder: context.core.encoder)
+        try await enterExisting(context.core, try await named(context, kind), try context.caller)
     }
 
     static func leave(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {

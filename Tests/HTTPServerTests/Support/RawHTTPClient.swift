@@ -59,6 +59,13 @@ final class RawHTTPClient: @unchecked Sendable {
         Glibc.close(fd)
     }
 
+    /// Closes with a TCP reset (SO_LINGER 0), as a client killed mid-request does.
+    func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close()
+    }
+
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     func send(_ bytes: [UInt8]) throws {

@@ -1,0 +1,119 @@
+import Foundation
+import Synchronization
+
+/// The runner's counters, served at `/metrics` on its listener in the Prometheus text
+/// format, labelled by bot and rule.
+public final class RunnerMetrics: Sendable {
+    /// What happened to a rule for one event.
+    public enum Outcome: String, Sendable, CaseIterable {
+        /// Its conditions held.
+        case matched
+        /// Its actions ran (enforce mode).
+        case fired
+        /// It matched but did nothing: dry or shadow mode, or the loop guard.
+        case suppressed
+        /// An action failed after its retries.
+        case failed
+    }
+
+    private struct RuleKey: Hashable {
+        var bot: String
+        var rule: String
+        var outcome: Outcome
+    }
+
+    private struct Histogram {
+        static let bounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+        var counts = [Int](repeating: 0, count: Histogram.bounds.count)
+        var sum = 0.0
+        var total = 0
+
+        mutating func observe(_ seconds: Double) {
+            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { counts[index] += 1 }
+            sum += seconds
+            total += 1
+        }
+    }
+
+    private struct State {
+        var rules: [RuleKey: Int] = [:]
+        var latency: [String: Histogram] = [:]
+        var pollLag: [String: Double] = [:]
+        var cursorResets: [String: Int] = [:]
+        var eventsHandled: [String: Int] = [:]
+        var connected: [String: Bool] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    func count(bot: String, rule: String, _ outcome: Outcome) {
+        state.withLock { $0.rules[RuleKey(bot: bot, rule: rule, outcome: outcome), default: 0] += 1 }
+    }
+
+    func actionLatency(bot: String, seconds: Double) {
+        state.withLock { $0.latency[bot, default: Histogram()].observe(seconds) }
+    }
+
+    /// Seconds between an event's creation on the server and its arrival here.
+    func pollLag(bot: String, seconds: Double) {
+        state.withLock { $0.pollLag[bot] = max(0, seconds) }
+    }
+
+    func cursorReset(bot: String) {
+        state.withLock { $0.cursorResets[bot, default: 0] += 1 }
+    }
+
+    func eventHandled(bot: String) {
+        state.withLock { $0.eventsHandled[bot, default: 0] += 1 }
+    }
+
+    func connected(bot: String, _ up: Bool) {
+        state.withLock { $0.connected[bot] = up }
+    }
+
+    /// The count of one rule outcome (for tests and `explain`).
+    public func value(bot: String, rule: String, _ outcome: Outcome) -> Int {
+        state.withLock { $0.rules[RuleKey(bot: bot, rule: rule, outcome: outcome)] ?? 0 }
+    }
+
+    /// The exposition text.
+    public func render() -> String {
+        let snapshot = state.withLock { $0 }
+        var out = "# HELP switchboard_bot_rule_total Rule outcomes per bot and rule.\n# TYPE switchboard_bot_rule_total counter\n"
+        for (key, value) in snapshot.rules.sorted(by: { ($0.key.bot, $0.key.rule, $0.key.outcome.rawValue) < ($1.key.bot, $1.key.rule, $1.key.outcome.rawValue) }) {
+            out += "switchboard_bot_rule_total{bot=\"\(key.bot)\",rule=\"\(escape(key.rule))\",outcome=\"\(key.outcome.rawValue)\"} \(value)\n"
+        }
+        out += "# HELP switchboard_bot_action_seconds Time to run an event's actions.\n# TYPE switchboard_bot_action_seconds histogram\n"
+        for (bot, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
+            for (index, bound) in Histogram.bounds.enumerated() {
+                out += "switchboard_bot_action_seconds_bucket{bot=\"\(bot)\",le=\"\(bound)\"} \(histogram.counts[index])\n"
+            }
+            out += "switchboard_bot_action_seconds_bucket{bot=\"\(bot)\",le=\"+Inf\"} \(histogram.total)\n"
+            out += "switchboard_bot_action_seconds_sum{bot=\"\(bot)\"} \(histogram.sum)\n"
+            out += "switchboard_bot_action_seconds_count{bot=\"\(bot)\"} \(histogram.total)\n"
+        }
+        out += "# HELP switchboard_bot_poll_lag_seconds Age of the newest event when it reached the bot.\n# TYPE switchboard_bot_poll_lag_seconds gauge\n"
+        for (bot, lag) in snapshot.pollLag.sorted(by: { $0.key < $1.key }) {
+            out += "switchboard_bot_poll_lag_seconds{bot=\"\(bot)\"} \(lag)\n"
+        }
+        out += "# HELP switchboard_bot_cursor_resets_total Times the server no longer knew a bot's cursor (re-sync).\n# TYPE switchboard_bot_cursor_resets_total counter\n"
+        for (bot, count) in snapshot.cursorResets.sorted(by: { $0.key < $1.key }) {
+            out += "switchboard_bot_cursor_resets_total{bot=\"\(bot)\"} \(count)\n"
+        }
+        out += "# HELP switchboard_bot_events_total Events a bot handled.\n# TYPE switchboard_bot_events_total counter\n"
+        for (bot, count) in snapshot.eventsHandled.sorted(by: { $0.key < $1.key }) {
+            out += "switchboard_bot_events_total{bot=\"\(bot)\"} \(count)\n"
+        }
+        out += "# HELP switchboard_bot_connected Whether a bot's event stream is connected.\n# TYPE switchboard_bot_connected gauge\n"
+        for (bot, up) in snapshot.connected.sorted(by: { $0.key < $1.key }) {
+            out += "switchboard_bot_connected{bot=\"\(bot)\"} \(up ? 1 : 0)\n"
+        }
+        return out
+    }
+
+    private func escape(_ label: String) -> String {
+        label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+}
