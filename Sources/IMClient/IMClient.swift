@@ -41,6 +41,9 @@ public final class IMClient: Sendable {
     private struct State {
         var token: String?
         var user: User?
+        /// Calls under way that will replace the token (login, register, password change).
+        var loginChanges = 0
+        var settledWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// The server's base URL without a trailing slash, e.g. `http://127.0.0.1:8080`.
@@ -92,4 +95,33 @@ public final class IMClient: Sendable {
     }
 
     func forgetLogin() { use(token: nil, user: nil) }
+
+    /// Runs `call`, which replaces the token, so that the event stream can tell the end of
+    /// the old login (which the server announces before it answers `call`) from an end it
+    /// must report.
+    func replacingLogin<T>(_ call: () async throws(IMClientError) -> T) async throws(IMClientError) -> T {
+        state.withLock { $0.loginChanges += 1 }
+        defer {
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.loginChanges -= 1
+                guard state.loginChanges == 0 else { return [] }
+                defer { state.settledWaiters = [] }
+                return state.settledWaiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+        return try await call()
+    }
+
+    /// Returns once no call that replaces the token is under way.
+    func loginSettled() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let settled = state.withLock { state -> Bool in
+                if state.loginChanges == 0 { return true }
+                state.settledWaiters.append(continuation)
+                return false
+            }
+            if settled { continuation.resume() }
+        }
+    }
 }

@@ -16,9 +16,11 @@ extension IMClient {
         var request = try APIRequest("POST", "/v1/register").json(body)
         request.authenticated = false
         request.context = .register(username.lowercased())
-        let auth = try await call(request, as: AuthResponse.self)
-        adopt(auth)
-        return auth
+        return try await replacingLogin { () async throws(IMClientError) in
+            let auth = try await call(request, as: AuthResponse.self)
+            adopt(auth)
+            return auth
+        }
     }
 
     /// Logs in; a later call uses the new token.
@@ -33,9 +35,11 @@ extension IMClient {
         var request = try APIRequest("POST", "/v1/login").json(body)
         request.authenticated = false
         request.context = .login(username.lowercased())
-        let auth = try await call(request, as: AuthResponse.self)
-        adopt(auth)
-        return auth
+        return try await replacingLogin { () async throws(IMClientError) in
+            let auth = try await call(request, as: AuthResponse.self)
+            adopt(auth)
+            return auth
+        }
     }
 
     /// Ends this login on the server and forgets the token.
@@ -72,9 +76,11 @@ extension IMClient {
     @discardableResult
     public func changePassword(old: String, new: String) async throws(IMClientError) -> AuthResponse {
         let request = try APIRequest("PUT", "/v1/me/password").json(PasswordChange(oldPassword: old, newPassword: new))
-        let auth = try await call(request, as: AuthResponse.self)
-        adopt(auth)
-        return auth
+        return try await replacingLogin { () async throws(IMClientError) in
+            let auth = try await call(request, as: AuthResponse.self)
+            adopt(auth)
+            return auth
+        }
     }
 
     /// Stores `image` (PNG, JPEG, GIF or WebP bytes, at most 2 MiB) as the caller's avatar.

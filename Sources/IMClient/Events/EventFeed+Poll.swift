@@ -3,8 +3,12 @@ import IMProtocol
 /// One long-poll and what its outcome means for the stream.
 extension EventFeed {
     enum PollOutcome {
-        /// Events (possibly none) and the next cursor.
-        case batch(EventBatch)
+        /// Events (possibly none) and the next cursor; `staleLogin` when this client has
+        /// logged in anew since the poll was sent (its events then speak of the old login).
+        case batch(EventBatch, staleLogin: Bool)
+        /// The login the poll used has ended, but this client already holds a new one
+        /// (after `login` or `changePassword`): poll again at once.
+        case loginReplaced
         /// The cursor is unknown to the server: poll afresh and tell the consumer to re-sync.
         case expired(reason: String)
         /// The server asked to wait (429) before polling again.
@@ -27,18 +31,32 @@ extension EventFeed {
         request.context = .events
         // Room for the server's parked wait plus a slow answer.
         request.timeout = .seconds(options.pollTimeout + 15)
+        let token = client.token
         let response: TransportResponse
         do {
             response = try await client.perform(request)
         } catch {
+            if error.code == .api(.unauthorized) || error.code == .kickedOut, await loginChanged(since: token) {
+                return .loginReplaced
+            }
             return classify(error, hadCursor: cursor != nil)
         }
         do {
-            return .batch(try client.decode(EventBatch.self, from: response, for: request))
+            let batch = try client.decode(EventBatch.self, from: response, for: request)
+            let kicked = batch.events.contains { $0.type == .kickedOut }
+            return .batch(batch, staleLogin: kicked ? await loginChanged(since: token) : false)
         } catch {
             // A 200 that is not a batch: a proxy's page while the server restarts, say.
             return .failed(error, minimumWait: nil)
         }
+    }
+
+    /// True when this client holds another token than `token`, once any call that
+    /// replaces it has finished (the server ends the old login before answering it).
+    private func loginChanged(since token: String?) async -> Bool {
+        await client.loginSettled()
+        guard let current = client.token else { return false }
+        return current != token
     }
 
     private func classify(_ error: IMClientError, hadCursor: Bool) -> PollOutcome {

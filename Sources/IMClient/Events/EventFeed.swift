@@ -65,8 +65,8 @@ actor EventFeed {
             let polledWithCursor = cursor != nil
             let started = options.monotonic()
             switch await poll(from: cursor) {
-            case .batch(let batch):
-                if let first = try await accept(batch) { return first }
+            case .batch(let batch, let staleLogin):
+                if let first = try await accept(batch, staleLogin: staleLogin) { return first }
                 if polledWithCursor, batch.events.isEmpty, options.pollTimeout > 0,
                     options.monotonic() - started < .seconds(1)
                 {
@@ -92,6 +92,8 @@ actor EventFeed {
                 pendingWait = delay
                 isDisconnected = true
                 return .disconnected(error, retryIn: delay)
+            case .loginReplaced:
+                continue
             case .fatal(let error):
                 return try finish(throwing: error)
             case .cancelled:
@@ -102,7 +104,7 @@ actor EventFeed {
 
     /// Queues a successful poll's elements; returns the first one, or nil when there is
     /// nothing to hand out (an empty or all-repeated batch).
-    private func accept(_ batch: EventBatch) async throws(IMClientError) -> LiveEvent? {
+    private func accept(_ batch: EventBatch, staleLogin: Bool) async throws(IMClientError) -> LiveEvent? {
         failures = 0
         if !batch.events.isEmpty { earlyEmptyAnswers = 0 }
         var items: [LiveEvent] = []
@@ -118,6 +120,8 @@ actor EventFeed {
         }
         for event in batch.events {
             if event.type == .kickedOut {
+                // This client logged in anew itself: the kick is of its own old login.
+                if staleLogin { continue }
                 // Its position repeats the cursor's, so it is never a repeat to drop.
                 items.append(.event(event))
                 ending = IMClientError(

@@ -154,6 +154,27 @@ struct EventStreamIntegrationTests {
         }
     }
 
+    @Test func changingThePasswordOfTheStreamingClientKeepsTheStreamGoing() async throws {
+        try await withServer { server in
+            let alice = try await registered(server, "alice")
+            let bob = try await registered(server, "bob")
+            let collector = StreamCollector()
+            let consumer = collector.consume(
+                alice.events(cursor: MemoryCursorStore(cursor: try await freshCursor(server, token: alice.token)),
+                             options: Self.quick))
+            try await eventually("the stream to park") { try await parkedPolls(server) == 1 }
+
+            try await alice.changePassword(old: password, new: "a brand new password")
+            try await bob.send("still here?", to: .user("alice"))
+            try await collector.wait("the message") { $0.messages.count >= 1 || $0.ending != nil }
+            consumer.cancel()
+            await consumer.value
+
+            #expect(collector.messages == ["still here?"])
+            #expect(collector.ending == "end")
+        }
+    }
+
     @Test func loggingOutEndsTheStreamWithUnauthorized() async throws {
         try await withServer { server in
             let alice = try await registered(server, "alice")

@@ -272,6 +272,39 @@ struct EventStreamTests {
         #expect(try await iterator.next() == nil)
     }
 
+    @Test func theEndOfALoginThisClientAlreadyReplacedDoesNotEndTheStream() async throws {
+        let holder = Mutex<IMClient?>(nil)
+        let polls = Mutex(0)
+        let transport = FakeTransport { request in
+            let number = polls.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            switch number {
+            case 1:
+                // The client logs in again on the same device while this poll is parked.
+                holder.withLock { $0 }?.use(token: "sbt_new1")
+                return Fixtures.batch([Fixtures.event(0, type: .kickedOut, reason: "logged in elsewhere")], cursor: "c0")
+            case 2:
+                // The client changes its password while this poll is parked.
+                holder.withLock { $0 }?.use(token: "sbt_new2")
+                return Fixtures.error(.unauthorized, "this login has ended: log in again", reason: "logged_out")
+            default:
+                return Fixtures.batch([Fixtures.event(1)], cursor: "c1")
+            }
+        }
+        let client = IMClient(serverURL: Fixtures.server, transport: transport, token: "sbt_old")
+        holder.withLock { $0 = client }
+        var iterator = client.events(cursor: MemoryCursorStore(cursor: "c0")).makeAsyncIterator()
+
+        let element = try await iterator.next()
+
+        #expect(describe(element) == "event 1")
+        #expect(transport.requests.map { $0.header("Authorization") } == [
+            "Bearer sbt_old", "Bearer sbt_new1", "Bearer sbt_new2",
+        ])
+    }
+
     @Test func cancellingTheConsumerCancelsTheParkedPoll() async throws {
         let harness = Harness([], cursor: "c0")
         let iterator = harness.stream.makeAsyncIterator()
