@@ -50,10 +50,10 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "IMStoreTests", dependencies: ["IMStore"]),
         .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport"]),
-        .testTarget(name: "IMClientTests", dependencies: ["IMClient", "TestSupport"]),
+        .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
-        .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "TestSupport"]),
+        .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "IMServer", "TestSupport"]),
 
         // MARK: Benchmarks (`make bench`)
         .executableTarget(name: "ServerBench",

@@ -8,9 +8,9 @@ import Darwin
 
 /// Whole-file writes that readers never see half done: the bytes go to a temporary file
 /// in the same folder, are flushed, and then renamed over the target.
-enum AtomicFile {
+public enum AtomicFile {
     /// Writes `data` to `path` with permissions `mode`, creating missing folders (0700).
-    static func write(_ data: Data, to path: String, mode: mode_t = 0o644) throws(IMClientError) {
+    public static func write(_ data: Data, to path: String, mode: mode_t = 0o644) throws(IMClientError) {
         let folder = (path as NSString).deletingLastPathComponent
         try makeFolder(folder)
         let name = (path as NSString).lastPathComponent
@@ -30,17 +30,17 @@ enum AtomicFile {
     }
 
     /// The file's bytes, or nil when it is missing or unreadable.
-    static func read(_ path: String) -> Data? {
+    public static func read(_ path: String) -> Data? {
         FileManager.default.contents(atPath: path)
     }
 
     /// Removes `path`; a missing file is fine.
-    static func remove(_ path: String) throws(IMClientError) {
+    public static func remove(_ path: String) throws(IMClientError) {
         guard unlink(path) == 0 || errno == ENOENT else { throw failure("cannot remove", path) }
     }
 
     /// Creates `folder` and its parents with mode 0700 when missing.
-    static func makeFolder(_ folder: String) throws(IMClientError) {
+    public static func makeFolder(_ folder: String) throws(IMClientError) {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
             guard isFolder.boolValue else {
