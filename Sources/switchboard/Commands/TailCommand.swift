@@ -1,15 +1,79 @@
-/// `switchboard tail`.
+import Foundation
+import IMClient
+import IMProtocol
+
+/// `switchboard tail`: prints messages as they arrive.
 struct TailCommand: Command {
     static let name = "tail"
-    static let summary = "(not available yet)"
-    static let help = "usage: switchboard tail"
-    static let options: Set<String> = []
+    static let summary = "print new messages as they arrive, until stopped"
+    static let help = """
+        usage: switchboard tail [--server URL] [--user NAME] [ADDRESS]
+
+        Prints each new message as 'time conversation sender: text' until SIGINT. With
+        ADDRESS (user:NAME, group:NAME, room:NAME or an id) only that conversation's. Lost
+        connections are retried; notices go to standard error.
+
+        options:
+        \(ClientLogin.help)
+
+        exit codes: 0 stopped, 1 the login ended (e.g. logged in elsewhere) or failed
+        """
+    static let options: Set<String> = ClientLogin.options
     static let flags: Set<String> = []
 
-    init(arguments: Arguments) throws {}
+    var login: ClientLogin
+    var address: ConversationAddress?
+
+    init(arguments: Arguments) throws {
+        login = try ClientLogin(arguments: arguments)
+        guard arguments.positionals.count <= 1 else { throw UsageError(message: "give at most one ADDRESS") }
+        if let text = arguments.positionals.first {
+            guard let address = ConversationAddress(text) else {
+                throw UsageError(message: "'\(text)' is not an address: use user:NAME, group:NAME, room:NAME or an id")
+            }
+            self.address = address
+        }
+    }
 
     func run() async throws -> Int32 {
-        printError("'tail' is not available in this build")
-        return ExitCode.failure
+        let client = try await login.connect()
+        var filter: ConversationID?
+        if let address {
+            if case .id(let id) = address { filter = id } else { filter = try await client.conversation(address).id }
+        }
+        do {
+            try await follow(client, filter: filter)
+        } catch {
+            guard error.code == .kickedOut else { throw error }
+            printError(error.message)
+            return ExitCode.failure
+        }
+        return ExitCode.ok
+    }
+
+    /// Prints messages until the stream ends.
+    private func follow(_ client: IMClient, filter: ConversationID?) async throws(IMClientError) {
+            for try await item in client.events(cursor: MemoryCursorStore()) {
+                switch item {
+                case .event(let event):
+                    guard event.type == .message, let message = event.message, let conversation = event.conversation,
+                        filter == nil || filter == conversation.id
+                    else { continue }
+                    FileHandle.standardOutput.write(Data((Self.line(message, in: conversation) + "\n").utf8))
+                case .resyncNeeded(let reason):
+                    printError("re-synced: \(reason)")
+                case .disconnected(let error, let retryIn):
+                    printError("\(error.message); retrying in \(retryIn.components.seconds) s")
+                case .reconnected:
+                    printError("connected again")
+                }
+            }
+    }
+
+    /// `2026-11-29 16:41:36 user:bob bob: hey alice`
+    static func line(_ message: Message, in conversation: ConversationRef) -> String {
+        let time = message.createdAt.rfc3339.prefix(19).replacingOccurrences(of: "T", with: " ")
+        let text = message.text.replacingOccurrences(of: "\n", with: "\n    ")
+        return "\(time) \(conversation.address) \(message.sender): \(text)"
     }
 }
