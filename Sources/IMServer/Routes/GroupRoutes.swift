@@ -45,8 +45,7 @@ enum GroupRoutes {
         let details = ConversationInfoUpdate(title: body.title, logoURL: body.logoURL, description: body.description)
         try details.validate()
         if kind == .room, let existing = try await core.store.conversation(kind: .room, name: name) {
-            try await join(core, existing, session)
-            return try .json(try await core.store.info(existing), encoder: core.encoder)
+            return try .json(try await enterExisting(core, existing, session), encoder: core.encoder)
         }
         do {
             let record = try await core.store.createConversation(
@@ -56,11 +55,18 @@ enum GroupRoutes {
         } catch StoreError.conflict(_) where kind == .room {
             // Another request created the room first: enter it instead.
             guard let existing = try await core.store.conversation(kind: .room, name: name) else { throw StoreError.notFound(name) }
-            try await join(core, existing, session)
-            return try .json(try await core.store.info(existing), encoder: core.encoder)
+            return try .json(try await enterExisting(core, existing, session), encoder: core.encoder)
         } catch StoreError.conflict(_) {
             throw APIError(.conflict, "a group named '\(name)' already exists: join it, or pick another name", field: "name")
         }
+    }
+
+    /// Enters an existing room; the info is read again so it counts the caller.
+    private static func enterExisting(_ core: ServerCore, _ record: ConversationRecord, _ session: Session)
+        async throws -> ConversationInfo
+    {
+        try await join(core, record, session)
+        return try await core.store.info(try await core.store.conversation(id: record.id) ?? record)
     }
 
     private static func join(_ core: ServerCore, _ record: ConversationRecord, _ session: Session) async throws {
