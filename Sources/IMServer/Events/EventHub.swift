@@ -111,6 +111,16 @@ final class EventHub: Sendable {
         for continuation in woken { continuation.resume(returning: .ready) }
     }
 
+    /// Wakes every parked poll of a user, so each checks again that its login is still
+    /// valid (after a password change ended them).
+    func wake(userID: UserID) {
+        let woken = state.withLock { state -> [Waiter] in
+            guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { return [] }
+            return tokens.compactMap { state.waiters.removeValue(forKey: $0) }
+        }
+        for waiter in woken { waiter.continuation.resume(returning: .ready) }
+    }
+
     /// Ends the parked poll of a login that was replaced by a login elsewhere.
     func kick(tokenID: Int64, reason: String) {
         end(tokenID: tokenID, waiterID: nil, with: .kickedOut(reason))

@@ -127,6 +127,7 @@ enum AccountRoutes {
         let hash = try await core.hashing.hash(body.newPassword)
         try await core.store.setPasswordHash(session.userID, hash, revokeTokens: true)
         core.authenticator.invalidate(userID: session.userID)
+        core.hub.wake(userID: session.userID)
         return try .json(try await issueToken(core, for: record, device: session.device), encoder: core.encoder)
     }
 

@@ -40,6 +40,9 @@ enum EventRoutes {
             }
             switch wake {
             case .ready:
+                // The login may have ended while parked (a password change): never hand
+                // events to a login that is no longer valid.
+                _ = try await core.authenticator.authenticate(context.request.headers["Authorization"])
                 continue
             case .timedOut, .cancelled:
                 return try deliver([], after: cursor, core: core)
