@@ -102,7 +102,8 @@ extension TestClient {
         var query: [String] = ["timeout=\(timeout)"]
         if let cursor { query.append("cursor=\(cursor)") }
         if let limit { query.append("limit=\(limit)") }
-        return try await get("/v1/events?" + query.joined(separator: "&"))
+        // The request's own timeout is only a hang guard, well past the poll's.
+        return try await send("GET", "/v1/events?" + query.joined(separator: "&"), timeout: .seconds(timeout + 15))
     }
 
     /// The current end of the caller's feed.
