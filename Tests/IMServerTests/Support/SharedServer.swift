@@ -1,4 +1,5 @@
 import IMServer
+import Synchronization
 import TestSupport
 import Testing
 
@@ -65,4 +66,43 @@ func withServer<T>(
         server.removeData()
         throw error
     }
+}
+
+/// A server that a test restarts on the same data folder; `finish` stops the last one
+/// and removes the data.
+final class RestartableServer: Sendable {
+    private let current: Mutex<TestServer>
+
+    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+        current = Mutex(try await TestServer.start(configure))
+    }
+
+    var server: TestServer { current.withLock { $0 } }
+
+    /// Stops the server and starts another on the same data folder (a new port).
+    @discardableResult
+    func restart(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        let next = try await server.restart(configure)
+        current.withLock { $0 = next }
+        return next
+    }
+
+    func finish() async {
+        await server.stop()
+        server.removeData()
+    }
+}
+
+/// Runs `body` with a server it may restart, then stops it and removes its data.
+func withRestartableServer(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (RestartableServer) async throws -> Void
+) async throws {
+    let handle = try await RestartableServer(configure)
+    do {
+        try await body(handle)
+    } catch {
+        await handle.finish()
+        throw error
+    }
+    await handle.finish()
 }
