@@ -79,6 +79,21 @@ import Testing
         }
     }
 
+    @Test func aPollThatDoesNotParkAlsoEndsTheParkedOneOfTheSameLogin() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let (bob, _) = try await server.client.register("bob")
+            let cursor = try await alice.cursor()
+            async let first = alice.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+            // A second runner with the same token, answered at once: the first must
+            // learn of it now, not receive the next message as well.
+            expectStatus(try await alice.poll(cursor, timeout: 0), 200)
+            try await bob.message("user:alice", "who gets this?")
+            expectError(try await first, .conflict, reason: "poll_replaced")
+        }
+    }
+
     @Test func aNewLoginWithTheSameDeviceKicksTheOldOneOut() async throws {
         try await withServer { server in
             let (first, _) = try await server.client.register("alice")
