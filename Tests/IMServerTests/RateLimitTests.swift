@@ -101,6 +101,24 @@ import Testing
         }
     }
 
+    @Test func guessingTheOldPasswordOfAPasswordChangeIsThrottledLikeALogin() async throws {
+        try await withServer { server in
+            let limits = server.app.configuration.loginLimits
+            let (alice, _) = try await server.client.register("alice")
+            for _ in 0..<limits.failuresPerUser {
+                let wrong = try await alice.send(
+                    "PUT", "/v1/me/password", json: PasswordChange(oldPassword: "a wrong guess", newPassword: "taken over now"))
+                expectError(wrong, .forbidden, field: "old_password")
+            }
+            let right = try await alice.send(
+                "PUT", "/v1/me/password", json: PasswordChange(oldPassword: "correct horse battery", newPassword: "taken over now"))
+            expectError(right, .rateLimited)
+            #expect(right.header("Retry-After") != nil)
+            // The password did not change and the login goes on.
+            expectStatus(try await alice.get("/v1/me"), 200)
+        }
+    }
+
     @Test func oneAddressFailingForManyAccountsIsRefused() async throws {
         try await withServer({ config in
             config.loginLimits = LoginLimits(failuresPerUser: 100, failuresPerAddress: 3)
