@@ -165,6 +165,21 @@ import Testing
         }
     }
 
+    @Test func aClientThatGivesUpOnAParkedPollFreesIt() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let cursor = try await alice.cursor()
+            let poll = Task { try await alice.poll(cursor, timeout: 50) }
+            try await server.awaitParkedPolls(1)
+            poll.cancel()
+            _ = await poll.result
+            try await server.awaitParkedPolls(0)
+            #expect(try await server.metric("switchboard_http_client_hangups_total") == 1)
+            // The login is fine and polls again.
+            expectStatus(try await alice.poll(cursor), 200)
+        }
+    }
+
     @Test func gracefulShutdownAnswersParkedPollsWithNoEvents() async throws {
         let server = try await TestServer.start()
         defer { server.removeData() }
