@@ -166,6 +166,19 @@ import Testing
         expectError(try await carol.poll(aliceCursor), .cursorExpired)
     }
 
+    @Test func aCursorFromAnotherDataFolderIsExpiredEvenForTheSameUserID() async throws {
+        try await withServer { first in
+            try await withServer { second in
+                let (here, hereUser) = try await first.client.register("alice")
+                let (there, thereUser) = try await second.client.register("alice")
+                try #require(hereUser.id == thereUser.id)
+                let foreign = try await there.cursor()
+                expectStatus(try await there.poll(foreign), 200)
+                expectError(try await here.poll(foreign), .cursorExpired)
+            }
+        }
+    }
+
     @Test func aCursorFromTheFutureIsExpired() async throws {
         let (alice, _) = try await server.client.newUser("alice")
         let cursor = try await alice.cursor()
@@ -179,21 +192,5 @@ import Testing
     func aCursorThatIsNotOneIsInvalid(_ cursor: String) async throws {
         let (alice, _) = try await server.client.newUser("alice")
         expectError(try await alice.poll(cursor), .invalidRequest, field: "cursor")
-    }
-}
-
-/// Cursors of one data folder mean nothing in another.
-@Suite struct ForeignCursorTests {
-    @Test func aCursorFromAnotherDataFolderIsExpiredEvenForTheSameUserID() async throws {
-        try await withServer { first in
-            try await withServer { second in
-                let (here, hereUser) = try await first.client.register("alice")
-                let (there, thereUser) = try await second.client.register("alice")
-                try #require(hereUser.id == thereUser.id)
-                let foreign = try await there.cursor()
-                expectStatus(try await there.poll(foreign), 200)
-                expectError(try await here.poll(foreign), .cursorExpired)
-            }
-        }
     }
 }
