@@ -8,7 +8,7 @@ import Testing
     init() throws { server = try SharedServer.current }
 
     @Test func sessionsListPutsUnreadFirstThenMostRecent() async throws {
-        let (alice, _) = try await server.client.newUser("alice")
+        let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, bobUser) = try await server.client.newUser("bob")
         let (_, carolUser) = try await server.client.newUser("carol")
         let group = Names.unique("team")
@@ -16,8 +16,8 @@ import Testing
         // Each step waits for the clock to move, so "most recent" is never a tie.
         let toCarol = try await alice.message("user:\(carolUser.username)", "hi carol")
         try await awaitClock(after: toCarol.createdAt)
-        try await bob.message("user:\(try await alice.get("/v1/me").decode(User.self).username)", "one")
-        let two = try await bob.message("user:\(try await alice.get("/v1/me").decode(User.self).username)", "two")
+        try await bob.message("user:\(aliceUser.username)", "one")
+        let two = try await bob.message("user:\(aliceUser.username)", "two")
         try await awaitClock(after: two.createdAt)
         try await alice.create(.group, group)
         let latest = try await alice.message("group:\(group)", "latest")
@@ -67,9 +67,9 @@ import Testing
     }
 
     @Test func oneConversationByIdAndByAddressIsTheSame() async throws {
-        let (alice, _) = try await server.client.newUser("alice")
+        let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, bobUser) = try await server.client.newUser("bob")
-        let sent = try await bob.message("user:\(try await alice.get("/v1/me").decode(User.self).username)", "ping")
+        let sent = try await bob.message("user:\(aliceUser.username)", "ping")
         let byAddress = try await alice.get("/v1/conversations/user:\(bobUser.username.uppercased())")
         expectStatus(byAddress, 200)
         let byID = try await alice.get("/v1/conversations/\(sent.conversationID)")
@@ -197,9 +197,8 @@ import Testing
 
     @Test func readMarkersClearUnreadAndStopAtTheLastMessage() async throws {
         let (alice, aliceUser) = try await server.client.newUser("writer")
-        let (bob, _) = try await server.client.newUser("reader")
-        let bobName = try await bob.get("/v1/me").decode(User.self).username
-        for index in 1...3 { try await alice.message("user:\(bobName)", "m\(index)") }
+        let (bob, bobUser) = try await server.client.newUser("reader")
+        for index in 1...3 { try await alice.message("user:\(bobUser.username)", "m\(index)") }
         let address = "user:\(aliceUser.username)"
         #expect(try await bob.get("/v1/conversations/\(address)").decode(Conversation.self).unread == 3)
 

@@ -9,10 +9,10 @@ import Testing
     init() throws { server = try SharedServer.current }
 
     @Test func pollWithoutACursorAnswersWithACursorAndNoEvents() async throws {
-        let (alice, _) = try await server.client.newUser("alice")
+        let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, _) = try await server.client.newUser("bob")
         // Events from before the first poll are not replayed.
-        try await bob.message("user:\(try await alice.get("/v1/me").decode(User.self).username)", "before")
+        try await bob.message("user:\(aliceUser.username)", "before")
         let answer = try await alice.poll(nil, timeout: 30)
         expectStatus(answer, 200)
         let batch = try answer.decode(EventBatch.self)
