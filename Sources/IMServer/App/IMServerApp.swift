@@ -3,6 +3,7 @@ import HTTPServer
 import IMProtocol
 import IMStore
 import Logging
+import Synchronization
 
 /// Why the server could not start: a message a person can act on, and the exit code
 /// the command line uses.
@@ -19,6 +20,8 @@ public final class IMServerApp: Sendable {
     let http: HTTPServer
     let store: SQLiteStore
     let logger: Logger
+    /// Expires parked polls and prunes old data while the server runs.
+    private let maintenance = Mutex<Task<Void, Never>?>(nil)
 
     /// Opens the data folder and storage; nothing listens until `start()`.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "server")) throws {
@@ -54,7 +57,8 @@ public final class IMServerApp: Sendable {
         }
     }
 
-    /// Binds the listener and grants administration to the configured admins.
+    /// Binds the listener, grants administration to the configured admins and starts the
+    /// periodic work (poll timeouts, pruning).
     public func start() async throws {
         for name in configuration.admins {
             if let record = try await store.user(named: name.lowercased()), !record.isAdmin {
@@ -66,6 +70,8 @@ public final class IMServerApp: Sendable {
         } catch let error as HTTPServerError {
             throw ServerStartError(message: error.message)
         }
+        let task = Task { [self] in await maintain() }
+        maintenance.withLock { $0 = task }
         logger.info(
             "switchboard server listening on http://\(configuration.http.host):\(http.port)",
             [("data", configuration.dataDirectory)])
@@ -77,10 +83,8 @@ public final class IMServerApp: Sendable {
     /// Starts, serves until the calling task is cancelled, then shuts down gracefully.
     public func run() async throws {
         try await start()
-        let maintenance = Task { [self] in await maintain() }
         // Sleeping is cancellation-aware: cancelling this task ends the wait at once.
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-        maintenance.cancel()
         await shutdown()
     }
 
@@ -114,6 +118,10 @@ public final class IMServerApp: Sendable {
     /// Answers parked polls, lets in-flight requests finish, and closes the database.
     public func shutdown() async {
         logger.info("shutting down: answering parked polls and finishing requests")
+        if let task = maintenance.withLock({ $0 }) {
+            task.cancel()
+            await task.value
+        }
         core.hub.stop()
         await http.shutdown()
         store.close()

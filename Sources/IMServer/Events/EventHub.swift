@@ -111,13 +111,14 @@ final class EventHub: Sendable {
         for continuation in woken { continuation.resume(returning: .ready) }
     }
 
-    /// Ends every parked poll of an account (its logins were revoked).
-    func endAll(userID: UserID, with wake: Wake) {
-        let waiters = state.withLock { state -> [Waiter] in
+    /// Wakes every parked poll of a user, so each checks again that its login is still
+    /// valid (after a password change ended them).
+    func wake(userID: UserID) {
+        let woken = state.withLock { state -> [Waiter] in
             guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { return [] }
             return tokens.compactMap { state.waiters.removeValue(forKey: $0) }
         }
-        for waiter in waiters { waiter.continuation.resume(returning: wake) }
+        for waiter in woken { waiter.continuation.resume(returning: .ready) }
     }
 
     /// Ends the parked poll of a login that was replaced by a login elsewhere.

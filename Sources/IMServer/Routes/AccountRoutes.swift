@@ -70,11 +70,7 @@ enum AccountRoutes {
         let username = body.username.lowercased()
         if let device = body.device { try Validate.text(device, field: "device", length: Limits.deviceLength) }
         let address = context.request.remoteAddress
-        if let wait = core.loginThrottle.wait(username: username, address: address) {
-            let seconds = max(1, Int(wait.rounded(.up)))
-            throw APIError(
-                .rateLimited, "too many failed logins: try again in \(seconds) s", retryAfter: seconds)
-        }
+        try checkThrottle(core, username: username, address: address)
         let record = try await core.store.user(named: username)
         // Verify even for unknown names so timing does not reveal which accounts exist.
         let ok = await core.hashing.verify(body.password, against: record?.passwordHash ?? core.dummyHash)
@@ -90,6 +86,15 @@ enum AccountRoutes {
             try await core.store.setPasswordHash(record.id, upgraded, revokeTokens: false)
         }
         return try .json(try await issueToken(core, for: record, device: body.device), encoder: core.encoder)
+    }
+
+    /// 429 while the account or the address is locked after failed password checks.
+    static func checkThrottle(_ core: ServerCore, username: String, address: String) throws {
+        if let wait = core.loginThrottle.wait(username: username, address: address) {
+            let seconds = max(1, Int(wait.rounded(.up)))
+            throw APIError(
+                .rateLimited, "too many failed logins: try again in \(seconds) s", retryAfter: seconds)
+        }
     }
 
     static func logout(_ context: RequestContext) async throws -> Response {
@@ -124,22 +129,20 @@ enum AccountRoutes {
         let session = try context.caller
         let body = try context.decode(PasswordChange.self)
         try Validate.password(body.newPassword)
+        // The old password is a password check like a login's: guesses count the same.
         let address = context.request.remoteAddress
-        if let wait = core.loginThrottle.wait(username: session.username, address: address) {
-            let seconds = max(1, Int(wait.rounded(.up)))
-            throw APIError(.rateLimited, "too many wrong passwords: try again in \(seconds) s", retryAfter: seconds)
-        }
+        try checkThrottle(core, username: session.username, address: address)
         guard let record = try await core.store.user(id: session.userID),
             await core.hashing.verify(body.oldPassword, against: record.passwordHash)
         else {
-            // Guessing the old password with a stolen token counts like guessing at login.
             core.loginThrottle.failed(username: session.username, address: address)
             throw APIError(.forbidden, "the old password is wrong", field: "old_password")
         }
+        core.loginThrottle.succeeded(username: session.username)
         let hash = try await core.hashing.hash(body.newPassword)
         try await core.store.setPasswordHash(session.userID, hash, revokeTokens: true)
         core.authenticator.invalidate(userID: session.userID)
-        core.hub.endAll(userID: session.userID, with: .loggedOut)
+        core.hub.wake(userID: session.userID)
         return try .json(try await issueToken(core, for: record, device: session.device), encoder: core.encoder)
     }
 

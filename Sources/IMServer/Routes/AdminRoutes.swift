@@ -38,7 +38,7 @@ enum AdminRoutes {
         let hash = try await core.hashing.hash(body.password)
         try await core.store.setPasswordHash(record.id, hash, revokeTokens: true)
         core.authenticator.invalidate(userID: record.id)
-        core.hub.endAll(userID: record.id, with: .loggedOut)
+        core.hub.wake(userID: record.id)
         return .noContent
     }
 }

@@ -60,7 +60,7 @@ enum ConversationRoutes {
                     conversationID: entry.id, senderID: access.session.userID, text: body.text,
                     clientMessageID: body.clientMessageID, replyTo: body.replyTo))
         } catch StoreError.notMember {
-            throw ConversationAccess.notMember(entry)
+            throw ConversationAccess.notMember(entry, address: address)
         } catch StoreError.muted(let until) {
             throw APIError(.forbidden, "you are muted in this conversation until \(until)", reason: "muted")
         } catch StoreError.invalidReference(let message) {

@@ -14,6 +14,9 @@ enum EventRoutes {
         let store = core.store
         let limit = try context.queryInt("limit", in: Limits.eventsPerPoll, default: 100) ?? 100
         let timeout = try context.queryInt("timeout", in: 0...core.configuration.maxPollTimeout, default: 30) ?? 30
+        // One poll per login: any new poll, parking or not, ends the one already parked,
+        // so two runners sharing a token show up at once instead of both getting events.
+        core.hub.end(tokenID: session.tokenID, with: .replaced)
 
         guard let text = context.request.query("cursor"), !text.isEmpty else {
             let cursor = FeedCursor(epoch: store.epoch, userID: session.userID, position: store.committedPosition)
@@ -46,6 +49,9 @@ enum EventRoutes {
             }
             switch wake {
             case .ready:
+                // The login may have ended while parked (a password change): never hand
+                // events to a login that is no longer valid.
+                _ = try await core.authenticator.authenticate(context.request.headers["Authorization"])
                 continue
             case .timedOut, .cancelled:
                 return try deliver([], after: cursor, core: core)

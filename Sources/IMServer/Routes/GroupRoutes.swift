@@ -45,7 +45,7 @@ enum GroupRoutes {
         let details = ConversationInfoUpdate(title: body.title, logoURL: body.logoURL, description: body.description)
         try details.validate()
         if kind == .room, let existing = try await core.store.conversation(kind: .room, name: name) {
-            return try await enterExisting(core, existing, session)
+            return try .json(try await enterExisting(core, existing, session), encoder: core.encoder)
         }
         do {
             let record = try await core.store.createConversation(
@@ -55,19 +55,18 @@ enum GroupRoutes {
         } catch StoreError.conflict(_) where kind == .room {
             // Another request created the room first: enter it instead.
             guard let existing = try await core.store.conversation(kind: .room, name: name) else { throw StoreError.notFound(name) }
-            return try await enterExisting(core, existing, session)
+            return try .json(try await enterExisting(core, existing, session), encoder: core.encoder)
         } catch StoreError.conflict(_) {
             throw APIError(.conflict, "a group named '\(name)' already exists: join it, or pick another name", field: "name")
         }
     }
 
-    /// Joins (enters) and answers with the info as it is afterwards.
+    /// Enters an existing room; the info is read again so it counts the caller.
     private static func enterExisting(_ core: ServerCore, _ record: ConversationRecord, _ session: Session)
-        async throws -> Response
+        async throws -> ConversationInfo
     {
         try await join(core, record, session)
-        let fresh = try await core.store.conversation(id: record.id) ?? record
-        return try .json(try await core.store.info(fresh), encoder: core.encoder)
+        return try await core.store.info(try await core.store.conversation(id: record.id) ?? record)
     }
 
     private static func join(_ core: ServerCore, _ record: ConversationRecord, _ session: Session) async throws {
@@ -100,7 +99,11 @@ enum GroupRoutes {
     }
 
     static func enter(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
-        try await enterExisting(context.core, try await named(context, kind), try context.caller)
+        let session = try context.caller
+        let record = try await named(context, kind)
+        try await join(context.core, record, session)
+        let fresh = try await context.core.store.conversation(id: record.id) ?? record
+        return try .json(try await context.core.store.info(fresh), encoder: context.core.encoder)
     }
 
     static func leave(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {

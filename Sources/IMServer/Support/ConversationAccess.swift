@@ -3,8 +3,8 @@ import IMStore
 
 /// Turns an address from a path into a conversation the caller may use, or the error
 /// that says why not. Every conversation endpoint goes through here, so the rule of who
-/// may read or write where lives in one place: members only; a conversation id the
-/// caller cannot see is reported as absent, a group or room they are not in as 403.
+/// may read or write where lives in one place: members only; an id the caller cannot see
+/// is reported as absent (404), a group or room named by name they are not in as 403.
 struct ConversationAccess {
     /// A conversation and the caller's membership in it.
     struct Resolved {
@@ -41,9 +41,16 @@ struct ConversationAccess {
     func resolve(_ address: ConversationAddress) async throws -> Resolved? {
         guard let entry = try await locate(address, createDirect: false) else { return nil }
         guard let membership = try await core.store.membership(entry.id, session.userID) else {
-            throw Self.notMember(entry)
+            throw Self.notMember(entry, address: address)
         }
         return Resolved(entry: entry, membership: membership)
+    }
+
+    /// The refusal for a caller who is not in the conversation: by id, 404 whatever it is
+    /// (ids reveal nothing); by name, 403 telling them to join the group or enter the room.
+    static func notMember(_ entry: ConversationDirectory.Entry, address: ConversationAddress) -> APIError {
+        if case .id(let id) = address { return APIError(.notFound, "no conversation \(id)") }
+        return notMember(entry)
     }
 
     /// 403 for a group or room the caller is not in; 404 for a direct conversation of

@@ -1,0 +1,201 @@
+import Foundation
+import IMProtocol
+import TestSupport
+import Testing
+
+/// Polls that park: each test has a server of its own, so the parked-poll gauge on
+/// `/metrics` counts only its polls.
+@Suite struct ParkedPollTests {
+    @Test func aParkedPollIsWokenByASendAndReturnsTheMessage() async throws {
+        try await withServer { server in
+            let (alice, aliceUser) = try await server.client.register("alice")
+            let (bob, _) = try await server.client.register("bob")
+            let cursor = try await alice.cursor()
+            async let answer = alice.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+
+            let sent = try await bob.message("user:\(aliceUser.username)", "wake up")
+            let batch = try await answer.decode(EventBatch.self)
+            #expect(batch.events.compactMap(\.message) == [sent])
+            #expect(batch.events.first?.conversation?.address == .user("bob"))
+            #expect(try await server.metric("switchboard_parked_polls") == 0)
+            #expect(try await server.metric("switchboard_events_delivered_total") == 1)
+        }
+    }
+
+    @Test func pollsOfTwoLoginsOfOneUserAreBothWoken() async throws {
+        try await withServer { server in
+            let (alice, aliceUser) = try await server.client.register("alice")
+            let laptop = try await server.client.login(aliceUser.username, device: "laptop")
+            let (bob, _) = try await server.client.register("bob")
+            let cursor = try await alice.cursor()
+            async let first = alice.poll(cursor, timeout: 50)
+            async let second = laptop.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(2)
+
+            let sent = try await bob.message("user:alice", "both of you")
+            #expect(try await first.decode(EventBatch.self).events.compactMap(\.message?.id) == [sent.id])
+            #expect(try await second.decode(EventBatch.self).events.compactMap(\.message?.id) == [sent.id])
+        }
+    }
+
+    @Test func timeoutZeroNeverParks() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let cursor = try await alice.cursor()
+            let batch = try await alice.events(after: cursor, timeout: 0)
+            #expect(batch.events.isEmpty)
+            #expect(batch.cursor == cursor)
+            #expect(try await server.metric("switchboard_parked_polls") == 0)
+        }
+    }
+
+    @Test func aParkedPollWhoseTimeRunsOutAnswersWithNoEvents() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let cursor = try await alice.cursor()
+            let answer = try await alice.poll(cursor, timeout: 1)
+            expectStatus(answer, 200)
+            let batch = try answer.decode(EventBatch.self)
+            #expect(batch.events.isEmpty)
+            #expect(batch.cursor == cursor)
+        }
+    }
+
+    @Test func aSecondPollOnTheSameLoginEndsTheFirstWith409() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let (bob, _) = try await server.client.register("bob")
+            let cursor = try await alice.cursor()
+            async let first = alice.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+            async let second = alice.poll(cursor, timeout: 50)
+
+            expectError(try await first, .conflict, reason: "poll_replaced")
+            try await server.awaitParkedPolls(1)
+            let sent = try await bob.message("user:alice", "to the survivor")
+            #expect(try await second.decode(EventBatch.self).events.compactMap(\.message?.id) == [sent.id])
+            #expect(try await server.metric("switchboard_polls_replaced_total") == 1)
+        }
+    }
+
+    @Test func aPollThatDoesNotParkAlsoEndsTheParkedOneOfTheSameLogin() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let (bob, _) = try await server.client.register("bob")
+            let cursor = try await alice.cursor()
+            async let first = alice.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+            // A second runner with the same token, answered at once: the first must
+            // learn of it now, not receive the next message as well.
+            expectStatus(try await alice.poll(cursor, timeout: 0), 200)
+            try await bob.message("user:alice", "who gets this?")
+            expectError(try await first, .conflict, reason: "poll_replaced")
+        }
+    }
+
+    @Test func aNewLoginWithTheSameDeviceKicksTheOldOneOut() async throws {
+        try await withServer { server in
+            let (first, _) = try await server.client.register("alice")
+            let phone = try await server.client.login("alice", device: "phone")
+            let cursor = try await phone.cursor()
+            async let parked = phone.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+
+            let newPhone = try await server.client.login("alice", device: "phone")
+            let answer = try await parked
+            expectStatus(answer, 200)
+            let batch = try answer.decode(EventBatch.self)
+            #expect(batch.events.map(\.type) == [.kickedOut])
+            #expect(batch.events.first?.reason?.isEmpty == false)
+
+            expectError(try await phone.get("/v1/me"), .unauthorized, reason: "kicked_out")
+            expectError(try await phone.poll(cursor), .unauthorized, reason: "kicked_out")
+            expectStatus(try await newPhone.get("/v1/me"), 200)
+            // A login without a device name is not affected.
+            expectStatus(try await first.get("/v1/me"), 200)
+        }
+    }
+
+    /// `kicked_out` is not a feed entry (see `Event`): it repeats the poll's cursor
+    /// position, and the cursor it comes with does not move, so nothing is acknowledged.
+    @Test func theKickedOutEventRepeatsTheCursorPositionAndAcknowledgesNothing() async throws {
+        try await withServer { server in
+            _ = try await server.client.register("alice")
+            let (bob, _) = try await server.client.register("bob")
+            let phone = try await server.client.login("alice", device: "phone")
+            let start = try await phone.cursor()
+            try await bob.message("user:alice", "seen")
+            let seen = try await phone.events(after: start)
+            let handled = try #require(seen.events.last?.position)
+            async let parked = phone.poll(seen.cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+            _ = try await server.client.login("alice", device: "phone")
+            let batch = try await parked.decode(EventBatch.self)
+            let kicked = try #require(batch.events.first)
+            #expect(batch.events.count == 1)
+            #expect(kicked.type == .kickedOut)
+            #expect(kicked.position == handled)
+            #expect(batch.cursor == seen.cursor)
+        }
+    }
+
+    @Test func logoutEndsTheParkedPollWith401() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let cursor = try await alice.cursor()
+            async let parked = alice.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+            expectStatus(try await alice.send("POST", "/v1/logout"), 204)
+            expectError(try await parked, .unauthorized, reason: "logged_out")
+        }
+    }
+
+    @Test func aPasswordChangeEndsTheParkedPollsOfTheOldLogins() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let (bob, _) = try await server.client.register("bob")
+            let tablet = try await server.client.login("alice", device: "tablet")
+            let cursor = try await tablet.cursor()
+            async let parked = tablet.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+            let change = try await alice.send(
+                "PUT", "/v1/me/password",
+                json: PasswordChange(oldPassword: "correct horse battery", newPassword: "a brand new password"))
+            expectStatus(change, 200)
+            // Whatever wakes it, the ended login must not receive this.
+            try await bob.message("user:alice", "secret after the password change")
+            expectError(try await parked, .unauthorized, reason: "password_changed")
+        }
+    }
+
+    @Test func aClientThatGivesUpOnAParkedPollFreesIt() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let cursor = try await alice.cursor()
+            let poll = Task { try await alice.poll(cursor, timeout: 50) }
+            try await server.awaitParkedPolls(1)
+            poll.cancel()
+            _ = await poll.result
+            try await server.awaitParkedPolls(0)
+            #expect(try await server.metric("switchboard_http_client_hangups_total") == 1)
+            // The login is fine and polls again.
+            expectStatus(try await alice.poll(cursor), 200)
+        }
+    }
+
+    @Test func gracefulShutdownAnswersParkedPollsWithNoEvents() async throws {
+        let server = try await TestServer.start()
+        defer { server.removeData() }
+        let (alice, _) = try await server.client.register("alice")
+        let cursor = try await alice.cursor()
+        async let parked = alice.poll(cursor, timeout: 50)
+        try await server.awaitParkedPolls(1)
+        await server.stop()
+        let answer = try await parked
+        expectStatus(answer, 200)
+        let batch = try answer.decode(EventBatch.self)
+        #expect(batch.events.isEmpty)
+        #expect(batch.cursor == cursor)
+    }
+}
