@@ -48,3 +48,18 @@ import Testing
         }
     }
 }
+
+/// Case-insensitive regexes see through Unicode case folding; the literal test in front
+/// of them must let those texts through.
+@Suite struct RegexFoldingTests {
+    @Test(arguments: [
+        ("scam", "ſcam"), ("kelvin", "\u{212A}elvin"), ("fine", "ﬁne"), ("strasse", "STRAẞE"), ("strasse", "straße"),
+        ("izmir", "İzmir"), ("cafe", "CAFE"),
+    ])
+    func aCaseInsensitiveRegexMatchesWhatICUFolds(_ pattern: String, _ text: String) throws {
+        let regex = try NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
+        let icu = regex.firstMatch(in: text, range: NSRange(location: 0, length: text.utf16.count)) != nil
+        let engine = try Bots.matches("{ text: { regex: '\(pattern)', ignore_case: true } }", text)
+        #expect(engine == icu, "ICU says \(icu) for '\(pattern)' in '\(text)'")
+    }
+}

@@ -11,7 +11,7 @@ extension ConditionSet: Decodable {
     }
 
     /// Decodes a `when` mapping, keeping the conditions in the order written.
-    init(from decoder: any Decoder) throws {
+    convenience init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
         // `event` belongs to the rule; inside `any`/`not` it would be ambiguous.
         let nested = decoder.codingPath.contains { $0 is Key }

@@ -8,7 +8,7 @@ extension TextCondition: Decodable {
     }
 
     /// `text: "hello"` (equals) or a mapping of tests and options.
-    init(from decoder: any Decoder) throws {
+    convenience init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
         if try decoder.node().mapping == nil {
             let text = try decoder.decodeValue(String.self)
@@ -74,7 +74,7 @@ extension CommandCondition: Decodable {
     }
 
     /// `command: ticket`, `command: [ticket, t]` or `command: {name, args}`.
-    init(from decoder: any Decoder) throws {
+    convenience init(from decoder: any Decoder) throws {
         let names: [Located<String>]
         var arguments = Arguments.any
         if try decoder.node().mapping != nil {
@@ -110,7 +110,7 @@ extension SenderCondition: Decodable {
     }
 
     /// `from: alice`, `from: [alice, bob]` or `from: {users, bots, role}`.
-    init(from decoder: any Decoder) throws {
+    convenience init(from decoder: any Decoder) throws {
         guard try decoder.node().mapping != nil else {
             let users = try decoder.decodeValue(OneOrMany<String>.self).items
             self.init(users: users.map { $0.lowercased() }, bots: nil, role: nil)

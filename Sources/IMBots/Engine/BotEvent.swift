@@ -31,10 +31,15 @@ public struct BotEvent: Sendable {
         event.type == .message ? event.message?.text : nil
     }
 
+    /// Whether the event is a server notice (a `system` message).
+    var isSystemMessage: Bool {
+        event.type == .message && event.message?.type == .system
+    }
+
     /// The username of whoever caused the event: a message's sender, otherwise the sender
     /// profile, the acting user (`by`), or the member the event is about.
     public var actor: String? {
-        if event.type == .message, let message = event.message { return message.sender }
+        if event.type == .message, let sender = event.message?.sender { return sender }
         return sender?.username ?? event.by ?? event.user?.username
     }
 

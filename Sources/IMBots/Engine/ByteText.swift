@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Byte-level text tests on UTF-8, the hot path of text matchers.
 ///
 /// Comparing bytes of UTF-8 compares Unicode scalars, which is what a chat filter wants
@@ -54,11 +60,34 @@ enum ByteText {
 
     /// Whether `pattern` occurs anywhere in `text`; an empty pattern always does.
     static func contains(_ text: [UInt8], _ pattern: [UInt8], wildcard: Bool = false) -> Bool {
-        text.withUnsafeBufferPointer { t in
+        guard !pattern.isEmpty else { return true }
+        guard pattern.count <= text.count else { return false }
+        return text.withUnsafeBufferPointer { t in
             pattern.withUnsafeBufferPointer { p in
-                firstIndex(of: p, in: t, from: 0, wildcard: wildcard) != nil
+                guard wildcard, p.contains(UInt8(ascii: "i")) || p.contains(UInt8(ascii: "l")),
+                      t.contains(wildcardOne) else {
+                    return exactIndex(of: p, in: t) != nil
+                }
+                return firstIndex(of: p, in: t, from: 0, wildcard: true) != nil
             }
         }
+    }
+
+    /// The first offset of `pattern` in `text`, comparing bytes exactly: the C library's
+    /// vectorised `memchr` finds each candidate first byte, `memcmp` checks the rest.
+    static func exactIndex(of pattern: UnsafeBufferPointer<UInt8>, in text: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let textBase = text.baseAddress, let patternBase = pattern.baseAddress,
+              pattern.count <= text.count else { return pattern.isEmpty ? 0 : nil }
+        let first = Int32(patternBase.pointee)
+        let last = text.count - pattern.count
+        var offset = 0
+        while offset <= last {
+            guard let found = memchr(textBase + offset, first, last - offset + 1) else { return nil }
+            let index = textBase.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            if memcmp(textBase + index, patternBase, pattern.count) == 0 { return index }
+            offset = index + 1
+        }
+        return nil
     }
 
     /// The first offset at or after `start` where `pattern` occurs in `text`.

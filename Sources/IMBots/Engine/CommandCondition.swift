@@ -1,6 +1,6 @@
 /// `command: ticket`: the text is the command `/ticket` (or one of several names) for
 /// this bot, with arguments as the rule asks.
-struct CommandCondition: Sendable {
+final class CommandCondition: Sendable {
     /// Whether the command must, may or must not have arguments.
     enum Arguments: String, Sendable, Hashable, CaseIterable, Decodable {
         case any, required, none

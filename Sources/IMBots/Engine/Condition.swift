@@ -1,10 +1,12 @@
+import IMProtocol
+
 /// One matcher of a rule's `when`, compiled.
 ///
 /// To add a matcher (the `webhook` + `match`, `schedule` and `rate` matchers are
 /// planned): add a case here with its evaluation, explanation and cost, its key in
 /// `ConditionSet+Decoding.swift` (where it is now reported as not available), and any
 /// per-event data it needs to `EventFacts` or `BotEvent`.
-indirect enum Condition: Sendable {
+enum Condition: Sendable {
     case text(TextCondition)
     case command(CommandCondition)
     case from(SenderCondition)
@@ -95,30 +97,41 @@ indirect enum Condition: Sendable {
 }
 
 /// Conditions that must all hold: a `when` mapping.
-struct ConditionSet: Sendable {
+final class ConditionSet: Sendable {
     /// The conditions in the order written, for explanations.
     let conditions: [Condition]
     /// The `event:` filter; only the top-level `when` may set one.
     let events: EventFilter?
-    /// Evaluation order: cheapest first. Conditions have no side effects besides
-    /// bindings, so the order does not change the outcome.
-    private let order: [Int]
+    /// The conditions cheapest first, for evaluation. Conditions have no side effects
+    /// besides bindings, so the order does not change the outcome.
+    private let ordered: [Condition]
 
     init(conditions: [Condition], events: EventFilter?) {
         self.conditions = conditions
         self.events = events
-        self.order = conditions.indices.sorted { lhs, rhs in
+        self.ordered = conditions.indices.sorted { lhs, rhs in
             let (l, r) = (conditions[lhs].cost, conditions[rhs].cost)
             return l == r ? lhs < rhs : l < r
-        }
+        }.map { conditions[$0] }
     }
 
     /// No conditions: holds for every event the filter lets through.
     static let empty = ConditionSet(conditions: [], events: nil)
 
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
-        for index in order where !conditions[index].matches(&facts, &bindings) { return false }
+        for condition in ordered where !condition.matches(&facts, &bindings) { return false }
         return true
+    }
+
+    /// The conversation kinds an event must have for these conditions to hold, judged
+    /// from the top-level place conditions; nil when any kind (or none) may do.
+    var conversationKinds: Set<ConversationKind>? {
+        var kinds: Set<ConversationKind>?
+        for condition in conditions {
+            guard case .conversation(let place) = condition, let allowed = place.kinds else { continue }
+            kinds = kinds.map { $0.intersection(allowed) } ?? allowed
+        }
+        return kinds
     }
 
     /// The first condition in written order that does not hold, explained; nil when all

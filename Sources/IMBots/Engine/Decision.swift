@@ -8,6 +8,9 @@ public struct Bindings: Sendable, Hashable {
     /// A command's arguments split at whitespace (`argv`).
     public var argv: [String]?
 
+    /// No bindings; cheaper than building empty ones for every rule tested.
+    static let none = Bindings()
+
     /// Creates bindings; empty by default.
     public init(match: [String: String] = [:], args: String? = nil, argv: [String]? = nil) {
         self.match = match

@@ -8,7 +8,12 @@ import IMProtocol
 /// Evaluation passes it `inout`, so the caches fill in place without allocation of
 /// their own.
 struct EventFacts {
-    let event: BotEvent
+    /// Where the event happened.
+    let conversation: ConversationRef?
+    /// Whether whoever caused the event is a bot, as far as the runner knows.
+    let senderIsBot: Bool
+    /// The sender's group role, when the runner knows it.
+    let senderRole: MemberRole?
     /// The bot's username, lowered.
     let botUsername: String
     let now: Timestamp
@@ -21,6 +26,7 @@ struct EventFacts {
     private var cachedBytes: [UInt8]?
     private var cachedIsASCII: Bool?
     private var cachedLowered: [UInt8]?
+    private var cachedFolded: [UInt8]?
     private var cachedWords: TokenText?
     private var cachedLoweredWords: TokenText?
     private var cachedNormalized: TokenText?
@@ -29,12 +35,14 @@ struct EventFacts {
     private var cachedLocalTimes: [(zone: String, time: LocalTime)] = []
 
     init(event: BotEvent, context: BotContext) {
-        self.event = event
+        self.conversation = event.event.conversation
+        self.senderIsBot = event.sender?.isBot ?? false
+        self.senderRole = event.senderRole
         self.botUsername = context.bot.username
         self.now = context.now
         self.defaultTimeZone = context.timezone
         self.text = event.text
-        self.actor = event.actor?.lowercased()
+        self.actor = event.actor.map(Self.lowercasedName)
     }
 
     /// The text's UTF-8 (empty without text).
@@ -63,6 +71,20 @@ struct EventFacts {
             if let cachedLowered { return cachedLowered }
             let value = isASCII ? ByteText.asciiLowercased(bytes) : Array((text ?? "").lowercased().utf8)
             cachedLowered = value
+            return value
+        }
+    }
+
+    /// The text as case-insensitive regex matching may see it: compatibility forms
+    /// decomposed (`ﬁ` is `fi`, `ſ` is `s`, the Kelvin sign is `K`), lowered, and `ß` as
+    /// `ss`. Every ASCII literal a case-insensitive regex can match is in here, lowered.
+    var folded: [UInt8] {
+        mutating get {
+            if let cachedFolded { return cachedFolded }
+            let value = isASCII ? lowered
+                : Array((text ?? "").decomposedStringWithCompatibilityMapping.lowercased()
+                    .replacingOccurrences(of: "ß", with: "ss").utf8)
+            cachedFolded = value
             return value
         }
     }
@@ -127,6 +149,12 @@ struct EventFacts {
         let time = LocalTime(now, in: resolved)
         cachedLocalTimes.append((name, time))
         return time
+    }
+
+    /// A username lowered; usernames are ASCII, so the common case needs no Unicode
+    /// case mapping.
+    static func lowercasedName(_ name: String) -> String {
+        name.utf8.contains(where: { $0 &- UInt8(ascii: "A") < 26 || $0 >= 0x80 }) ? name.lowercased() : name
     }
 
     /// Finds `@name` not preceded or followed by a character that could continue a name.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A compiled `regex:` text matcher, with a cheap literal test in front of the regex.
-struct RegexMatcher: Sendable {
+final class RegexMatcher: Sendable {
     /// The pattern as written.
     let pattern: String
     let ignoreCase: Bool
@@ -28,8 +28,8 @@ struct RegexMatcher: Sendable {
         if let required = analysis.requiredLiterals {
             if ignoreCase {
                 // Case-insensitive ICU matching folds some non-ASCII letters onto ASCII
-                // ones (`ſ` matches `s`), so the literal test is used only when both the
-                // literal and (at match time) the text are ASCII.
+                // ones (`ſ` matches `s`, `ﬁ` matches `fi`), so ASCII literals are looked
+                // for in the folded text (see `EventFacts.folded`); others are not used.
                 let ascii = required.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) }
                 literals = ascii ? required.map { ByteText.asciiLowercased(Array($0.utf8)) } : nil
             } else {
@@ -44,13 +44,8 @@ struct RegexMatcher: Sendable {
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
         guard let text = facts.text else { return false }
         if let literals {
-            if !ignoreCase {
-                let bytes = facts.bytes
-                guard literals.contains(where: { ByteText.contains(bytes, $0) }) else { return false }
-            } else if facts.isASCII {
-                let lowered = facts.lowered
-                guard literals.contains(where: { ByteText.contains(lowered, $0) }) else { return false }
-            }
+            let text = ignoreCase ? facts.folded : facts.bytes
+            guard literals.contains(where: { ByteText.contains(text, $0) }) else { return false }
         }
         let range = NSRange(location: 0, length: text.utf16.count)
         guard let result = regex.firstMatch(in: text, options: [], range: range) else { return false }

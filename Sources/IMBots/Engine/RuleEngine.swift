@@ -10,9 +10,16 @@ import IMProtocol
 public struct RuleEngine: Sendable {
     /// The bot whose rules are evaluated.
     public let bot: BotDefinition
-    private let byType: [EventType: Candidates]
-    /// For event kinds this version does not know: only rules with `event: any`.
-    private let otherTypes: Candidates
+    /// Each rule's conditions, apart from the rest of the rule, so that testing a rule
+    /// does not copy it.
+    private let conditions: [ConditionSet]
+    private let byType: [Slot: Candidates]
+
+    /// An event kind and the kind of conversation it happened in (nil: none).
+    private struct Slot: Hashable {
+        var type: EventType
+        var place: ConversationKind?
+    }
 
     /// Rules that may match one kind of event, in rule order.
     private struct Candidates: Sendable {
@@ -25,11 +32,15 @@ public struct RuleEngine: Sendable {
     /// Indexes the bot's rules.
     public init(bot: BotDefinition) {
         self.bot = bot
-        func candidates(for type: EventType?) -> Candidates {
+        self.conditions = bot.rules.map(\.when)
+        let kinds = bot.rules.map(\.when.conversationKinds)
+        func candidates(for type: EventType, in place: ConversationKind?) -> Candidates {
             var result = Candidates()
             for (index, rule) in bot.rules.enumerated() {
-                let accepts = type.map(rule.events.accepts) ?? (rule.events == .any)
-                guard accepts else { continue }
+                guard rule.events.accepts(type) else { continue }
+                if let allowed = kinds[index] {
+                    guard let place, allowed.contains(place) else { continue }
+                }
                 if let commands = rule.requiredCommands {
                     for name in commands { result.byCommand[name, default: []].append(index) }
                 } else {
@@ -38,10 +49,13 @@ public struct RuleEngine: Sendable {
             }
             return result
         }
-        var byType: [EventType: Candidates] = [:]
-        for type in EventType.known { byType[type] = candidates(for: type) }
+        var byType: [Slot: Candidates] = [:]
+        for type in EventType.known {
+            for place in [nil] + ConversationKind.allCases {
+                byType[Slot(type: type, place: place)] = candidates(for: type, in: place)
+            }
+        }
         self.byType = byType
-        self.otherTypes = candidates(for: nil)
     }
 
     /// The rules that fire for `event`, in order, honouring `stop` and modes.
@@ -53,8 +67,11 @@ public struct RuleEngine: Sendable {
             return Decision(bot: bot.name, ignored: ignored)
         }
         var facts = EventFacts(event: event, context: context)
-        let candidates = byType[event.type] ?? otherTypes
         var decision = Decision(bot: bot.name)
+        // Event kinds this version does not know reach only rules with `event: any`.
+        let slot = Slot(type: EventType.known.contains(event.type) ? event.type : .other(""),
+                        place: event.conversation?.kind)
+        let candidates = byType[slot] ?? anyEventCandidates(in: slot.place)
 
         // Rule indices in order: the plain rules merged with those of the text's command.
         let plain = candidates.plain
@@ -72,9 +89,9 @@ public struct RuleEngine: Sendable {
                 index = commandRules[c]
                 c += 1
             }
+            var bindings = Bindings.none
+            guard conditions[index].matches(&facts, &bindings) else { continue }
             let rule = bot.rules[index]
-            var bindings = Bindings()
-            guard rule.when.matches(&facts, &bindings) else { continue }
             decision.firings.append(Decision.Firing(rule: rule, bindings: bindings))
             if rule.endsEvaluation {
                 decision.stoppedBy = rule.name
@@ -84,10 +101,26 @@ public struct RuleEngine: Sendable {
         return decision
     }
 
+    /// The rules with `event: any` that may match in a kind of conversation.
+    private func anyEventCandidates(in place: ConversationKind?) -> Candidates {
+        var result = Candidates()
+        for (index, rule) in bot.rules.enumerated() where rule.events == .any {
+            if let allowed = conditions[index].conversationKinds {
+                guard let place, allowed.contains(place) else { continue }
+            }
+            if let commands = rule.requiredCommands {
+                for name in commands { result.byCommand[name, default: []].append(index) }
+            } else {
+                result.plain.append(index)
+            }
+        }
+        return result
+    }
+
     /// Why an event is not considered at all, if it is not.
     func ignoredReason(_ event: BotEvent, context: BotContext) -> Decision.Ignored? {
         if isOwn(event, context: context) { return .ownEvent }
-        if event.type == .message, event.event.message?.type == .system { return .systemMessage }
+        if event.isSystemMessage { return .systemMessage }
         if let conversation = event.conversation, !bot.listens(to: conversation) {
             return .outsideListen(conversation.address.description)
         }
@@ -95,9 +128,9 @@ public struct RuleEngine: Sendable {
     }
 
     private func isOwn(_ event: BotEvent, context: BotContext) -> Bool {
-        if let actor = event.actor, actor.lowercased() == context.bot.username { return true }
+        if let actor = event.actor, EventFacts.lowercasedName(actor) == context.bot.username { return true }
         guard let id = context.bot.id else { return false }
-        if event.type == .message, let message = event.event.message { return message.senderID == id }
+        if event.type == .message, let sender = event.event.message?.senderID { return sender == id }
         return event.sender?.id == id
     }
 }

@@ -1,7 +1,7 @@
 import IMProtocol
 
 /// `from:`: who caused the event.
-struct SenderCondition: Sendable {
+final class SenderCondition: Sendable {
     /// Accepted usernames, lowered, as written order; nil accepts anyone.
     let users: [String]?
     /// `false`: not a bot; `true`: only bots; nil: either.
@@ -9,18 +9,24 @@ struct SenderCondition: Sendable {
     /// The lowest group role accepted; nil accepts any.
     let role: MemberRole?
 
+    init(users: [String]?, bots: Bool?, role: MemberRole?) {
+        self.users = users
+        self.bots = bots
+        self.role = role
+    }
+
     func matches(_ facts: inout EventFacts) -> Bool {
         guard let actor = facts.actor else { return false }
         if let users, !users.contains(actor) { return false }
         if let bots, isBot(facts) != bots { return false }
         if let role {
-            guard let actual = facts.event.senderRole, actual >= role else { return false }
+            guard let actual = facts.senderRole, actual >= role else { return false }
         }
         return true
     }
 
     private func isBot(_ facts: EventFacts) -> Bool {
-        facts.event.sender?.isBot ?? false
+        facts.senderIsBot
     }
 
     func failure(_ facts: inout EventFacts) -> String {
@@ -33,7 +39,7 @@ struct SenderCondition: Sendable {
                 : "from: sender '\(actor)' is a bot, rule excludes bots"
         }
         if let role {
-            guard let actual = facts.event.senderRole else {
+            guard let actual = facts.senderRole else {
                 return "from: the role of '\(actor)' is not known, rule wants \(role.rawValue) or higher"
             }
             return "from: '\(actor)' is \(actual.rawValue), rule wants \(role.rawValue) or higher"

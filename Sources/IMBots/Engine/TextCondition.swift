@@ -1,7 +1,7 @@
 import Foundation
 
 /// `text:`: tests on a message's text, all of which must hold.
-struct TextCondition: Sendable {
+final class TextCondition: Sendable {
     /// One test; lists of literals hold when any literal does.
     enum Test: Sendable {
         case equals([Literal])

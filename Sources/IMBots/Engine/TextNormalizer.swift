@@ -20,8 +20,8 @@ struct TokenText: Sendable {
 enum TextNormalizer {
     /// Words as written (lowered when asked), one space between them.
     static func words(_ text: String, lowercase: Bool) -> TokenText {
-        var builder = Builder(separated: true)
         let utf8 = Array(text.utf8)
+        var builder = Builder(separated: true, capacity: utf8.count)
         if ByteText.isASCII(utf8) {
             for byte in utf8 {
                 if ByteText.isASCIIAlphanumeric(byte) {
@@ -51,8 +51,8 @@ enum TextNormalizer {
 
     /// Normalised words, concatenated.
     static func normalized(_ text: String) -> TokenText {
-        var builder = Builder(separated: false)
         let utf8 = Array(text.utf8)
+        var builder = Builder(separated: false, capacity: utf8.count)
         if ByteText.isASCII(utf8) {
             for byte in utf8 { appendNormalized(byte, to: &builder) }
         } else {
@@ -137,8 +137,11 @@ enum TextNormalizer {
         var inWord = false
         var ends: [Int] = []
 
-        init(separated: Bool) {
+        init(separated: Bool, capacity: Int) {
             self.separated = separated
+            text.bytes.reserveCapacity(capacity)
+            text.starts.reserveCapacity(capacity / 4 + 1)
+            ends.reserveCapacity(capacity / 4 + 1)
         }
 
         mutating func append(_ byte: UInt8) {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `hours:` and `days:` (with an optional `timezone:`): the local time of the event.
-struct TimeWindow: Sendable {
+final class TimeWindow: Sendable {
     /// Local clock times from `start` up to (not including) `end`, in minutes after
     /// midnight; a span whose end is before its start runs over midnight.
     struct Span: Sendable, Hashable {
@@ -26,6 +26,12 @@ struct TimeWindow: Sendable {
     let days: Set<Int>?
     /// The zone to read the clock in; nil uses the context's zone.
     let timezone: TimeZone?
+
+    init(hours: [Span], days: Set<Int>?, timezone: TimeZone?) {
+        self.hours = hours
+        self.days = days
+        self.timezone = timezone
+    }
 
     func matches(_ facts: inout EventFacts) -> Bool {
         let local = facts.localTime(in: timezone)

@@ -1,5 +1,5 @@
 /// The phrases of an `any_word` matcher, compiled for matching at word boundaries.
-struct WordList: Sendable {
+final class WordList: Sendable {
     /// The phrases as written, for explanations.
     let phrases: [String]
     /// Whether phrases and text are normalised (see `TextNormalizer`).
