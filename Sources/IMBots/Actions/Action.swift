@@ -1,8 +1,21 @@
 /// The kinds of actions a rule can take.
 public enum ActionKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case reply, send, forward
+    /// A message to the event's conversation.
+    case reply
+    /// A message to the event's conversation or to another one.
+    case send
+    /// The event's message, passed on to another conversation.
+    case forward
+    /// A change of the bot's own profile.
     case updateProfile = "update_profile"
-    case http, set, increment, stop
+    /// An outgoing HTTP request.
+    case http
+    /// State keys set to values.
+    case set
+    /// A state counter increased.
+    case increment
+    /// No later rule for this event.
+    case stop
 
     /// The name as written in bot files.
     public var description: String { rawValue }

@@ -8,8 +8,11 @@ import Synchronization
 public final class RecordingEffects: BotEffects {
     /// One recorded effect.
     public enum Record: Sendable {
+        /// A message handed to `send`.
         case message(OutgoingMessage)
+        /// A profile update.
         case profile(ProfileUpdate)
+        /// An HTTP request.
         case http(TransportRequest)
     }
 
