@@ -150,3 +150,18 @@ import Testing
             ])
     }
 }
+
+@Suite struct ExampleModeTests {
+    @Test func aShadowRulesHTTPResultIsScriptedInItsExamples() async throws {
+        let bot = try Bots.withRules("""
+              - name: lookup
+                mode: shadow
+                do:
+                  - http: { url: "https://api.example.com/x", as: found }
+                  - reply: "found {{found.body.name}}"
+                examples:
+                  - { from: a, text: x, http: { found: { body: { name: Ada } } }, expect: { reply: found Ada } }
+            """)
+        #expect(await ExampleRunner.run(bot: bot).map(\.passed) == [true])
+    }
+}

@@ -11,10 +11,18 @@ public enum ActionRunner {
     /// Runs every action of every fired rule, in order.
     public static func run(_ decision: Decision, event: BotEvent, context: BotContext,
                            effects: some BotEffects) async -> ActionReport {
+        await run(decision, event: event, context: context, effects: effects, performingAll: false)
+    }
+
+    /// Runs the actions; with `performingAll`, dry and shadow rules' actions are performed
+    /// too (examples run against recording effects, so that what such rules would do,
+    /// http responses included, can be checked).
+    static func run(_ decision: Decision, event: BotEvent, context: BotContext, effects: some BotEffects,
+                    performingAll: Bool) async -> ActionReport {
         var report = ActionReport(state: context.state)
         for firing in decision.firings {
             var run = RuleRun(decision: decision, firing: firing, event: event, context: context,
-                              state: report.state)
+                              state: report.state, performs: performingAll || firing.mode == .enforce)
             var failed = false
             for (index, action) in firing.rule.actions.enumerated() {
                 let status: ActionOutcome.Status
@@ -23,7 +31,7 @@ public enum ActionRunner {
                 } else {
                     do {
                         let effect = try await run.execute(action, index: index, effects: effects)
-                        status = firing.mode == .enforce ? .performed(effect) : .dryRun(effect)
+                        status = run.performs ? .performed(effect) : .dryRun(effect)
                     } catch {
                         failed = true
                         status = .failed(error)
@@ -53,8 +61,12 @@ struct RuleRun {
     /// Built-in variables plus `http` results, without `state`.
     private var variables: [String: TemplateValue]
 
+    /// Whether actions take effect; false for dry and shadow rules.
+    let performs: Bool
+
     init(decision: Decision, firing: Decision.Firing, event: BotEvent, context: BotContext,
-         state: [String: TemplateValue]) {
+         state: [String: TemplateValue], performs: Bool) {
+        self.performs = performs
         self.decision = decision
         self.firing = firing
         self.event = event
@@ -63,7 +75,6 @@ struct RuleRun {
         self.variables = TemplateContext.base(event: event, context: context, bindings: firing.bindings)
     }
 
-    private var performs: Bool { firing.mode == .enforce }
     private var rule: String { firing.rule.name }
 
     /// The root every template of the current action renders against.

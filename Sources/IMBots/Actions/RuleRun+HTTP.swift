@@ -26,7 +26,7 @@ extension RuleRun {
         let request = TransportRequest(method: spec.method, url: url, headers: headers, body: body,
                                        timeout: .milliseconds(Int64(spec.timeout.seconds * 1000)))
         var call = HTTPCall(method: spec.method, url: url, name: spec.name, idempotencyKey: key, status: nil)
-        guard firing.mode == .enforce else { return .http(call) }
+        guard performs else { return .http(call) }
 
         let response: TransportResponse
         do {

@@ -41,6 +41,8 @@ public enum ExampleRunner {
         let decision = engine.decide(event, context: context)
 
         var responses: [String: TransportResponse] = [:]
+        // Dry and shadow rules are run as if enforced: the effects only record, and the
+        // example is about what the rules do once live.
         for firing in decision.firings {
             for (index, action) in firing.rule.actions.enumerated() {
                 guard case .http(let spec) = action.spec, let name = spec.name,
@@ -51,7 +53,7 @@ public enum ExampleRunner {
             }
         }
         let report = await ActionRunner.run(decision, event: event, context: context,
-                                            effects: RecordingEffects(responses: responses))
+                                            effects: RecordingEffects(responses: responses), performingAll: true)
         let observed = ObservedEffects(decision: decision, report: report, initialState: state)
         let problems = observed.problems(against: example.expectation, event: event)
         return problems.isEmpty ? nil : problems.joined(separator: "; ")
