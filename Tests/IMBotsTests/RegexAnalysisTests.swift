@@ -63,3 +63,30 @@ import Testing
         #expect(engine == icu, "ICU says \(icu) for '\(pattern)' in '\(text)'")
     }
 }
+
+/// Patterns that can backtrack exponentially are refused when the bot loads, so a
+/// message can never make the bot hang.
+@Suite struct NestedRepetitionTests {
+    @Test(arguments: ["(a+)+", "^(\\d+)*$", "(\\w+\\s?)*x", "(?:a|b+)+", "((ab)*c)*", "(x{2,})+"])
+    func nestedUnboundedRepetitionIsRefused(_ pattern: String) {
+        #expect(RegexAnalysis.hasNestedRepetition(pattern))
+    }
+
+    @Test(arguments: ["(ab)+", "(a+){2}", "a+b+", "(\\d+)?x", "[(+)]+", "\\(a+\\)+", "(a|b)*c", "(?:x{2})+"])
+    func otherRepetitionIsAccepted(_ pattern: String) {
+        #expect(!RegexAnalysis.hasNestedRepetition(pattern))
+    }
+
+    @Test func theLoaderReportsANestedRepetition() {
+        #expect(Bots.errors("""
+            bot: b
+            account: { username: b, password: secret-password }
+            rules:
+              - { name: r, when: { text: { regex: '^(\\w+\\s?)*$' } }, do: [ { stop: true } ] }
+            """) == [
+                "bot.yaml:4:39: regex '^(\\w+\\s?)*$' repeats a group that itself repeats without bound "
+                    + "(like '(a+)+'), which can take exponential time on some messages; rewrite it without "
+                    + "the nested repetition",
+            ])
+    }
+}

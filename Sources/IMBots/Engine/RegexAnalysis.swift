@@ -53,6 +53,60 @@ struct RegexAnalysis {
         return "check the ICU regular expression syntax"
     }
 
+    /// Whether a group that repeats without bound holds a repetition without bound, as in
+    /// `(a+)+` or `(\w+\s?)*`: the shape that makes a backtracking engine take
+    /// exponential time on some texts, which a bot must not let a message cause.
+    static func hasNestedRepetition(_ pattern: String) -> Bool {
+        let scalars = Array(pattern.unicodeScalars)
+        var frames: [Bool] = [false]
+        var index = 0
+        /// Reads a quantifier at `index`, if any; whether it is unbounded.
+        func quantifier() -> Bool? {
+            guard index < scalars.count else { return nil }
+            switch scalars[index] {
+            case "*", "+":
+                index += 1
+                if index < scalars.count, scalars[index] == "?" || scalars[index] == "+" { index += 1 }
+                return true
+            case "?":
+                index += 1
+                if index < scalars.count, scalars[index] == "?" || scalars[index] == "+" { index += 1 }
+                return false
+            case "{":
+                guard let close = scalars[index...].firstIndex(of: "}") else { return nil }
+                let body = String(String.UnicodeScalarView(scalars[(index + 1)..<close]))
+                index = close + 1
+                if index < scalars.count, scalars[index] == "?" || scalars[index] == "+" { index += 1 }
+                return body.hasSuffix(",")
+            default:
+                return nil
+            }
+        }
+        while index < scalars.count {
+            let scalar = scalars[index]
+            index += 1
+            switch scalar {
+            case "\\":
+                index += 1
+            case "[":
+                index = (Parser.classEnd(scalars, from: index - 1) ?? scalars.count - 1) + 1
+            case "(":
+                frames.append(false)
+                continue
+            case ")":
+                let inner = frames.count > 1 ? frames.removeLast() : false
+                let unbounded = quantifier() ?? false
+                if unbounded, inner { return true }
+                frames[frames.count - 1] = frames[frames.count - 1] || inner || unbounded
+                continue
+            default:
+                break
+            }
+            if quantifier() == true { frames[frames.count - 1] = true }
+        }
+        return false
+    }
+
     /// Names of `(?<name>...)` groups, skipping escapes and character classes.
     private static func namedGroups(in scalars: [Unicode.Scalar]) -> [String] {
         var names: [String] = []

@@ -21,6 +21,11 @@ final class RegexMatcher: Sendable {
         } catch {
             throw CompileError(message: "invalid regex '\(pattern)': \(RegexAnalysis.diagnose(pattern))")
         }
+        if RegexAnalysis.hasNestedRepetition(pattern) {
+            throw CompileError(message: "regex '\(pattern)' repeats a group that itself repeats without bound "
+                               + "(like '(a+)+'), which can take exponential time on some messages; "
+                               + "rewrite it without the nested repetition")
+        }
         let analysis = RegexAnalysis(pattern)
         self.pattern = pattern
         self.ignoreCase = ignoreCase
