@@ -59,5 +59,6 @@ let package = Package(
         .executableTarget(name: "ServerBench",
                           dependencies: ["IMClient", "IMProtocol"],
                           path: "Benchmarks/ServerBench"),
+        .executableTarget(name: "RulesBench", dependencies: ["IMBots"], path: "Benchmarks/RulesBench"),
     ]
 )

@@ -1,0 +1,146 @@
+/// The kinds of actions a rule can take.
+public enum ActionKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// A message to the event's conversation.
+    case reply
+    /// A message to the event's conversation or to another one.
+    case send
+    /// The event's message, passed on to another conversation.
+    case forward
+    /// A change of the bot's own profile.
+    case updateProfile = "update_profile"
+    /// An outgoing HTTP request.
+    case http
+    /// State keys set to values.
+    case set
+    /// A state counter increased.
+    case increment
+    /// No later rule for this event.
+    case stop
+
+    /// The name as written in bot files.
+    public var description: String { rawValue }
+}
+
+/// One action of a rule's `do` list, with its templates parsed.
+public struct Action: Sendable {
+    /// What kind of action it is.
+    public let kind: ActionKind
+    /// Where it is written.
+    public let location: SourceLocation
+    let spec: ActionSpec
+
+    init(spec: ActionSpec, location: SourceLocation) {
+        self.spec = spec
+        self.location = location
+        self.kind = spec.kind
+    }
+}
+
+/// What an action does, as written (templates not yet rendered).
+enum ActionSpec: Sendable {
+    case reply(ReplySpec)
+    case send(SendSpec)
+    case forward(ForwardSpec)
+    case updateProfile(UpdateProfileSpec)
+    case http(HTTPSpec)
+    case set([StateAssignment])
+    case increment(IncrementSpec)
+    case stop
+
+    var kind: ActionKind {
+        switch self {
+        case .reply: .reply
+        case .send: .send
+        case .forward: .forward
+        case .updateProfile: .updateProfile
+        case .http: .http
+        case .set: .set
+        case .increment: .increment
+        case .stop: .stop
+        }
+    }
+
+    /// Every template the action renders, for the unknown-variable check.
+    var templates: [TemplateText] {
+        switch self {
+        case .reply(let spec):
+            return [spec.text]
+        case .send(let spec):
+            return [spec.to?.text, spec.text].compactMap { $0 }
+        case .forward(let spec):
+            return [spec.to.text, spec.text].compactMap { $0 }
+        case .updateProfile(let spec):
+            return [spec.nickname, spec.signature, spec.avatarURL].compactMap { $0 } + spec.attrs.map(\.value)
+        case .http(let spec):
+            var all = [spec.url] + spec.headers.map(\.value)
+            switch spec.body {
+            case .none: break
+            case .json(let value): all += value.templates
+            case .text(let text): all.append(text)
+            }
+            return all
+        case .set(let assignments):
+            return assignments.flatMap(\.value.templates)
+        case .increment, .stop:
+            return []
+        }
+    }
+}
+
+/// `reply: TEXT` or `reply: {text, quote}`.
+struct ReplySpec: Sendable {
+    let text: TemplateText
+    /// Whether the reply quotes the message it answers (`reply_to`).
+    let quote: Bool
+}
+
+/// `send: TEXT` (to the event's conversation) or `send: {to, text}`.
+struct SendSpec: Sendable {
+    let to: AddressTemplate?
+    let text: TemplateText
+}
+
+/// `forward: ADDRESS` or `forward: {to, text}`.
+struct ForwardSpec: Sendable {
+    let to: AddressTemplate
+    /// The text; the default names the sender, the conversation and the message.
+    let text: TemplateText?
+}
+
+/// `update_profile: {nickname, signature, avatar_url, attrs}`.
+struct UpdateProfileSpec: Sendable {
+    let nickname: TemplateText?
+    let signature: TemplateText?
+    let avatarURL: TemplateText?
+    let attrs: [OrderedEntry<TemplateText>]
+}
+
+/// One `key: value` of `set:`.
+struct StateAssignment: Sendable {
+    let key: StateKey
+    let value: ValueTemplate
+}
+
+/// `increment: KEY` or `increment: {key, by}`.
+struct IncrementSpec: Sendable {
+    let key: StateKey
+    let by: Int
+}
+
+/// A state key; dots reach into objects (`spam.count`).
+struct StateKey: Sendable, Hashable, CustomStringConvertible {
+    let path: [String]
+
+    var description: String { path.joined(separator: ".") }
+}
+
+/// A conversation address that may be a template (`to: "group:{{args}}"`).
+struct AddressTemplate: Sendable {
+    let text: TemplateText
+}
+
+/// A key and value from a mapping, in the order written.
+struct OrderedEntry<Value: Sendable>: Sendable {
+    let key: String
+    let value: Value
+}

@@ -1,0 +1,181 @@
+import IMProtocol
+import Templates
+
+/// What running a decision's actions did: an outcome per action, and the state after.
+public struct ActionReport: Sendable {
+    /// One outcome per action of every fired rule, in order.
+    public var outcomes: [ActionOutcome]
+    /// The bot's state after the performed `set` and `increment` actions; the runner
+    /// persists it when `stateChanged`.
+    public var state: [String: TemplateValue]
+    /// Whether any performed action changed the state.
+    public var stateChanged: Bool
+
+    /// Creates a report.
+    public init(outcomes: [ActionOutcome] = [], state: [String: TemplateValue], stateChanged: Bool = false) {
+        self.outcomes = outcomes
+        self.state = state
+        self.stateChanged = stateChanged
+    }
+
+    /// The outcomes that failed.
+    public var failures: [ActionError] {
+        outcomes.compactMap { outcome in
+            if case .failed(let error) = outcome.status { return error }
+            return nil
+        }
+    }
+}
+
+/// What happened to one action.
+public struct ActionOutcome: Sendable, CustomStringConvertible {
+    /// Performed, only described (dry and shadow rules), failed, or skipped.
+    public enum Status: Sendable {
+        /// Done; the effect says what was done.
+        case performed(ActionEffect)
+        /// Not done, because the rule is in dry or shadow mode; the effect says what
+        /// would have been done.
+        case dryRun(ActionEffect)
+        /// It failed; the rule's later actions are skipped.
+        case failed(ActionError)
+        /// Not attempted, because an earlier action of the same rule failed.
+        case skipped
+    }
+
+    /// The rule the action belongs to.
+    public let rule: String
+    /// The action's position in the rule's `do` list, from 0.
+    public let actionIndex: Int
+    /// The kind of action.
+    public let kind: ActionKind
+    /// The rule's mode.
+    public let mode: RuleMode
+    /// What happened.
+    public let status: Status
+
+    /// Creates an outcome.
+    public init(rule: String, actionIndex: Int, kind: ActionKind, mode: RuleMode, status: Status) {
+        self.rule = rule
+        self.actionIndex = actionIndex
+        self.kind = kind
+        self.mode = mode
+        self.status = status
+    }
+
+    /// The effect, whether performed or only described.
+    public var effect: ActionEffect? {
+        switch status {
+        case .performed(let effect), .dryRun(let effect): effect
+        case .failed, .skipped: nil
+        }
+    }
+
+    /// `greet[0] reply: performed: to user:alice "Hi"`, one line for logs.
+    public var description: String {
+        let head = "\(rule)[\(actionIndex)] \(kind)"
+        switch status {
+        case .performed(let effect): return "\(head): performed: \(effect)"
+        case .dryRun(let effect): return "\(head): \(mode) run, not performed: \(effect)"
+        case .failed(let error): return "\(head): failed: \(error.message)"
+        case .skipped: return "\(head): skipped after an earlier failure"
+        }
+    }
+}
+
+/// What an action does (or would do), with templates rendered.
+public enum ActionEffect: Sendable, CustomStringConvertible {
+    /// A message; `sent` is the stored message when the effects returned it.
+    case message(OutgoingMessage, sent: Message?)
+    /// A change of the bot's profile.
+    case profile(ProfileUpdate)
+    /// An HTTP call.
+    case http(HTTPCall)
+    /// State keys set to new values (`set`, `increment`).
+    case state([StateChange])
+    /// Evaluation stops after this rule.
+    case stop
+
+    /// One line: `to user:alice "Hi"`, `POST https://... -> 201`...
+    public var description: String {
+        switch self {
+        case .message(let message, _):
+            return "to \(message.to) \"\(message.text)\"" + (message.replyTo.map { " (reply to \($0))" } ?? "")
+        case .profile(let update):
+            let fields = [update.nickname.map { "nickname \"\($0)\"" }, update.signature.map { "signature \"\($0)\"" },
+                          update.avatarURL.map { "avatar_url \"\($0)\"" },
+                          update.attrs.map { "attrs \($0.keys.sorted().joined(separator: ","))" }]
+            return "profile " + fields.compactMap { $0 }.joined(separator: ", ")
+        case .http(let call):
+            return "\(call.method) \(call.url)" + (call.status.map { " -> \($0)" } ?? "")
+        case .state(let changes):
+            return changes.map { "\($0.key) = \($0.value.interpolatedText)" }.joined(separator: ", ")
+        case .stop:
+            return "stop"
+        }
+    }
+}
+
+/// An HTTP call made (or described) by an `http` action.
+public struct HTTPCall: Sendable, Hashable {
+    /// The method.
+    public var method: String
+    /// The rendered URL.
+    public var url: String
+    /// The `as` name the response is available under.
+    public var name: String?
+    /// The `Idempotency-Key` sent.
+    public var idempotencyKey: String
+    /// The response status; nil when not performed.
+    public var status: Int?
+}
+
+/// One state key set by an action.
+public struct StateChange: Sendable, Hashable {
+    /// The key as written (`spam.count`).
+    public var key: String
+    /// The new value.
+    public var value: TemplateValue
+}
+
+/// Why an action failed.
+public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The stable kind of failure.
+    public enum Code: String, Sendable, Hashable {
+        /// A rendered address is not one (`to:` rendered to `group:`).
+        case invalidAddress = "invalid_address"
+        /// A message rendered empty, or longer than a message may be.
+        case invalidText = "invalid_text"
+        /// The event has no conversation to reply in.
+        case noConversation = "no_conversation"
+        /// A rendered URL is not http(s).
+        case invalidURL = "invalid_url"
+        /// The HTTP response status is not what `expect` allows.
+        case unexpectedStatus = "unexpected_status"
+        /// A rendered profile field breaks the profile rules.
+        case invalidProfile = "invalid_profile"
+        /// `increment` on a value that is not a number.
+        case invalidState = "invalid_state"
+        /// The effects (server, network) failed.
+        case effectFailed = "effect_failed"
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A sentence a person can act on.
+    public let message: String
+    /// The rule whose action failed.
+    public let rule: String
+    /// The action's position in the rule's `do` list, from 0.
+    public let actionIndex: Int
+
+    /// Creates an error.
+    public init(code: Code, message: String, rule: String, actionIndex: Int) {
+        self.code = code
+        self.message = message
+        self.rule = rule
+        self.actionIndex = actionIndex
+    }
+
+    /// `rule 'ticket', action 0: message`.
+    public var description: String { "rule '\(rule)', action \(actionIndex): \(message)" }
+}

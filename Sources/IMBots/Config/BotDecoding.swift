@@ -1,0 +1,84 @@
+import Synchronization
+import YAMLCoding
+
+/// What the bot-file types need to know while they decode: the file name and text (for
+/// positions inside scalars) and a book of the precise codes of the errors they raise.
+///
+/// Passed through `YAMLDecoder.userInfo`; one instance per file load.
+final class BotDecoding: Sendable {
+    /// The `userInfo` key under which the loader stores the instance.
+    // A literal key: the initializer fails only for keys the standard library rejects.
+    static let key = CodingUserInfoKey(rawValue: "switchboard.bot-decoding")!
+
+    /// The file as given to the loader.
+    let file: String
+    /// The source text split into lines, without line terminators.
+    let lines: [Substring]
+    /// Precise codes of errors raised by bot types, by where and what; the YAML layer
+    /// only knows its own broader codes.
+    private let codes = Mutex<[CodeKey: BotConfigError.Code]>([:])
+
+    private struct CodeKey: Hashable {
+        var mark: YAMLMark
+        var message: String
+    }
+
+    init(file: String, text: String) {
+        self.file = file
+        self.lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.last == "\r" ? line.dropLast() : line
+        }
+    }
+
+    /// A YAML error for this file, remembering its precise code.
+    func error(_ code: BotConfigError.Code, _ message: String, at mark: YAMLMark) -> YAMLError {
+        codes.withLock { $0[CodeKey(mark: mark, message: message)] = code }
+        return YAMLError(.invalidValue, message, file: file, mark: mark)
+    }
+
+    /// The code recorded for an error raised by `error(_:_:at:)`, if it was.
+    func code(for error: YAMLError) -> BotConfigError.Code? {
+        guard let mark = error.mark else { return nil }
+        return codes.withLock { $0[CodeKey(mark: mark, message: error.message)] }
+    }
+
+    /// The failure to throw from `init(from:)` for one or more problems.
+    ///
+    /// It carries the errors the way `YAMLDecoder` expects, so each is reported as is.
+    func failure(_ errors: [YAMLError], path: [any CodingKey]) -> DecodingError {
+        .dataCorrupted(DecodingError.Context(
+            codingPath: path, debugDescription: errors.map(\.description).joined(separator: "\n"),
+            underlyingError: YAMLErrors(errors)))
+    }
+
+    /// The failure for one problem.
+    func failure(_ code: BotConfigError.Code, _ message: String, at mark: YAMLMark,
+                 path: [any CodingKey]) -> DecodingError {
+        failure([error(code, message, at: mark)], path: path)
+    }
+
+    /// A failure that reports nothing itself: for a mapping whose only problem is a key
+    /// the strict-key check reports anyway ("unknown key ... did you mean ...").
+    static func silentFailure(path: [any CodingKey]) -> DecodingError {
+        .dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: "",
+                                             underlyingError: YAMLErrors([])))
+    }
+}
+
+extension Decoder {
+    /// The bot-file decoding context; a stand-in when decoded outside ``BotLoader``.
+    var botDecoding: BotDecoding {
+        userInfo[BotDecoding.key] as? BotDecoding ?? BotDecoding(file: "<bot>", text: "")
+    }
+
+    /// Where the value being decoded starts; unknown outside `YAMLDecoder`.
+    var mark: YAMLMark { yamlMark ?? .unknown }
+
+    /// The raw node being decoded (with marks, styles and key order).
+    func node() throws -> YAMLNode { try YAMLNode(from: self) }
+
+    /// Decodes the current value as `T` through the decoder, so failures are located.
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        try singleValueContainer().decode(type)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Templates
+import YAMLCoding
+
+extension BotDefinition {
+    /// Checks what spans the whole file and fills in defaults.
+    init(_ parsed: BotFile, file: String, directory: String, version: String) throws(BotConfigErrors) {
+        var errors: [BotConfigError] = []
+        func report(_ code: BotConfigError.Code, _ message: String, _ location: SourceLocation) {
+            errors.append(BotConfigError(code: code, location: location, message: message))
+        }
+
+        var firstByName: [String: Rule] = [:]
+        for rule in parsed.rules {
+            if let first = firstByName[rule.name] {
+                report(.duplicateRule, "duplicate rule name '\(rule.name)' (first defined at "
+                       + "\(first.location.line):\(first.location.column))", rule.location)
+            } else {
+                firstByName[rule.name] = rule
+            }
+        }
+        let ruleNames = parsed.rules.map(\.name)
+        let httpNames = Set(parsed.rules.flatMap { rule in
+            rule.actions.compactMap { action -> String? in
+                if case .http(let spec) = action.spec { return spec.name }
+                return nil
+            }
+        })
+        for rule in parsed.rules {
+            for example in rule.examples {
+                for name in example.expectation.rules ?? [] where firstByName[name.value] == nil {
+                    report(.unknownReference,
+                           "example expects rule '\(name.value)', which this bot does not have"
+                               + Suggestion.hint(for: name.value, among: ruleNames),
+                           SourceLocation(file: file, mark: name.mark))
+                }
+                for name in example.httpNames where !httpNames.contains(name.value) {
+                    report(.unknownReference,
+                           "example scripts an http response for '\(name.value)', but no http action has "
+                               + "'as: \(name.value)'" + Suggestion.hint(for: name.value, among: httpNames),
+                           SourceLocation(file: file, mark: name.mark))
+                }
+            }
+        }
+
+        var profile: Profile?
+        if let section = parsed.profile {
+            var avatarPath: String?
+            if let avatar = section.avatar {
+                let url = avatar.value.hasPrefix("/") ? URL(fileURLWithPath: avatar.value)
+                    : URL(fileURLWithPath: directory).appendingPathComponent(avatar.value)
+                let path = url.standardizedFileURL.path
+                var isDirectory: ObjCBool = false
+                if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) || isDirectory.boolValue {
+                    report(.missingFile, "avatar file '\(avatar.value)' not found (looked for \(path))",
+                           SourceLocation(file: file, mark: avatar.mark))
+                }
+                avatarPath = path
+            }
+            profile = Profile(nickname: section.nickname, signature: section.signature,
+                              avatarPath: avatarPath, attrs: section.attrs ?? [:])
+        }
+
+        if let listen = parsed.listen, listen.isEmpty {
+            report(.invalidValue, "'listen' is empty, so the bot would handle nothing "
+                   + "(leave it out to handle every conversation the bot is in)",
+                   SourceLocation(file: file, line: 0, column: 0))
+        }
+        guard errors.isEmpty else { throw BotConfigErrors(errors) }
+
+        let standard = Limits.standard
+        self.init(
+            name: parsed.bot.value, file: file, version: version,
+            account: Account(username: parsed.account.username.value, password: parsed.account.password.value,
+                             register: parsed.account.register ?? false, nickname: parsed.account.nickname),
+            profile: profile,
+            listen: parsed.listen ?? [],
+            backlog: parsed.onStart?.backlog ?? .newerThan(ConfigDurationDefaults.backlogWindow),
+            limits: Limits(perConversation: parsed.limits?.perConversation ?? standard.perConversation,
+                           perGroup: parsed.limits?.perGroup ?? standard.perGroup,
+                           total: parsed.limits?.total ?? standard.total),
+            maxRepliesPerMinute: parsed.loopGuard?.maxRepliesPerMinute ?? 20,
+            initialState: (parsed.state ?? [:]).mapValues(TemplateValue.init(yaml:)),
+            timezone: parsed.timezone?.identifier,
+            rules: parsed.rules)
+    }
+}
+
+import IMProtocol
+
+/// Defaults that are durations.
+enum ConfigDurationDefaults {
+    /// How old a missed event may be and still be handled at start: 10 minutes.
+    static let backlogWindow = ConfigDuration(seconds: 600)
+}

@@ -1,0 +1,146 @@
+import IMProtocol
+import Templates
+
+/// A bot, loaded and checked: everything the runner, `switchboard test` and `explain`
+/// need, with every default filled in.
+public struct BotDefinition: Sendable {
+    /// How the bot logs in.
+    public struct Account: Sendable, Hashable, CustomStringConvertible {
+        /// The account's username, lowered.
+        public var username: String
+        /// The account's password (after `${VAR}` interpolation).
+        public var password: String
+        /// Whether to create the account when it does not exist yet. Default false.
+        public var register: Bool
+        /// The nickname to register with; nil uses the username.
+        public var nickname: String?
+
+        /// Creates account settings.
+        public init(username: String, password: String, register: Bool = false, nickname: String? = nil) {
+            self.username = username
+            self.password = password
+            self.register = register
+            self.nickname = nickname
+        }
+
+        /// The settings with the password left out, safe for logs.
+        public var description: String {
+            "Account(username: \(username), register: \(register), nickname: \(nickname ?? "-"))"
+        }
+    }
+
+    /// The profile the runner applies when the bot starts; nil fields are left alone.
+    public struct Profile: Sendable, Hashable {
+        /// Display name.
+        public var nickname: String?
+        /// The short line shown under the name.
+        public var signature: String?
+        /// The avatar image: an absolute path, resolved from the bot file's folder.
+        public var avatarPath: String?
+        /// Free-form profile fields.
+        public var attrs: [String: String]
+
+        /// Creates profile settings.
+        public init(nickname: String? = nil, signature: String? = nil, avatarPath: String? = nil,
+                    attrs: [String: String] = [:]) {
+            self.nickname = nickname
+            self.signature = signature
+            self.avatarPath = avatarPath
+            self.attrs = attrs
+        }
+    }
+
+    /// What to do with events that arrived while the bot was down (`on_start.backlog`).
+    public enum Backlog: Sendable, Hashable, CustomStringConvertible {
+        /// Skip them: start from the newest event.
+        case skip
+        /// Handle every one of them.
+        case all
+        /// Handle those younger than this, skip older ones. The default, with 10 minutes.
+        case newerThan(ConfigDuration)
+
+        /// `skip`, `all`, or `newer_than 10m`.
+        public var description: String {
+            switch self {
+            case .skip: "skip"
+            case .all: "all"
+            case .newerThan(let age): "newer_than \(age)"
+            }
+        }
+    }
+
+    /// Send budgets (`limits`): sends beyond them wait in a queue, they are not dropped.
+    public struct Limits: Sendable, Hashable {
+        /// Per conversation. Default 1/s.
+        public var perConversation: Rate
+        /// Per group conversation, on top of `perConversation`. Default 20/min.
+        public var perGroup: Rate
+        /// Across all the bot's conversations. Default 30/s.
+        public var total: Rate
+
+        /// The defaults.
+        public static let standard = Limits(
+            perConversation: Rate(count: 1, per: ConfigDuration(seconds: 1)),
+            perGroup: Rate(count: 20, per: ConfigDuration(seconds: 60)),
+            total: Rate(count: 30, per: ConfigDuration(seconds: 1)))
+
+        /// Creates budgets.
+        public init(perConversation: Rate, perGroup: Rate, total: Rate) {
+            self.perConversation = perConversation
+            self.perGroup = perGroup
+            self.total = total
+        }
+    }
+
+    /// The bot's name (`bot:`), unique among the bots of one runner.
+    public let name: String
+    /// The file it was loaded from, as given to the loader.
+    public let file: String
+    /// A short hash of the file's bytes, for audit logs: which version of the rules acted.
+    public let version: String
+    /// How it logs in.
+    public let account: Account
+    /// The profile to apply at start; nil when the file has no `profile:`.
+    public let profile: Profile?
+    /// The conversations it handles; empty means every conversation it is in.
+    public let listen: [ConversationPattern]
+    /// What to do with the backlog at start.
+    public let backlog: Backlog
+    /// Send budgets.
+    public let limits: Limits
+    /// At most this many replies per conversation per minute (`loop_guard`); default 20.
+    public let maxRepliesPerMinute: Int
+    /// The state a new bot starts with (`state:`).
+    public let initialState: [String: TemplateValue]
+    /// The IANA time zone for `now.*` and `hours`/`days` (`timezone:`); nil for UTC.
+    public let timezone: String?
+    /// The rules, in order.
+    public let rules: [Rule]
+
+    init(name: String, file: String, version: String, account: Account, profile: Profile?,
+         listen: [ConversationPattern], backlog: Backlog, limits: Limits, maxRepliesPerMinute: Int,
+         initialState: [String: TemplateValue], timezone: String?, rules: [Rule]) {
+        self.name = name
+        self.file = file
+        self.version = version
+        self.account = account
+        self.profile = profile
+        self.listen = listen
+        self.backlog = backlog
+        self.limits = limits
+        self.maxRepliesPerMinute = maxRepliesPerMinute
+        self.initialState = initialState
+        self.timezone = timezone
+        self.rules = rules
+    }
+
+    /// Whether the bot handles events of this conversation.
+    public func listens(to conversation: ConversationRef) -> Bool {
+        listen.isEmpty || listen.contains { $0.matches(conversation) }
+    }
+
+    /// The rule with this name.
+    public func rule(named name: String) -> Rule? {
+        rules.first { $0.name == name }
+    }
+}

@@ -1,0 +1,155 @@
+import IMProtocol
+import YAMLCoding
+
+/// A bot file as written: decoded strictly, with every value-level check done while
+/// decoding so that all such problems are reported together. `BotLoader` then checks
+/// what spans the file (rule names, examples' references, the avatar) and builds the
+/// `BotDefinition`.
+struct BotFile: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case bot, account, profile, listen, onStart, limits, loopGuard, state, timezone, rules
+        case webhooks
+    }
+
+    var bot: Name
+    var account: AccountSection
+    var profile: ProfileSection?
+    var listen: [ConversationPattern]?
+    var onStart: OnStartSection?
+    var limits: LimitsSection?
+    var loopGuard: LoopGuardSection?
+    var state: [String: YAMLValue]?
+    var timezone: TimeZoneName?
+    var rules: [Rule]
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if container.contains(.webhooks) {
+            let node = try container.decode(YAMLNode.self, forKey: .webhooks)
+            throw decoder.botDecoding.failure(.notAvailable, "'webhooks' is not available in this version",
+                                              at: node.mark, path: [CodingKeys.webhooks])
+        }
+        bot = try container.decode(Name.self, forKey: .bot)
+        account = try container.decode(AccountSection.self, forKey: .account)
+        profile = try container.decodeIfPresent(ProfileSection.self, forKey: .profile)
+        listen = try container.decodeIfPresent([ConversationPattern].self, forKey: .listen)
+        onStart = try container.decodeIfPresent(OnStartSection.self, forKey: .onStart)
+        limits = try container.decodeIfPresent(LimitsSection.self, forKey: .limits)
+        loopGuard = try container.decodeIfPresent(LoopGuardSection.self, forKey: .loopGuard)
+        state = try container.decodeIfPresent([String: YAMLValue].self, forKey: .state)
+        timezone = try container.decodeIfPresent(TimeZoneName.self, forKey: .timezone)
+        rules = try container.decodeIfPresent([Rule].self, forKey: .rules) ?? []
+    }
+}
+
+/// `account: {username, password, register, nickname}`.
+struct AccountSection: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case username, password, register, nickname }
+
+    var username: Located<String>
+    var password: Located<String>
+    var register: Bool?
+    var nickname: String?
+
+    init(from decoder: any Decoder) throws {
+        let context = decoder.botDecoding
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        username = try container.decode(Located<String>.self, forKey: .username)
+        password = try container.decode(Located<String>.self, forKey: .password)
+        register = try container.decodeIfPresent(Bool.self, forKey: .register)
+        nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
+        var errors: [YAMLError] = []
+        do {
+            username.value = try Validate.username(username.value)
+        } catch {
+            errors.append(context.error(.invalidValue, "invalid username '\(username.value)': \(Self.reason(error))",
+                                        at: username.mark))
+        }
+        if !Limits.passwordBytes.contains(password.value.utf8.count) {
+            errors.append(context.error(.invalidValue,
+                "the password must be \(Limits.passwordBytes.lowerBound) to \(Limits.passwordBytes.upperBound) "
+                    + "bytes long (it is \(password.value.utf8.count))", at: password.mark))
+        }
+        guard errors.isEmpty else { throw context.failure(errors, path: decoder.codingPath) }
+    }
+
+    /// The message of a validation error, without the API error's wrapping.
+    static func reason(_ error: any Error) -> String {
+        (error as? APIError)?.message ?? "\(error)"
+    }
+}
+
+/// `profile: {nickname, signature, avatar, attrs}`.
+struct ProfileSection: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case nickname, signature, avatar, attrs }
+
+    var nickname: String?
+    var signature: String?
+    var avatar: Located<String>?
+    var attrs: [String: String]?
+
+    init(from decoder: any Decoder) throws {
+        let context = decoder.botDecoding
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
+        signature = try container.decodeIfPresent(String.self, forKey: .signature)
+        avatar = try container.decodeIfPresent(Located<String>.self, forKey: .avatar)
+        attrs = try container.decodeIfPresent([String: String].self, forKey: .attrs)
+        let update = ProfileUpdate(nickname: nickname, signature: signature, attrs: attrs)
+        do {
+            try update.validate()
+        } catch {
+            throw context.failure(.invalidValue, "invalid profile: \(AccountSection.reason(error))",
+                                  at: decoder.mark, path: decoder.codingPath)
+        }
+    }
+}
+
+/// `on_start: {backlog, within}`.
+struct OnStartSection: Decodable {
+    enum Backlog: String, Decodable, CaseIterable { case skip, all, newerThan = "newer_than" }
+    enum CodingKeys: String, CodingKey, CaseIterable { case backlog, within }
+
+    var backlog: BotDefinition.Backlog
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let kind = try container.decodeIfPresent(Backlog.self, forKey: .backlog) ?? .newerThan
+        let within = try container.decodeIfPresent(Located<ConfigDuration>.self, forKey: .within)
+        switch kind {
+        case .skip, .all:
+            if let within {
+                throw decoder.botDecoding.failure(.invalidValue,
+                    "'within' only applies to 'backlog: newer_than'", at: within.mark,
+                    path: container.codingPath + [CodingKeys.within])
+            }
+            backlog = kind == .skip ? .skip : .all
+        case .newerThan:
+            backlog = .newerThan(within?.value ?? ConfigDuration(seconds: 600))
+        }
+    }
+}
+
+/// `limits: {per_conversation, per_group, total}`.
+struct LimitsSection: Decodable {
+    var perConversation: Rate?
+    var perGroup: Rate?
+    var total: Rate?
+}
+
+/// `loop_guard: {max_replies_per_minute}`.
+struct LoopGuardSection: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case maxRepliesPerMinute }
+
+    var maxRepliesPerMinute: Int
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let value = try container.decode(Located<Int>.self, forKey: .maxRepliesPerMinute)
+        guard value.value >= 1 else {
+            throw decoder.botDecoding.failure(.invalidValue, "max_replies_per_minute must be at least 1",
+                                              at: value.mark, path: container.codingPath)
+        }
+        maxRepliesPerMinute = value.value
+    }
+}

@@ -1,0 +1,130 @@
+import IMProtocol
+import Templates
+import YAMLCoding
+
+extension Expectation: Decodable {
+    enum Key: String, CodingKey, CaseIterable {
+        case reply, send, forward, updateProfile, state, rule, actions
+    }
+
+    /// `nothing`, or a mapping of expected effects.
+    init(from decoder: any Decoder) throws {
+        let context = decoder.botDecoding
+        guard try decoder.node().mapping != nil else {
+            let text = try decoder.decodeValue(String.self)
+            guard text == "nothing" else {
+                throw context.failure(.invalidValue,
+                    "expect is 'nothing' or a mapping with reply, send, forward, update_profile, state, rule "
+                        + "or actions; found '\(text)'", at: decoder.mark, path: decoder.codingPath)
+            }
+            nothing = true
+            return
+        }
+        let container = try decoder.container(keyedBy: Key.self)
+        replies = try container.decodeIfPresent(OneOrMany<String>.self, forKey: .reply)?.items
+        sends = try container.decodeIfPresent(OneOrMany<ExpectedSend>.self, forKey: .send)?.items.map(\.message)
+        forwards = try container.decodeIfPresent(OneOrMany<ExpectedForward>.self, forKey: .forward)?
+            .items.map(\.message)
+        profileUpdates = try container.decodeIfPresent(OneOrMany<ExpectedProfile>.self, forKey: .updateProfile)?
+            .items
+        state = try container.decodeIfPresent(OrderedMap<YAMLValue>.self, forKey: .state)?.entries.map {
+            OrderedEntry(key: $0.key, value: TemplateValue(yaml: $0.value))
+        }
+        rules = try container.decodeIfPresent(OneOrMany<Located<String>>.self, forKey: .rule)?.items
+        actions = try container.decodeIfPresent([ExpectedEffect].self, forKey: .actions)
+        if container.allKeys.isEmpty {
+            throw context.failure(.invalidValue,
+                "expect needs one of: reply, send, forward, update_profile, state, rule, actions (or write "
+                    + "'expect: nothing')", at: decoder.mark, path: decoder.codingPath)
+        }
+    }
+}
+
+/// `send: TEXT` or `send: {to, text}` in an expectation.
+private struct ExpectedSend: Decodable {
+    var message: ExpectedMessage
+
+    init(from decoder: any Decoder) throws {
+        guard try decoder.node().mapping != nil else {
+            message = ExpectedMessage(to: nil, text: try decoder.decodeValue(String.self))
+            return
+        }
+        message = try decoder.decodeValue(ExpectedMessage.self)
+    }
+}
+
+/// `forward: ADDRESS` or `forward: {to, text}` in an expectation.
+private struct ExpectedForward: Decodable {
+    var message: ExpectedMessage
+
+    init(from decoder: any Decoder) throws {
+        guard try decoder.node().mapping != nil else {
+            let address = try decoder.decodeValue(ExpectedAddress.self)
+            message = ExpectedMessage(to: address.address, text: nil)
+            return
+        }
+        message = try decoder.decodeValue(ExpectedMessage.self)
+    }
+}
+
+/// An address in an expectation.
+private struct ExpectedAddress: Decodable {
+    var address: ConversationAddress
+
+    init(from decoder: any Decoder) throws {
+        let text = try decoder.decodeValue(String.self)
+        guard let address = ConversationAddress(text.lowercased()) else {
+            throw decoder.botDecoding.failure(
+                .invalidValue, "'\(text)' is not an address (write user:NAME, group:NAME or room:NAME)",
+                at: decoder.mark, path: decoder.codingPath)
+        }
+        self.address = address
+    }
+}
+
+extension ExpectedMessage: Decodable {
+    enum Key: String, CodingKey, CaseIterable { case to, text }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        self.init(to: try container.decodeIfPresent(ExpectedAddress.self, forKey: .to)?.address,
+                  text: try container.decodeIfPresent(String.self, forKey: .text))
+    }
+}
+
+extension ExpectedProfile: Decodable {
+    enum Key: String, CodingKey, CaseIterable { case nickname, signature, avatarURL = "avatarUrl", attrs }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        self.init(nickname: try container.decodeIfPresent(String.self, forKey: .nickname),
+                  signature: try container.decodeIfPresent(String.self, forKey: .signature),
+                  avatarURL: try container.decodeIfPresent(String.self, forKey: .avatarURL),
+                  attrs: try container.decodeIfPresent([String: String].self, forKey: .attrs))
+    }
+}
+
+extension ExpectedEffect: Decodable {
+    enum Key: String, CodingKey, CaseIterable { case reply, send, forward, updateProfile, http }
+
+    /// One item of `actions:`: a mapping with one key.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let keys = container.allKeys
+        guard keys.count == 1, let key = keys.first else {
+            if keys.isEmpty, try !(decoder.node().mapping ?? []).isEmpty {
+                throw BotDecoding.silentFailure(path: decoder.codingPath)
+            }
+            throw decoder.botDecoding.failure(.invalidValue,
+                "an expected action has exactly one of: reply, send, forward, update_profile, http",
+                at: decoder.mark, path: decoder.codingPath)
+        }
+        switch key {
+        case .reply: self = .reply(try container.decode(String.self, forKey: key))
+        case .send: self = .send(try container.decode(ExpectedSend.self, forKey: key).message)
+        case .forward: self = .forward(try container.decode(ExpectedForward.self, forKey: key).message)
+        case .updateProfile: self = .updateProfile(try container.decode(ExpectedProfile.self, forKey: key))
+        case .http: self = .http(try container.decode(String.self, forKey: key))
+        }
+    }
+}

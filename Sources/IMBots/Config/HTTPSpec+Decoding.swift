@@ -1,0 +1,104 @@
+import IMProtocol
+import YAMLCoding
+
+extension HTTPSpec: Decodable {
+    enum Key: String, CodingKey, CaseIterable {
+        case method, url, headers, json, body, timeout, `as`, expect
+    }
+
+    static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+    init(from decoder: any Decoder) throws {
+        let context = decoder.botDecoding
+        let container = try decoder.container(keyedBy: Key.self)
+        func fail(_ message: String, _ mark: YAMLMark, _ key: Key) -> DecodingError {
+            context.failure(.invalidValue, message, at: mark, path: container.codingPath + [key])
+        }
+
+        let url = try container.decode(TemplateText.self, forKey: .url)
+        if url.isConstant, !Self.isHTTPURL(url.source) {
+            throw fail("'\(url.source)' is not an http:// or https:// URL", url.mark, .url)
+        }
+        let headers = try container.decodeIfPresent(OrderedMap<TemplateText>.self, forKey: .headers)
+        for entry in headers?.entries ?? [] where !Self.isToken(entry.key) {
+            throw fail("'\(entry.key)' is not a valid header name", headers?.keyMarks[entry.key] ?? decoder.mark,
+                       .headers)
+        }
+        let json = try container.decodeIfPresent(ValueTemplate.self, forKey: .json)
+        let text = try container.decodeIfPresent(TemplateText.self, forKey: .body)
+        let body: Body
+        switch (json, text) {
+        case (let json?, nil): body = .json(json)
+        case (nil, let text?): body = .text(text)
+        case (nil, nil): body = .none
+        case (.some, .some):
+            throw fail("an http action sends either 'json' or 'body', not both", decoder.mark, .body)
+        }
+
+        var method = { if case .none = body { "GET" } else { "POST" } }()
+        if let written = try container.decodeIfPresent(Located<String>.self, forKey: .method) {
+            method = written.value.uppercased()
+            guard Self.methods.contains(method) else {
+                throw fail("'\(written.value)' is not an HTTP method (use \(Self.methods.joined(separator: ", ")))",
+                           written.mark, .method)
+            }
+        }
+
+        let timeout = try container.decodeIfPresent(Located<ConfigDuration>.self, forKey: .timeout)
+        if let timeout, !(timeout.value.seconds > 0 && timeout.value.seconds <= 300) {
+            throw fail("an http timeout must be more than 0 and at most 300s", timeout.mark, .timeout)
+        }
+
+        var name: String?
+        if let written = try container.decodeIfPresent(Located<String>.self, forKey: .as) {
+            guard Self.isIdentifier(written.value), !TemplateRoots.builtin.contains(written.value) else {
+                let reason = TemplateRoots.builtin.contains(written.value)
+                    ? "'\(written.value)' is a built-in template variable; choose another name"
+                    : "'\(written.value)' is not a usable name (letters, digits and '_', not starting with a digit)"
+                throw fail(reason, written.mark, .as)
+            }
+            name = written.value
+        }
+
+        let expect = try container.decodeIfPresent(StatusExpectation.self, forKey: .expect) ?? .success
+        self.init(method: method, url: url, headers: headers?.entries ?? [], body: body,
+                  timeout: timeout?.value ?? Self.defaultTimeout, name: name, expect: expect)
+    }
+
+    static func isHTTPURL(_ text: String) -> Bool {
+        let lowered = text.trimmedWhitespace.lowercased()
+        return (lowered.hasPrefix("http://") && lowered.count > 7)
+            || (lowered.hasPrefix("https://") && lowered.count > 8)
+    }
+
+    /// An HTTP token (RFC 9110): what header names are made of.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            ByteText.isASCIIAlphanumeric(byte) || "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    static func isIdentifier(_ text: String) -> Bool {
+        guard let first = text.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
+        return text.utf8.allSatisfy { ByteText.isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "_") }
+    }
+}
+
+extension StatusExpectation: Decodable {
+    /// `2xx`, `any`, `404`, or a list of these.
+    init(from decoder: any Decoder) throws {
+        let items = try decoder.decodeValue(OneOrMany<Located<String>>.self).items
+        var patterns: [Pattern] = []
+        for item in items {
+            guard let pattern = Self.pattern(item.value) else {
+                throw decoder.botDecoding.failure(
+                    .invalidValue, "'\(item.value)' is not a status pattern (write 2xx, 404, any, or a list)",
+                    at: item.mark, path: decoder.codingPath)
+            }
+            patterns.append(pattern)
+        }
+        self.init(patterns: patterns)
+    }
+}

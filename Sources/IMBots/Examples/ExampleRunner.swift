@@ -1,0 +1,95 @@
+import Foundation
+import IMClient
+import IMProtocol
+import Templates
+import YAMLCoding
+
+/// Runs a bot's `examples:` offline: each example becomes an event, the whole rule set
+/// decides (so an earlier rule's `stop` is part of the test), the actions run against
+/// `RecordingEffects` with the example's scripted http responses, and what they did is
+/// compared with what the example expects.
+///
+/// Dry and shadow rules are checked by what they would do: an example describes the
+/// rule's behaviour, whichever mode it is rolled out in.
+public enum ExampleRunner {
+    /// Runs every example of every rule, in file order.
+    public static func run(bot: BotDefinition) async -> [ExampleResult] {
+        let engine = RuleEngine(bot: bot)
+        var results: [ExampleResult] = []
+        var position: Int64 = 0
+        for rule in bot.rules {
+            for (index, example) in rule.examples.enumerated() {
+                position += 1
+                let failure = await run(example, position: position, engine: engine)
+                results.append(ExampleResult(bot: bot.name, rule: rule.name, number: index + 1,
+                                             location: example.location, failure: failure))
+            }
+        }
+        return results
+    }
+
+    /// Runs one example; the reasons it fails, or nil when it passes.
+    static func run(_ example: RuleExample, position: Int64, engine: RuleEngine) async -> String? {
+        let bot = engine.bot
+        let now = example.now ?? RuleExample.defaultNow
+        let event = BotEvent.synthetic(type: example.event, sender: example.from.map { user($0, at: now) },
+                                       text: example.text, in: example.conversation,
+                                       member: example.member.map { user($0, at: now) },
+                                       position: position, at: now)
+        let state = bot.initialState.merging(example.state) { _, given in given }
+        let context = BotContext(definition: bot, state: state, now: now)
+        let decision = engine.decide(event, context: context)
+
+        var responses: [String: TransportResponse] = [:]
+        // Dry and shadow rules are run as if enforced: the effects only record, and the
+        // example is about what the rules do once live.
+        for firing in decision.firings {
+            for (index, action) in firing.rule.actions.enumerated() {
+                guard case .http(let spec) = action.spec, let name = spec.name,
+                      let scripted = example.http[name] else { continue }
+                let key = IdempotencyKey.make(bot: bot.name, position: position, rule: firing.rule.name,
+                                              actionIndex: index)
+                responses[key] = response(scripted)
+            }
+        }
+        let report = await ActionRunner.run(decision, event: event, context: context,
+                                            effects: RecordingEffects(responses: responses), performingAll: true)
+        let observed = ObservedEffects(decision: decision, report: report, initialState: state)
+        let problems = observed.problems(against: example.expectation, event: event)
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+    }
+
+    private static func user(_ user: ExampleUser, at time: Timestamp) -> User {
+        BotEvent.syntheticUser(user.username, nickname: user.nickname, isBot: user.isBot, at: time)
+    }
+
+    /// The scripted response: a mapping or list body as JSON, a string as text.
+    static func response(_ scripted: ScriptedResponse) -> TransportResponse {
+        var headers = scripted.headers.map { (name: $0.key, value: $0.value) }.sorted { $0.name < $1.name }
+        let hasType = headers.contains { $0.name.lowercased() == "content-type" }
+        let body: Data
+        switch scripted.body {
+        case nil, .null?:
+            body = Data()
+        case .string(let text)?:
+            body = Data(text.utf8)
+            if !hasType { headers.append((name: "Content-Type", value: "text/plain; charset=utf-8")) }
+        case let value?:
+            body = Data(rendered(value).json.utf8)
+            if !hasType { headers.append((name: "Content-Type", value: "application/json")) }
+        }
+        return TransportResponse(status: scripted.status, headers: headers, body: body)
+    }
+
+    private static func rendered(_ value: YAMLValue) -> RenderedValue {
+        switch value {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .int(let number): .int(number)
+        case .double(let number): .double(number)
+        case .string(let text): .string(text)
+        case .array(let items): .array(items.map(rendered))
+        case .object(let members): .object(members.map { ($0.key, rendered($0.value)) })
+        }
+    }
+}

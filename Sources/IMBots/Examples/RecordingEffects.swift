@@ -1,0 +1,65 @@
+import Foundation
+import IMClient
+import IMProtocol
+import Synchronization
+
+/// Effects that perform nothing: they record every message, profile update and request,
+/// and answer requests from a script. Used by `switchboard test` and by tests.
+public final class RecordingEffects: BotEffects {
+    /// One recorded effect.
+    public enum Record: Sendable {
+        /// A message handed to `send`.
+        case message(OutgoingMessage)
+        /// A profile update.
+        case profile(ProfileUpdate)
+        /// An HTTP request.
+        case http(TransportRequest)
+    }
+
+    /// Produces the response to a request.
+    public typealias Responder = @Sendable (TransportRequest) -> TransportResponse
+
+    private let responder: Responder
+    private let recorded = Mutex<[Record]>([])
+
+    /// Answers every request with `responder`.
+    public init(responder: @escaping Responder) {
+        self.responder = responder
+    }
+
+    /// Answers requests by their `Idempotency-Key` header (which names the bot, event,
+    /// rule and action); any other request gets 200 with an empty body.
+    public convenience init(responses: [String: TransportResponse] = [:]) {
+        self.init { request in
+            request.header("Idempotency-Key").flatMap { responses[$0] } ?? TransportResponse(status: 200)
+        }
+    }
+
+    /// Everything recorded so far, in order.
+    public var records: [Record] { recorded.withLock { $0 } }
+
+    /// The recorded messages, in order.
+    public var messages: [OutgoingMessage] {
+        records.compactMap { record in
+            if case .message(let message) = record { return message }
+            return nil
+        }
+    }
+
+    /// Records the message; returns nil, as no server stored it.
+    public func send(_ message: OutgoingMessage) async throws -> Message? {
+        recorded.withLock { $0.append(.message(message)) }
+        return nil
+    }
+
+    /// Records the update.
+    public func updateProfile(_ update: ProfileUpdate) async throws {
+        recorded.withLock { $0.append(.profile(update)) }
+    }
+
+    /// Records the request and answers it from the script.
+    public func http(_ request: TransportRequest) async throws -> TransportResponse {
+        recorded.withLock { $0.append(.http(request)) }
+        return responder(request)
+    }
+}

@@ -1,1 +1,0 @@
-// IMBots: see ARCHITECTURE.md.
