@@ -53,7 +53,8 @@ let package = Package(
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
-        .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "IMServer", "TestSupport"]),
+        .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "IMServer", "TestSupport"],
+                    exclude: ["Fixtures"]),
 
         // MARK: Benchmarks (`make bench`)
         .executableTarget(name: "ServerBench",

@@ -1,11 +1,12 @@
-/// "Did you mean" suggestions by edit distance.
+/// "Did you mean" suggestions by edit distance, for YAML keys and for every other name
+/// the program checks (bot rules, command-line options).
 public enum Suggestion {
     /// The candidate closest to `word`, if one is close enough to be a likely typo.
     ///
     /// Case, `_` and `-` are ignored (`rate_limit` suggests `rateLimit`); otherwise up to
     /// one edit per three characters is allowed, at most three, where swapping two
     /// neighbouring characters counts as one edit.
-    public static func closest(to word: String, among candidates: [String]) -> String? {
+    public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
         let target = normalized(word)
         var best: (candidate: String, distance: Int)?
         for candidate in candidates where candidate != word {
@@ -16,6 +17,11 @@ public enum Suggestion {
             best = (candidate, distance)
         }
         return best?.candidate
+    }
+
+    /// ` (did you mean 'x'?)`, or nothing.
+    public static func hint(for word: String, among candidates: some Sequence<String>) -> String {
+        closest(to: word, among: candidates).map { " (did you mean '\($0)'?)" } ?? ""
     }
 
     private static func normalized(_ word: String) -> [Character] {
