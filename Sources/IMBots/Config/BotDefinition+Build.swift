@@ -75,6 +75,7 @@ extension BotDefinition {
                              register: parsed.account.register ?? false, nickname: parsed.account.nickname),
             profile: profile,
             listen: parsed.listen ?? [],
+            join: (parsed.join ?? []).map(\.address),
             backlog: parsed.onStart?.backlog ?? .newerThan(ConfigDurationDefaults.backlogWindow),
             limits: Limits(perConversation: parsed.limits?.perConversation ?? standard.perConversation,
                            perGroup: parsed.limits?.perGroup ?? standard.perGroup,

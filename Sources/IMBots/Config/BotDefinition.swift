@@ -104,6 +104,8 @@ public struct BotDefinition: Sendable {
     public let profile: Profile?
     /// The conversations it handles; empty means every conversation it is in.
     public let listen: [ConversationPattern]
+    /// Groups it joins and rooms it enters at start, creating them when missing (`join:`).
+    public let join: [ConversationAddress]
     /// What to do with the backlog at start.
     public let backlog: Backlog
     /// Send budgets.
@@ -118,7 +120,7 @@ public struct BotDefinition: Sendable {
     public let rules: [Rule]
 
     init(name: String, file: String, version: String, account: Account, profile: Profile?,
-         listen: [ConversationPattern], backlog: Backlog, limits: Limits, maxRepliesPerMinute: Int,
+         listen: [ConversationPattern], join: [ConversationAddress], backlog: Backlog, limits: Limits, maxRepliesPerMinute: Int,
          initialState: [String: TemplateValue], timezone: String?, rules: [Rule]) {
         self.name = name
         self.file = file
@@ -126,6 +128,7 @@ public struct BotDefinition: Sendable {
         self.account = account
         self.profile = profile
         self.listen = listen
+        self.join = join
         self.backlog = backlog
         self.limits = limits
         self.maxRepliesPerMinute = maxRepliesPerMinute

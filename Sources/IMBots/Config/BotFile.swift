@@ -7,7 +7,7 @@ import YAMLCoding
 /// `BotDefinition`.
 struct BotFile: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case bot, account, profile, listen, onStart, limits, loopGuard, state, timezone, rules
+        case bot, account, profile, listen, join, onStart, limits, loopGuard, state, timezone, rules
         case webhooks
     }
 
@@ -15,6 +15,7 @@ struct BotFile: Decodable {
     var account: AccountSection
     var profile: ProfileSection?
     var listen: [ConversationPattern]?
+    var join: [JoinTarget]?
     var onStart: OnStartSection?
     var limits: LimitsSection?
     var loopGuard: LoopGuardSection?
@@ -33,6 +34,7 @@ struct BotFile: Decodable {
         account = try container.decode(AccountSection.self, forKey: .account)
         profile = try container.decodeIfPresent(ProfileSection.self, forKey: .profile)
         listen = try container.decodeIfPresent([ConversationPattern].self, forKey: .listen)
+        join = try container.decodeIfPresent([JoinTarget].self, forKey: .join)
         onStart = try container.decodeIfPresent(OnStartSection.self, forKey: .onStart)
         limits = try container.decodeIfPresent(LimitsSection.self, forKey: .limits)
         loopGuard = try container.decodeIfPresent(LoopGuardSection.self, forKey: .loopGuard)
@@ -151,5 +153,30 @@ struct LoopGuardSection: Decodable {
                                               at: value.mark, path: container.codingPath)
         }
         maxRepliesPerMinute = value.value
+    }
+}
+
+/// One entry of `join:`: `group:NAME` (joined, created when missing) or `room:NAME`
+/// (entered, created when missing).
+struct JoinTarget: Decodable {
+    var address: ConversationAddress
+
+    init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        let parsed = ConversationAddress(text)
+        switch parsed {
+        case .group(let name)?, .room(let name)?:
+            do {
+                _ = try Validate.conversationName(name)
+            } catch {
+                throw decoder.botDecoding.failure(
+                    .invalidValue, "'\(text)': \(AccountSection.reason(error))", at: decoder.mark, path: decoder.codingPath)
+            }
+            address = parsed ?? .group(name)
+        default:
+            throw decoder.botDecoding.failure(
+                .invalidValue, "'\(text)' cannot be joined: write group:NAME or room:NAME",
+                at: decoder.mark, path: decoder.codingPath)
+        }
     }
 }

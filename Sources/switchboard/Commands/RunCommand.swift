@@ -1,15 +1,65 @@
-/// `switchboard run`.
+import Foundation
+import IMBots
+import Logging
+
+/// `switchboard run`: the bot runner against a server elsewhere.
 struct RunCommand: Command {
     static let name = "run"
-    static let summary = "(not available yet)"
-    static let help = "usage: switchboard run"
-    static let options: Set<String> = []
+    static let summary = "run the bots against a server (no embedded server)"
+    static let help = """
+        usage: switchboard run [--config FILE] [--server URL] [--log-level LEVEL]
+
+        Runs every bot in the config's bots folder (runner.bots, default ./bots) against the
+        server at runner.server (or --server), until SIGINT or SIGTERM. Bot files are checked
+        and their examples run first: any error stops the start (exit 2). While running, a
+        changed file (or SIGHUP) reloads the bots: new rules are used only if they pass
+        check and their examples; otherwise the old rules keep running and the errors are
+        logged. The runner serves /metrics and /healthz on runner.listen (127.0.0.1:8090).
+
+        options:
+          --config FILE      configuration file (default: config.yaml)
+          --server URL       the IM server, overriding runner.server
+          --log-level LEVEL  trace, debug, info, notice, warning, error
+
+        exit codes: 0 stopped cleanly, 1 failure, 2 bad configuration or bot files
+        """
+    static let options: Set<String> = ["config", "server", "log-level"]
     static let flags: Set<String> = []
 
-    init(arguments: Arguments) throws {}
+    var configPath: String?
+    var server: String?
+    var logLevel: String?
+
+    init(arguments: Arguments) throws {
+        configPath = arguments[option: "config"]
+        server = arguments[option: "server"]
+        logLevel = arguments[option: "log-level"]
+        guard arguments.positionals.isEmpty else {
+            throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'")
+        }
+    }
 
     func run() async throws -> Int32 {
-        printError("'run' is not available in this build")
-        return ExitCode.failure
+        let (file, directory) = try ConfigFile.load(configPath)
+        let logger = Logger(label: "runner", level: try file.level(override: logLevel))
+        let configuration = try file.runnerConfiguration(directory: directory, serverURL: server)
+        try await Self.runBots(configuration, logger: logger)
+        return ExitCode.ok
+    }
+
+    /// Runs a runner until cancelled, reloading on SIGHUP; start-up problems are
+    /// configuration errors (exit 2).
+    static func runBots(_ configuration: RunnerConfiguration, logger: Logger) async throws {
+        let runner = try BotRunner(configuration: configuration, logger: logger)
+        let hangup = Signals.onHangup {
+            logger.info("SIGHUP: reloading the bots")
+            Task { await runner.reload() }
+        }
+        defer { hangup.cancel() }
+        do {
+            try await runner.run()
+        } catch let error as RunnerError {
+            throw ConfigurationError(error.description)
+        }
     }
 }

@@ -1,0 +1,25 @@
+import Foundation
+import IMBots
+import IMProtocol
+
+extension ConfigFile {
+    /// The runner's configuration from the `runner:` section; relative folders are taken
+    /// from the config file's folder.
+    func runnerConfiguration(directory: String, serverURL: String?) throws -> RunnerConfiguration {
+        let section = runner ?? RunnerFileConfig()
+        guard let server = serverURL ?? section.server else {
+            throw ConfigurationError("no server for the bots: set runner.server in the config file or pass --server URL")
+        }
+        guard server.hasPrefix("http://") || server.hasPrefix("https://") else {
+            throw ConfigurationError("runner.server '\(server)' is not an http(s) URL")
+        }
+        func resolve(_ path: String) -> String {
+            path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
+        }
+        return RunnerConfiguration(
+            serverURL: server, botsDirectory: resolve(section.bots ?? "bots"),
+            stateDirectory: resolve(section.state ?? "data/bots"),
+            listen: section.listen ?? ListenAddress(host: "127.0.0.1", port: 8090),
+            environment: ProcessInfo.processInfo.environment)
+    }
+}
