@@ -92,7 +92,6 @@ public final class BotRunner: Sendable {
     public func reload() async -> [String] {
         let (definitions, loadErrors) = BotLoader.loadDirectory(configuration.botsDirectory, environment: configuration.environment)
         var problems = loadErrors.errors.map(\.description)
-        let failing = Set(loadErrors.errors.map(\.file))
         var good: [BotDefinition] = []
         for definition in definitions {
             let failures = await Self.failedExamples([definition])
@@ -115,8 +114,8 @@ public final class BotRunner: Sendable {
             }
         }
         // Bots whose file is gone (not merely broken) stop.
-        let present = Set(good.map(\.name))
-        for (name, bot) in running where !present.contains(name) && !failing.contains(bot.definition.file) {
+        let present = Set(definitions.map(\.name))
+        for (name, bot) in running where !present.contains(name) && !FileManager.default.fileExists(atPath: bot.definition.file) {
             logger.notice("bot \(name): its file is gone; stopping it")
             await stop(name)
         }
