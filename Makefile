@@ -5,6 +5,7 @@ SWIFT        ?= swift
 CONFIG       ?= config.yaml
 DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev \
                 libmicrohttpd-dev libargon2-dev libssl-dev
+BENCH_PACKAGES := wrk
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: up test build release deps bench clean
@@ -29,13 +30,17 @@ release: deps
 up: release
 	.build/release/switchboard up --config $(CONFIG)
 
-## test: every test (Swift Testing, real servers on 127.0.0.1)
+## test: every test (Swift Testing, real servers on 127.0.0.1); the runner crash test
+## starts the switchboard executable, so it is built first
 test: deps
+	$(SWIFT) build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## bench: benchmark programs under Benchmarks/; results go into BENCHMARKS.md by hand
+## bench: benchmark programs under Benchmarks/ (release build); results go into BENCHMARKS.md
 bench: deps
+	@dpkg-query -W -f='$${Status}' $(BENCH_PACKAGES) 2>/dev/null | grep -q "install ok installed" || \
+	  ($(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(BENCH_PACKAGES))
 	$(SWIFT) build -c release
 	./Benchmarks/run.sh
 

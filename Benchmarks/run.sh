@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every benchmark against the release build and prints Markdown for BENCHMARKS.md.
+# Extra arguments go to ServerBench (e.g. --quick).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+echo "## $(date -u +%Y-%m-%d) on $(hostname)"
+echo
+echo "### Server (Benchmarks/ServerBench)"
+.build/release/ServerBench "$@"
+echo
+echo "### Rules (Benchmarks/RulesBench)"
+.build/release/RulesBench
