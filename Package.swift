@@ -57,6 +57,14 @@ let package = Package(
                     exclude: ["Fixtures"]),
 
         // MARK: Benchmarks (`make bench`)
+        .target(name: "BenchSupport", dependencies: ["IMClient", "IMProtocol"],
+                path: "Benchmarks/BenchSupport"),
+        .executableTarget(name: "ClientBench",
+                          dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
+                          path: "Benchmarks/ClientBench"),
+        .executableTarget(name: "BotBench",
+                          dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
+                          path: "Benchmarks/BotBench"),
         .executableTarget(name: "ServerBench",
                           dependencies: ["IMClient", "IMProtocol"],
                           path: "Benchmarks/ServerBench"),

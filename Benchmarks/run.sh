@@ -11,3 +11,9 @@ echo "### Server (Benchmarks/ServerBench)"
 echo
 echo "### Rules (Benchmarks/RulesBench)"
 .build/release/RulesBench
+echo
+echo "### Client core (Benchmarks/ClientBench)"
+.build/release/ClientBench
+echo
+echo "### Bot runner (Benchmarks/BotBench)"
+.build/release/BotBench

@@ -1,0 +1,95 @@
+import Foundation
+
+/// A `switchboard` child process (a server or a runner) for benchmarks, with a throwaway
+/// folder, stopped and cleaned up by `stop()`.
+public final class ChildProcess: @unchecked Sendable {
+    // @unchecked: used by one benchmark task; Process is not Sendable.
+    public let process: Process
+    public let folder: String
+
+    /// Starts `binary arguments...` with `config` written to `<folder>/config.yaml`.
+    public init(binary: String, arguments: [String], config: String, folder: String) throws {
+        self.folder = folder
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/config.yaml"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments + ["--config", path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Resident memory in KiB (VmRSS).
+    public var rssKiB: Int { ProcessStats.rssKiB(pid: process.processIdentifier) }
+
+    /// CPU seconds used so far (user + system).
+    public var cpuSeconds: Double { ProcessStats.cpuSeconds(pid: process.processIdentifier) }
+
+    public func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// Memory and CPU of processes, from /proc.
+public enum ProcessStats {
+    public static func rssKiB(pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    public static func cpuSeconds(pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// This process's resident memory in KiB.
+    public static var ownRSSKiB: Int { rssKiB(pid: getpid()) }
+
+    public static var ownCPUSeconds: Double { cpuSeconds(pid: getpid()) }
+}
+
+/// Percentiles and formatting.
+public enum Stats {
+    public static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
+    }
+
+    public static func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
+
+    /// Milliseconds between two instants.
+    public static func milliseconds(_ from: ContinuousClock.Instant, _ to: ContinuousClock.Instant) -> Double {
+        let elapsed = from.duration(to: to)
+        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    }
+}
+
+/// A one-line description of the machine, for reports.
+public enum Machine {
+    public static func describe() -> String {
+        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("model name") }?
+            .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+        let memory = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("MemTotal") }?
+            .split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return "\(ProcessInfo.processInfo.activeProcessorCount) cores (\(cpu)), \(memory / 1024 / 1024) GiB RAM, Linux"
+    }
+}
+
+/// A benchmark failure.
+public struct BenchError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,161 @@
+// BotBench: the bot runner end to end. A release `switchboard serve` and a release
+// `switchboard run` as separate processes:
+//  1. an auto-responder answering 50 users who send at a fixed total rate: reply latency
+//     (send → the reply reaching the user's parked poll) and replies per second;
+//  2. the runner's memory with 100 bots logged in and parked.
+// Prints a Markdown table for BENCHMARKS.md.
+//
+//   .build/release/BotBench [--users 50] [--rate 500] [--seconds 10] [--bots 100]
+import BenchSupport
+import Foundation
+import IMClient
+import IMProtocol
+import Synchronization
+
+struct Options {
+    var users = 50
+    var rate = 500
+    var seconds = 10
+    var bots = 100
+    var binary = ".build/release/switchboard"
+
+    static func parse() -> Options {
+        var options = Options()
+        var arguments = CommandLine.arguments.dropFirst().makeIterator()
+        while let argument = arguments.next() {
+            switch argument {
+            case "--users": options.users = Int(arguments.next() ?? "") ?? options.users
+            case "--rate": options.rate = Int(arguments.next() ?? "") ?? options.rate
+            case "--seconds": options.seconds = Int(arguments.next() ?? "") ?? options.seconds
+            case "--bots": options.bots = Int(arguments.next() ?? "") ?? options.bots
+            case "--binary": options.binary = arguments.next() ?? options.binary
+            default:
+                FileHandle.standardError.write(Data("unknown option \(argument)\n".utf8))
+                exit(2)
+            }
+        }
+        return options
+    }
+}
+
+/// A bot file for bot number `index` (an auto-responder with budgets far above the load).
+func botFile(_ index: Int) -> String {
+    """
+    bot: bot\(index)
+    account: { username: bot\(index), password: bench-password, register: true }
+    limits: { per_conversation: 1000/s, per_group: 1000/s, total: 5000/s }
+    loop_guard: { max_replies_per_minute: 100000 }
+    rules:
+      - name: answer
+        when: { direct: true }
+        do: [ { reply: "re: {{message.text}}" } ]
+    """
+}
+
+/// Starts `switchboard run` on the bots folder; waits until `count` bots are connected.
+func startRunner(_ binary: String, server: BenchServer, bots: Int, transport: CurlTransport) async throws -> (ChildProcess, Int) {
+    let folder = NSTemporaryDirectory() + "switchboard-botbench-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
+    for index in 0..<bots {
+        try botFile(index).write(toFile: folder + "/bots/bot\(index).yaml", atomically: true, encoding: .utf8)
+    }
+    let port = Int.random(in: 40_001...50_000)
+    let runner = try ChildProcess(
+        binary: binary, arguments: ["run"],
+        config: """
+            log_level: warning
+            runner:
+              server: \(server.url)
+              listen: 127.0.0.1:\(port)
+              bots: \(folder)/bots
+              state: \(folder)/state
+            """, folder: folder)
+    try await Concurrently.waitUntil(seconds: 300) {
+        guard let answer = try? await transport.send(TransportRequest(url: "http://127.0.0.1:\(port)/metrics")) else { return false }
+        let text = String(decoding: answer.body, as: UTF8.self)
+        return text.split(separator: "\n").filter { $0.hasPrefix("switchboard_bot_connected{") && $0.hasSuffix(" 1") }.count >= bots
+    }
+    return (runner, port)
+}
+
+/// When each message was sent, and when its reply arrived.
+final class Latencies: Sendable {
+    let sent = Mutex<[String: ContinuousClock.Instant]>([:])
+    let samples = Mutex<[Double]>([])
+    func sending(_ text: String) { sent.withLock { $0[text] = .now } }
+    func replied(_ text: String) {
+        let now = ContinuousClock.now
+        guard let start = sent.withLock({ $0[text] }) else { return }
+        samples.withLock { $0.append(Stats.milliseconds(start, now)) }
+    }
+    var count: Int { samples.withLock { $0.count } }
+}
+
+let options = Options.parse()
+let transport = CurlTransport(configuration: .init(maxCachedConnections: 30_000))
+let server = try await BenchServer(binary: options.binary, transport: transport)
+defer { server.stop() }
+print("Machine: \(Machine.describe()). Server and runner: release builds, separate processes, loopback; durability full.")
+print("")
+print("| measurement | result |")
+print("|---|---|")
+
+// 1. Auto-responder under load.
+do {
+    let (runner, _) = try await startRunner(options.binary, server: server, bots: 1, transport: transport)
+    defer { runner.stop() }
+    let tokens = try await server.register("user", count: options.users)
+    let latencies = Latencies()
+    let cursors = try await Concurrently.map(tokens) { token in
+        try server.decode(EventBatch.self, try await server.call("GET", "/v1/events", token: token)).cursor
+    }
+    let pollers = zip(tokens, cursors).map { token, start in
+        Task {
+            var cursor = start
+            while !Task.isCancelled {
+                let batch = try server.decode(
+                    EventBatch.self, try await server.call("GET", "/v1/events?cursor=\(cursor)&timeout=30&limit=1000", token: token))
+                cursor = batch.cursor
+                for event in batch.events where event.message?.sender == "bot0" {
+                    if let text = event.message?.text, text.hasPrefix("re: ") { latencies.replied(String(text.dropFirst(4))) }
+                }
+            }
+        }
+    }
+    try await Concurrently.waitUntil { (try? await server.parkedPolls()) ?? 0 >= options.users }
+    let total = options.rate * options.seconds
+    let started = ContinuousClock.now
+    let senders = Task {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<total {
+                let due = started + .microseconds(Int64(index) * 1_000_000 / Int64(options.rate))
+                try await Task.sleep(until: due, clock: .continuous)
+                let token = tokens[index % tokens.count]
+                let text = "m\(index)"
+                group.addTask {
+                    latencies.sending(text)
+                    _ = try await server.call(
+                        "POST", "/v1/conversations/user:bot0/messages", token: token,
+                        body: try WireJSON.encoder().encode(SendMessageRequest(text: text)))
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+    try await senders.value
+    try await Concurrently.waitUntil(seconds: 120) { latencies.count >= total }
+    let elapsed = Stats.milliseconds(started, .now) / 1000
+    for poller in pollers { poller.cancel() }
+    let samples = latencies.samples.withLock { $0 }.sorted()
+    print("| auto-responder, \(options.users) users sending \(options.rate) msgs/s for \(options.seconds) s: reply latency | p50 \(Stats.ms(Stats.percentile(samples, 0.5))), p99 \(Stats.ms(Stats.percentile(samples, 0.99))) (\(samples.count) replies) |")
+    print("| replies per second over the run | \(Int(Double(samples.count) / elapsed)) |")
+    print("| runner RSS after the run | \(runner.rssKiB / 1024) MiB |")
+}
+
+// 2. Memory of one runner with many bots.
+do {
+    let (runner, _) = try await startRunner(options.binary, server: server, bots: options.bots, transport: transport)
+    defer { runner.stop() }
+    try await Task.sleep(for: .seconds(2))
+    print("| one runner with \(options.bots) bots logged in and parked: RSS | \(runner.rssKiB / 1024) MiB (\(runner.rssKiB / options.bots) KiB per bot) |")
+}
