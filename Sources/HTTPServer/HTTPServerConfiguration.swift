@@ -34,7 +34,7 @@ public struct HTTPServerConfiguration: Sendable {
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0,
-        connectionLimit: Int = 20_000, idleTimeout: Int = 60, headerTimeout: Int = 10,
+        connectionLimit: Int = 16_384, idleTimeout: Int = 60, headerTimeout: Int = 10,
         maxBodyBytes: Int = 1 << 20, connectionMemory: Int = 16 * 1024,
         shutdownGrace: Double = 10
     ) {

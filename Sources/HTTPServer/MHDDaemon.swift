@@ -22,7 +22,7 @@ final class MHDDaemon: Sendable {
     /// The port bound (the real one when 0 was asked for).
     let port: Int
 
-    init(core: ServerCore, listener: ListenSocket) throws(HTTPServerError) {
+    init(core: ServerCore, listener: ListenSocket, connectionLimit: Int) throws(HTTPServerError) {
         let configuration = core.configuration
         let threads = configuration.threads > 0
             ? configuration.threads : ProcessInfo.processInfo.activeProcessorCount
@@ -35,7 +35,7 @@ final class MHDDaemon: Sendable {
             flags: UInt32(flags),
             listen_fd: listener.fd,
             thread_pool_size: UInt32(clamping: threads),
-            connection_limit: UInt32(clamping: max(configuration.connectionLimit, 1)),
+            connection_limit: UInt32(clamping: max(connectionLimit, 1)),
             connection_timeout: UInt32(clamping: max(configuration.idleTimeout, 0)),
             connection_memory: max(configuration.connectionMemory, 4096),
             access_handler: mhdAccessHandler,

@@ -27,7 +27,7 @@ final class ServerCore: Sendable {
 
     /// Binds, and starts MHD, the hang-up watcher and the header reaper.
     func start() throws(HTTPServerError) -> MHDDaemon {
-        raiseOpenFileLimit()
+        let connectionLimit = fittingConnectionLimit()
         let listener = try ListenSocket.open(
             host: configuration.host, port: configuration.port)
         do {
@@ -38,7 +38,7 @@ final class ServerCore: Sendable {
         }
         let daemon: MHDDaemon
         do {
-            daemon = try MHDDaemon(core: self, listener: listener)
+            daemon = try MHDDaemon(core: self, listener: listener, connectionLimit: connectionLimit)
         } catch {
             watcher.stop()
             throw error
@@ -79,23 +79,27 @@ final class ServerCore: Sendable {
         connections.stopReaper()
     }
 
-    /// Lifts the soft limit on open files to the hard one: each connection is a file, and
-    /// the usual soft limit (1,024) is far below `connectionLimit`.
-    private func raiseOpenFileLimit() {
+    /// Lifts the soft limit on open files to the hard one (each connection is a file, and
+    /// the usual soft limit of 1,024 is far below `connectionLimit`), and returns the
+    /// connection limit that fits: the configured one, or less when the hard limit is
+    /// lower, with a notice saying so.
+    func fittingConnectionLimit() -> Int {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_RESOURCE, &limit) == 0 else { return }
+        guard getrlimit(RLIMIT_NOFILE_RESOURCE, &limit) == 0 else { return configuration.connectionLimit }
         if limit.rlim_cur < limit.rlim_max {
             limit.rlim_cur = min(limit.rlim_max, 1 << 20)
             if setrlimit(RLIMIT_NOFILE_RESOURCE, &limit) != 0 {
                 log("cannot raise the open-file limit: \(String(cString: strerror(errno)))")
+                _ = getrlimit(RLIMIT_NOFILE_RESOURCE, &limit)
             }
         }
-        let needed = rlim_t(configuration.connectionLimit + 64)
-        if limit.rlim_cur < needed {
-            log("open-file limit \(limit.rlim_cur) is below the \(needed) that connectionLimit "
-                + "\(configuration.connectionLimit) needs; raise it (ulimit -n) or connections "
-                + "will be refused before the limit")
-        }
+        // Keep some files for the database, logs and the listening socket.
+        let reserve = 64
+        let fitting = Int(min(limit.rlim_cur, rlim_t(Int.max))) - reserve
+        guard fitting < configuration.connectionLimit else { return configuration.connectionLimit }
+        log("connection limit lowered from \(configuration.connectionLimit) to \(max(fitting, 16)) to fit the "
+            + "open-file limit of \(limit.rlim_cur); raise it (ulimit -n) to allow more")
+        return max(fitting, 16)
     }
 }
 
