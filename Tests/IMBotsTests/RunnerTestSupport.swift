@@ -113,3 +113,17 @@ extension TestClient {
         try await get("/v1/conversations/user:\(user)/messages?limit=200").decode(MessagePage.self).messages.reversed()
     }
 }
+
+extension TestServer {
+    /// Waits until exactly `count` polls are parked on the server (read from /metrics).
+    func awaitParkedPolls(_ count: Int, guardSeconds: Double = 30) async throws {
+        let deadline = Date().addingTimeInterval(guardSeconds)
+        while Date() < deadline {
+            let text = try await client.get("/metrics").text
+            let line = text.split(separator: "\n").first { $0.hasPrefix("switchboard_parked_polls ") }
+            if let value = line?.split(separator: " ").last.flatMap({ Int($0) }), value == count { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("never exactly \(count) parked polls")
+    }
+}

@@ -89,7 +89,10 @@ actor BotSupervisor {
     /// login ends for good (logged in elsewhere, wrong password).
     func run() async {
         startedAt = .now()
-        guard await logIn() else { return }
+        guard await logIn() else {
+            lock.release()
+            return
+        }
         await applyProfile()
         await joinConversations()
         for message in state.outbox { queue(message) }
@@ -119,6 +122,7 @@ actor BotSupervisor {
         }
         metrics.connected(bot: name, false)
         await drain()
+        lock.release()
     }
 
     /// Logs in (registering when the file says so), retrying while the server cannot be

@@ -2,12 +2,13 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// An exclusive lock on a bot's state folder, so a second runner of the same bot on this
 /// machine is refused instead of replying twice. Held until the lock is released or the
 /// process ends (the kernel drops `flock` locks of dead processes).
 final class RunnerLock: Sendable {
-    private let fd: Int32
+    private let fd: Mutex<Int32?>
     let path: String
 
     /// Takes the lock or throws naming the process that holds it.
@@ -29,13 +30,20 @@ final class RunnerLock: Sendable {
         ftruncate(fd, 0)
         let pid = "\(getpid())\n"
         _ = pid.withCString { write(fd, $0, strlen($0)) }
-        self.fd = fd
+        self.fd = Mutex(fd)
     }
 
-    deinit {
-        flock(fd, LOCK_UN)
-        close(fd)
+    /// Lets another runner take the bot; safe to call more than once.
+    func release() {
+        fd.withLock { fd in
+            guard let open = fd else { return }
+            flock(open, LOCK_UN)
+            close(open)
+            fd = nil
+        }
     }
+
+    deinit { release() }
 }
 
 /// A runner failure with a message a person can act on.
