@@ -33,11 +33,11 @@ enum CLI {
 
     static func main(_ argv: [String]) async -> Int32 {
         guard let first = argv.first, first != "--help", first != "-h", first != "help" else {
-            print(usage, terminator: "")
+            CommandContext.current.output.write(usage)
             return argv.isEmpty ? ExitCode.usage : ExitCode.ok
         }
         if first == "--version" {
-            print("switchboard \(version)")
+            printOutput("switchboard \(version)")
             return ExitCode.ok
         }
         guard let type = commands.first(where: { $0.name == first }) else {
@@ -47,7 +47,7 @@ enum CLI {
         }
         let rest = Array(argv.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
-            print(type.help)
+            printOutput(type.help)
             return ExitCode.ok
         }
         do {
@@ -74,9 +74,4 @@ enum CLI {
 struct ConfigurationError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Writes `switchboard: <message>` to standard error.
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data("switchboard: \(message)\n".utf8))
 }

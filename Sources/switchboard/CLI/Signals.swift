@@ -12,6 +12,10 @@ private final class SeenFlag: Sendable {
 /// SIGINT and SIGTERM cancel the running command (a graceful stop); a second one exits
 /// at once.
 enum Signals {
+    /// Runs `work` until it ends or SIGINT or SIGTERM cancels it.
+    ///
+    /// Cancelling the caller cancels the work too, as a signal does (a program that
+    /// embeds the command line, or a test, stops a command that way).
     static func runCancellable(_ work: @escaping @Sendable () async throws -> Int32) async throws -> Int32 {
         let task = Task { try await work() }
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
@@ -26,7 +30,11 @@ enum Signals {
             return source
         }
         defer { for source in sources { source.cancel() } }
-        return try await task.value
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     /// Calls `handler` on each SIGHUP until the returned source is cancelled.
