@@ -88,7 +88,8 @@ struct ExplainCommand: Command {
             return ExitCode.ok
         }
         let report = await ActionRunner.run(decision, event: event, context: context, effects: RecordingEffects())
-        printOutput("dry run: what the fired rules would do (nothing was sent, no http call was made):")
+        printOutput("dry run, nothing is sent: what the fired rules would do "
+                    + "(http actions are not called; they get an empty 200 answer)")
         for outcome in report.outcomes {
             printOutput("  " + Self.describe(outcome))
         }

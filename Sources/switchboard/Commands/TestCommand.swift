@@ -43,7 +43,7 @@ struct TestCommand: Command {
         let problems = loaded.problems
         guard problems.isEmpty else {
             for problem in problems { printDiagnostic(problem) }
-            throw ConfigurationError("\(CheckCommand.counted(problems.count, "problem")) in the files; "
+            throw ConfigurationError("\(CheckCommand.counted(problems.count, "problem")) found; "
                                      + "no example was run (see 'switchboard check')")
         }
         var passed = 0
