@@ -104,6 +104,24 @@ struct CheckCommandTests {
         ])
     }
 
+    @Test func withFilesAndAConfigurationBothAreCheckedButNotTheBotsFolder() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let config = try sandbox.write("config.yaml", "log_level: loud\n")
+        let file = try sandbox.write("elsewhere/greeter.yaml", BotTexts.greeter)
+        try sandbox.write("bots/broken.yaml", BotTexts.broken)
+
+        let result = await sandbox.run(["check", "--config", config, file])
+
+        #expect(result.status == 2)
+        #expect(result.errorLines.count == 1)
+        #expect(result.errorLines.first?.hasPrefix("\(config): log level 'loud' is not one of ") == true)
+        #expect(result.outputLines == [
+            "\(file): ok (bot 'greeter': 2 rules, 3 examples)",
+            "2 files checked, 1 error",
+        ])
+    }
+
     @Test func problemsOfTheConfigurationFileAreReportedWithTheirPosition() async throws {
         let sandbox = Sandbox()
         defer { sandbox.remove() }

@@ -81,6 +81,20 @@ struct ExplainCommandTests {
         #expect(result.errorLines == ["switchboard: no bot 'greter' (did you mean 'greeter'?); bots found: failing, greeter"])
     }
 
+    @Test func aFileOfAnotherBotThanTheOneNamedIsAnError() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let config = try sandbox.write("config.yaml", "runner: { bots: bots }\n")
+        let file = try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let named = await sandbox.run(["explain", "--config", config, "--file", file, "--bot", "greeter", "hi"])
+        let other = await sandbox.run(["explain", "--file", file, "--bot", "helpdesk", "hi"])
+
+        #expect(named.status == 0)
+        #expect(other.status == 2)
+        #expect(other.errorLines == ["switchboard: \(file) defines bot 'greeter', not 'helpdesk'"])
+    }
+
     @Test func aBotFileWithProblemsIsReportedInsteadOfExplained() async throws {
         let sandbox = Sandbox()
         defer { sandbox.remove() }
@@ -91,6 +105,42 @@ struct ExplainCommandTests {
         #expect(result.status == 2)
         #expect(result.errorLines.count == 5)
         #expect(result.errorLines.last == "switchboard: \(file) has problems; see 'switchboard check'")
+    }
+
+    @Test func aTextAfterDoubleDashIsTheMessageEvenWhenItLooksLikeAnOption() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let result = await sandbox.run(["explain", "--file", file, "--", "--help", "me"])
+
+        #expect(result.status == 0)
+        #expect(result.outputLines.first?.hasSuffix(": \"--help me\"") == true)
+        #expect(result.outputLines.last == "  fallback[0] reply to user:someone: Say hi, someone.")
+    }
+
+    @Test func theActionsOfADryRuleAreMarked() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/dry.yaml", """
+            bot: dry
+            account: { username: dry, password: not-a-secret }
+            rules:
+              - name: echo
+                mode: dry
+                when: { command: echo }
+                do: [ { reply: "{{args}}" }, { set: { last: "{{args}}" } } ]
+            """)
+
+        let result = await sandbox.run(["explain", "--file", file, "/echo", "one", "two"])
+
+        #expect(result.status == 0)
+        #expect(result.outputLines.contains(
+            "echo: fired — all conditions hold (args = 'one two'); dry mode: its actions are logged, not performed"))
+        #expect(result.outputLines.suffix(2) == [
+            "  echo[0] reply to user:someone (dry mode: not performed even when live): one two",
+            "  echo[1] set: last = one two (dry mode: not performed even when live)",
+        ])
     }
 
     @Test func withoutABotOrTextItIsAUsageError() async throws {

@@ -46,7 +46,8 @@ enum CLI {
             return ExitCode.usage
         }
         let rest = Array(argv.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
+        // After `--` every word is an argument, so that a text such as "-h" can be given.
+        if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
             printOutput(type.help)
             return ExitCode.ok
         }

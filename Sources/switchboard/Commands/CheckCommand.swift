@@ -14,9 +14,10 @@ struct CheckCommand: Command {
         rules or http results, and bots or accounts defined twice. Each good file is
         listed on standard output as 'FILE: ok'; a summary line ends the report.
 
-        FILES are bot files or folders of them (their *.yaml and *.yml files). Without
-        FILES, the configuration file is checked too, then every bot file of its bots
-        folder. ${VARIABLES} are read from the environment, as when the bots run.
+        FILES are bot files or folders of them (their *.yaml and *.yml files); without
+        FILES, every bot file of the configuration's bots folder. The configuration file
+        is checked too whenever it is read: with --config, or without FILES.
+        ${VARIABLES} are read from the environment, as when the bots run.
 
         options:
         \(BotSelection.help)

@@ -10,13 +10,14 @@ struct ExplainCommand: Command {
         usage: switchboard explain --bot NAME [--config FILE] [--from USER] [--in ADDRESS] [--at TIME] TEXT...
                switchboard explain --file FILE [--from USER] [--in ADDRESS] [--at TIME] TEXT...
 
-        Treats TEXT (the remaining words, joined by spaces) as a message to the bot and
-        prints, for each rule in order, one line: 'fired' (with what the match bound),
-        'not matched' with the first condition that does not hold, 'suppressed' when an
-        earlier rule's stop ended evaluation, or 'ignored' when the bot does not handle
-        the message at all (outside its listen list, its own message). Then, as a dry run,
-        what the fired rules' actions would do, templates rendered: nothing is sent, and
-        http actions are not called (they get an empty 200 answer).
+        Treats TEXT (the remaining words, joined by spaces; after '--' when they start
+        with '-') as a message to the bot and prints, for each rule in order, one line:
+        'fired' (with what the match bound), 'not matched' with the first condition that
+        does not hold, 'suppressed' when an earlier rule's stop ended evaluation, or
+        'ignored' when the bot does not handle the message at all (outside its listen
+        list, its own message). Then, as a dry run, what the fired rules' actions would
+        do, templates rendered: nothing is sent, and http actions are not called (they
+        get an empty 200 answer). Needs no server.
 
         options:
           --bot NAME         the bot, found by name among the bot files of the bots folder
@@ -96,17 +97,26 @@ struct ExplainCommand: Command {
         return ExitCode.ok
     }
 
-    /// The bot asked for, or a configuration error that lists the bots there are.
+    /// The bot asked for, or a configuration error that says why there is none (listing
+    /// the bots there are).
     private func findBot() throws -> BotDefinition {
         let loaded = selection.load(environment: CommandContext.current.environment)
-        if let name = bot, let found = loaded.bots.first(where: { $0.name == name }) { return found }
-        if bot == nil, let only = loaded.bots.first, loaded.results.count == 1 { return only }
+        if let file = selection.paths.first {
+            guard let result = loaded.results.first(where: { $0.file == file }) else {
+                throw ConfigurationError("--file \(file) is not a bot file")
+            }
+            guard let found = result.bot else {
+                for problem in result.problems { printDiagnostic(problem) }
+                throw ConfigurationError("\(file) has problems; see 'switchboard check'")
+            }
+            guard let name = bot, name != found.name else { return found }
+            throw ConfigurationError("\(file) defines bot '\(found.name)', not '\(name)'")
+        }
+        guard let name = bot else { throw UsageError(message: "say which bot with --bot NAME (or --file FILE)") }
+        if let found = loaded.bots.first(where: { $0.name == name }) { return found }
         for problem in loaded.problems { printDiagnostic(problem) }
         let names = loaded.bots.map(\.name)
-        guard let name = bot else {
-            throw ConfigurationError("\(selection.paths.joined()) has problems; see 'switchboard check'")
-        }
-        guard !selection.paths.isEmpty || !names.isEmpty || !loaded.problems.isEmpty else {
+        guard !names.isEmpty || !loaded.problems.isEmpty else {
             throw ConfigurationError("no bot '\(name)': no bot files were found")
         }
         let hint = Suggestion.hint(for: name, among: names)
