@@ -55,6 +55,7 @@ let package = Package(
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
         .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "IMServer", "TestSupport"],
                     exclude: ["Fixtures"]),
+        .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "TestSupport"]),
 
         // MARK: Benchmarks (`make bench`)
         .target(name: "BenchSupport", dependencies: ["IMClient", "IMProtocol"],

@@ -33,11 +33,11 @@ enum CLI {
 
     static func main(_ argv: [String]) async -> Int32 {
         guard let first = argv.first, first != "--help", first != "-h", first != "help" else {
-            print(usage, terminator: "")
+            CommandContext.current.output.write(usage)
             return argv.isEmpty ? ExitCode.usage : ExitCode.ok
         }
         if first == "--version" {
-            print("switchboard \(version)")
+            printOutput("switchboard \(version)")
             return ExitCode.ok
         }
         guard let type = commands.first(where: { $0.name == first }) else {
@@ -46,8 +46,9 @@ enum CLI {
             return ExitCode.usage
         }
         let rest = Array(argv.dropFirst())
-        if rest.contains("--help") || rest.contains("-h") {
-            print(type.help)
+        // After `--` every word is an argument, so that a text such as "-h" can be given.
+        if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {
+            printOutput(type.help)
             return ExitCode.ok
         }
         do {
@@ -74,9 +75,4 @@ enum CLI {
 struct ConfigurationError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Writes `switchboard: <message>` to standard error.
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data("switchboard: \(message)\n".utf8))
 }

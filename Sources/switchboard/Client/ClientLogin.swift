@@ -17,9 +17,9 @@ struct ClientLogin {
     var server: String
     var username: String
 
-    init(arguments: Arguments, store: ProfileStore = ProfileStore()) throws {
+    init(arguments: Arguments, store: ProfileStore = CommandContext.current.profileStore) throws {
         server = arguments[option: "server"]
-            ?? ProcessInfo.processInfo.environment["SWITCHBOARD_SERVER"] ?? "http://127.0.0.1:8080"
+            ?? CommandContext.current.environment["SWITCHBOARD_SERVER"] ?? "http://127.0.0.1:8080"
         while server.hasSuffix("/") { server.removeLast() }
         guard server.hasPrefix("http://") || server.hasPrefix("https://") else {
             throw UsageError(message: "--server '\(server)' is not an http(s) URL")
@@ -40,9 +40,11 @@ struct ClientLogin {
     }
 
     /// A client logged in as `username`.
-    func connect(store: ProfileStore = ProfileStore()) async throws -> IMClient {
+    func connect(store: ProfileStore = CommandContext.current.profileStore) async throws -> IMClient {
+        let context = CommandContext.current
         if let saved = store.login(of: username), saved.serverURL == server {
-            let client = IMClient(serverURL: server, token: saved.token, device: saved.device)
+            let client = IMClient(serverURL: server, transport: context.transport, token: saved.token,
+                                  device: saved.device, configuration: context.client)
             switch await Self.check(client) {
             case .success(let user):
                 client.use(token: saved.token, user: user)
@@ -54,7 +56,8 @@ struct ClientLogin {
             }
         }
         let device = "cli@\(ProcessInfo.processInfo.hostName)"
-        let client = IMClient(serverURL: server, device: device)
+        let client = IMClient(serverURL: server, transport: context.transport, device: device,
+                              configuration: context.client)
         // Ask for a password only when there is a server to give it to.
         try await client.checkHealth()
         let password = try Secrets.password(variable: "SWITCHBOARD_PASSWORD", prompt: "password for \(username): ")

@@ -9,12 +9,13 @@ enum Secrets {
     /// The value of `variable`, else a prompt on the terminal; a clear error when neither
     /// is possible (no terminal, e.g. in a script).
     static func password(variable: String, prompt: String, confirm: Bool = false) throws -> String {
-        if let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty { return value }
-        guard let first = readWithoutEcho(prompt) else {
+        let context = CommandContext.current
+        if let value = context.environment[variable], !value.isEmpty { return value }
+        guard let first = context.askSecret(prompt) else {
             throw ConfigurationError("no password: set \(variable) or run in a terminal to be asked")
         }
         if confirm {
-            guard let second = readWithoutEcho("repeat: "), second == first else {
+            guard let second = context.askSecret("repeat: "), second == first else {
                 throw ConfigurationError("the two passwords differ")
             }
         }

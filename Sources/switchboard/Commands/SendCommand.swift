@@ -45,7 +45,7 @@ struct SendCommand: Command {
     func run() async throws -> Int32 {
         let client = try await login.connect()
         let message = try await client.send(text, to: address)
-        print("sent to \(address) (message \(message.id), #\(message.seq))")
+        printOutput("sent to \(address) (message \(message.id), #\(message.seq))")
         return ExitCode.ok
     }
 }

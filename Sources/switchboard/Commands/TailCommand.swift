@@ -59,7 +59,7 @@ struct TailCommand: Command {
                     guard event.type == .message, let message = event.message, let conversation = event.conversation,
                         filter == nil || filter == conversation.id
                     else { continue }
-                    FileHandle.standardOutput.write(Data((Self.line(message, in: conversation) + "\n").utf8))
+                    printOutput(Self.line(message, in: conversation))
                 case .resyncNeeded(let reason):
                     printError("re-synced: \(reason)")
                 case .disconnected(let error, let retryIn):

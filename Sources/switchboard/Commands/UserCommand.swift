@@ -68,7 +68,7 @@ struct UserCommand: Command {
                 variable: "SWITCHBOARD_NEW_PASSWORD", prompt: "password for the new account \(name): ", confirm: true)
             let created = try await client.adminCreateUser(
                 AdminCreateUser(username: name, password: password, nickname: nickname, bot: bot, admin: admin))
-            print("created \(created.user.username)\(created.user.isBot ? " (bot)" : "")\(created.admin ? " (admin)" : "")")
+            printOutput("created \(created.user.username)\(created.user.isBot ? " (bot)" : "")\(created.admin ? " (admin)" : "")")
         case .list:
             var after: String?
             repeat {
@@ -76,7 +76,7 @@ struct UserCommand: Command {
                 for entry in page.users {
                     let marks = [entry.user.isBot ? "bot" : nil, entry.admin ? "admin" : nil].compactMap { $0 }
                     let suffix = marks.isEmpty ? "" : "  [\(marks.joined(separator: ", "))]"
-                    print("\(entry.user.username)\t\(entry.user.nickname)\(suffix)")
+                    printOutput("\(entry.user.username)\t\(entry.user.nickname)\(suffix)")
                 }
                 after = page.next
             } while after != nil
@@ -91,7 +91,7 @@ struct UserCommand: Command {
                     variable: "SWITCHBOARD_NEW_PASSWORD", prompt: "new password for \(name): ", confirm: true)
                 try await client.adminSetPassword(username: name, password: new)
             }
-            print("password of \(name) changed; its other logins have ended")
+            printOutput("password of \(name) changed; its other logins have ended")
         }
         return ExitCode.ok
     }

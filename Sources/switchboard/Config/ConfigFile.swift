@@ -21,7 +21,7 @@ struct ConfigFile: Decodable {
 
     /// Reads and checks a config file. A missing file is an error when `required`, and
     /// an empty configuration otherwise.
-    static func load(_ path: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    static func load(_ path: String?, environment: [String: String] = CommandContext.current.environment)
         throws -> (ConfigFile, directory: String)
     {
         let file = path ?? defaultPath

@@ -1,0 +1,161 @@
+import Testing
+
+@Suite("switchboard explain")
+struct ExplainCommandTests {
+    static let dryRunHeading =
+        "dry run, nothing is sent: what the fired rules would do (http actions are not called; they get an empty 200 answer)"
+
+    @Test func aMatchingRuleFiresAndItsRenderedReplyIsShown() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let config = try sandbox.write("config.yaml", "runner: { bots: bots }\n")
+        let file = try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let result = await sandbox.run(["explain", "--bot", "greeter", "--config", config,
+                                        "--at", "2025-01-06T10:00:00Z", "hello", "there"])
+
+        #expect(result.status == 0)
+        #expect(result.errors.isEmpty)
+        #expect(result.outputLines == [
+            "bot 'greeter' (\(file)), message from someone in user:someone at 2025-01-06T10:00:00.000Z: \"hello there\"",
+            "",
+            "greet: fired — all conditions hold (match.0 = 'hello', match.1 = 'hello'); its stop ends evaluation",
+            "fallback: suppressed — matches, but rule 'greet' stopped evaluation before it",
+            "",
+            Self.dryRunHeading,
+            "  greet[0] reply to user:someone: Hi someone!",
+            "  greet[1] stop: no later rule runs",
+        ])
+    }
+
+    @Test func aRuleThatDoesNotMatchNamesTheConditionThatFailed() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let result = await sandbox.run(["explain", "--file", file, "--from", "bob", "what?"])
+
+        #expect(result.status == 0)
+        #expect(result.outputLines.contains("greet: not matched — text does not match regex '^(hi|hello)\\b' (ignoring case)"))
+        #expect(result.outputLines.contains("fallback: fired — all conditions hold"))
+        #expect(result.outputLines.last == "  fallback[0] reply to user:bob: Say hi, bob.")
+    }
+
+    @Test func inAGroupTheDirectOnlyRuleDoesNotMatchAndNothingIsDone() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let result = await sandbox.run(["explain", "--file", file, "--in", "group:lobby", "what?"])
+
+        #expect(result.status == 0)
+        let fallback = try #require(result.outputLines.first { $0.hasPrefix("fallback: ") })
+        #expect(fallback.hasPrefix("fallback: not matched — direct"))
+        #expect(result.outputLines.last == "no rule fires: the bot would do nothing")
+    }
+
+    @Test func aConversationOutsideListenIsIgnoredByEveryRule() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let result = await sandbox.run(["explain", "--file", file, "--in", "group:random", "hi"])
+
+        #expect(result.status == 0)
+        #expect(result.outputLines.contains("greet: ignored — group:random is not in the bot's listen list"))
+        #expect(result.outputLines.contains("fallback: ignored — group:random is not in the bot's listen list"))
+        #expect(result.outputLines.last == "no rule fires: the bot would do nothing")
+    }
+
+    @Test func anUnknownBotExitsTwoWithTheBotsFoundAndASuggestion() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let config = try sandbox.write("config.yaml", "runner: { bots: bots }\n")
+        try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+        try sandbox.write("bots/failing.yaml", BotTexts.failing)
+
+        let result = await sandbox.run(["explain", "--bot", "greter", "--config", config, "hi"])
+
+        #expect(result.status == 2)
+        #expect(result.output.isEmpty)
+        #expect(result.errorLines == ["switchboard: no bot 'greter' (did you mean 'greeter'?); bots found: failing, greeter"])
+    }
+
+    @Test func aFileOfAnotherBotThanTheOneNamedIsAnError() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let config = try sandbox.write("config.yaml", "runner: { bots: bots }\n")
+        let file = try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let named = await sandbox.run(["explain", "--config", config, "--file", file, "--bot", "greeter", "hi"])
+        let other = await sandbox.run(["explain", "--file", file, "--bot", "helpdesk", "hi"])
+
+        #expect(named.status == 0)
+        #expect(other.status == 2)
+        #expect(other.errorLines == ["switchboard: \(file) defines bot 'greeter', not 'helpdesk'"])
+    }
+
+    @Test func aBotFileWithProblemsIsReportedInsteadOfExplained() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/broken.yaml", BotTexts.broken)
+
+        let result = await sandbox.run(["explain", "--file", file, "hi"])
+
+        #expect(result.status == 2)
+        #expect(result.errorLines.count == 5)
+        #expect(result.errorLines.last == "switchboard: \(file) has problems; see 'switchboard check'")
+    }
+
+    @Test func aTextAfterDoubleDashIsTheMessageEvenWhenItLooksLikeAnOption() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let result = await sandbox.run(["explain", "--file", file, "--", "--help", "me"])
+
+        #expect(result.status == 0)
+        #expect(result.outputLines.first?.hasSuffix(": \"--help me\"") == true)
+        #expect(result.outputLines.last == "  fallback[0] reply to user:someone: Say hi, someone.")
+    }
+
+    @Test func theActionsOfADryRuleAreMarked() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/dry.yaml", """
+            bot: dry
+            account: { username: dry, password: not-a-secret }
+            rules:
+              - name: echo
+                mode: dry
+                when: { command: echo }
+                do: [ { reply: "{{args}}" }, { set: { last: "{{args}}" } } ]
+            """)
+
+        let result = await sandbox.run(["explain", "--file", file, "/echo", "one", "two"])
+
+        #expect(result.status == 0)
+        #expect(result.outputLines.contains(
+            "echo: fired — all conditions hold (args = 'one two'); dry mode: its actions are logged, not performed"))
+        #expect(result.outputLines.suffix(2) == [
+            "  echo[0] reply to user:someone (dry mode: not performed even when live): one two",
+            "  echo[1] set: last = one two (dry mode: not performed even when live)",
+        ])
+    }
+
+    @Test func withoutABotOrTextItIsAUsageError() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+
+        let noBot = await sandbox.run(["explain", "hi"])
+        let noText = await sandbox.run(["explain", "--bot", "greeter"])
+        let badTime = await sandbox.run(["explain", "--bot", "greeter", "--at", "tomorrow", "hi"])
+
+        #expect(noBot.status == 2)
+        #expect(noBot.errorLines.first == "switchboard: say which bot with --bot NAME (or --file FILE)")
+        #expect(noText.status == 2)
+        #expect(noText.errorLines.first == "switchboard: give the message text after the options")
+        #expect(badTime.status == 2)
+        #expect(badTime.errorLines.first?.hasPrefix("switchboard: --at 'tomorrow' is not an RFC 3339 time") == true)
+    }
+}
