@@ -94,7 +94,7 @@ extension IMClient {
         }
         var request = APIRequest("PUT", "/v1/me/avatar")
         request.body = image
-        request.contentType = ImageType.sniff(image)?.mimeType ?? "application/octet-stream"
+        request.contentType = ImageFormat.sniff(image)?.mimeType ?? "application/octet-stream"
         let upload = try await call(request, as: AvatarUpload.self)
         remember(upload.user)
         return upload

@@ -151,7 +151,7 @@ enum AccountRoutes {
         let session = try context.caller
         let bytes = [UInt8](context.request.body)
         guard !bytes.isEmpty else { throw APIError(.invalidRequest, "the body must hold the image bytes") }
-        guard let type = ImageKind.sniff(bytes) else {
+        guard let type = ImageFormat.sniff(bytes) else {
             throw APIError(.unsupportedMediaType, "an avatar must be a PNG, JPEG, GIF or WebP image")
         }
         let media = try await core.store.putMedia(ownerID: session.userID, contentType: type.mimeType, bytes: bytes)

@@ -1,11 +1,14 @@
 /// Image formats accepted for avatars, recognised from their first bytes (never from a
-/// client's Content-Type).
-enum ImageKind: String {
+/// client's `Content-Type`): the server checks uploads with it, clients label them.
+public enum ImageFormat: String, Sendable, CaseIterable {
     case png, jpeg, gif, webp
 
-    var mimeType: String { "image/\(rawValue)" }
+    /// `image/png`, …
+    public var mimeType: String { "image/\(rawValue)" }
 
-    static func sniff(_ bytes: [UInt8]) -> ImageKind? {
+    /// The format of an image, or nil when the bytes are none of these.
+    public static func sniff<Bytes: Collection>(_ data: Bytes) -> ImageFormat? where Bytes.Element == UInt8 {
+        let bytes = [UInt8](data.prefix(12))
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             bytes.count >= offset + prefix.count && Array(bytes[offset..<offset + prefix.count]) == prefix
         }
