@@ -127,3 +127,31 @@ extension TestServer {
         throw TestFailure("never exactly \(count) parked polls")
     }
 }
+
+/// The usual set-up of a runner test: a server, a bots folder with `bot`, a runner over
+/// it, and alice registered once the bot's account exists. Everything is stopped and
+/// removed afterwards, however `body` ends.
+func withRunner(
+    bot: String = RunnerFixture.echoBot(),
+    _ body: (TestServer, RunnerFixture, RunningRunner, TestClient) async throws -> Void
+) async throws {
+    let server = try await TestServer.start()
+    let fixture = try RunnerFixture()
+    defer {
+        fixture.remove()
+        server.removeData()
+    }
+    try fixture.write(bot)
+    let running = try RunningRunner(fixture.configuration(server: server))
+    do {
+        let (alice, _) = try await server.client.register("alice")
+        try await alice.awaitUser("echo")
+        try await body(server, fixture, running, alice)
+    } catch {
+        await running.stop()
+        await server.stop()
+        throw error
+    }
+    await running.stop()
+    await server.stop()
+}

@@ -8,114 +8,75 @@ import Testing
 /// bot, and reloads that keep working rules.
 @Suite struct RunnerTests {
     @Test func aDirectMessageGetsTheBotsReply() async throws {
-        let server = try await TestServer.start()
-        let fixture = try RunnerFixture()
-        defer { fixture.remove() }
-        try fixture.write(RunnerFixture.echoBot())
-        let running = try RunningRunner(fixture.configuration(server: server))
-        let (alice, _) = try await server.client.register("alice")
-        try await alice.awaitUser("echo")
-        let start = try await alice.cursorNow()
-        try await alice.say("hello bot", to: "echo")
-        #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["echo: hello bot"])
-        await running.stop()
-        await server.stop()
-        server.removeData()
+        try await withRunner { _, _, _, alice in
+            let start = try await alice.cursorNow()
+            try await alice.say("hello bot", to: "echo")
+            #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["echo: hello bot"])
+        }
     }
 
     @Test func theBotNeverAnswersItsOwnMessagesOrTwiceToOne() async throws {
-        let server = try await TestServer.start()
-        let fixture = try RunnerFixture()
-        defer { fixture.remove() }
-        try fixture.write(RunnerFixture.echoBot())
-        let running = try RunningRunner(fixture.configuration(server: server))
-        let (alice, _) = try await server.client.register("alice")
-        try await alice.awaitUser("echo")
-        let start = try await alice.cursorNow()
-        for index in 0..<20 { try await alice.say("m\(index)", to: "echo") }
-        let replies = try await alice.messages(from: "echo", count: 20, after: start)
-        #expect(Set(replies) == Set((0..<20).map { "echo: m\($0)" }))
-        await running.stop()
-        // After the stop, the conversation holds 20 messages each way and nothing more.
-        let history = try await alice.history(with: "echo")
-        #expect(history.filter { $0.sender == "echo" }.count == 20)
-        #expect(history.filter { $0.sender == "alice" }.count == 20)
-        await server.stop()
-        server.removeData()
+        try await withRunner { _, _, running, alice in
+            let start = try await alice.cursorNow()
+            for index in 0..<20 { try await alice.say("m\(index)", to: "echo") }
+            let replies = try await alice.messages(from: "echo", count: 20, after: start)
+            #expect(Set(replies) == Set((0..<20).map { "echo: m\($0)" }))
+            await running.stop()
+            // After the stop, the conversation holds 20 messages each way and nothing more.
+            let history = try await alice.history(with: "echo")
+            #expect(history.filter { $0.sender == "echo" }.count == 20)
+            #expect(history.filter { $0.sender == "alice" }.count == 20)
+        }
     }
 
     @Test func aSecondRunnerOfTheSameBotIsRefused() async throws {
-        let server = try await TestServer.start()
-        let fixture = try RunnerFixture()
-        defer { fixture.remove() }
-        try fixture.write(RunnerFixture.echoBot())
-        let first = try RunningRunner(fixture.configuration(server: server))
-        let (alice, _) = try await server.client.register("alice")
-        try await alice.awaitUser("echo")
-        let second = try BotRunner(configuration: fixture.configuration(server: server))
-        let error = await #expect(throws: RunnerError.self) { try await second.run() }
-        #expect(error?.description.contains("bot 'echo' is already running in another runner") == true)
-        // The first keeps answering, once.
-        let start = try await alice.cursorNow()
-        try await alice.say("still there?", to: "echo")
-        #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["echo: still there?"])
-        await first.stop()
-        #expect(try await alice.history(with: "echo").filter { $0.sender == "echo" }.count == 1)
-        await server.stop()
-        server.removeData()
+        try await withRunner { server, fixture, first, alice in
+            let second = try BotRunner(configuration: fixture.configuration(server: server))
+            let error = await #expect(throws: RunnerError.self) { try await second.run() }
+            #expect(error?.description.contains("bot 'echo' is already running in another runner") == true)
+            // The first keeps answering, once.
+            let start = try await alice.cursorNow()
+            try await alice.say("still there?", to: "echo")
+            #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["echo: still there?"])
+            await first.stop()
+            #expect(try await alice.history(with: "echo").filter { $0.sender == "echo" }.count == 1)
+        }
     }
 
     @Test func aRunnerElsewhereWithTheSameBotTakesOverWithoutDoubleReplies() async throws {
-        let server = try await TestServer.start()
-        let fixture = try RunnerFixture()
-        defer { fixture.remove() }
-        try fixture.write(RunnerFixture.echoBot())
-        let first = try RunningRunner(fixture.configuration(server: server))
-        let (alice, _) = try await server.client.register("alice")
-        try await alice.awaitUser("echo")
-        // Another machine: its own state folder, so no local lock stops it. Its login
-        // (same device name) ends the first runner's, which stops.
-        let second = try RunningRunner(fixture.configuration(server: server, state: fixture.root + "/elsewhere"))
-        try await awaitLog(first, containing: "stopped")
-        let start = try await alice.cursorNow()
-        for index in 0..<5 { try await alice.say("q\(index)", to: "echo") }
-        let replies = try await alice.messages(from: "echo", count: 5, after: start)
-        #expect(Set(replies) == Set((0..<5).map { "echo: q\($0)" }))
-        await second.stop()
-        await first.stop()
-        #expect(try await alice.history(with: "echo").filter { $0.sender == "echo" }.count == 5)
-        await server.stop()
-        server.removeData()
+        try await withRunner { server, fixture, first, alice in
+            // Another machine: its own state folder, so no local lock stops it. Its login
+            // (same device name) ends the first runner's, which stops.
+            let second = try RunningRunner(fixture.configuration(server: server, state: fixture.root + "/elsewhere"))
+            try await awaitLog(first, containing: "stopped")
+            let start = try await alice.cursorNow()
+            for index in 0..<5 { try await alice.say("q\(index)", to: "echo") }
+            let replies = try await alice.messages(from: "echo", count: 5, after: start)
+            #expect(Set(replies) == Set((0..<5).map { "echo: q\($0)" }))
+            await second.stop()
+            #expect(try await alice.history(with: "echo").filter { $0.sender == "echo" }.count == 5)
+        }
     }
 
     @Test func aReloadWithABrokenFileKeepsTheOldRules() async throws {
-        let server = try await TestServer.start()
-        let fixture = try RunnerFixture()
-        defer { fixture.remove() }
-        try fixture.write(RunnerFixture.echoBot(prefix: "v1"))
-        let running = try RunningRunner(fixture.configuration(server: server))
-        let (alice, _) = try await server.client.register("alice")
-        try await alice.awaitUser("echo")
+        try await withRunner(bot: RunnerFixture.echoBot(prefix: "v1")) { _, fixture, running, alice in
+            try fixture.write(RunnerFixture.echoBot(prefix: "v2").replacingOccurrences(of: "reply:", with: "repyl:"))
+            let problems = await running.runner.reload()
+            #expect(problems.contains { $0.contains("echo.yaml:") && $0.contains("unknown key 'repyl' (did you mean 'reply'?)") })
+            var start = try await alice.cursorNow()
+            try await alice.say("after broken", to: "echo")
+            #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v1: after broken"])
 
-        try fixture.write(RunnerFixture.echoBot(prefix: "v2").replacingOccurrences(of: "reply:", with: "repyl:"))
-        let problems = await running.runner.reload()
-        #expect(problems.contains { $0.contains("echo.yaml:") && $0.contains("unknown key 'repyl' (did you mean 'reply'?)") })
-        var start = try await alice.cursorNow()
-        try await alice.say("after broken", to: "echo")
-        #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v1: after broken"])
+            // A file whose examples fail is refused too.
+            try fixture.write(RunnerFixture.echoBot(prefix: "v3").replacingOccurrences(of: "expect: { reply: \"v3: hi\" }", with: "expect: { reply: \"nope\" }"))
+            #expect(!(await running.runner.reload()).isEmpty)
 
-        // A file whose examples fail is refused too.
-        try fixture.write(RunnerFixture.echoBot(prefix: "v3").replacingOccurrences(of: "expect: { reply: \"v3: hi\" }", with: "expect: { reply: \"nope\" }"))
-        #expect(!(await running.runner.reload()).isEmpty)
-
-        try fixture.write(RunnerFixture.echoBot(prefix: "v4"))
-        #expect(await running.runner.reload().isEmpty)
-        start = try await alice.cursorNow()
-        try await alice.say("after fix", to: "echo")
-        #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v4: after fix"])
-        await running.stop()
-        await server.stop()
-        server.removeData()
+            try fixture.write(RunnerFixture.echoBot(prefix: "v4"))
+            #expect(await running.runner.reload().isEmpty)
+            start = try await alice.cursorNow()
+            try await alice.say("after fix", to: "echo")
+            #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v4: after fix"])
+        }
     }
 
     @Test func aBrokenFileAtStartStopsTheRunnerWithEveryError() async throws {
