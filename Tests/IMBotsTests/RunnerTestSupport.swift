@@ -20,10 +20,10 @@ struct RunnerFixture {
         try text.write(toFile: bots + "/" + name, atomically: true, encoding: .utf8)
     }
 
-    func configuration(server: TestServer, state: String? = nil) -> RunnerConfiguration {
+    func configuration(server: TestServer, state: String? = nil, watchInterval: Double = 0) -> RunnerConfiguration {
         RunnerConfiguration(
             serverURL: server.baseURL, botsDirectory: bots, stateDirectory: state ?? self.state, listen: nil,
-            environment: [:], watchInterval: 0, pollTimeout: 5)
+            environment: [:], watchInterval: watchInterval, pollTimeout: 5)
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }

@@ -79,6 +79,26 @@ import Testing
         }
     }
 
+    @Test func aChangedFileIsPickedUpWhileRunning() async throws {
+        let server = try await TestServer.start()
+        let fixture = try RunnerFixture()
+        defer {
+            fixture.remove()
+            server.removeData()
+        }
+        try fixture.write(RunnerFixture.echoBot(prefix: "old"))
+        let running = try RunningRunner(fixture.configuration(server: server, watchInterval: 0.05))
+        let (alice, _) = try await server.client.register("alice")
+        try await alice.awaitUser("echo")
+        try fixture.write(RunnerFixture.echoBot(prefix: "newer"))
+        try await awaitLog(running, containing: "new rules applied")
+        let start = try await alice.cursorNow()
+        try await alice.say("which?", to: "echo")
+        #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["newer: which?"])
+        await running.stop()
+        await server.stop()
+    }
+
     @Test func aBrokenFileAtStartStopsTheRunnerWithEveryError() async throws {
         let server = try await TestServer.start()
         let fixture = try RunnerFixture()
