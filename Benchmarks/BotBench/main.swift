@@ -12,29 +12,19 @@ import IMClient
 import IMProtocol
 import Synchronization
 
+/// Command-line settings.
 struct Options {
-    var users = 50
-    var rate = 500
-    var seconds = 10
-    var bots = 100
-    var binary = ".build/release/switchboard"
+    var users: Int
+    var rate: Int
+    var seconds: Int
+    var bots: Int
+    var binary: String
 
     static func parse() -> Options {
-        var options = Options()
-        var arguments = CommandLine.arguments.dropFirst().makeIterator()
-        while let argument = arguments.next() {
-            switch argument {
-            case "--users": options.users = Int(arguments.next() ?? "") ?? options.users
-            case "--rate": options.rate = Int(arguments.next() ?? "") ?? options.rate
-            case "--seconds": options.seconds = Int(arguments.next() ?? "") ?? options.seconds
-            case "--bots": options.bots = Int(arguments.next() ?? "") ?? options.bots
-            case "--binary": options.binary = arguments.next() ?? options.binary
-            default:
-                FileHandle.standardError.write(Data("unknown option \(argument)\n".utf8))
-                exit(2)
-            }
-        }
-        return options
+        let arguments = BenchArguments(known: ["users", "rate", "seconds", "bots", "binary"])
+        return Options(
+            users: arguments.int("users", 50), rate: arguments.int("rate", 500), seconds: arguments.int("seconds", 10),
+            bots: arguments.int("bots", 100), binary: arguments.string("binary", ".build/release/switchboard"))
     }
 }
 

@@ -10,32 +10,10 @@ import IMClient
 import IMProtocol
 import Synchronization
 
-/// Command-line settings.
-struct Options {
-    var streams = 1000
-    var idleSeconds = 10
-    var binary = ".build/release/switchboard"
-
-    static func parse() -> Options {
-        var options = Options()
-        var arguments = CommandLine.arguments.dropFirst().makeIterator()
-        while let argument = arguments.next() {
-            switch argument {
-            case "--streams": options.streams = Int(arguments.next() ?? "") ?? options.streams
-            case "--idle": options.idleSeconds = Int(arguments.next() ?? "") ?? options.idleSeconds
-            case "--binary": options.binary = arguments.next() ?? options.binary
-            default:
-                FileHandle.standardError.write(Data("unknown option \(argument)\n".utf8))
-                exit(2)
-            }
-        }
-        return options
-    }
-}
-let options = Options.parse()
-let streams = options.streams
-let idleSeconds = options.idleSeconds
-let binary = options.binary
+let arguments = BenchArguments(known: ["streams", "idle", "binary"])
+let streams = arguments.int("streams", 1000)
+let idleSeconds = arguments.int("idle", 10)
+let binary = arguments.string("binary", ".build/release/switchboard")
 
 let transport = CurlTransport(configuration: .init(maxCachedConnections: 30_000))
 let server = try await BenchServer(binary: binary, transport: transport)
