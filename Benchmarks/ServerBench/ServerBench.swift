@@ -128,13 +128,15 @@ final class ServerBench: @unchecked Sendable {
         report.append("")
         report.append("| measurement | result |")
         report.append("|---|---|")
-        try await healthCeiling()
-        try await durableSends()
-        try await latency()
-        try await fanOut()
-        try await parkedMemory()
+        if wants("healthz") { try await healthCeiling() }
+        if wants("sends") { try await durableSends() }
+        if wants("latency") { try await latency() }
+        if wants("fanout") { try await fanOut() }
+        if wants("parked") { try await parkedMemory() }
         print(report.joined(separator: "\n"))
     }
+
+    func wants(_ scenario: String) -> Bool { options.only.isEmpty || options.only.contains(scenario) }
 
     func row(_ name: String, _ value: String) {
         report.append("| \(name) | \(value) |")
@@ -150,12 +152,28 @@ final class ServerBench: @unchecked Sendable {
         let tokens = try await register("sender", count: options.senders)
         _ = try await register("sink", count: 1)
         let script = Wrk.sendScript(tokens: tokens, path: "/v1/conversations/user:sink0/messages")
+        let before = try await writerCounters()
+        let cpuBefore = serverCPUMicroseconds()
+        let started = ContinuousClock.now
         let result = try Wrk.run(
             url: base + "/v1/conversations/user:sink0/messages", connections: options.senders,
             seconds: options.seconds, script: script, directory: directory)
+        let elapsed = ContinuousClock.now - started
+        let cpu = serverCPUMicroseconds() - cpuBefore
+        let after = try await writerCounters()
         row(
             "durable sends, \(options.senders) concurrent senders (wrk)",
             "\(result.requestsPerSecond) sends/s, p50 \(result.p50), p99 \(result.p99), non-2xx \(result.errors)")
+        let batches = max(1, after.batches - before.batches)
+        let writes = max(1, after.writes - before.writes)
+        let wall = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
+        row(
+            "writer during the sends",
+            String(
+                format: "%.1f writes per commit (largest %d), busy %.0f%% of the time, %.0f µs per commit, CPU %.1f µs per send",
+                Double(writes) / Double(batches), after.largest, Double(after.busy - before.busy) / wall * 100,
+                Double(after.commit - before.commit) / Double(batches), Double(after.cpu - before.cpu) / Double(writes)))
+        row("server CPU during the sends", String(format: "%.1f µs per send (%.2f cores)", Double(cpu) / Double(writes), Double(cpu) / wall))
     }
 
     func latency() async throws {
@@ -263,9 +281,41 @@ final class ServerBench: @unchecked Sendable {
     }
 
     func parkedPolls() async throws -> Int {
-        let text = String(decoding: try await call("GET", "/metrics").body, as: UTF8.self)
-        let line = text.split(separator: "\n").first { $0.hasPrefix("switchboard_parked_polls ") }
+        try await metric("switchboard_parked_polls", in: try await metricsText())
+    }
+
+    func metricsText() async throws -> String {
+        String(decoding: try await call("GET", "/metrics").body, as: UTF8.self)
+    }
+
+    func metric(_ name: String, in text: String) async throws -> Int {
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
         return Int(line?.split(separator: " ").last ?? "0") ?? 0
+    }
+
+    /// The store's writer counters from /metrics.
+    func writerCounters() async throws -> (batches: Int, writes: Int, largest: Int, busy: Int, commit: Int, cpu: Int) {
+        let text = try await metricsText()
+        return (
+            try await metric("switchboard_store_batches_total", in: text),
+            try await metric("switchboard_store_writes_total", in: text),
+            try await metric("switchboard_store_largest_batch", in: text),
+            try await metric("switchboard_store_busy_microseconds_total", in: text),
+            try await metric("switchboard_store_commit_microseconds_total", in: text),
+            try await metric("switchboard_store_cpu_microseconds_total", in: text)
+        )
+    }
+
+    /// The server's user and system CPU time so far, in microseconds, from /proc.
+    func serverCPUMicroseconds() -> Int {
+        guard let pid = server?.processIdentifier,
+            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // Fields after the command name: state is field 3; utime and stime are 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return (user + system) * 1_000_000 / Int(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     // MARK: Concurrency helpers

@@ -40,11 +40,10 @@ final class Authenticator: Sendable {
 
     /// The session for an `Authorization` header value, or a 401 saying why not.
     func authenticate(_ header: String?) async throws -> Session {
-        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        guard let header, let token = Self.bearerToken(header) else {
             throw APIError(.unauthorized, "missing bearer token: send 'Authorization: Bearer <token>'")
         }
-        let token = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
-        let key = Self.hash(token)
+        let key = Digest.sha256(Array(token.utf8))
         let clock = monotonic()
         if let hit = cache.withLock({ $0[key] }), clock - hit.cachedAt < cacheLifetime {
             try checkExpiry(hit.session)
@@ -65,6 +64,33 @@ final class Authenticator: Sendable {
             cache[key] = Cached(session: session, cachedAt: clock)
         }
         return session
+    }
+
+    /// The token of a `Bearer <token>` header value (scheme in any case, surrounding
+    /// blanks dropped), or nil when it is not one.
+    ///
+    /// Read byte by byte: this runs on every request, and Foundation's trimming goes
+    /// through NSString. Only values with non-ASCII bytes at either end take that path,
+    /// so Unicode blanks are still trimmed as before.
+    static func bearerToken(_ header: String) -> Substring? {
+        let scheme = "bearer ".utf8
+        let bytes = header.utf8
+        guard let schemeEnd = bytes.index(bytes.startIndex, offsetBy: scheme.count, limitedBy: bytes.endIndex),
+            schemeEnd < bytes.endIndex,
+            zip(bytes[..<schemeEnd], scheme).allSatisfy({ $0 | 0x20 == $1 | 0x20 && ($1 == 0x20) == ($0 == 0x20) })
+        else { return nil }
+        var start = schemeEnd
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+        while start < end, bytes[bytes.index(before: end)] == 0x20 || bytes[bytes.index(before: end)] == 0x09 {
+            end = bytes.index(before: end)
+        }
+        // Blanks only: an empty token, refused later as invalid (as any unknown token).
+        guard start < end else { return header[start..<end] }
+        if bytes[start] < 0x80, bytes[bytes.index(before: end)] < 0x80 {
+            return header[start..<end]
+        }
+        return Substring(header[start..<end].trimmingCharacters(in: .whitespaces))
     }
 
     private func checkExpiry(_ session: Session) throws {

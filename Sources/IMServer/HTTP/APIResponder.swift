@@ -14,8 +14,7 @@ struct APIResponder: HTTPResponder {
     }
 
     func bodyLimit(for head: RequestHead) -> Int? {
-        if case .found(let route, _) = router.match(head.method, head.path) { return route.bodyLimit }
-        return nil
+        router.bodyLimit(head.method, head.path)
     }
 
     func errorResponse(status: Int, message: String) -> Response {
@@ -40,9 +39,11 @@ struct APIResponder: HTTPResponder {
             response = await run(route, parameters, request)
         }
         core.metrics.recordRequest(method: request.method.rawValue, route: label, status: response.status)
-        core.logger.debug(
-            "\(request.method) \(request.path) \(response.status)",
-            [("ms", String(Int((core.monotonic() - started) * 1000))), ("peer", request.remoteAddress)])
+        if core.logger.level <= .debug {
+            core.logger.debug(
+                "\(request.method) \(request.path) \(response.status)",
+                [("ms", String(Int((core.monotonic() - started) * 1000))), ("peer", request.remoteAddress)])
+        }
         return response
     }
 

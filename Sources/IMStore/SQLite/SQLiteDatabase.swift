@@ -55,6 +55,7 @@ public final class SQLiteDatabase: Sendable {
     private let writes = WorkQueue<WriteJob>()
     private let reads = WorkQueue<(SQLiteConnection) -> Void>()
     private let finished: DispatchGroup
+    private let counters = WriterCounters()
     /// Runs on the writer thread inside each batch's transaction, after its jobs.
     private let beforeCommit: @Sendable (SQLiteConnection) throws -> Void
     /// Runs on the writer thread once per batch after it committed (true) or failed (false).
@@ -94,10 +95,10 @@ public final class SQLiteDatabase: Sendable {
         let group = DispatchGroup()
         self.finished = group
         var threads: [Thread] = []
-        threads.append(Self.thread(name: "sqlite-writer", group: group) { [writes, beforeCommit, afterBatch, maxBatch = configuration.maxBatch] in
+        threads.append(Self.thread(name: "sqlite-writer", group: group) { [writes, counters, beforeCommit, afterBatch, maxBatch = configuration.maxBatch] in
             Self.writerLoop(
-                connection: writer, queue: writes, maxBatch: maxBatch, beforeCommit: beforeCommit,
-                afterBatch: afterBatch)
+                connection: writer, queue: writes, maxBatch: maxBatch, counters: counters,
+                beforeCommit: beforeCommit, afterBatch: afterBatch)
         })
         for (index, reader) in readers.enumerated() {
             threads.append(Self.thread(name: "sqlite-reader-\(index)", group: group) { [reads] in
@@ -123,12 +124,22 @@ public final class SQLiteDatabase: Sendable {
     }
 
     private static func writerLoop(
-        connection: SQLiteConnection, queue: WorkQueue<WriteJob>, maxBatch: Int,
+        connection: SQLiteConnection, queue: WorkQueue<WriteJob>, maxBatch: Int, counters: WriterCounters,
         beforeCommit: (SQLiteConnection) throws -> Void, afterBatch: (Bool) -> Void
     ) {
         while true {
             let batch = queue.take(upTo: maxBatch)
             if batch.isEmpty { return }
+            let started = DispatchTime.now().uptimeNanoseconds
+            let startedCPU = WriterCounters.threadCPUTime()
+            var commitStarted = started
+            var committed: UInt64 = 0
+            defer {
+                let ended = committed != 0 ? committed : DispatchTime.now().uptimeNanoseconds
+                counters.record(
+                    jobs: batch.count, busyNanoseconds: ended - started, commitNanoseconds: ended - commitStarted,
+                    cpuNanoseconds: WriterCounters.threadCPUTime() - startedCPU)
+            }
             let context = WriteContext(connection: connection)
             do {
                 try connection.execute("BEGIN IMMEDIATE")
@@ -145,7 +156,9 @@ public final class SQLiteDatabase: Sendable {
             }
             do {
                 try beforeCommit(connection)
+                commitStarted = DispatchTime.now().uptimeNanoseconds
                 try connection.execute("COMMIT")
+                committed = DispatchTime.now().uptimeNanoseconds
             } catch {
                 _ = try? connection.execute("ROLLBACK")
                 afterBatch(false)
@@ -157,6 +170,9 @@ public final class SQLiteDatabase: Sendable {
             for job in batch { job.finish(nil) }
         }
     }
+
+    /// What the writer has done so far: batches, writes, time busy and in `COMMIT`.
+    public var writerStats: WriterStats { counters.snapshot }
 
     /// Runs `body` on the writer thread inside a savepoint of the current batch; returns
     /// once the batch is committed.
