@@ -53,6 +53,17 @@ enum EventRoutes {
                 // events to a login that is no longer valid.
                 _ = try await core.authenticator.authenticate(context.request.headers["Authorization"])
                 continue
+            case .published(let update):
+                _ = try await core.authenticator.authenticate(context.request.headers["Authorization"])
+                // Messages come with the update: a thousand polls woken by one group
+                // message are answered without a thousand reads of their feeds.
+                if let events = update.events(for: session.userID, after: cursor.position, limit: limit),
+                    !events.isEmpty
+                {
+                    core.metrics.pollsAnsweredFromCommits.add(1, ordering: .relaxed)
+                    return try deliver(events, after: cursor, core: core)
+                }
+                continue
             case .timedOut, .cancelled:
                 return try deliver([], after: cursor, core: core)
             case .replaced:
