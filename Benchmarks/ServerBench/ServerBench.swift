@@ -237,6 +237,7 @@ final class ServerBench: @unchecked Sendable {
             _ = try await self.call("POST", "/v1/groups/fanout/join", token: token, lane: self.lane(token))
         }
         var rounds: [Double] = []
+        var serverCPU = 0
         for round in 0..<5 {
             let cursors = try await mapConcurrently(tokens) { try await self.cursor($0) }
             let arrived = Locked<[(ContinuousClock.Instant, TransportResponse)]>([])
@@ -257,8 +258,10 @@ final class ServerBench: @unchecked Sendable {
             try await waitUntil { (try? await self.parkedPolls()) ?? 0 >= members }
             let start = ContinuousClock.now
             let startMonotonic = Machine.monotonicSeconds()
+            let cpuBefore = serverCPUMicroseconds()
             try await send(owner, to: "group:fanout", text: "fanout \(round)")
             try await polls.value
+            serverCPU += serverCPUMicroseconds() - cpuBefore
             let times = try arrived.withLock { $0 }.filter { _, response in
                 try decode(EventBatch.self, response).events.contains { $0.message?.text == "fanout \(round)" }
             }.map(\.0)
@@ -273,7 +276,7 @@ final class ServerBench: @unchecked Sendable {
         rounds.sort()
         row(
             "one message to a \(members)-member group, \(members) parked polls: until all have it (5 rounds)",
-            "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4]))")
+            "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4])), server CPU \(serverCPU / 5 / members) µs per poll answered")
     }
 
     func parkedMemory() async throws {

@@ -13,6 +13,8 @@ public struct Session: Sendable, Hashable {
     public var isAdmin: Bool
     public var device: String?
     public var expiresAt: Timestamp?
+    /// `Authenticator.revocations` when this session was checked.
+    var checkedAt: UInt64 = 0
 }
 
 /// Turns bearer tokens into sessions. Tokens are looked up by their SHA-256; recent
@@ -29,6 +31,9 @@ final class Authenticator: Sendable {
     private let cache = Mutex<[[UInt8]: Cached]>([:])
     private let cacheLifetime: Double = 30
     private let cacheCapacity = 100_000
+    /// Raised after every revocation in this process (once the cache has forgotten the
+    /// logins), so a session checked since can be trusted without another lookup.
+    private let revocations = Atomic<UInt64>(0)
 
     init(store: any TokenStore, now: @escaping @Sendable () -> Timestamp, monotonic: @escaping MonotonicClock) {
         self.store = store
@@ -45,9 +50,14 @@ final class Authenticator: Sendable {
         }
         let key = Digest.sha256(Array(token.utf8))
         let clock = monotonic()
+        // Read before the lookup: a revocation after it raises the count, so the session
+        // returned is never trusted past a revocation that it may have missed.
+        let epoch = revocations.load(ordering: .acquiring)
         if let hit = cache.withLock({ $0[key] }), clock - hit.cachedAt < cacheLifetime {
             try checkExpiry(hit.session)
-            return hit.session
+            var session = hit.session
+            session.checkedAt = epoch
+            return session
         }
         guard let (record, user) = try await store.token(hash: key) else {
             throw APIError(.unauthorized, "invalid token: log in again", reason: "invalid")
@@ -55,7 +65,7 @@ final class Authenticator: Sendable {
         if record.revokedAt != nil {
             throw Self.revoked(record)
         }
-        let session = Session(
+        var session = Session(
             tokenID: record.id, userID: user.id, username: user.user.username, isBot: user.user.isBot,
             isAdmin: user.isAdmin, device: record.device, expiresAt: record.expiresAt)
         try checkExpiry(session)
@@ -63,7 +73,16 @@ final class Authenticator: Sendable {
             if cache.count >= cacheCapacity { cache.removeAll(keepingCapacity: true) }
             cache[key] = Cached(session: session, cachedAt: clock)
         }
+        session.checkedAt = epoch
         return session
+    }
+
+    /// True when no login was revoked in this process since `session` was checked and it
+    /// has not expired: then it is still valid, without hashing the token again.
+    func isStillValid(_ session: Session) -> Bool {
+        guard revocations.load(ordering: .acquiring) == session.checkedAt else { return false }
+        if let expiresAt = session.expiresAt, expiresAt <= now() { return false }
+        return true
     }
 
     /// The token of a `Bearer <token>` header value (scheme in any case, surrounding
@@ -118,10 +137,12 @@ final class Authenticator: Sendable {
         cache.withLock { cache in
             cache = cache.filter { !tokenIDs.contains($0.value.session.tokenID) }
         }
+        revocations.add(1, ordering: .releasing)
     }
 
     /// Forgets every cached session of one account (password change, role change).
     func invalidate(userID: UserID) {
         cache.withLock { cache in cache = cache.filter { $0.value.session.userID != userID } }
+        revocations.add(1, ordering: .releasing)
     }
 }

@@ -54,7 +54,9 @@ enum EventRoutes {
                 _ = try await core.authenticator.authenticate(context.request.headers["Authorization"])
                 continue
             case .published(let update):
-                _ = try await core.authenticator.authenticate(context.request.headers["Authorization"])
+                if !core.authenticator.isStillValid(session) {
+                    _ = try await core.authenticator.authenticate(context.request.headers["Authorization"])
+                }
                 // Messages come with the update: a thousand polls woken by one group
                 // message are answered without a thousand reads of their feeds.
                 if let events = update.events(for: session.userID, after: cursor.position, limit: limit),
