@@ -238,6 +238,7 @@ final class ServerBench: @unchecked Sendable {
         }
         var rounds: [Double] = []
         var serverCPU = 0
+        var (writerBusy, writerCommit) = (0, 0)
         for round in 0..<5 {
             let cursors = try await mapConcurrently(tokens) { try await self.cursor($0) }
             let arrived = Locked<[(ContinuousClock.Instant, TransportResponse)]>([])
@@ -259,9 +260,13 @@ final class ServerBench: @unchecked Sendable {
             let start = ContinuousClock.now
             let startMonotonic = Machine.monotonicSeconds()
             let cpuBefore = serverCPUMicroseconds()
+            let writerBefore = try await writerCounters()
             try await send(owner, to: "group:fanout", text: "fanout \(round)")
             try await polls.value
             serverCPU += serverCPUMicroseconds() - cpuBefore
+            let writerAfter = try await writerCounters()
+            writerBusy += writerAfter.busy - writerBefore.busy
+            writerCommit += writerAfter.commit - writerBefore.commit
             let times = try arrived.withLock { $0 }.filter { _, response in
                 try decode(EventBatch.self, response).events.contains { $0.message?.text == "fanout \(round)" }
             }.map(\.0)
@@ -276,7 +281,8 @@ final class ServerBench: @unchecked Sendable {
         rounds.sort()
         row(
             "one message to a \(members)-member group, \(members) parked polls: until all have it (5 rounds)",
-            "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4])), server CPU \(serverCPU / 5 / members) µs per poll answered")
+            "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4])), server CPU \(serverCPU / 5 / members) µs per poll answered, "
+                + "writer \(Stats.ms(Double(writerBusy) / 5000)) per round (COMMIT \(Stats.ms(Double(writerCommit) / 5000)))")
     }
 
     func parkedMemory() async throws {

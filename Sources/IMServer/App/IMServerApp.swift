@@ -64,6 +64,8 @@ public final class IMServerApp: Sendable {
                 ("switchboard_store_busy_microseconds_total", "Writer time from BEGIN to the end of COMMIT.", writer.busyNanoseconds / 1000),
                 ("switchboard_store_commit_microseconds_total", "Writer time in COMMIT (the WAL fsync with durability full).", writer.commitNanoseconds / 1000),
                 ("switchboard_store_cpu_microseconds_total", "CPU time the writer thread used for its batches, resuming their callers included.", writer.cpuNanoseconds / 1000),
+                ("switchboard_store_background_checkpoints_total", "Checkpoints of the write-ahead log run in the background.", writer.backgroundCheckpoints),
+                ("switchboard_store_catch_up_checkpoints_total", "Checkpoints the writer ran itself because the background ones fell behind.", writer.catchUpCheckpoints),
             ]
         }
     }

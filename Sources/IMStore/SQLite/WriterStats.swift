@@ -19,10 +19,15 @@ public struct WriterStats: Sendable, Equatable {
     /// CPU time the writer thread used for its batches, resuming their callers included
     /// (waiting for the disk excluded).
     public var cpuNanoseconds: Int
+    /// Checkpoints run in the background.
+    public var backgroundCheckpoints: Int
+    /// Checkpoints the writer ran itself because the background ones fell behind.
+    public var catchUpCheckpoints: Int
 
     public init(
         batches: Int = 0, writes: Int = 0, largestBatch: Int = 0, busyNanoseconds: Int = 0,
-        commitNanoseconds: Int = 0, cpuNanoseconds: Int = 0
+        commitNanoseconds: Int = 0, cpuNanoseconds: Int = 0, backgroundCheckpoints: Int = 0,
+        catchUpCheckpoints: Int = 0
     ) {
         self.batches = batches
         self.writes = writes
@@ -30,6 +35,8 @@ public struct WriterStats: Sendable, Equatable {
         self.busyNanoseconds = busyNanoseconds
         self.commitNanoseconds = commitNanoseconds
         self.cpuNanoseconds = cpuNanoseconds
+        self.backgroundCheckpoints = backgroundCheckpoints
+        self.catchUpCheckpoints = catchUpCheckpoints
     }
 }
 
@@ -42,6 +49,7 @@ final class WriterCounters: Sendable {
     private let busy = Atomic<Int>(0)
     private let commit = Atomic<Int>(0)
     private let cpu = Atomic<Int>(0)
+    let catchUpCheckpoints = Atomic<Int>(0)
 
     func record(jobs: Int, busyNanoseconds: UInt64, commitNanoseconds: UInt64, cpuNanoseconds: Int) {
         cpu.add(cpuNanoseconds, ordering: .relaxed)
@@ -56,7 +64,8 @@ final class WriterCounters: Sendable {
         WriterStats(
             batches: batches.load(ordering: .relaxed), writes: writes.load(ordering: .relaxed),
             largestBatch: largestBatch.load(ordering: .relaxed), busyNanoseconds: busy.load(ordering: .relaxed),
-            commitNanoseconds: commit.load(ordering: .relaxed), cpuNanoseconds: cpu.load(ordering: .relaxed))
+            commitNanoseconds: commit.load(ordering: .relaxed), cpuNanoseconds: cpu.load(ordering: .relaxed),
+            catchUpCheckpoints: catchUpCheckpoints.load(ordering: .relaxed))
     }
 
     /// CPU time of the calling thread, in nanoseconds.
