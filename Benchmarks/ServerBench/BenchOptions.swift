@@ -9,6 +9,10 @@ struct BenchOptions {
     var fanout = 1000
     var parked = 10_000
     var durability = "full"
+    /// Scenarios to run (all when empty): healthz, sends, latency, fanout, parked.
+    var only: Set<String> = []
+    /// Print scenario timestamps (CLOCK_MONOTONIC) to standard error.
+    var trace = false
 
     static func parse(_ argv: [String]) -> BenchOptions {
         var options = BenchOptions()
@@ -26,6 +30,8 @@ struct BenchOptions {
             case "--fanout": options.fanout = Int(next()) ?? options.fanout
             case "--parked": options.parked = Int(next()) ?? options.parked
             case "--durability": options.durability = next()
+            case "--trace": options.trace = true
+            case "--only": options.only = Set(next().split(separator: ",").map(String.init))
             case "--quick":
                 options.seconds = 3
                 options.fanout = 200

@@ -8,7 +8,10 @@ final class ServerBench: @unchecked Sendable {
     // @unchecked: the process handle and report are touched only by the benchmark's one
     // driving task.
     let options: BenchOptions
-    let transport = CurlTransport(configuration: .init(maxCachedConnections: 30_000))
+    /// Several transports, each with its own thread: libcurl's multi interface polls
+    /// every connection of a transport on each wake-up, so with a thousand parked polls
+    /// on one transport the client, not the server, set the pace of the fan-out.
+    let transports = (0..<16).map { _ in CurlTransport(configuration: .init(maxCachedConnections: 4_000)) }
     let directory: String
     let port: Int
     var server: Process?
@@ -68,12 +71,18 @@ final class ServerBench: @unchecked Sendable {
 
     // MARK: API helpers
 
+    /// The lane of a client: the same for every request with this token.
+    func lane(_ token: String) -> Int { token.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFF } }
+
+    /// One request; `lane` picks the transport (keep a client's requests on one lane so
+    /// its connection is reused).
     func call(
-        _ method: String, _ path: String, token: String? = nil, body: Data? = nil, timeout: Duration = .seconds(60)
+        _ method: String, _ path: String, token: String? = nil, body: Data? = nil, timeout: Duration = .seconds(60),
+        lane: Int = 0
     ) async throws -> TransportResponse {
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
-        return try await transport.send(
+        return try await transports[lane % transports.count].send(
             TransportRequest(method: method, url: base + path, headers: headers, body: body, timeout: timeout))
     }
 
@@ -110,7 +119,7 @@ final class ServerBench: @unchecked Sendable {
     }
 
     func cursor(_ token: String) async throws -> String {
-        try decode(EventBatch.self, try await call("GET", "/v1/events", token: token)).cursor
+        try decode(EventBatch.self, try await call("GET", "/v1/events", token: token, lane: lane(token))).cursor
     }
 
     func send(_ token: String, to address: String, text: String) async throws {
@@ -128,12 +137,19 @@ final class ServerBench: @unchecked Sendable {
         report.append("")
         report.append("| measurement | result |")
         report.append("|---|---|")
-        try await healthCeiling()
-        try await durableSends()
-        try await latency()
-        try await fanOut()
-        try await parkedMemory()
+        if wants("healthz") { try await healthCeiling() }
+        if wants("sends") { try await durableSends() }
+        if wants("latency") { try await latency() }
+        if wants("fanout") { try await fanOut() }
+        if wants("parked") { try await parkedMemory() }
         print(report.joined(separator: "\n"))
+    }
+
+    func wants(_ scenario: String) -> Bool { options.only.isEmpty || options.only.contains(scenario) }
+
+    /// A line for --trace, to line the scenarios up with a profile (`perf record -k CLOCK_MONOTONIC`).
+    func trace(_ text: String) {
+        FileHandle.standardError.write(Data("[\(String(format: "%.6f", Machine.monotonicSeconds()))] \(text)\n".utf8))
     }
 
     func row(_ name: String, _ value: String) {
@@ -150,12 +166,28 @@ final class ServerBench: @unchecked Sendable {
         let tokens = try await register("sender", count: options.senders)
         _ = try await register("sink", count: 1)
         let script = Wrk.sendScript(tokens: tokens, path: "/v1/conversations/user:sink0/messages")
+        let before = try await writerCounters()
+        let cpuBefore = serverCPUMicroseconds()
+        let started = ContinuousClock.now
         let result = try Wrk.run(
             url: base + "/v1/conversations/user:sink0/messages", connections: options.senders,
             seconds: options.seconds, script: script, directory: directory)
+        let elapsed = ContinuousClock.now - started
+        let cpu = serverCPUMicroseconds() - cpuBefore
+        let after = try await writerCounters()
         row(
             "durable sends, \(options.senders) concurrent senders (wrk)",
             "\(result.requestsPerSecond) sends/s, p50 \(result.p50), p99 \(result.p99), non-2xx \(result.errors)")
+        let batches = max(1, after.batches - before.batches)
+        let writes = max(1, after.writes - before.writes)
+        let wall = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
+        row(
+            "writer during the sends",
+            String(
+                format: "%.1f writes per commit (largest %d), busy %.0f%% of the time, %.0f µs per commit, CPU %.1f µs per send",
+                Double(writes) / Double(batches), after.largest, Double(after.busy - before.busy) / wall * 100,
+                Double(after.commit - before.commit) / Double(batches), Double(after.cpu - before.cpu) / Double(writes)))
+        row("server CPU during the sends", String(format: "%.1f µs per send (%.2f cores)", Double(cpu) / Double(writes), Double(cpu) / wall))
     }
 
     func latency() async throws {
@@ -202,22 +234,23 @@ final class ServerBench: @unchecked Sendable {
             ConversationInfo.self,
             try await call("POST", "/v1/groups", token: owner, body: try json(CreateConversationRequest(name: "fanout"))))
         try await forEachConcurrently(Array(tokens.dropFirst())) { token in
-            _ = try await self.call("POST", "/v1/groups/fanout/join", token: token)
+            _ = try await self.call("POST", "/v1/groups/fanout/join", token: token, lane: self.lane(token))
         }
         var rounds: [Double] = []
+        var serverCPU = 0
+        var (writerBusy, writerCommit) = (0, 0)
         for round in 0..<5 {
             let cursors = try await mapConcurrently(tokens) { try await self.cursor($0) }
-            let arrived = Locked<[ContinuousClock.Instant]>([])
+            let arrived = Locked<[(ContinuousClock.Instant, TransportResponse)]>([])
             let polls = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (token, cursor) in zip(tokens, cursors) {
                         group.addTask {
                             let response = try await self.call(
-                                "GET", "/v1/events?cursor=\(cursor)&timeout=30", token: token)
-                            let batch = try self.decode(EventBatch.self, response)
-                            if batch.events.contains(where: { $0.message?.text == "fanout \(round)" }) {
-                                arrived.withLock { $0.append(ContinuousClock.now) }
-                            }
+                                "GET", "/v1/events?cursor=\(cursor)&timeout=30", token: token, lane: self.lane(token))
+                            // Decoded once all have arrived: decoding a thousand answers here
+                            // would hold up the tasks still to note their arrival.
+                            arrived.withLock { $0.append((ContinuousClock.now, response)) }
                         }
                     }
                     try await group.waitForAll()
@@ -225,18 +258,31 @@ final class ServerBench: @unchecked Sendable {
             }
             try await waitUntil { (try? await self.parkedPolls()) ?? 0 >= members }
             let start = ContinuousClock.now
+            let startMonotonic = Machine.monotonicSeconds()
+            let cpuBefore = serverCPUMicroseconds()
+            let writerBefore = try await writerCounters()
             try await send(owner, to: "group:fanout", text: "fanout \(round)")
             try await polls.value
-            let times = arrived.withLock { $0 }
+            serverCPU += serverCPUMicroseconds() - cpuBefore
+            let writerAfter = try await writerCounters()
+            writerBusy += writerAfter.busy - writerBefore.busy
+            writerCommit += writerAfter.commit - writerBefore.commit
+            let times = try arrived.withLock { $0 }.filter { _, response in
+                try decode(EventBatch.self, response).events.contains { $0.message?.text == "fanout \(round)" }
+            }.map(\.0)
             guard times.count == members, let last = times.max() else {
                 throw BenchError("fan-out round \(round): \(times.count) of \(members) polls got the message")
             }
             rounds.append(Double((last - start).components.attoseconds) / 1e15 + Double((last - start).components.seconds) * 1000)
+            if options.trace {
+                trace("fan-out round \(round): sent at \(startMonotonic), all arrived after \(Stats.ms(rounds[rounds.count - 1]))")
+            }
         }
         rounds.sort()
         row(
             "one message to a \(members)-member group, \(members) parked polls: until all have it (5 rounds)",
-            "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4]))")
+            "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4])), server CPU \(serverCPU / 5 / members) µs per poll answered, "
+                + "writer \(Stats.ms(Double(writerBusy) / 5000)) per round (COMMIT \(Stats.ms(Double(writerCommit) / 5000)))")
     }
 
     func parkedMemory() async throws {
@@ -247,7 +293,9 @@ final class ServerBench: @unchecked Sendable {
         let polls = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (token, cursor) in zip(tokens, cursors) {
-                    group.addTask { _ = try await self.call("GET", "/v1/events?cursor=\(cursor)&timeout=50", token: token) }
+                    group.addTask {
+                        _ = try await self.call("GET", "/v1/events?cursor=\(cursor)&timeout=50", token: token, lane: self.lane(token))
+                    }
                 }
                 try await group.waitForAll()
             }
@@ -263,9 +311,41 @@ final class ServerBench: @unchecked Sendable {
     }
 
     func parkedPolls() async throws -> Int {
-        let text = String(decoding: try await call("GET", "/metrics").body, as: UTF8.self)
-        let line = text.split(separator: "\n").first { $0.hasPrefix("switchboard_parked_polls ") }
+        try await metric("switchboard_parked_polls", in: try await metricsText())
+    }
+
+    func metricsText() async throws -> String {
+        String(decoding: try await call("GET", "/metrics").body, as: UTF8.self)
+    }
+
+    func metric(_ name: String, in text: String) async throws -> Int {
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
         return Int(line?.split(separator: " ").last ?? "0") ?? 0
+    }
+
+    /// The store's writer counters from /metrics.
+    func writerCounters() async throws -> (batches: Int, writes: Int, largest: Int, busy: Int, commit: Int, cpu: Int) {
+        let text = try await metricsText()
+        return (
+            try await metric("switchboard_store_batches_total", in: text),
+            try await metric("switchboard_store_writes_total", in: text),
+            try await metric("switchboard_store_largest_batch", in: text),
+            try await metric("switchboard_store_busy_microseconds_total", in: text),
+            try await metric("switchboard_store_commit_microseconds_total", in: text),
+            try await metric("switchboard_store_cpu_microseconds_total", in: text)
+        )
+    }
+
+    /// The server's user and system CPU time so far, in microseconds, from /proc.
+    func serverCPUMicroseconds() -> Int {
+        guard let pid = server?.processIdentifier,
+            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // Fields after the command name: state is field 3; utime and stime are 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
+        return (user + system) * 1_000_000 / Int(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     // MARK: Concurrency helpers

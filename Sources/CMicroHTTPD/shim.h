@@ -93,6 +93,15 @@ static inline int sb_epoll_watch_hangup(int epfd, int fd, uint64_t token) {
     return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event);
 }
 
+/* Re-arms the hang-up watch of an `fd` already in the set, with a new token. */
+static inline int sb_epoll_rewatch_hangup(int epfd, int fd, uint64_t token) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = EPOLLRDHUP | EPOLLONESHOT;
+    event.data.u64 = token;
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event);
+}
+
 /* Reports `token` whenever `fd` is readable (for a wake-up eventfd). */
 static inline int sb_epoll_watch_readable(int epfd, int fd, uint64_t token) {
     struct epoll_event event;

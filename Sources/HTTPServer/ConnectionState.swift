@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `handle` is only used to resume the connection, and only by
 /// whoever wins the `transition` out of `suspended` (MHD keeps a suspended connection
-/// alive); everything else is immutable or atomic.
+/// alive); `inHangupSet` is only touched under the hang-up watcher's lock; everything
+/// else is immutable or atomic.
 final class ConnectionState: @unchecked Sendable {
     /// MHD's connection; valid until the closed notification.
     let handle: OpaquePointer
@@ -17,6 +18,9 @@ final class ConnectionState: @unchecked Sendable {
     /// When the current request's headers must be complete (monotonic nanoseconds), or 0
     /// while no header block is awaited (a request is being served).
     let headerDeadline: Atomic<Int64>
+    /// Whether the socket is in the hang-up watcher's epoll set (guarded by the watcher's
+    /// lock): after its first park it stays there until the connection closes.
+    var inHangupSet = false
     /// `generation << 3 | Phase`: which request of this connection is being answered and
     /// how far. The generation keeps a late task of an abandoned request from touching a
     /// later one.

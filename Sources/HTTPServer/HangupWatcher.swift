@@ -72,7 +72,7 @@ final class HangupWatcher: Sendable {
             state.parked[token] = link
             link.parkToken = token
             counters.parkedRequests.add(1, ordering: .relaxed)
-            if sb_epoll_watch_hangup(epollFD, link.connection.fd, token) != 0 {
+            if !watch(link.connection, token: token) {
                 log("cannot watch a parked connection for hang-ups: \(String(cString: strerror(errno)))")
             }
             if state.cancellingAll { link.cancelTask() }
@@ -80,6 +80,12 @@ final class HangupWatcher: Sendable {
     }
 
     /// Stops watching the request's socket when its outermost parked region ends.
+    ///
+    /// The socket stays in the epoll set, armed with the old token until the connection
+    /// closes (the kernel then drops it) or parks again (`watch` re-arms it): taking it
+    /// out and putting it back for every poll cost two epoll_ctl calls, with an
+    /// allocation and an RCU free, per poll. A hang-up reported under an old token finds
+    /// no parked request and is ignored; being one-shot, it fires once.
     func exit(_ link: ConnectionLink) {
         state.withLock { state in
             link.parkDepth -= 1
@@ -87,8 +93,22 @@ final class HangupWatcher: Sendable {
             state.parked[link.parkToken] = nil
             link.parkToken = 0
             counters.parkedRequests.subtract(1, ordering: .relaxed)
-            _ = sb_epoll_forget(epollFD, link.connection.fd)
         }
+    }
+
+    /// Arms the one-shot hang-up watch of a connection's socket with `token`: adds the
+    /// socket to the set the first time, re-arms it after. Under the state lock.
+    private func watch(_ connection: ConnectionState, token: UInt64) -> Bool {
+        if connection.inHangupSet {
+            if sb_epoll_rewatch_hangup(epollFD, connection.fd, token) == 0 { return true }
+            guard errno == ENOENT else { return false }
+        }
+        var added = sb_epoll_watch_hangup(epollFD, connection.fd, token) == 0
+        if !added && errno == EEXIST {
+            added = sb_epoll_rewatch_hangup(epollFD, connection.fd, token) == 0
+        }
+        connection.inHangupSet = added
+        return added
     }
 
     /// Cancels every parked request, and every request that parks from now on.

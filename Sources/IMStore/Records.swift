@@ -190,8 +190,3 @@ public struct MediaRecord: Sendable, Hashable {
     }
 }
 
-/// New feed entries, by user, from one committed batch: the newest position of each.
-public struct FeedUpdate: Sendable {
-    public var latest: [UserID: Int64]
-    public init(latest: [UserID: Int64] = [:]) { self.latest = latest }
-}

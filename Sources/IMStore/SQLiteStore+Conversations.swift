@@ -155,7 +155,8 @@ extension SQLiteStore: ConversationStore {
             NewMessage(
                 conversationID: conversationID, senderID: change.by ?? member, type: .system, text: change.notice,
                 requireMembership: false),
-            at: now)
+            at: now
+        ).message
         try fanOut(
             context, type: change.event, conversationID: conversationID, messageID: notice.id,
             payload: EventPayload(user: user, by: byName), at: now)
@@ -198,7 +199,8 @@ extension SQLiteStore: ConversationStore {
             let actor = try username(by, connection) ?? "someone"
             let message = try insertMessage(
                 context, NewMessage(
-                    conversationID: conversationID, senderID: by, type: .system, text: notice, requireMembership: false), at: now)
+                    conversationID: conversationID, senderID: by, type: .system, text: notice, requireMembership: false), at: now
+            ).message
             try fanOut(
                 context, type: .conversationUpdated, conversationID: conversationID, messageID: message.id,
                 payload: EventPayload(by: actor, info: info), at: now)

@@ -32,23 +32,29 @@ extension SQLiteStore: MessageStore {
                     throw StoreError.invalidReference("message \(replyTo) is not in this conversation")
                 }
             }
-            let message = try insertMessage(context, new, at: now)
+            let (message, conversation) = try insertMessage(context, new, at: now)
             if new.type == .chat {
                 try connection.execute(
                     "UPDATE members SET last_read_seq = ? WHERE conversation_id = ? AND user_id = ?",
                     message.seq, new.conversationID.rawValue, new.senderID.rawValue)
             }
-            try fanOut(context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now)
+            try fanOut(
+                context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
+                message: (message, conversation.kind, conversation.name))
             return (message, false)
         }
     }
 
-    /// Appends a message to its conversation (next `seq`, last message, time); the caller
-    /// puts it into feeds.
-    func insertMessage(_ context: SQLiteDatabase.WriteContext, _ new: NewMessage, at now: Timestamp) throws -> Message {
+    /// Appends a message to its conversation (next `seq`, last message, time); returns it
+    /// with the conversation's kind and name. The caller puts it into feeds.
+    @discardableResult
+    func insertMessage(_ context: SQLiteDatabase.WriteContext, _ new: NewMessage, at now: Timestamp) throws
+        -> (message: Message, conversation: (kind: ConversationKind, name: String))
+    {
         let connection = context.connection
-        guard let last = try connection.scalar(
-            "SELECT last_seq FROM conversations WHERE id = ?", new.conversationID.rawValue)
+        guard let (last, kind, name) = try connection.first(
+            "SELECT last_seq, kind, name FROM conversations WHERE id = ?", new.conversationID.rawValue,
+            as: { ($0.int(0), ConversationKind(rawValue: $0.text(1)) ?? .group, $0.text(2)) })
         else { throw StoreError.notFound("no conversation \(new.conversationID)") }
         let seq = last + 1
         try connection.execute(
@@ -59,10 +65,11 @@ extension SQLiteStore: MessageStore {
         try connection.execute(
             "UPDATE conversations SET last_seq = ?, last_message_id = ?, updated_at = ? WHERE id = ?",
             seq, id.rawValue, now.milliseconds, new.conversationID.rawValue)
-        return Message(
+        let message = Message(
             id: id, conversationID: new.conversationID, seq: seq, type: new.type,
             sender: try username(new.senderID, connection) ?? "", senderID: new.senderID, text: new.text,
             clientMessageID: new.clientMessageID, replyTo: new.replyTo, createdAt: now)
+        return (message, (kind, name))
     }
 
     public func message(id: MessageID) async throws -> Message? {

@@ -58,6 +58,38 @@ func longPollResponder(gate: Gate, events: EventLog<ParkEvent>) -> TestResponder
         }
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aHangUpDuringASecondParkOnOneConnectionCancelsTheHandler() async throws {
+        // The socket stays in the hang-up watcher's set between parks; the second park
+        // must re-arm it.
+        let gates = ["/first": Gate(), "/second": Gate()]
+        let events = EventLog<ParkEvent>()
+        let responder = TestResponder { request in
+            guard let gate = gates[request.path] else { return .text("no gate", status: 404) }
+            let woken = await request.parked {
+                events.record(.parked)
+                return await gate.wait()
+            }
+            events.record(woken ? .woken : .cancelled)
+            return .text(woken ? "woken" : "cancelled")
+        }
+        try await withServer(responder: responder) { server in
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(get("/first"))
+            #expect(await events.next() == [.parked])
+            gates["/first"]?.open()
+            #expect(try await client.response().text == "woken")
+            #expect(await events.next() == [.woken])
+
+            try client.send(get("/second"))
+            #expect(await events.next() == [.parked])
+            client.close()
+            #expect(await events.next() == [.cancelled])
+            #expect(server.stats.parkedRequests == 0)
+            #expect(server.stats.clientHangups == 1)
+        }
+    }
+
     @Test func handlerOutsideAParkedRegionIsNotCancelledByAHangUp() async throws {
         let workGate = Gate()
         let entered = EventLog<Bool>()

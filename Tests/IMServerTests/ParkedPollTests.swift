@@ -23,6 +23,40 @@ import Testing
         }
     }
 
+    @Test func groupMembersParkedPollsGetTheMessageFromTheCommitWithoutReadingTheirFeeds() async throws {
+        try await withServer { server in
+            let (owner, _) = try await server.client.register("owner")
+            _ = try await owner.create(.group, "crew")
+            var members: [TestClient] = []
+            for index in 0..<5 {
+                let (member, _) = try await server.client.register("member\(index)")
+                _ = try await member.join(.group, "crew")
+                members.append(member)
+            }
+            var cursors: [String] = []
+            for member in members { cursors.append(try await member.cursor()) }
+            let (crew, starts) = (members, cursors)
+            let answers = Task {
+                try await withThrowingTaskGroup(of: [Message].self) { group in
+                    for (member, cursor) in zip(crew, starts) {
+                        group.addTask { try await member.poll(cursor, timeout: 50).decode(EventBatch.self).events.compactMap(\.message) }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            try await server.awaitParkedPolls(members.count)
+
+            let sent = try await owner.message("group:crew", "all hands")
+            let received = try await answers.value
+            #expect(received.count == members.count)
+            #expect(received.allSatisfy { $0 == [sent] })
+            #expect(try await server.metric("switchboard_polls_answered_from_commits_total") == members.count)
+            // What the next poll reads from the feed agrees with what the commit handed over.
+            let batch = try await members[0].events(after: cursors[0])
+            #expect(batch.events.compactMap(\.message) == [sent])
+        }
+    }
+
     @Test func pollsOfTwoLoginsOfOneUserAreBothWoken() async throws {
         try await withServer { server in
             let (alice, aliceUser) = try await server.client.register("alice")

@@ -55,6 +55,19 @@ public final class IMServerApp: Sendable {
                 ("switchboard_http_client_hangups_total", "Parked requests whose client went away.", stats.clientHangups),
             ]
         }
+        core.addGauges { [store] in
+            let writer = store.writerStats
+            return [
+                ("switchboard_store_batches_total", "Write batches (one transaction, one commit each).", writer.batches),
+                ("switchboard_store_writes_total", "Write jobs committed in those batches.", writer.writes),
+                ("switchboard_store_largest_batch", "The most write jobs one batch held.", writer.largestBatch),
+                ("switchboard_store_busy_microseconds_total", "Writer time from BEGIN to the end of COMMIT.", writer.busyNanoseconds / 1000),
+                ("switchboard_store_commit_microseconds_total", "Writer time in COMMIT (the WAL fsync with durability full).", writer.commitNanoseconds / 1000),
+                ("switchboard_store_cpu_microseconds_total", "CPU time the writer thread used for its batches, resuming their callers included.", writer.cpuNanoseconds / 1000),
+                ("switchboard_store_background_checkpoints_total", "Checkpoints of the write-ahead log run in the background.", writer.backgroundCheckpoints),
+                ("switchboard_store_catch_up_checkpoints_total", "Checkpoints the writer ran itself because the background ones fell behind.", writer.catchUpCheckpoints),
+            ]
+        }
     }
 
     /// Binds the listener, grants administration to the configured admins and starts the

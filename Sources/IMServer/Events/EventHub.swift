@@ -10,9 +10,13 @@ import Synchronization
 /// a second one replaces the first.
 final class EventHub: Sendable {
     /// Why a parked poll woke.
-    enum Wake: Equatable, Sendable {
+    enum Wake: Sendable {
         /// New events may be there: read the feed again.
         case ready
+        /// The first commit since the poll parked added to its user's feed: the update
+        /// holds everything after the poll's position (see `wait`), so when it can yield
+        /// the events they need not be read from the feed.
+        case published(FeedUpdate)
         case timedOut
         /// Another poll with the same login took over.
         case replaced
@@ -46,6 +50,12 @@ final class EventHub: Sendable {
 
     /// Parks until the user's feed passes `position`, the deadline, a replacement, a kick
     /// or cancellation.
+    ///
+    /// The poll parks only if no update published so far took the user's feed beyond
+    /// `position`, checked under the lock `publish` takes. The caller read the feed before
+    /// (finding nothing after `position`), and updates are published in commit order after
+    /// their commit; so when an update wakes the poll (`.published`), every entry after
+    /// `position` that exists is in that update.
     func wait(tokenID: Int64, userID: UserID, after position: Int64, timeout: Double) async -> Wake {
         let deadline = clock() + timeout
         let waiterID = state.withLock { state -> UInt64 in
@@ -97,6 +107,7 @@ final class EventHub: Sendable {
     /// Records new feed positions and wakes the users' parked polls.
     func publish(_ update: FeedUpdate) {
         var woken: [CheckedContinuation<Wake, Never>] = []
+        defer { for continuation in woken { continuation.resume(returning: .published(update)) } }
         state.withLock { state in
             for (userID, position) in update.latest {
                 if position > state.latest[userID] ?? 0 { state.latest[userID] = position }
@@ -108,7 +119,6 @@ final class EventHub: Sendable {
                 }
             }
         }
-        for continuation in woken { continuation.resume(returning: .ready) }
     }
 
     /// Wakes every parked poll of a user, so each checks again that its login is still

@@ -4,12 +4,22 @@ import IMProtocol
 
 /// One request on its way through a handler: the request, its path parameters, the
 /// caller's session and the server's services.
-struct RequestContext: Sendable {
+///
+/// A class, so that the async frames a request's task keeps (a parked poll's for up to
+/// 50 s) hold one reference instead of a copy of the request and session each.
+final class RequestContext: Sendable {
     let request: Request
     let parameters: [String: String]
     /// Set for every route that needs a login.
     let session: Session?
     let core: ServerCore
+
+    init(request: Request, parameters: [String: String], session: Session?, core: ServerCore) {
+        self.request = request
+        self.parameters = parameters
+        self.session = session
+        self.core = core
+    }
 
     /// The caller; routes that reach here without a login are a programming error
     /// reported as 401.

@@ -6,8 +6,15 @@ import IMStore
 extension Response {
     /// A JSON response.
     static func json<T: Encodable>(_ value: T, status: Int = 200, encoder: JSONEncoder) throws -> Response {
-        Response(
-            status: status, headers: ["Content-Type": "application/json"], body: try encoder.encode(value))
+        let body: Data
+        if let message = value as? Message {
+            body = WireWriter.encode(message)
+        } else if let batch = value as? EventBatch {
+            body = try WireWriter.encode(batch, fallback: encoder)
+        } else {
+            body = try encoder.encode(value)
+        }
+        return Response(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
 
     /// The error envelope, with `Retry-After` when the error carries one.

@@ -52,6 +52,10 @@ struct Route: Sendable {
 }
 
 /// Finds the route for a method and path.
+///
+/// Runs twice per request (for the body limit, then to answer), so it allocates only
+/// for a match: routes are grouped by their number of segments and literals compare as
+/// bytes before any parameter is collected.
 struct Router: Sendable {
     enum Match {
         case found(Route, [String: String])
@@ -59,29 +63,49 @@ struct Router: Sendable {
         case notFound
     }
 
-    private let routes: [Route]
+    /// Routes by segment count, in declaration order.
+    private let bySegmentCount: [[Route]]
+    /// Whether any route with this many segments has its own body limit.
+    private let hasBodyLimit: [Bool]
 
-    init(routes: [Route]) { self.routes = routes }
+    init(routes: [Route]) {
+        let longest = routes.map(\.segments.count).max() ?? 0
+        var groups = [[Route]](repeating: [], count: longest + 1)
+        for route in routes { groups[route.segments.count].append(route) }
+        bySegmentCount = groups
+        hasBodyLimit = groups.map { $0.contains { $0.bodyLimit != nil } }
+    }
 
     func match(_ method: HTTPMethod, _ path: String) -> Match {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+        guard parts.count < bySegmentCount.count else { return .notFound }
         var allowed: [HTTPMethod] = []
-        for route in routes where route.segments.count == parts.count {
-            var parameters: [String: String] = [:]
-            var matches = true
-            for (segment, part) in zip(route.segments, parts) {
-                switch segment {
-                case .literal(let text): if text != part { matches = false }
-                case .parameter(let name): parameters[name] = String(part)
-                }
-                if !matches { break }
-            }
-            guard matches else { continue }
+        for route in bySegmentCount[parts.count] where Self.literalsMatch(route, parts) {
             if route.method == method || (method == .head && route.method == .get) {
+                var parameters: [String: String] = [:]
+                for (segment, part) in zip(route.segments, parts) {
+                    if case .parameter(let name) = segment { parameters[name] = String(Substring(part)) }
+                }
                 return .found(route, parameters)
             }
             allowed.append(route.method)
         }
         return allowed.isEmpty ? .notFound : .wrongMethod(allowed: allowed)
+    }
+
+    /// The body limit of the route a path goes to, without building its parameters; nil
+    /// for the server's default.
+    func bodyLimit(_ method: HTTPMethod, _ path: String) -> Int? {
+        let count = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).count
+        guard count < hasBodyLimit.count, hasBodyLimit[count] else { return nil }
+        if case .found(let route, _) = match(method, path) { return route.bodyLimit }
+        return nil
+    }
+
+    private static func literalsMatch(_ route: Route, _ parts: [Substring.UTF8View]) -> Bool {
+        for (segment, part) in zip(route.segments, parts) {
+            if case .literal(let text) = segment, !part.elementsEqual(text.utf8) { return false }
+        }
+        return true
     }
 }

@@ -8,7 +8,68 @@ enum EventRoutes {
         Route(.get, "/v1/events", access: .user, handler: poll)
     ]
 
+    /// What a poll asked for, once its query is checked. A class: the parked task's frames
+    /// hold a reference, not copies.
+    private final class Poll: Sendable {
+        let session: Session
+        let cursor: FeedCursor
+        let limit: Int
+        let deadline: Double
+
+        init(session: Session, cursor: FeedCursor, limit: Int, deadline: Double) {
+            self.session = session
+            self.cursor = cursor
+            self.limit = limit
+            self.deadline = deadline
+        }
+    }
+
+    /// What to do after a parked poll woke.
+    private enum Next {
+        case answer(Response)
+        /// Read the feed again, checking the login first when `recheck`.
+        case read(recheck: Bool)
+    }
+
+    // A parked poll's task keeps this function's async frame for up to 50 s: it holds only
+    // what crosses an await, and the rest is in synchronous helpers (see APIResponder).
     static func poll(_ context: RequestContext) async throws -> Response {
+        let core = context.core
+        let poll: Poll
+        switch try start(context) {
+        case .answer(let response): return response
+        case .poll(let started): poll = started
+        }
+        var waited = false
+        while true {
+            let events = try await read(poll, core: core)
+            if let response = try answer(events, poll, waited: waited, core: core) { return response }
+            waited = true
+            let remaining = poll.deadline - core.monotonic()
+            let wake = await context.request.parked {
+                await core.hub.wait(
+                    tokenID: poll.session.tokenID, userID: poll.session.userID, after: poll.cursor.position,
+                    timeout: remaining)
+            }
+            switch try next(after: wake, poll, core: core) {
+            case .answer(let response):
+                return response
+            case .read(let recheck):
+                // The login may have ended while parked (a password change): never hand
+                // events to a login that is no longer valid.
+                if recheck { _ = try await core.authenticator.authenticate(context.request.headers["Authorization"]) }
+            }
+        }
+    }
+
+    private enum Start {
+        case answer(Response)
+        case poll(Poll)
+    }
+
+    /// Checks the query; answers at once without a cursor.
+    @inline(never)
+    private static func start(_ context: RequestContext) throws -> Start {
         let core = context.core
         let session = try context.caller
         let store = core.store
@@ -20,51 +81,64 @@ enum EventRoutes {
 
         guard let text = context.request.query("cursor"), !text.isEmpty else {
             let cursor = FeedCursor(epoch: store.epoch, userID: session.userID, position: store.committedPosition)
-            return try .json(EventBatch(events: [], cursor: cursor.text), encoder: core.encoder)
+            return .answer(try .json(EventBatch(events: [], cursor: cursor.text), encoder: core.encoder))
         }
         guard let cursor = FeedCursor(text) else {
             throw APIError.invalid("cursor", "'\(text)' is not a cursor: poll without one to get a fresh cursor")
         }
         try check(cursor, session: session, core: core)
+        return .poll(Poll(session: session, cursor: cursor, limit: limit, deadline: core.monotonic() + Double(timeout)))
+    }
 
-        var waited = false
-        let deadline = core.monotonic() + Double(timeout)
-        while true {
-            let events: [Event]
-            do {
-                events = try await store.events(for: session.userID, after: cursor.position, limit: limit)
-            } catch StoreError.cursorTooOld {
-                throw APIError(
-                    .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync")
+    /// The user's events after the cursor. Not inlined: its frame is gone while the poll
+    /// is parked.
+    @inline(never)
+    private static func read(_ poll: Poll, core: ServerCore) async throws -> [Event] {
+        do {
+            return try await core.store.events(for: poll.session.userID, after: poll.cursor.position, limit: poll.limit)
+        } catch StoreError.cursorTooOld {
+            throw APIError(
+                .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync")
+        }
+    }
+
+    /// The answer when there are events or the time is up; nil to park.
+    @inline(never)
+    private static func answer(_ events: [Event], _ poll: Poll, waited: Bool, core: ServerCore) throws -> Response? {
+        if !events.isEmpty || waited && core.monotonic() >= poll.deadline {
+            return try deliver(events, after: poll.cursor, core: core)
+        }
+        if poll.deadline - core.monotonic() <= 0 { return try deliver([], after: poll.cursor, core: core) }
+        return nil
+    }
+
+    @inline(never)
+    private static func next(after wake: EventHub.Wake, _ poll: Poll, core: ServerCore) throws -> Next {
+        switch wake {
+        case .ready:
+            return .read(recheck: true)
+        case .published(let update):
+            // Messages come with the update: a thousand polls woken by one group message
+            // are answered without a thousand reads of their feeds.
+            let recheck = !core.authenticator.isStillValid(poll.session)
+            if !recheck,
+                let events = update.events(for: poll.session.userID, after: poll.cursor.position, limit: poll.limit),
+                !events.isEmpty
+            {
+                core.metrics.pollsAnsweredFromCommits.add(1, ordering: .relaxed)
+                return .answer(try deliver(events, after: poll.cursor, core: core))
             }
-            if !events.isEmpty || waited && core.monotonic() >= deadline {
-                return try deliver(events, after: cursor, core: core)
-            }
-            let remaining = deadline - core.monotonic()
-            if remaining <= 0 { return try deliver([], after: cursor, core: core) }
-            waited = true
-            let wake = await context.request.parked {
-                await core.hub.wait(
-                    tokenID: session.tokenID, userID: session.userID, after: cursor.position, timeout: remaining)
-            }
-            switch wake {
-            case .ready:
-                // The login may have ended while parked (a password change): never hand
-                // events to a login that is no longer valid.
-                _ = try await core.authenticator.authenticate(context.request.headers["Authorization"])
-                continue
-            case .timedOut, .cancelled:
-                return try deliver([], after: cursor, core: core)
-            case .replaced:
-                core.metrics.pollsReplaced.add(1, ordering: .relaxed)
-                throw APIError(
-                    .conflict, "another poll with the same login replaced this one", reason: "poll_replaced")
-            case .loggedOut:
-                throw APIError(.unauthorized, "this login has ended: log in again", reason: "logged_out")
-            case .kickedOut(let reason):
-                let event = Event(position: cursor.position, type: .kickedOut, at: core.now(), reason: reason)
-                return try .json(EventBatch(events: [event], cursor: cursor.text), encoder: core.encoder)
-            }
+            return .read(recheck: recheck)
+        case .timedOut, .cancelled:
+            return .answer(try deliver([], after: poll.cursor, core: core))
+        case .replaced:
+            core.metrics.pollsReplaced.add(1, ordering: .relaxed)
+            throw APIError(.conflict, "another poll with the same login replaced this one", reason: "poll_replaced")
+        case .loggedOut:
+            throw APIError(.unauthorized, "this login has ended: log in again", reason: "logged_out")
+        case .kickedOut(let reason):
+            let event = Event(position: poll.cursor.position, type: .kickedOut, at: core.now(), reason: reason)
+            return .answer(try .json(EventBatch(events: [event], cursor: poll.cursor.text), encoder: core.encoder))
         }
     }
 

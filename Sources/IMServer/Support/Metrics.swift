@@ -15,6 +15,7 @@ final class Metrics: Sendable {
     let loginFailures = Atomic<Int>(0)
     let rateLimited = Atomic<Int>(0)
     let pollsReplaced = Atomic<Int>(0)
+    let pollsAnsweredFromCommits = Atomic<Int>(0)
 
     func recordRequest(method: String, route: String, status: Int) {
         requests.withLock { $0[RequestKey(method: method, route: route, status: status), default: 0] += 1 }
@@ -38,6 +39,7 @@ final class Metrics: Sendable {
             ("switchboard_login_failures_total", "Logins refused for a wrong username or password.", loginFailures.load(ordering: .relaxed)),
             ("switchboard_rate_limited_total", "Requests answered 429.", rateLimited.load(ordering: .relaxed)),
             ("switchboard_polls_replaced_total", "Parked polls ended by a newer poll of the same login (409).", pollsReplaced.load(ordering: .relaxed)),
+            ("switchboard_polls_answered_from_commits_total", "Parked polls answered with the events of the commit that woke them, without reading the feed.", pollsAnsweredFromCommits.load(ordering: .relaxed)),
         ]
         for (name, help, value) in counters {
             out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"

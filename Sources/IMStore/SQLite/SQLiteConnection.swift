@@ -37,10 +37,8 @@ public final class SQLiteConnection: @unchecked Sendable {
 
     /// Throws a `SQLiteError` unless `code` is one of `accepted`.
     @discardableResult
-    func check(_ code: Int32, _ context: @autoclosure () -> String, accepted: Set<Int32> = [SQLITE_OK])
-        throws -> Int32
-    {
-        guard accepted.contains(code) else {
+    func check(_ code: Int32, _ context: @autoclosure () -> String) throws -> Int32 {
+        guard code == SQLITE_OK else {
             throw SQLiteError(
                 code: sqlite3_extended_errcode(handle),
                 message: String(cString: sqlite3_errmsg(handle)), context: context())

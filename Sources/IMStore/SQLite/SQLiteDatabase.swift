@@ -8,6 +8,8 @@ import Foundation
 /// tasks. A job that throws is undone alone; a failed commit fails the whole batch. So a
 /// write is durable before its caller continues, and many concurrent writers share one
 /// fsync.
+///
+/// Checkpoints run on a thread of their own (`Checkpointer`), not inside a COMMIT.
 public final class SQLiteDatabase: Sendable {
     /// How hard commits wait for the disk.
     public enum Synchronous: String, Sendable {
@@ -35,30 +37,20 @@ public final class SQLiteDatabase: Sendable {
     /// What a write job can do besides SQL: act once the batch is committed.
     public final class WriteContext {
         public let connection: SQLiteConnection
-        fileprivate var afterCommitActions: [() -> Void] = []
+        var afterCommitActions: [() -> Void] = []
 
-        fileprivate init(connection: SQLiteConnection) { self.connection = connection }
+        init(connection: SQLiteConnection) { self.connection = connection }
 
-        /// Runs `action` on the writer thread right after this job's batch commits; never
-        /// when the job throws or the commit fails.
+        /// Runs `action` on the writer thread right after this job's batch commits, before
+        /// its callers resume; never when the job throws or the commit fails.
         public func afterCommit(_ action: @escaping () -> Void) {
             afterCommitActions.append(action)
         }
     }
 
-    private struct WriteJob {
-        let perform: (WriteContext) -> Bool
-        let finish: ((any Error)?) -> Void
-    }
-
-    private let configuration: Configuration
-    private let writes = WorkQueue<WriteJob>()
+    private let writer: SQLiteWriter
     private let reads = WorkQueue<(SQLiteConnection) -> Void>()
     private let finished: DispatchGroup
-    /// Runs on the writer thread inside each batch's transaction, after its jobs.
-    private let beforeCommit: @Sendable (SQLiteConnection) throws -> Void
-    /// Runs on the writer thread once per batch after it committed (true) or failed (false).
-    private let afterBatch: @Sendable (Bool) -> Void
 
     /// Opens the database, applies `migrations`, and starts the threads.
     ///
@@ -72,11 +64,8 @@ public final class SQLiteDatabase: Sendable {
         beforeCommit: @escaping @Sendable (SQLiteConnection) throws -> Void = { _ in },
         afterBatch: @escaping @Sendable (Bool) -> Void = { _ in }
     ) throws {
-        self.configuration = configuration
-        self.beforeCommit = beforeCommit
-        self.afterBatch = afterBatch
-        let writer = try SQLiteConnection(path: configuration.path)
-        try writer.executeScript(
+        let connection = try SQLiteConnection(path: configuration.path)
+        try connection.executeScript(
             """
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = \(configuration.synchronous == .full ? "FULL" : "NORMAL");
@@ -84,21 +73,24 @@ public final class SQLiteDatabase: Sendable {
             PRAGMA temp_store = MEMORY;
             PRAGMA cache_size = -32000;
             """)
-        try Migrator(migrations: migrations).migrate(writer)
+        try Migrator(migrations: migrations).migrate(connection)
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, configuration.readers) {
             let reader = try SQLiteConnection(path: configuration.path, readOnly: true)
             try reader.executeScript("PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16000;")
             readers.append(reader)
         }
+        let checkpointer = try Checkpointer(path: configuration.path, synchronous: configuration.synchronous)
+        let writer = SQLiteWriter(
+            connection: connection, maxBatch: configuration.maxBatch, checkpointer: checkpointer,
+            beforeCommit: beforeCommit, afterBatch: afterBatch)
+        self.writer = writer
         let group = DispatchGroup()
         self.finished = group
-        var threads: [Thread] = []
-        threads.append(Self.thread(name: "sqlite-writer", group: group) { [writes, beforeCommit, afterBatch, maxBatch = configuration.maxBatch] in
-            Self.writerLoop(
-                connection: writer, queue: writes, maxBatch: maxBatch, beforeCommit: beforeCommit,
-                afterBatch: afterBatch)
-        })
+        var threads: [Thread] = [
+            Self.thread(name: "sqlite-writer", group: group) { writer.run() },
+            Self.thread(name: "sqlite-checkpoint", group: group) { checkpointer.run() },
+        ]
         for (index, reader) in readers.enumerated() {
             threads.append(Self.thread(name: "sqlite-reader-\(index)", group: group) { [reads] in
                 while true {
@@ -122,40 +114,11 @@ public final class SQLiteDatabase: Sendable {
         return thread
     }
 
-    private static func writerLoop(
-        connection: SQLiteConnection, queue: WorkQueue<WriteJob>, maxBatch: Int,
-        beforeCommit: (SQLiteConnection) throws -> Void, afterBatch: (Bool) -> Void
-    ) {
-        while true {
-            let batch = queue.take(upTo: maxBatch)
-            if batch.isEmpty { return }
-            let context = WriteContext(connection: connection)
-            do {
-                try connection.execute("BEGIN IMMEDIATE")
-            } catch {
-                afterBatch(false)
-                for job in batch { job.finish(error) }
-                continue
-            }
-            for job in batch {
-                let mark = context.afterCommitActions.count
-                if !job.perform(context) {
-                    context.afterCommitActions.removeSubrange(mark...)
-                }
-            }
-            do {
-                try beforeCommit(connection)
-                try connection.execute("COMMIT")
-            } catch {
-                _ = try? connection.execute("ROLLBACK")
-                afterBatch(false)
-                for job in batch { job.finish(error) }
-                continue
-            }
-            for action in context.afterCommitActions { action() }
-            afterBatch(true)
-            for job in batch { job.finish(nil) }
-        }
+    /// What the writer has done so far: batches, writes, time busy and in `COMMIT`.
+    public var writerStats: WriterStats {
+        var stats = writer.counters.snapshot
+        stats.backgroundCheckpoints = writer.checkpointer.runs.load(ordering: .relaxed)
+        return stats
     }
 
     /// Runs `body` on the writer thread inside a savepoint of the current batch; returns
@@ -163,7 +126,7 @@ public final class SQLiteDatabase: Sendable {
     public func write<T: Sendable>(_ body: @escaping @Sendable (WriteContext) throws -> T) async throws -> T {
         let box = ResultBox<T>()
         return try await withCheckedThrowingContinuation { continuation in
-            let job = WriteJob(
+            let job = SQLiteWriter.Job(
                 perform: { context in
                     do {
                         let value = try context.connection.savepoint { try body(context) }
@@ -183,7 +146,7 @@ public final class SQLiteDatabase: Sendable {
                         continuation.resume(throwing: StoreError.internalFailure("write job did not run"))
                     }
                 })
-            if !writes.push(job) {
+            if !writer.queue.push(job) {
                 continuation.resume(throwing: StoreError.closed)
             }
         }
@@ -201,13 +164,13 @@ public final class SQLiteDatabase: Sendable {
 
     deinit {
         // Without close() the threads would wait forever; let them finish queued work and end.
-        writes.stop()
+        writer.queue.stop()
         reads.stop()
     }
 
     /// Finishes queued work, then stops the threads and closes the connections.
     public func close() {
-        writes.stop()
+        writer.queue.stop()
         reads.stop()
         finished.wait()
     }

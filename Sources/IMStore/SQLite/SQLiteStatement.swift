@@ -35,9 +35,17 @@ final class SQLiteStatement {
             case .null: rc = sqlite3_bind_null(handle, index)
             case .integer(let value): rc = sqlite3_bind_int64(handle, index, value)
             case .real(let value): rc = sqlite3_bind_double(handle, index, value)
-            case .text(let value):
-                rc = value.utf8CString.withUnsafeBufferPointer {
-                    sb_sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count - 1))
+            case .text(var value):
+                // SQLite copies the bytes (SQLITE_TRANSIENT) and takes a length, so the
+                // string's own UTF-8 storage is passed without a NUL-terminated copy.
+                // An empty buffer may have no address, and a NULL pointer would bind NULL.
+                rc = value.withUTF8 { utf8 in
+                    utf8.withMemoryRebound(to: CChar.self) { text in
+                        guard let base = text.baseAddress else {
+                            return "".withCString { sb_sqlite3_bind_text(handle, index, $0, 0) }
+                        }
+                        return sb_sqlite3_bind_text(handle, index, base, Int32(text.count))
+                    }
                 }
             case .blob(let bytes):
                 rc = bytes.withUnsafeBytes {

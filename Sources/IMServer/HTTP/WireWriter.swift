@@ -1,0 +1,216 @@
+import Foundation
+import IMProtocol
+
+/// Writes the answers of the busiest endpoints (a sent message, a batch of feed events)
+/// straight into bytes: exactly what `WireJSON.encoder()` produces (compact, keys sorted,
+/// slashes unescaped), at a fraction of its cost. Foundation's encoder builds a tree of
+/// boxed values and sorts every object's keys at run time; here the key order is fixed
+/// in code. Events that carry a profile or conversation info are rare and are encoded by
+/// the fallback encoder, whose bytes drop into the array unchanged.
+///
+/// `WireWriterTests` checks the output byte for byte against `WireJSON.encoder()`, so a
+/// new field in the wire types shows up there rather than silently on the wire.
+struct WireWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    /// A message, as `POST …/messages` answers it.
+    static func encode(_ message: Message) -> Data {
+        var writer = WireWriter(capacity: 256 + message.text.utf8.count)
+        writer.write(message)
+        return Data(writer.bytes)
+    }
+
+    /// A poll's answer.
+    static func encode(_ batch: EventBatch, fallback: JSONEncoder) throws -> Data {
+        var writer = WireWriter(capacity: 64 + batch.events.count * 400)
+        writer.raw("{\"cursor\":")
+        writer.string(batch.cursor)
+        writer.raw(",\"events\":[")
+        for (index, event) in batch.events.enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            if event.user == nil && event.info == nil {
+                writer.write(event)
+            } else {
+                writer.bytes.append(contentsOf: try fallback.encode(event))
+            }
+        }
+        writer.raw("]}")
+        return Data(writer.bytes)
+    }
+
+    // MARK: Wire types (keys in sorted order)
+
+    mutating func write(_ message: Message) {
+        raw("{")
+        if let clientMessageID = message.clientMessageID {
+            raw("\"client_msg_id\":")
+            string(clientMessageID)
+            raw(",")
+        }
+        raw("\"conversation_id\":")
+        quoted(message.conversationID.rawValue)
+        raw(",\"created_at\":")
+        timestamp(message.createdAt)
+        if let deletedAt = message.deletedAt {
+            raw(",\"deleted_at\":")
+            timestamp(deletedAt)
+        }
+        raw(",\"id\":")
+        quoted(message.id.rawValue)
+        if let replyTo = message.replyTo {
+            raw(",\"reply_to\":")
+            quoted(replyTo.rawValue)
+        }
+        raw(",\"sender\":")
+        string(message.sender)
+        raw(",\"sender_id\":")
+        quoted(message.senderID.rawValue)
+        raw(",\"seq\":")
+        integer(message.seq)
+        raw(",\"text\":")
+        string(message.text)
+        raw(",\"type\":")
+        string(message.type.rawValue)
+        raw("}")
+    }
+
+    /// An event without `user` or `info` (those go through the fallback encoder).
+    mutating func write(_ event: Event) {
+        raw("{\"at\":")
+        timestamp(event.at)
+        if let by = event.by {
+            raw(",\"by\":")
+            string(by)
+        }
+        if let conversation = event.conversation {
+            raw(",\"conversation\":{\"address\":")
+            string(conversation.address.description)
+            raw(",\"id\":")
+            quoted(conversation.id.rawValue)
+            raw(",\"kind\":")
+            string(conversation.kind.rawValue)
+            raw("}")
+        }
+        if let message = event.message {
+            raw(",\"message\":")
+            write(message)
+        }
+        raw(",\"position\":")
+        integer(event.position)
+        if let reason = event.reason {
+            raw(",\"reason\":")
+            string(reason)
+        }
+        if let seq = event.seq {
+            raw(",\"seq\":")
+            integer(seq)
+        }
+        raw(",\"type\":")
+        string(event.type.rawValue)
+        if let until = event.until {
+            raw(",\"until\":")
+            timestamp(until)
+        }
+        raw("}")
+    }
+
+    // MARK: JSON values
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func integer(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let start = bytes.count
+        var rest = value.magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
+    }
+
+    /// Identifiers travel as decimal strings.
+    mutating func quoted(_ value: Int64) {
+        bytes.append(UInt8(ascii: "\""))
+        integer(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `Timestamp.rfc3339` in quotes (`"2026-11-29T16:16:50.123Z"`), without building the
+    /// string.
+    mutating func timestamp(_ value: Timestamp) {
+        let milliseconds = value.milliseconds
+        var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
+        let millis = Int(milliseconds - Int64(seconds) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        bytes.append(UInt8(ascii: "\""))
+        padded(Int(parts.tm_year) + 1900, 4)
+        bytes.append(UInt8(ascii: "-"))
+        padded(Int(parts.tm_mon) + 1, 2)
+        bytes.append(UInt8(ascii: "-"))
+        padded(Int(parts.tm_mday), 2)
+        bytes.append(UInt8(ascii: "T"))
+        padded(Int(parts.tm_hour), 2)
+        bytes.append(UInt8(ascii: ":"))
+        padded(Int(parts.tm_min), 2)
+        bytes.append(UInt8(ascii: ":"))
+        padded(Int(parts.tm_sec), 2)
+        bytes.append(UInt8(ascii: "."))
+        padded(millis, 3)
+        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+    }
+
+    /// A number with leading zeros up to `width` digits (`Timestamp.rfc3339`'s padding:
+    /// wider numbers, and the sign of negative ones, as they are).
+    private mutating func padded(_ value: Int, _ width: Int) {
+        var digits = value < 0 ? 1 : 0
+        var rest = value.magnitude
+        repeat {
+            digits += 1
+            rest /= 10
+        } while rest > 0
+        for _ in 0..<max(0, width - digits) { bytes.append(UInt8(ascii: "0")) }
+        integer(Int64(value))
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped as Foundation
+    /// escapes them; everything else, slashes and non-ASCII included, as is.
+    mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                start = index + 1
+                escape(byte)
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// Copies the write-ahead log back into the database file on a thread of its own, so the
+/// writer does not stop for it.
+///
+/// SQLite's automatic checkpoint runs inside the COMMIT that passes 1,000 log frames, on
+/// the writer, with two fsyncs. Here the writer only asks (`request`) and this thread runs
+/// a passive checkpoint from its own connection while writes go on. Passive checkpoints
+/// can fall behind a busy writer and the log could then grow without end, so past
+/// `catchUpFrames` the writer checkpoints itself (`SQLiteDatabase` does that between
+/// batches, when only the frames since the last background run are left to copy) and the
+/// next transaction starts the log over.
+final class Checkpointer: @unchecked Sendable {
+    // @unchecked: `connection` is used only by the checkpointer thread; `requested` and
+    // `stopped` only under `condition`; the counters are atomic.
+
+    /// Log frames after which a checkpoint is asked for (SQLite's default).
+    static let requestFrames: Int32 = 1000
+    /// Log frames after which the writer catches up itself.
+    static let catchUpFrames: Int32 = 8000
+
+    private let connection: SQLiteConnection
+    private let condition = NSCondition()
+    private var requested = false
+    private var stopped = false
+    /// Checkpoints run by this thread.
+    let runs = Atomic<Int>(0)
+
+    init(path: String, synchronous: SQLiteDatabase.Synchronous) throws {
+        connection = try SQLiteConnection(path: path)
+        // The checkpoint syncs the log before and the database after copying, at this
+        // connection's level.
+        try connection.executeScript("PRAGMA synchronous = \(synchronous == .full ? "FULL" : "NORMAL");")
+    }
+
+    /// Asks for a checkpoint soon; requests made meanwhile are merged.
+    func request() {
+        condition.lock()
+        requested = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The thread's loop; returns after `stop()`.
+    func run() {
+        while true {
+            condition.lock()
+            while !requested && !stopped { condition.wait() }
+            let stop = stopped
+            requested = false
+            condition.unlock()
+            if stop { return }
+            // A failure (busy: the writer is checkpointing) is retried at the next request.
+            _ = Self.checkpoint(connection)
+            runs.add(1, ordering: .relaxed)
+        }
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// One passive checkpoint on `connection`: copies what no reader still needs, never
+    /// waits for a lock. Returns SQLite's result code.
+    @discardableResult
+    static func checkpoint(_ connection: SQLiteConnection) -> Int32 {
+        var logFrames: Int32 = 0
+        var copied: Int32 = 0
+        return sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copied)
+    }
+}

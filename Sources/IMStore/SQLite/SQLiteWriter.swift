@@ -1,0 +1,136 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// The writer thread of a `SQLiteDatabase`: runs queued write jobs in batches, one
+/// transaction and one COMMIT per batch, then completes them (after-commit actions, the
+/// batch callback, the callers).
+final class SQLiteWriter: @unchecked Sendable {
+    // @unchecked: `connection` and `requestedAt` are used only by the writer thread
+    // (`run` and the WAL hook SQLite calls on it); everything else is immutable, atomic or
+    // a thread-safe queue.
+
+    /// A write job: `perform` runs it in its savepoint (false when it threw and was
+    /// undone); `finish` resumes its caller, with the error that failed its batch if any.
+    struct Job {
+        let perform: (SQLiteDatabase.WriteContext) -> Bool
+        let finish: ((any Error)?) -> Void
+    }
+
+    let queue = WorkQueue<Job>()
+    let counters = WriterCounters()
+    let checkpointer: Checkpointer
+
+    private let connection: SQLiteConnection
+    private let maxBatch: Int
+    private let beforeCommit: @Sendable (SQLiteConnection) throws -> Void
+    private let afterBatch: @Sendable (Bool) -> Void
+    /// Frames in the log after the latest commit, from SQLite's WAL hook.
+    private let logFrames = Atomic<Int32>(0)
+    /// The log's size when a checkpoint was last asked for (writer thread only).
+    private var requestedAt: Int32 = 0
+
+    init(
+        connection: SQLiteConnection, maxBatch: Int, checkpointer: Checkpointer,
+        beforeCommit: @escaping @Sendable (SQLiteConnection) throws -> Void,
+        afterBatch: @escaping @Sendable (Bool) -> Void
+    ) {
+        self.connection = connection
+        self.maxBatch = maxBatch
+        self.checkpointer = checkpointer
+        self.beforeCommit = beforeCommit
+        self.afterBatch = afterBatch
+    }
+
+    /// The writer thread's loop: returns once the queue is stopped and drained, after
+    /// stopping the checkpointer.
+    func run() {
+        // Replaces SQLite's automatic checkpoint (itself a WAL hook) for this connection.
+        sqlite3_wal_hook(connection.handle, walHook, Unmanaged.passUnretained(self).toOpaque())
+        defer {
+            sqlite3_wal_hook(connection.handle, nil, nil)
+            checkpointer.stop()
+        }
+        while true {
+            let batch = queue.take(upTo: maxBatch)
+            if batch.isEmpty { return }
+            run(batch)
+        }
+    }
+
+    /// Called by SQLite on this thread after each commit with the log's size in frames.
+    fileprivate func committed(logFrames frames: Int32) {
+        logFrames.store(frames, ordering: .relaxed)
+        // Once per `requestFrames` new frames: the log only starts over when a checkpoint
+        // has copied all of it before the next transaction, so under steady writes it
+        // stays above the threshold, and asking after every commit would checkpoint (and
+        // fsync twice) after every commit.
+        if frames < requestedAt { requestedAt = 0 }
+        if frames - requestedAt >= Checkpointer.requestFrames {
+            requestedAt = frames
+            checkpointer.request()
+        }
+    }
+
+    private func run(_ jobs: [Job]) {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let startedCPU = WriterCounters.threadCPUTime()
+        var commitStarted = started
+        var committed: UInt64 = 0
+        defer {
+            let ended = committed != 0 ? committed : DispatchTime.now().uptimeNanoseconds
+            counters.record(
+                jobs: jobs.count, busyNanoseconds: ended - started, commitNanoseconds: ended - commitStarted,
+                cpuNanoseconds: WriterCounters.threadCPUTime() - startedCPU)
+        }
+        let context = SQLiteDatabase.WriteContext(connection: connection)
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            complete(jobs, actions: [], failure: error)
+            return
+        }
+        for job in jobs {
+            let mark = context.afterCommitActions.count
+            if !job.perform(context) {
+                context.afterCommitActions.removeSubrange(mark...)
+            }
+        }
+        do {
+            try beforeCommit(connection)
+            commitStarted = DispatchTime.now().uptimeNanoseconds
+            try connection.execute("COMMIT")
+            committed = DispatchTime.now().uptimeNanoseconds
+        } catch {
+            _ = try? connection.execute("ROLLBACK")
+            complete(jobs, actions: [], failure: error)
+            return
+        }
+        complete(jobs, actions: context.afterCommitActions, failure: nil)
+        if logFrames.load(ordering: .relaxed) >= Checkpointer.catchUpFrames {
+            // The background checkpoints fell behind: copy the rest here, where no commit
+            // can come in between, so the next transaction starts the log over.
+            Checkpointer.checkpoint(connection)
+            logFrames.store(0, ordering: .relaxed)
+            requestedAt = 0
+            counters.catchUpCheckpoints.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Completes a batch: after-commit actions (only if it committed), the batch callback,
+    /// then the callers.
+    private func complete(_ jobs: [Job], actions: [() -> Void], failure: (any Error)?) {
+        if failure == nil { for action in actions { action() } }
+        afterBatch(failure == nil)
+        for job in jobs { job.finish(failure) }
+    }
+}
+
+/// SQLite's WAL hook: tells the writer how large the log is after a commit.
+private func walHook(
+    context: UnsafeMutableRawPointer?, db: OpaquePointer?, name: UnsafePointer<CChar>?, frames: Int32
+) -> Int32 {
+    guard let context else { return SQLITE_OK }
+    Unmanaged<SQLiteWriter>.fromOpaque(context).takeUnretainedValue().committed(logFrames: frames)
+    return SQLITE_OK
+}

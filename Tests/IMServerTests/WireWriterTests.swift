@@ -1,0 +1,120 @@
+import Foundation
+import HTTPServer
+import IMProtocol
+import Testing
+
+@testable import IMServer
+
+/// The hand-written JSON of sent messages and event batches must be the very bytes the
+/// wire encoder would produce, or clients comparing answers (and these tests) would see
+/// a difference depending on the endpoint.
+@Suite struct WireWriterTests {
+    static let awkwardTexts: [String] = [
+        "", "hello", "a/b \\ \"quoted\"", "line\nbreak\ttab\rreturn\u{8}back\u{C}feed",
+        String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) }) + "\u{7F}",
+        "émoji 🎉 👩‍👩‍👧 e\u{301} \u{2028}\u{2029} \u{FEFF} 漢字", "{\"json\":[1,2]}", "</script>",
+    ]
+
+    static let times: [Timestamp] = [
+        Timestamp(milliseconds: 0), Timestamp(milliseconds: 1_764_433_010_123), Timestamp(milliseconds: -1),
+        Timestamp(milliseconds: -86_400_001), Timestamp(milliseconds: 253_402_300_799_999),
+        Timestamp(milliseconds: 1_700_000_000_007),
+    ]
+
+    static func messages() -> [Message] {
+        var all: [Message] = []
+        for (index, text) in awkwardTexts.enumerated() {
+            let time = times[index % times.count]
+            all.append(
+                Message(
+                    id: MessageID(rawValue: Int64(index + 1)), conversationID: ConversationID(rawValue: 9_007_199_254_740_993),
+                    seq: Int64(index) * 1000, type: index % 2 == 0 ? .chat : .system, sender: "user-\(text.prefix(3))",
+                    senderID: UserID(rawValue: Int64.max), text: text,
+                    clientMessageID: index % 3 == 0 ? nil : "client/\(text.prefix(4))",
+                    replyTo: index % 4 == 1 ? MessageID(rawValue: 42) : nil, createdAt: time,
+                    deletedAt: index % 5 == 2 ? times[(index + 1) % times.count] : nil))
+        }
+        return all
+    }
+
+    static func events() -> [Event] {
+        let addresses: [(ConversationKind, ConversationAddress)] = [
+            (.direct, .user("bob")), (.group, .group("ops/\"night\"")), (.room, .room("lobby")),
+            (.group, .id(ConversationID(rawValue: 7))),
+        ]
+        let user = User(
+            id: UserID(rawValue: 3), username: "carol", nickname: "Carol \"C\"", avatarURL: "/v1/media/x",
+            signature: "hi", attrs: ["b": "2", "a": "1"], isBot: true, createdAt: times[1])
+        let info = ConversationInfo(
+            id: ConversationID(rawValue: 8), kind: .group, name: "ops", title: "Ops", memberCount: 3, createdBy: nil,
+            createdAt: times[1])
+        var all: [Event] = []
+        for (index, message) in messages().enumerated() {
+            let (kind, address) = addresses[index % addresses.count]
+            all.append(
+                Event(
+                    position: Int64(index) + 1, type: .message, at: times[index % times.count],
+                    conversation: ConversationRef(id: message.conversationID, kind: kind, address: address),
+                    message: message))
+        }
+        all.append(Event(position: 100, type: .read, at: times[1], seq: 12))
+        all.append(Event(position: 101, type: .memberMuted, at: times[2], by: "admin", until: times[1]))
+        all.append(Event(position: 102, type: .kickedOut, at: times[0], reason: "logged in elsewhere"))
+        all.append(Event(position: 103, type: .other("future_kind"), at: times[0]))
+        all.append(Event(position: 104, type: .profileUpdated, at: times[1], user: user))
+        all.append(Event(position: 105, type: .conversationUpdated, at: times[1], by: "dave", info: info))
+        return all
+    }
+
+    @Test func messagesAreEncodedExactlyAsTheWireEncoderDoes() throws {
+        let encoder = WireJSON.encoder()
+        for message in Self.messages() {
+            let expected = try encoder.encode(message)
+            let actual = WireWriter.encode(message)
+            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(actual == expected)
+        }
+    }
+
+    @Test func eventBatchesAreEncodedExactlyAsTheWireEncoderDoes() throws {
+        let encoder = WireJSON.encoder()
+        let events = Self.events()
+        for batch in [
+            EventBatch(events: [], cursor: "v1.abc.1.0"), EventBatch(events: events, cursor: "v1.abc.1.2x"),
+            EventBatch(events: Array(events.suffix(3)), cursor: "c\"/"),
+        ] {
+            let expected = try encoder.encode(batch)
+            let actual = try WireWriter.encode(batch, fallback: encoder)
+            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(actual == expected)
+        }
+    }
+
+    @Test func jsonResponsesOfMessagesAndBatchesDecodeToTheSameValues() throws {
+        let encoder = WireJSON.encoder()
+        let message = try #require(Self.messages().last)
+        let response = try Response.json(message, status: 201, encoder: encoder)
+        #expect(response.status == 201)
+        #expect(try WireJSON.decoder().decode(Message.self, from: response.body) == message)
+        let batch = EventBatch(events: Self.events(), cursor: "v1.e.1.1")
+        let answer = try Response.json(batch, encoder: encoder)
+        #expect(try WireJSON.decoder().decode(EventBatch.self, from: answer.body) == batch)
+    }
+}
+
+/// The bearer token is read from the header byte by byte; it must accept and refuse what
+/// Foundation's lowercasing and trimming did.
+@Suite struct BearerTokenTests {
+    @Test(arguments: [
+        ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER abc", "abc"), ("Bearer   abc \t ", "abc"),
+        ("Bearer \u{A0}abc\u{3000}", "abc"), ("Bearer a b", "a b"), ("Bearer   ", ""),
+    ])
+    func aBearerHeaderYieldsItsTrimmedToken(header: String, token: String) {
+        #expect(Authenticator.bearerToken(header).map(String.init) == token)
+    }
+
+    @Test(arguments: ["", "Bearer", "Bearer ", "Basic abc", "Bearer\u{A0}abc", "Bearer\tabc", "Bearerabc", "Bear"])
+    func otherHeadersHaveNoBearerToken(header: String) {
+        #expect(Authenticator.bearerToken(header) == nil)
+    }
+}
