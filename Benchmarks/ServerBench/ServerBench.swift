@@ -179,12 +179,14 @@ final class ServerBench: @unchecked Sendable {
         let script = Wrk.sendScript(tokens: tokens, path: "/v1/conversations/user:sink0/messages")
         let before = try await writerCounters()
         let cpuBefore = serverCPUMicroseconds()
+        let clientBefore = Machine.childrenCPUMicroseconds()
         let started = ContinuousClock.now
         let result = try Wrk.run(
             url: base + "/v1/conversations/user:sink0/messages", connections: options.senders,
             seconds: options.seconds, script: script, directory: directory)
         let elapsed = ContinuousClock.now - started
         let cpu = serverCPUMicroseconds() - cpuBefore
+        let clientCPU = Machine.childrenCPUMicroseconds() - clientBefore
         let after = try await writerCounters()
         row(
             "durable sends, \(options.senders) concurrent senders (wrk)",
@@ -198,7 +200,12 @@ final class ServerBench: @unchecked Sendable {
                 format: "%.1f writes per commit (largest %d), busy %.0f%% of the time, %.0f µs per commit, CPU %.1f µs per send",
                 Double(writes) / Double(batches), after.largest, Double(after.busy - before.busy) / wall * 100,
                 Double(after.commit - before.commit) / Double(batches), Double(after.cpu - before.cpu) / Double(writes)))
-        row("server CPU during the sends", String(format: "%.1f µs per send (%.2f cores)", Double(cpu) / Double(writes), Double(cpu) / wall))
+        row(
+            "CPU during the sends",
+            String(
+                format: "server %.1f µs per send (%.2f cores), wrk %.1f µs per send (%.2f cores)",
+                Double(cpu) / Double(writes), Double(cpu) / wall, Double(clientCPU) / Double(writes),
+                Double(clientCPU) / wall))
     }
 
     func latency() async throws {

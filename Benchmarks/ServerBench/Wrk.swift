@@ -74,6 +74,14 @@ enum Stats {
 
 /// A one-line description of the machine, for the report.
 enum Machine {
+    /// User and system CPU time of the children that have ended (wrk runs), in µs.
+    static func childrenCPUMicroseconds() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + usage.ru_utime.tv_usec
+            + usage.ru_stime.tv_usec
+    }
+
     /// CLOCK_MONOTONIC in seconds, the clock `perf record -k CLOCK_MONOTONIC` stamps with.
     static func monotonicSeconds() -> Double {
         var now = timespec()
