@@ -53,6 +53,17 @@ final class ServerBench: @unchecked Sendable {
         throw BenchError("the server did not answer /healthz on \(base)")
     }
 
+    /// A new server process with an empty database, so that a memory measurement starts
+    /// from a heap no earlier scenario has grown.
+    func restartServer() async throws {
+        if let server, server.isRunning {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory + "/data")
+        try await startServer()
+    }
+
     func stopServer() {
         guard let server, server.isRunning else { return }
         server.terminate()
@@ -168,26 +179,34 @@ final class ServerBench: @unchecked Sendable {
         let script = Wrk.sendScript(tokens: tokens, path: "/v1/conversations/user:sink0/messages")
         let before = try await writerCounters()
         let cpuBefore = serverCPUMicroseconds()
+        let clientBefore = Machine.childrenCPUMicroseconds()
         let started = ContinuousClock.now
         let result = try Wrk.run(
             url: base + "/v1/conversations/user:sink0/messages", connections: options.senders,
             seconds: options.seconds, script: script, directory: directory)
         let elapsed = ContinuousClock.now - started
         let cpu = serverCPUMicroseconds() - cpuBefore
+        let clientCPU = Machine.childrenCPUMicroseconds() - clientBefore
         let after = try await writerCounters()
         row(
             "durable sends, \(options.senders) concurrent senders (wrk)",
             "\(result.requestsPerSecond) sends/s, p50 \(result.p50), p99 \(result.p99), non-2xx \(result.errors)")
+        // A server without the writer's counters (an older build) reports zeros.
         let batches = max(1, after.batches - before.batches)
         let writes = max(1, after.writes - before.writes)
+        let sends = Double(max(1, result.requests))
         let wall = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
         row(
             "writer during the sends",
-            String(
+            after.batches == before.batches ? "not reported by this server" : String(
                 format: "%.1f writes per commit (largest %d), busy %.0f%% of the time, %.0f µs per commit, CPU %.1f µs per send",
                 Double(writes) / Double(batches), after.largest, Double(after.busy - before.busy) / wall * 100,
                 Double(after.commit - before.commit) / Double(batches), Double(after.cpu - before.cpu) / Double(writes)))
-        row("server CPU during the sends", String(format: "%.1f µs per send (%.2f cores)", Double(cpu) / Double(writes), Double(cpu) / wall))
+        row(
+            "CPU during the sends",
+            String(
+                format: "server %.1f µs per send (%.2f cores), wrk %.1f µs per send (%.2f cores)",
+                Double(cpu) / sends, Double(cpu) / wall, Double(clientCPU) / sends, Double(clientCPU) / wall))
     }
 
     func latency() async throws {
@@ -279,35 +298,49 @@ final class ServerBench: @unchecked Sendable {
             }
         }
         rounds.sort()
+        let writer =
+            writerBusy == 0
+            ? "" : ", writer \(Stats.ms(Double(writerBusy) / 5000)) per round (COMMIT \(Stats.ms(Double(writerCommit) / 5000)))"
         row(
             "one message to a \(members)-member group, \(members) parked polls: until all have it (5 rounds)",
-            "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4])), server CPU \(serverCPU / 5 / members) µs per poll answered, "
-                + "writer \(Stats.ms(Double(writerBusy) / 5000)) per round (COMMIT \(Stats.ms(Double(writerCommit) / 5000)))")
+            "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4])), server CPU \(serverCPU / 5 / members) µs per poll answered"
+                + writer)
     }
 
+    /// Server memory per parked poll, twice, each on a fresh server: every poll on a new
+    /// connection, and every poll on a connection that has served a request before (as a
+    /// long-polling client's is; the HTTP library keeps such a connection's buffer in use).
     func parkedMemory() async throws {
         let count = options.parked
-        let tokens = try await register("parked", count: count)
-        let cursors = try await mapConcurrently(tokens) { try await self.cursor($0) }
-        let before = serverRSS()
-        let polls = Task {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (token, cursor) in zip(tokens, cursors) {
-                    group.addTask {
-                        _ = try await self.call("GET", "/v1/events?cursor=\(cursor)&timeout=50", token: token, lane: self.lane(token))
+        for reused in [false, true] {
+            try await restartServer()
+            let tokens = try await register("parked", count: count)
+            var before = serverRSS()
+            // All at once for reused connections, so each client has a connection of its own.
+            let cursors = try await mapConcurrently(tokens, width: reused ? count : 128) { try await self.cursor($0) }
+            if !reused { before = serverRSS() }
+            let polls = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (token, cursor) in zip(tokens, cursors) {
+                        group.addTask {
+                            _ = try await self.call(
+                                "GET", "/v1/events?cursor=\(cursor)&timeout=50", token: token, lane: self.lane(token))
+                        }
                     }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
             }
+            try await waitUntil { (try? await self.parkedPolls()) ?? 0 >= count }
+            let after = serverRSS()
+            polls.cancel()
+            _ = try? await polls.value
+            let per = Double(after - before) / Double(count)
+            row(
+                reused
+                    ? "server RSS with \(count) parked polls, each on a connection that served a request before"
+                    : "server RSS with \(count) parked polls, each on a new connection",
+                "\(after / 1024) MiB (\(before / 1024) MiB before): \(String(format: "%.1f", per)) KiB per parked poll")
         }
-        try await waitUntil { (try? await self.parkedPolls()) ?? 0 >= count }
-        let after = serverRSS()
-        polls.cancel()
-        _ = try? await polls.value
-        let per = Double(after - before) * 1024 / Double(count)
-        row(
-            "server RSS with \(count) parked polls",
-            "\(after / 1024) MiB (\(before / 1024) MiB before: \(String(format: "%.1f", per / 1024)) KiB per parked poll)")
     }
 
     func parkedPolls() async throws -> Int {
@@ -354,13 +387,13 @@ final class ServerBench: @unchecked Sendable {
         _ = try await mapConcurrently(items) { try await body($0) }
     }
 
-    func mapConcurrently<T: Sendable>(_ items: [String], _ body: @escaping @Sendable (String) async throws -> T)
-        async throws -> [T]
-    {
+    func mapConcurrently<T: Sendable>(
+        _ items: [String], width: Int = 128, _ body: @escaping @Sendable (String) async throws -> T
+    ) async throws -> [T] {
         try await withThrowingTaskGroup(of: (Int, T).self) { group in
             var results = [T?](repeating: nil, count: items.count)
             var next = 0
-            for _ in 0..<min(128, items.count) {
+            for _ in 0..<min(width, items.count) {
                 let index = next
                 next += 1
                 group.addTask { (index, try await body(items[index])) }

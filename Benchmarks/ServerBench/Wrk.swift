@@ -3,6 +3,7 @@ import Foundation
 /// Runs `wrk` (Debian's package) and reads its summary.
 enum Wrk {
     struct Result {
+        var requests: Int
         var requestsPerSecond: Int
         var p50: String
         var p99: String
@@ -43,10 +44,12 @@ enum Wrk {
         try process.run()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        var result = Result(requestsPerSecond: 0, p50: "?", p99: "?", errors: 0)
+        var result = Result(requests: 0, requestsPerSecond: 0, p50: "?", p99: "?", errors: 0)
         for line in output.split(separator: "\n") {
             let words = line.split(separator: " ", omittingEmptySubsequences: true)
-            if words.first == "Requests/sec:", let value = words.last.flatMap({ Double($0) }) {
+            if words.count > 1, words[1] == "requests", let value = Int(words[0]) {
+                result.requests = value
+            } else if words.first == "Requests/sec:", let value = words.last.flatMap({ Double($0) }) {
                 result.requestsPerSecond = Int(value)
             } else if words.first == "50%", let value = words.last {
                 result.p50 = String(value)
@@ -74,6 +77,14 @@ enum Stats {
 
 /// A one-line description of the machine, for the report.
 enum Machine {
+    /// User and system CPU time of the children that have ended (wrk runs), in µs.
+    static func childrenCPUMicroseconds() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + usage.ru_utime.tv_usec
+            + usage.ru_stime.tv_usec
+    }
+
     /// CLOCK_MONOTONIC in seconds, the clock `perf record -k CLOCK_MONOTONIC` stamps with.
     static func monotonicSeconds() -> Double {
         var now = timespec()

@@ -11,8 +11,8 @@ import Synchronization
 /// `response` is written by the task before it hands the connection back
 /// (`ConnectionState.transition`, acquire/release) and read by MHD's thread after (an
 /// abandoned request's response is never read);
-/// `task` is published through `taskState`; `parkToken`/`parkDepth` are guarded by the
-/// hang-up watcher's lock.
+/// the task handle is behind `taskSlot`'s lock; `parkToken`/`parkDepth`/`deferred` are
+/// guarded by the hang-up watcher's lock.
 final class ConnectionLink: @unchecked Sendable {
     /// Not the whole `ServerCore`: a request kept by the responder must not keep the
     /// responder alive through it.
@@ -40,17 +40,24 @@ final class ConnectionLink: @unchecked Sendable {
     var response: Response?
 
     // MARK: Cancellation of the request's task
-    private var task: Task<Void, Never>?
-    private let taskState = Atomic<Int>(TaskState.none)
-    private enum TaskState {
-        static let none = 0
-        static let stored = 1
-        static let cancelRequested = 2
+    private struct TaskSlot {
+        var task: Task<Void, Never>?
+        var cancelRequested = false
+        /// The task has ended: no reference is kept (it would keep the task's memory).
+        var ended = false
     }
+
+    private let taskSlot = Mutex(TaskSlot())
 
     // MARK: Parking (hang-up watcher's lock)
     var parkToken: UInt64 = 0
     var parkDepth = 0
+    /// The request's deferred answer, while it has one (cleared when it ends: the two
+    /// refer to each other).
+    var deferred: DeferredResponse?
+    /// Set once the responder deferred its answer, so requests that never do skip the
+    /// watcher's lock when they end.
+    let deferralStarted = Atomic<Bool>(false)
 
     init(watcher: HangupWatcher, connection: ConnectionState, head: RequestHead, bodyLimit: Int,
          expectedBodyBytes: Int) {
@@ -64,24 +71,49 @@ final class ConnectionLink: @unchecked Sendable {
     /// Keeps the request's task so a hang-up or shutdown can cancel it; if cancellation
     /// was asked for before the task existed, cancels it now.
     func store(task: Task<Void, Never>) {
-        self.task = task
-        let previous = taskState.compareExchange(
-            expected: TaskState.none, desired: TaskState.stored, ordering: .acquiringAndReleasing)
-        if !previous.exchanged { task.cancel() }
+        let cancel = taskSlot.withLock { slot -> Bool in
+            guard !slot.ended else { return false }
+            slot.task = task
+            return slot.cancelRequested
+        }
+        if cancel { task.cancel() }
     }
 
     /// Cancels the request's task, now or as soon as it is stored.
     func cancelTask() {
-        let previous = taskState.compareExchange(
-            expected: TaskState.none, desired: TaskState.cancelRequested,
-            ordering: .acquiringAndReleasing)
-        if !previous.exchanged && previous.original == TaskState.stored {
-            task?.cancel()
+        let task = taskSlot.withLock { slot -> Task<Void, Never>? in
+            slot.cancelRequested = true
+            return slot.task
         }
+        task?.cancel()
+    }
+
+    /// The task ended before the request did (its answer was deferred): the reference is
+    /// dropped so that the task's memory (its async frames' slabs) goes now, not when
+    /// the deferred answer is sent.
+    func taskEnded() {
+        let task = taskSlot.withLock { slot -> Task<Void, Never>? in
+            slot.ended = true
+            defer { slot.task = nil }
+            return slot.task
+        }
+        _ = task
     }
 }
 
 extension ConnectionLink {
+    /// The responder's own answer, from its task: ends a deferral it started and did not
+    /// use (the request no longer counts as parked), then finishes.
+    func finishDirectly(with response: Response) {
+        var response = response
+        if response.deferral != nil {
+            // A deferral of another request: a responder bug that must not hang this one.
+            response = Response(status: 500, body: Data("a deferred answer of another request\n".utf8))
+        }
+        if deferralStarted.load(ordering: .acquiring) { watcher.deferral(of: self)?.retire() }
+        finish(with: response)
+    }
+
     /// Called by the request's task with the responder's answer: stores it, and either
     /// leaves it to MHD's thread (the task never left it) or resumes the connection. If
     /// `shutdown` has taken the connection over, the answer is dropped.

@@ -20,6 +20,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// The default largest request body, in bytes (413 past it).
     public var maxBodyBytes: Int
     /// Per-connection buffer for headers and I/O; bounds header size (431 past it).
+    ///
+    /// Once a connection has served a request the HTTP library keeps all of it in use for
+    /// as long as the connection stays open, so this is most of what an idle keep-alive
+    /// connection or a parked long-poll costs. 8 KiB takes header blocks of about 7 KiB.
     public var connectionMemory: Int
     /// Seconds `shutdown` waits for in-flight requests before closing anyway.
     public var shutdownGrace: Double
@@ -35,7 +39,7 @@ public struct HTTPServerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0,
         connectionLimit: Int = 16_384, idleTimeout: Int = 60, headerTimeout: Int = 10,
-        maxBodyBytes: Int = 1 << 20, connectionMemory: Int = 16 * 1024,
+        maxBodyBytes: Int = 1 << 20, connectionMemory: Int = 8 * 1024,
         shutdownGrace: Double = 10
     ) {
         self.host = host

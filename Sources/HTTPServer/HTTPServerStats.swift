@@ -6,7 +6,8 @@ import Synchronization
 public struct HTTPServerStats: Sendable, Equatable {
     /// Gauge: TCP connections open now, parked ones included.
     public var openConnections: Int
-    /// Gauge: requests inside `Request.parked` now (long-polls waiting for something).
+    /// Gauge: requests inside `Request.parked`, or with a deferred answer, now (long-polls
+    /// waiting for something).
     public var parkedRequests: Int
     /// Gauge: requests handed to the responder whose response has not been sent yet.
     public var inFlightRequests: Int

@@ -62,11 +62,14 @@ final class HangupWatcher: Sendable {
         finished.wait()
     }
 
-    /// Starts watching the request's socket (nested calls only count).
-    func enter(_ link: ConnectionLink) {
-        state.withLock { state in
+    /// Starts watching the request's socket (nested calls only count). With `deferred`,
+    /// the request's task is ending and the handle answers instead: a hang-up or shutdown
+    /// cancels the handle.
+    func enter(_ link: ConnectionLink, deferred: DeferredResponse? = nil) {
+        let cancelDeferred = state.withLock { state -> Bool in
+            if let deferred { link.deferred = deferred }
             link.parkDepth += 1
-            guard link.parkDepth == 1 else { return }
+            guard link.parkDepth == 1 else { return state.cancellingAll && deferred != nil }
             let token = state.nextToken
             state.nextToken += 1
             state.parked[token] = link
@@ -76,7 +79,14 @@ final class HangupWatcher: Sendable {
                 log("cannot watch a parked connection for hang-ups: \(String(cString: strerror(errno)))")
             }
             if state.cancellingAll { link.cancelTask() }
+            return state.cancellingAll && deferred != nil
         }
+        if cancelDeferred { deferred?.cancel() }
+    }
+
+    /// The deferral a request started, if any.
+    func deferral(of link: ConnectionLink) -> DeferredResponse? {
+        state.withLock { _ in link.deferred }
     }
 
     /// Stops watching the request's socket when its outermost parked region ends.
@@ -92,6 +102,7 @@ final class HangupWatcher: Sendable {
             guard link.parkDepth == 0 else { return }
             state.parked[link.parkToken] = nil
             link.parkToken = 0
+            link.deferred = nil
             counters.parkedRequests.subtract(1, ordering: .relaxed)
         }
     }
@@ -112,11 +123,17 @@ final class HangupWatcher: Sendable {
     }
 
     /// Cancels every parked request, and every request that parks from now on.
+    ///
+    /// Tasks are cancelled under the lock (a task that has left its parked region is
+    /// never cancelled); deferred answers after it, as their handlers may answer at once,
+    /// which takes this lock.
     func cancelAll() {
-        state.withLock { state in
+        let deferred = state.withLock { state -> [DeferredResponse] in
             state.cancellingAll = true
             for link in state.parked.values { link.cancelTask() }
+            return state.parked.values.compactMap(\.deferred)
         }
+        for handle in deferred { handle.cancel() }
     }
 
     private func run() {
@@ -138,10 +155,12 @@ final class HangupWatcher: Sendable {
     }
 
     private func hungUp(_ token: UInt64) {
-        state.withLock { state in
-            guard let link = state.parked[token] else { return }
+        let deferred = state.withLock { state -> DeferredResponse? in
+            guard let link = state.parked[token] else { return nil }
             counters.clientHangups.add(1, ordering: .relaxed)
             link.cancelTask()
+            return link.deferred
         }
+        deferred?.cancel()
     }
 }

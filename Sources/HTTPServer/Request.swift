@@ -127,6 +127,8 @@ public struct Response: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: Data
+    /// Set on a `DeferredResponse`'s marker: the answer comes through it later.
+    var deferral: DeferredResponse?
 
     public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
         self.status = status

@@ -100,7 +100,11 @@ extension ServerCore {
         let responder = self.responder
         let task = Task.immediate {
             let response = await responder.respond(to: request)
-            link.finish(with: response)
+            if let deferral = response.deferral, deferral.link === link {
+                link.taskEnded()
+                return
+            }
+            link.finishDirectly(with: response)
         }
         link.store(task: task)
         if link.connection.transition(generation: generation, from: .finishedInline, to: .active) {
@@ -140,6 +144,9 @@ extension ServerCore {
     /// The request is over (response sent, or the connection failed): the next request's
     /// headers are due within `headerTimeout`.
     func requestCompleted(link: ConnectionLink?, connection: OpaquePointer?) {
+        // A deferral nobody answered (the connection failed) must not stay counted as
+        // parked, nor keep its link alive.
+        if let link, link.deferralStarted.load(ordering: .acquiring) { watcher.deferral(of: link)?.retire() }
         let state = link?.connection ?? connection.flatMap(connectionState(of:))
         state?.headerDeadline.store(connections.nextHeaderDeadline(), ordering: .relaxed)
         if let link { leaveSuspension(link) }

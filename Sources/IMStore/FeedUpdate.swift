@@ -3,10 +3,12 @@ import IMProtocol
 /// New feed entries from one committed batch: the newest position of each user, and the
 /// entries themselves, so that a parked poll can be answered without reading its feed.
 public struct FeedUpdate: Sendable {
+    /// The newest position the batch gave each user's feed.
     public var latest: [UserID: Int64]
     /// Every write of the batch that added feed entries, in position order.
     public var fanOuts: [FeedFanOut]
 
+    /// An update; empty by default.
     public init(latest: [UserID: Int64] = [:], fanOuts: [FeedFanOut] = []) {
         self.latest = latest
         self.fanOuts = fanOuts
@@ -36,12 +38,14 @@ public struct FeedUpdate: Sendable {
 public struct FeedFanOut: Sendable {
     /// The position of the first recipient's entry; the others follow in order.
     public var firstPosition: Int64
+    /// Whose feeds got an entry, in position order.
     public var recipients: [UserID]
     /// The entries' message event, when they are one; nil for the other kinds.
     public var message: FeedMessage?
     /// True when `recipients` ascend, so a recipient is found by bisection.
     private let ascending: Bool
 
+    /// The entries of one write.
     public init(firstPosition: Int64, recipients: [UserID], message: FeedMessage? = nil) {
         self.firstPosition = firstPosition
         self.recipients = recipients
@@ -64,12 +68,15 @@ public struct FeedFanOut: Sendable {
 
 /// A message as its recipients' feeds carry it.
 public struct FeedMessage: Sendable {
+    /// The message as stored.
     public var message: Message
+    /// The kind of its conversation.
     public var kind: ConversationKind
     /// How the recipients address the conversation: one address for all of them (groups,
     /// rooms), or one per recipient in recipient order (`user:<the other one>`).
     public var addresses: [ConversationAddress]
 
+    /// A message and how its recipients address its conversation.
     public init(message: Message, kind: ConversationKind, addresses: [ConversationAddress]) {
         self.message = message
         self.kind = kind

@@ -79,6 +79,19 @@ import Testing
         }
     }
 
+    @Test func theDefaultConnectionMemoryTakesHeaderBlocksOfSixKiBButNotTwelve() async throws {
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.errorLog = { _ in }
+        try await withServer(configuration, responder: Self.echo) { server in
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(get("/", headers: ["X-Pad: \(String(repeating: "p", count: 6 * 1024))"]))
+            #expect(try await client.response().status == 200)
+            let large = try RawHTTPClient(port: server.port)
+            try large.send(get("/", headers: ["X-Pad: \(String(repeating: "p", count: 12 * 1024))"]))
+            #expect(try await large.response().status == 431)
+        }
+    }
+
     @Test func hugeHeaderIsRefusedLoggedAndTheServerCarriesOn() async throws {
         let logged = Mutex<[String]>([])
         var configuration = testConfiguration()

@@ -28,11 +28,15 @@ final class EventHub: Sendable {
         case cancelled
     }
 
+    /// How a parked poll hears why it woke: called once, outside the hub's lock, on the
+    /// thread that woke it (a commit's, the expiry timer's, another request's).
+    typealias Notify = @Sendable (Wake) -> Void
+
     private struct Waiter {
         var id: UInt64
         var userID: UserID
         var deadline: Double
-        var continuation: CheckedContinuation<Wake, Never>
+        var notify: Notify
     }
 
     private struct State {
@@ -49,36 +53,61 @@ final class EventHub: Sendable {
     init(clock: @escaping MonotonicClock) { self.clock = clock }
 
     /// Parks until the user's feed passes `position`, the deadline, a replacement, a kick
-    /// or cancellation.
+    /// or `cancel`; then calls `notify` (at once when there is no need to wait). Returns
+    /// the waiter's id, for `cancel`. The poll's task need not wait: see `DeferredResponse`.
     ///
     /// The poll parks only if no update published so far took the user's feed beyond
     /// `position`, checked under the lock `publish` takes. The caller read the feed before
     /// (finding nothing after `position`), and updates are published in commit order after
     /// their commit; so when an update wakes the poll (`.published`), every entry after
     /// `position` that exists is in that update.
+    @discardableResult
+    func park(tokenID: Int64, userID: UserID, after position: Int64, timeout: Double, notify: @escaping Notify)
+        -> UInt64
+    {
+        let waiterID = newWaiterID()
+        register(
+            waiterID: waiterID, tokenID: tokenID, userID: userID, after: position, timeout: timeout,
+            taskCancelled: false, notify: notify)
+        return waiterID
+    }
+
+    /// `park` for a caller that waits in its task; cancelling the task ends the wait.
     func wait(tokenID: Int64, userID: UserID, after position: Int64, timeout: Double) async -> Wake {
-        let deadline = clock() + timeout
-        let waiterID = state.withLock { state -> UInt64 in
+        let waiterID = newWaiterID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+                register(
+                    waiterID: waiterID, tokenID: tokenID, userID: userID, after: position, timeout: timeout,
+                    taskCancelled: Task.isCancelled, notify: { continuation.resume(returning: $0) })
+            }
+        } onCancel: {
+            cancel(tokenID: tokenID, waiterID: waiterID)
+        }
+    }
+
+    private func newWaiterID() -> UInt64 {
+        state.withLock { state -> UInt64 in
             defer { state.nextWaiterID += 1 }
             return state.nextWaiterID
         }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
-                let (immediate, replaced) = state.withLock { state -> (Wake?, Waiter?) in
-                    if state.stopped || Task.isCancelled { return (.cancelled, nil) }
-                    if let latest = state.latest[userID], latest > position { return (.ready, nil) }
-                    let earlier = state.waiters[tokenID]
-                    state.waiters[tokenID] = Waiter(
-                        id: waiterID, userID: userID, deadline: deadline, continuation: continuation)
-                    state.tokensByUser[userID, default: []].insert(tokenID)
-                    return (nil, earlier)
-                }
-                replaced?.continuation.resume(returning: .replaced)
-                if let immediate { continuation.resume(returning: immediate) }
-            }
-        } onCancel: {
-            end(tokenID: tokenID, waiterID: waiterID, with: .cancelled)
+    }
+
+    private func register(
+        waiterID: UInt64, tokenID: Int64, userID: UserID, after position: Int64, timeout: Double,
+        taskCancelled: Bool, notify: @escaping Notify
+    ) {
+        let deadline = clock() + timeout
+        let (immediate, replaced) = state.withLock { state -> (Wake?, Waiter?) in
+            if state.stopped || taskCancelled { return (.cancelled, nil) }
+            if let latest = state.latest[userID], latest > position { return (.ready, nil) }
+            let earlier = state.waiters[tokenID]
+            state.waiters[tokenID] = Waiter(id: waiterID, userID: userID, deadline: deadline, notify: notify)
+            state.tokensByUser[userID, default: []].insert(tokenID)
+            return (nil, earlier)
         }
+        replaced?.notify(.replaced)
+        if let immediate { notify(immediate) }
     }
 
     /// Ends the parked poll of a login, if there is one.
@@ -86,14 +115,19 @@ final class EventHub: Sendable {
         end(tokenID: tokenID, waiterID: nil, with: wake)
     }
 
-    /// Removes and resumes one waiter, if it is still the one with `waiterID` (when given).
+    /// Ends one parked poll as cancelled, if it is still parked (its client went away).
+    func cancel(tokenID: Int64, waiterID: UInt64) {
+        end(tokenID: tokenID, waiterID: waiterID, with: .cancelled)
+    }
+
+    /// Removes and notifies one waiter, if it is still the one with `waiterID` (when given).
     private func end(tokenID: Int64, waiterID: UInt64?, with wake: Wake) {
         let waiter = state.withLock { state -> Waiter? in
             guard let waiter = state.waiters[tokenID], waiterID == nil || waiter.id == waiterID else { return nil }
             Self.remove(tokenID, userID: waiter.userID, from: &state)
             return waiter
         }
-        waiter?.continuation.resume(returning: wake)
+        waiter?.notify(wake)
     }
 
     private static func remove(_ tokenID: Int64, userID: UserID, from state: inout State) {
@@ -106,15 +140,15 @@ final class EventHub: Sendable {
 
     /// Records new feed positions and wakes the users' parked polls.
     func publish(_ update: FeedUpdate) {
-        var woken: [CheckedContinuation<Wake, Never>] = []
-        defer { for continuation in woken { continuation.resume(returning: .published(update)) } }
+        var woken: [Notify] = []
+        defer { for notify in woken { notify(.published(update)) } }
         state.withLock { state in
             for (userID, position) in update.latest {
                 if position > state.latest[userID] ?? 0 { state.latest[userID] = position }
                 guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { continue }
                 for token in tokens {
                     if let waiter = state.waiters.removeValue(forKey: token) {
-                        woken.append(waiter.continuation)
+                        woken.append(waiter.notify)
                     }
                 }
             }
@@ -128,7 +162,7 @@ final class EventHub: Sendable {
             guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { return [] }
             return tokens.compactMap { state.waiters.removeValue(forKey: $0) }
         }
-        for waiter in woken { waiter.continuation.resume(returning: .ready) }
+        for waiter in woken { waiter.notify(.ready) }
     }
 
     /// Ends the parked poll of a login that was replaced by a login elsewhere.
@@ -139,14 +173,14 @@ final class EventHub: Sendable {
     /// Wakes polls whose time is up; call about twice a second.
     func expire() {
         let now = clock()
-        var expired: [CheckedContinuation<Wake, Never>] = []
+        var expired: [Notify] = []
         state.withLock { state in
             for (token, waiter) in state.waiters where waiter.deadline <= now {
                 Self.remove(token, userID: waiter.userID, from: &state)
-                expired.append(waiter.continuation)
+                expired.append(waiter.notify)
             }
         }
-        for continuation in expired { continuation.resume(returning: .timedOut) }
+        for notify in expired { notify(.timedOut) }
     }
 
     /// Answers every parked poll and refuses new ones (shutdown).
@@ -158,7 +192,7 @@ final class EventHub: Sendable {
             state.tokensByUser.removeAll()
             return all
         }
-        for waiter in all { waiter.continuation.resume(returning: .cancelled) }
+        for waiter in all { waiter.notify(.cancelled) }
     }
 
     /// Polls parked now.

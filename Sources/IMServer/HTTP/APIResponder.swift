@@ -92,6 +92,8 @@ struct APIResponder: HTTPResponder {
     /// Counts the answer and logs it at debug level.
     @inline(never)
     private func finish(_ request: Request, label: String, _ response: Response, started: Double) -> Response {
+        // A deferred answer is counted by whoever sends it.
+        guard !response.isDeferred else { return response }
         core.metrics.recordRequest(method: request.method.rawValue, route: label, status: response.status)
         if core.logger.level <= .debug {
             core.logger.debug(

@@ -48,7 +48,7 @@ enum ConversationRoutes {
     static func send(_ context: RequestContext) async throws -> Response {
         let core = context.core
         let (access, address) = try access(context)
-        let body = try context.decode(SendMessageRequest.self)
+        let body = try WireReader.sendMessageRequest(context.request.body) ?? context.decode(SendMessageRequest.self)
         try body.validate()
         guard let entry = try await access.locate(address, createDirect: true) else {
             throw APIError(.notFound, "no conversation \(address)")

@@ -9,9 +9,9 @@ import Synchronization
 /// the writer, with two fsyncs. Here the writer only asks (`request`) and this thread runs
 /// a passive checkpoint from its own connection while writes go on. Passive checkpoints
 /// can fall behind a busy writer and the log could then grow without end, so past
-/// `catchUpFrames` the writer checkpoints itself (`SQLiteDatabase` does that between
-/// batches, when only the frames since the last background run are left to copy) and the
-/// next transaction starts the log over.
+/// `catchUpFrames` the writer checkpoints itself between batches (waiting for a running
+/// background checkpoint, then copying what is left) and the next transaction starts the
+/// log over.
 final class Checkpointer: @unchecked Sendable {
     // @unchecked: `connection` is used only by the checkpointer thread; `requested` and
     // `stopped` only under `condition`; the counters are atomic.
@@ -65,12 +65,17 @@ final class Checkpointer: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// One passive checkpoint on `connection`: copies what no reader still needs, never
-    /// waits for a lock. Returns SQLite's result code.
+    /// One checkpoint on `connection`; returns SQLite's result code. Passive (the
+    /// default) copies what no reader still needs and never waits for a lock. `restart`
+    /// waits (the connection's busy timeout) for a running checkpoint and for readers of
+    /// the log, copies all of it, and so lets the next transaction start the log over:
+    /// the writer's catch-up, as a passive one would find the background checkpoint
+    /// holding the lock whenever that thread cannot keep up.
     @discardableResult
-    static func checkpoint(_ connection: SQLiteConnection) -> Int32 {
+    static func checkpoint(_ connection: SQLiteConnection, restart: Bool = false) -> Int32 {
         var logFrames: Int32 = 0
         var copied: Int32 = 0
-        return sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copied)
+        return sqlite3_wal_checkpoint_v2(
+            connection.handle, nil, restart ? SQLITE_CHECKPOINT_RESTART : SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copied)
     }
 }

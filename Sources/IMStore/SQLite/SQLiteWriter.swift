@@ -110,7 +110,7 @@ final class SQLiteWriter: @unchecked Sendable {
         if logFrames.load(ordering: .relaxed) >= Checkpointer.catchUpFrames {
             // The background checkpoints fell behind: copy the rest here, where no commit
             // can come in between, so the next transaction starts the log over.
-            Checkpointer.checkpoint(connection)
+            Checkpointer.checkpoint(connection, restart: true)
             logFrames.store(0, ordering: .relaxed)
             requestedAt = 0
             counters.catchUpCheckpoints.add(1, ordering: .relaxed)

@@ -24,6 +24,7 @@ public struct WriterStats: Sendable, Equatable {
     /// Checkpoints the writer ran itself because the background ones fell behind.
     public var catchUpCheckpoints: Int
 
+    /// Statistics; all zero by default.
     public init(
         batches: Int = 0, writes: Int = 0, largestBatch: Int = 0, busyNanoseconds: Int = 0,
         commitNanoseconds: Int = 0, cpuNanoseconds: Int = 0, backgroundCheckpoints: Int = 0,
