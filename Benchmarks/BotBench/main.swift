@@ -60,10 +60,15 @@ func startRunner(_ binary: String, server: BenchServer, bots: Int, transport: Cu
               bots: \(folder)/bots
               state: \(folder)/state
             """, folder: folder)
-    try await Concurrently.waitUntil(seconds: 300) {
+    do {
+        try await Concurrently.waitUntil(seconds: 300) {
         guard let answer = try? await transport.send(TransportRequest(url: "http://127.0.0.1:\(port)/metrics")) else { return false }
         let text = String(decoding: answer.body, as: UTF8.self)
-        return text.split(separator: "\n").filter { $0.hasPrefix("switchboard_bot_connected{") && $0.hasSuffix(" 1") }.count >= bots
+            return text.split(separator: "\n").filter { $0.hasPrefix("switchboard_bot_connected{") && $0.hasSuffix(" 1") }.count >= bots
+        }
+    } catch {
+        runner.stop()
+        throw BenchError("the runner did not connect its \(bots) bots: \(error)")
     }
     return (runner, port)
 }

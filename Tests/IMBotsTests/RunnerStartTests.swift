@@ -79,3 +79,29 @@ import Testing
         server.removeData()
     }
 }
+
+@Suite struct RunnerFleetTests {
+    /// New bots register before trying to log in: sixty bots starting at once from one
+    /// address must not look like password guessing (the server locks an address out
+    /// after 50 failed logins).
+    @Test func manyNewBotsStartWithoutLockingTheRunnerOut() async throws {
+        let server = try await TestServer.start()
+        let fixture = try RunnerFixture()
+        defer {
+            fixture.remove()
+            server.removeData()
+        }
+        let count = 60
+        for index in 0..<count {
+            try RunnerFixture.echoBot(username: "fleet\(index)")
+                .replacingOccurrences(of: "bot: echo", with: "bot: fleet\(index)")
+                .write(toFile: fixture.bots + "/fleet\(index).yaml", atomically: true, encoding: .utf8)
+        }
+        let running = try RunningRunner(fixture.configuration(server: server))
+        let (alice, _) = try await server.client.register("alice")
+        for index in 0..<count { try await alice.awaitUser("fleet\(index)") }
+        #expect(!running.logs.lines.contains { $0.message.contains("too many failed logins") })
+        await running.stop()
+        await server.stop()
+    }
+}

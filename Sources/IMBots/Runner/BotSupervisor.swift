@@ -126,27 +126,38 @@ actor BotSupervisor {
     }
 
     /// Logs in (registering when the file says so), retrying while the server cannot be
-    /// reached; false when the login is refused for good.
+    /// reached or asks to wait; false when the login is refused for good.
+    ///
+    /// A bot that never ran here registers first (and logs in when the account exists), so
+    /// a runner starting many new bots does not pile up failed logins from its address,
+    /// which the server would lock out; one that ran before logs in first.
     private func logIn() async -> Bool {
         let account = definition.account
+        let registerFirst = account.register && state.cursor == nil && state.handledThrough == 0
         var failures = 0
         while !Task.isCancelled {
             do {
                 let auth: AuthResponse
-                do {
-                    auth = try await client.login(username: account.username, password: account.password)
-                } catch where error.apiCode == .unauthorized && account.register {
-                    auth = try await client.register(
-                        username: account.username, password: account.password,
-                        nickname: account.nickname ?? definition.profile?.nickname, bot: true)
-                    logger.notice("bot \(name): registered the account \(account.username)")
+                if registerFirst {
+                    do {
+                        auth = try await register()
+                    } catch where error.apiCode == .conflict {
+                        auth = try await client.login(username: account.username, password: account.password)
+                    }
+                } else {
+                    do {
+                        auth = try await client.login(username: account.username, password: account.password)
+                    } catch where error.apiCode == .unauthorized && account.register {
+                        auth = try await register()
+                    }
                 }
                 identity = BotContext.Identity(username: auth.user.username, id: auth.user.id, nickname: auth.user.nickname)
                 return true
             } catch {
                 if error.isTransient {
                     failures += 1
-                    let delay = BackoffPolicy().delay(afterFailures: failures, random: Double.random(in: 0..<1))
+                    let delay = error.retryAfter.map { Duration.seconds($0) }
+                        ?? BackoffPolicy().delay(afterFailures: failures, random: Double.random(in: 0..<1))
                     if failures == 1 || failures % 10 == 0 {
                         logger.warning("bot \(name): \(error.message); retrying")
                     }
@@ -161,6 +172,15 @@ actor BotSupervisor {
             }
         }
         return false
+    }
+
+    private func register() async throws(IMClientError) -> AuthResponse {
+        let account = definition.account
+        let auth = try await client.register(
+            username: account.username, password: account.password,
+            nickname: account.nickname ?? definition.profile?.nickname, bot: true)
+        logger.notice("bot \(name): registered the account \(account.username)")
+        return auth
     }
 
     /// Applies the file's profile: changed fields only, and the avatar when its file changed.
