@@ -121,6 +121,22 @@ import Testing
             ])
     }
 
+    @Test func anExampleSendersGroupRoleIsGivenWithRole() async throws {
+        #expect(try await results("""
+              - name: admins
+                when: { group: team, from: { role: admin } }
+                do: [ { reply: "yes, boss" } ]
+                examples:
+                  - { from: { username: alice, role: owner }, in: group:team, text: go, expect: { reply: "yes, boss" } }
+                  - { from: { username: bob, role: member }, in: group:team, text: go, expect: nothing }
+                  - { from: carol, in: group:team, text: go, expect: nothing }
+            """) == [
+                "bot.yaml:9:9: rule 'admins' example 1: passed",
+                "bot.yaml:10:9: rule 'admins' example 2: passed",
+                "bot.yaml:11:9: rule 'admins' example 3: passed",
+            ])
+    }
+
     @Test func dryRulesAreCheckedByWhatTheyWouldDo() async throws {
         #expect(try await results("""
               - name: flood

@@ -29,6 +29,48 @@ import Testing
         }
     }
 
+    @Test func aRoleRuleLooksUpTheSendersRoleInTheGroup() async throws {
+        let server = try await TestServer.start()
+        let fixture = try RunnerFixture()
+        defer {
+            fixture.remove()
+            server.removeData()
+        }
+        let (alice, _) = try await server.client.register("alice")
+        let (bob, _) = try await server.client.register("bob")
+        #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team")).status == 201)
+        #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
+        try fixture.write("""
+            bot: keeper
+            account: { username: keeper, password: keeper-password, register: true }
+            join: ["group:team"]
+            rules:
+              - name: owners
+                when: { group: team, from: { role: owner }, text: { starts_with: status } }
+                do: [ { reply: "owner {{sender.username}}" }, { stop: true } ]
+              - name: others
+                when: { group: team, text: { starts_with: status } }
+                do: [ { reply: "member {{sender.username}}" } ]
+            """, as: "keeper.yaml")
+        let running = try RunningRunner(fixture.configuration(server: server))
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let members = try await alice.get("/v1/groups/team/members").decode(MemberList.self).members
+            if members.contains(where: { $0.user.username == "keeper" }) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let start = try await alice.cursorNow()
+        for (index, sender) in [alice, bob].enumerated() {
+            let sent = try await sender.send(
+                "POST", "/v1/conversations/group:team/messages", json: SendMessageRequest(text: "status?"))
+            #expect(sent.status == 201)
+            let replies = try await alice.messages(from: "keeper", count: index + 1, after: start)
+            if index == 1 { #expect(replies == ["owner alice", "member bob"]) }
+        }
+        await running.stop()
+        await server.stop()
+    }
+
     @Test func aSecondRunnerOfTheSameBotIsRefused() async throws {
         try await withRunner { server, fixture, first, alice in
             let second = try BotRunner(configuration: fixture.configuration(server: server))

@@ -67,6 +67,31 @@ struct ExplainCommandTests {
         #expect(result.outputLines.last == "no rule fires: the bot would do nothing")
     }
 
+    @Test func theSendersRoleIsGivenWithRoleAndAnUnknownRoleIsRefused() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/keeper.yaml", """
+            bot: keeper
+            account: { username: keeper, password: keeper-password }
+            listen: ["group:*"]
+            rules:
+              - name: admins
+                when: { from: { role: admin } }
+                do: [ { reply: "yes, boss" } ]
+            """)
+
+        let unknown = await sandbox.run(["explain", "--file", file, "--from", "bob", "--in", "group:team", "go"])
+        #expect(unknown.outputLines.contains("admins: not matched — from: the role of 'bob' is not known, rule wants admin or higher"))
+        let member = await sandbox.run(["explain", "--file", file, "--from", "bob", "--role", "member", "--in", "group:team", "go"])
+        #expect(member.outputLines.contains("admins: not matched — from: 'bob' is member, rule wants admin or higher"))
+        let owner = await sandbox.run(["explain", "--file", file, "--from", "bob", "--role", "owner", "--in", "group:team", "go"])
+        #expect(owner.outputLines.contains("admins: fired — all conditions hold"))
+        #expect(owner.outputLines.last == "  admins[0] reply to group:team: yes, boss")
+        let bad = await sandbox.run(["explain", "--file", file, "--role", "boss", "go"])
+        #expect(bad.status == 2)
+        #expect(bad.errors.contains("--role 'boss' is not a role: use member, admin or owner"))
+    }
+
     @Test func anUnknownBotExitsTwoWithTheBotsFoundAndASuggestion() async throws {
         let sandbox = Sandbox()
         defer { sandbox.remove() }

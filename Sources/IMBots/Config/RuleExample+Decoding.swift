@@ -70,9 +70,9 @@ extension RuleExample: Decodable {
 }
 
 extension ExampleUser: Decodable {
-    enum Key: String, CodingKey, CaseIterable { case username, nickname, isBot }
+    enum Key: String, CodingKey, CaseIterable { case username, nickname, isBot, role }
 
-    /// `alice` or `{username, nickname, is_bot}`.
+    /// `alice` or `{username, nickname, is_bot, role}`.
     init(from decoder: any Decoder) throws {
         guard try decoder.node().mapping != nil else {
             self.init(username: try decoder.decodeValue(String.self).lowercased(), nickname: nil, isBot: false)
@@ -81,7 +81,8 @@ extension ExampleUser: Decodable {
         let container = try decoder.container(keyedBy: Key.self)
         self.init(username: try container.decode(String.self, forKey: .username).lowercased(),
                   nickname: try container.decodeIfPresent(String.self, forKey: .nickname),
-                  isBot: try container.decodeIfPresent(Bool.self, forKey: .isBot) ?? false)
+                  isBot: try container.decodeIfPresent(Bool.self, forKey: .isBot) ?? false,
+                  role: try container.decodeIfPresent(MemberRole.self, forKey: .role))
     }
 }
 

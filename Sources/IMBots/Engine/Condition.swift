@@ -81,6 +81,17 @@ enum Condition: Sendable {
         }
     }
 
+    /// Whether the condition looks at the sender's group role (`from: { role: … }`),
+    /// which the runner then has to look up.
+    var needsSenderRole: Bool {
+        switch self {
+        case .from(let sender): sender.role != nil
+        case .any(let alternatives): alternatives.contains { $0.needsSenderRole }
+        case .not(let inner): inner.needsSenderRole
+        case .text, .command, .conversation, .mentionsMe, .time: false
+        }
+    }
+
     /// Relative evaluation cost: cheap conditions run first, so expensive ones (regexes)
     /// only run for events that passed the rest.
     var cost: Int {
@@ -148,4 +159,6 @@ final class ConditionSet: Sendable {
     }
 
     var cost: Int { conditions.map(\.cost).max() ?? 1 }
+
+    var needsSenderRole: Bool { conditions.contains { $0.needsSenderRole } }
 }

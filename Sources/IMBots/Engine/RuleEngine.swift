@@ -14,6 +14,9 @@ public struct RuleEngine: Sendable {
     /// does not copy it.
     private let conditions: [ConditionSet]
     private let byType: [Slot: Candidates]
+    /// Whether a rule asks for the sender's group role (`from: { role: admin }`): the
+    /// runner then looks it up for events in groups (`BotEvent.senderRole`).
+    public let needsSenderRole: Bool
 
     /// An event kind and the kind of conversation it happened in (nil: none).
     private struct Slot: Hashable {
@@ -33,6 +36,7 @@ public struct RuleEngine: Sendable {
     public init(bot: BotDefinition) {
         self.bot = bot
         self.conditions = bot.rules.map(\.when)
+        self.needsSenderRole = conditions.contains { $0.needsSenderRole }
         let kinds = bot.rules.map(\.when.conversationKinds)
         func candidates(for type: EventType, in place: ConversationKind?) -> Candidates {
             var result = Candidates()

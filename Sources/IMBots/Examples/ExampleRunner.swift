@@ -32,10 +32,11 @@ public enum ExampleRunner {
     static func run(_ example: RuleExample, position: Int64, engine: RuleEngine) async -> String? {
         let bot = engine.bot
         let now = example.now ?? RuleExample.defaultNow
-        let event = BotEvent.synthetic(type: example.event, sender: example.from.map { user($0, at: now) },
+        var event = BotEvent.synthetic(type: example.event, sender: example.from.map { user($0, at: now) },
                                        text: example.text, in: example.conversation,
                                        member: example.member.map { user($0, at: now) },
                                        position: position, at: now)
+        event.senderRole = example.from?.role
         let state = bot.initialState.merging(example.state) { _, given in given }
         let context = BotContext(definition: bot, state: state, now: now)
         let decision = engine.decide(event, context: context)

@@ -31,11 +31,13 @@ public struct RuleExample: Sendable {
     public static let defaultNow = Timestamp(milliseconds: 1_736_157_600_000)
 }
 
-/// A user as an example names one: `alice`, or `{username, nickname, is_bot}`.
+/// A user as an example names one: `alice`, or `{username, nickname, is_bot, role}`.
 struct ExampleUser: Sendable, Hashable {
     let username: String
     let nickname: String?
     let isBot: Bool
+    /// The sender's role in the example's group, for `from: { role: … }` rules.
+    var role: MemberRole?
 }
 
 /// The response an example scripts for an `http` action.

@@ -38,6 +38,8 @@ actor BotSupervisor {
     private var loopGuard: LoopGuard
     private var identity: BotContext.Identity
     private var senders: [String: (user: User, fetched: Double)] = [:]
+    /// Members' roles per group, for rules with `from: { role: … }`.
+    private var roles: [String: (byUser: [String: MemberRole], fetched: Double)] = [:]
     private var lastSave = -Double.infinity
     private var saveScheduled = false
     private var startedAt = Timestamp.now()
@@ -254,7 +256,8 @@ actor BotSupervisor {
             finish(event.position)
             return
         }
-        let botEvent = BotEvent(event: event, sender: await sender(of: event))
+        var botEvent = BotEvent(event: event, sender: await sender(of: event))
+        botEvent.senderRole = await role(of: botEvent.actor, in: event)
         let context = BotContext(definition: definition, id: identity.id, state: state.variables, now: now)
         let decision = engine.decide(botEvent, context: context)
         guard !decision.firings.isEmpty else {
@@ -290,6 +293,34 @@ actor BotSupervisor {
         if senders.count > 10_000 { senders.removeAll() }
         senders[username] = (user, monotonicNow())
         return user
+    }
+
+    /// The group role of `username` when a rule asks for it (`from: { role: … }`) and the
+    /// event is in a group: the members list, fetched when first needed and again after a
+    /// minute or once the group's membership changed. Nil when unknown (the rule then does
+    /// not match, and `explain` says the role was not known).
+    private func role(of username: String?, in event: Event) async -> MemberRole? {
+        guard engine.needsSenderRole, let username, let conversation = event.conversation,
+              case .group(let group) = conversation.address else { return nil }
+        let key = group.lowercased()
+        switch event.type {
+        case .memberJoined, .memberLeft, .memberKicked, .conversationUpdated: roles[key] = nil
+        default: break
+        }
+        if let cached = roles[key], monotonicNow() - cached.fetched < 60 { return cached.byUser[username.lowercased()] }
+        do {
+            let members = try await client.groupMembers(group)
+            if roles.count > 1_000 { roles.removeAll() }
+            let byUser = Dictionary(members.map { ($0.user.username.lowercased(), $0.role) }, uniquingKeysWith: max)
+            roles[key] = (byUser, monotonicNow())
+            return byUser[username.lowercased()]
+        } catch {
+            logger.warning("bot \(name): cannot read the members of group:\(group) for a role check "
+                           + "(trying again in 10 s): \(error)")
+            let known = roles[key]?.byUser ?? [:]
+            roles[key] = (known, monotonicNow() - 50)
+            return known[username.lowercased()]
+        }
     }
 
     private func record(_ report: ActionReport, event: Event) {

@@ -7,8 +7,8 @@ struct ExplainCommand: Command {
     static let name = "explain"
     static let summary = "show which rules a message would fire, and why the others do not"
     static let help = """
-        usage: switchboard explain --bot NAME [--config FILE] [--from USER] [--in ADDRESS] [--at TIME] TEXT...
-               switchboard explain --file FILE [--from USER] [--in ADDRESS] [--at TIME] TEXT...
+        usage: switchboard explain --bot NAME [--config FILE] [--from USER] [--role ROLE] [--in ADDRESS] [--at TIME] TEXT...
+               switchboard explain --file FILE [--from USER] [--role ROLE] [--in ADDRESS] [--at TIME] TEXT...
 
         Treats TEXT (the remaining words, joined by spaces; after '--' when they start
         with '-') as a message to the bot and prints, for each rule in order, one line:
@@ -24,6 +24,8 @@ struct ExplainCommand: Command {
           --file FILE        the bot file to use instead (--bot is then optional)
         \(BotSelection.help)
           --from USER        the sender (default: someone)
+          --role ROLE        the sender's role in the group: member, admin or owner
+                             (default: not known, as for a message outside a group)
           --in ADDRESS       where the message is written: group:NAME, room:NAME or user:NAME
                              (default: the direct conversation with the sender)
           --at TIME          when, in RFC 3339 (2025-01-06T09:30:00+01:00; default: now),
@@ -31,12 +33,13 @@ struct ExplainCommand: Command {
 
         exit codes: 0 explained, 2 unknown bot, a bot file with problems, or usage
         """
-    static let options: Set<String> = ["bot", "file", "config", "from", "in", "at"]
+    static let options: Set<String> = ["bot", "file", "config", "from", "role", "in", "at"]
     static let flags: Set<String> = []
 
     var bot: String?
     var selection: BotSelection
     var sender: String
+    var role: MemberRole?
     var address: ConversationAddress?
     var time: Timestamp?
     var text: String
@@ -51,6 +54,12 @@ struct ExplainCommand: Command {
             _ = try Validate.username(sender)
         } catch {
             throw UsageError(message: "--from '\(sender)' is not a username: \((error as? APIError)?.message ?? "\(error)")")
+        }
+        if let written = arguments[option: "role"] {
+            guard let role = MemberRole(rawValue: written.lowercased()) else {
+                throw UsageError(message: "--role '\(written)' is not a role: use member, admin or owner")
+            }
+            self.role = role
         }
         if let written = arguments[option: "in"] {
             guard let address = ConversationAddress(written.lowercased()) else {
@@ -71,7 +80,8 @@ struct ExplainCommand: Command {
     func run() async throws -> Int32 {
         let definition = try findBot()
         let now = time ?? .now()
-        let event = BotEvent.message(from: sender, text: text, in: address, position: 1, at: now)
+        var event = BotEvent.message(from: sender, text: text, in: address, position: 1, at: now)
+        event.senderRole = role
         let context = BotContext(definition: definition, now: now)
         let engine = RuleEngine(bot: definition)
 
