@@ -67,7 +67,7 @@ let package = Package(
                           dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
                           path: "Benchmarks/BotBench"),
         .executableTarget(name: "ServerBench",
-                          dependencies: ["IMClient", "IMProtocol"],
+                          dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
                           path: "Benchmarks/ServerBench"),
         .executableTarget(name: "RulesBench", dependencies: ["IMBots"], path: "Benchmarks/RulesBench"),
     ]

@@ -77,6 +77,21 @@ public enum Stats {
 
 /// A one-line description of the machine, for reports.
 public enum Machine {
+    /// User and system CPU time of the children that have ended (e.g. wrk runs), in µs.
+    public static func childrenCPUMicroseconds() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + usage.ru_utime.tv_usec
+            + usage.ru_stime.tv_usec
+    }
+
+    /// CLOCK_MONOTONIC in seconds, the clock `perf record -k CLOCK_MONOTONIC` stamps with.
+    public static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
     public static func describe() -> String {
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("model name") }?

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Command-line settings of the benchmark.

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import IMClient
 import IMProtocol
@@ -417,11 +418,6 @@ final class ServerBench: @unchecked Sendable {
         }
         throw BenchError("timed out waiting for a condition")
     }
-}
-
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// A value behind a lock, shareable between tasks.

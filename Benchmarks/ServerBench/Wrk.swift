@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Runs `wrk` (Debian's package) and reads its summary.
@@ -62,43 +63,5 @@ enum Wrk {
             }
         }
         return result
-    }
-}
-
-/// Percentiles and formatting.
-enum Stats {
-    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
-        guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
-    }
-
-    static func ms(_ value: Double) -> String { String(format: "%.2f ms", value) }
-}
-
-/// A one-line description of the machine, for the report.
-enum Machine {
-    /// User and system CPU time of the children that have ended (wrk runs), in µs.
-    static func childrenCPUMicroseconds() -> Int {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-        return (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1_000_000 + usage.ru_utime.tv_usec
-            + usage.ru_stime.tv_usec
-    }
-
-    /// CLOCK_MONOTONIC in seconds, the clock `perf record -k CLOCK_MONOTONIC` stamps with.
-    static func monotonicSeconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-
-    static func describe() -> String {
-        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
-            .split(separator: "\n").first { $0.hasPrefix("model name") }?
-            .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-        let memory = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8))?
-            .split(separator: "\n").first { $0.hasPrefix("MemTotal") }?
-            .split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        return "\(ProcessInfo.processInfo.activeProcessorCount) cores (\(cpu)), \(memory / 1024 / 1024) GiB RAM, Linux"
     }
 }

@@ -5,6 +5,7 @@
 // latency to a parked poll at a fixed rate, fan-out of one message to a 1,000-member group
 // with 1,000 parked polls, and server memory with many parked polls. Prints a Markdown
 // report for BENCHMARKS.md.
+import BenchSupport
 import Foundation
 
 let options = BenchOptions.parse(CommandLine.arguments)
