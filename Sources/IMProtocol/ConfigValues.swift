@@ -5,20 +5,37 @@ public struct ConfigDuration: Hashable, Sendable, Codable, CustomStringConvertib
 
     public init(seconds: Double) { self.seconds = seconds }
 
+    /// The longest duration accepted: 100 years, far beyond any timeout or retention,
+    /// and small enough to compute with in whole milliseconds.
+    public static let maximumSeconds: Double = 100 * 365 * 86400
+
     /// Parses the text form; nil when it is not one.
     public init?(_ text: String) {
         let trimmed = text.trimmingSpaces()
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400), ("w", 604_800)]
         for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
-            let number = trimmed.dropLast(suffix.count)
             // "ms" must not be read as "m" + "s": only accept a pure number before the unit.
-            if let value = Double(number), value >= 0, value.isFinite {
+            if let value = Self.number(trimmed.dropLast(suffix.count)), value * scale <= Self.maximumSeconds {
                 self.seconds = value * scale
                 return
             }
         }
-        guard let value = Double(trimmed), value >= 0, value.isFinite else { return nil }
+        guard let value = Self.number(trimmed[...]), value <= Self.maximumSeconds else { return nil }
         self.seconds = value
+    }
+
+    /// A plain decimal number (`30`, `1.5`): no sign, exponent, hexadecimal or `inf`.
+    private static func number(_ text: Substring) -> Double? {
+        var dots = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                dots += 1
+            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                return nil
+            }
+        }
+        guard dots <= 1, text.utf8.contains(where: { $0 != UInt8(ascii: ".") }) else { return nil }
+        return Double(text)
     }
 
     public var description: String {
@@ -31,14 +48,15 @@ public struct ConfigDuration: Hashable, Sendable, Codable, CustomStringConvertib
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Double.self), number >= 0 {
+        if let number = try? container.decode(Double.self), number >= 0, number <= Self.maximumSeconds {
             self.seconds = number
             return
         }
         let text = try container.decode(String.self)
         guard let parsed = ConfigDuration(text) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "'\(text)' is not a duration (write e.g. 500ms, 30s, 10m, 24h or 7d)")
+                in: container,
+                debugDescription: "'\(text)' is not a duration (write e.g. 500ms, 30s, 10m, 24h or 7d; at most 100 years)")
         }
         self = parsed
     }
@@ -62,7 +80,8 @@ public struct ListenAddress: Hashable, Sendable, Codable, CustomStringConvertibl
     public init?(_ text: String) {
         let host: Substring
         let port: Substring
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
             host = text[text.index(after: text.startIndex)..<close]
             let rest = text[text.index(after: close)...]
             guard rest.hasPrefix(":") else { return nil }

@@ -85,17 +85,26 @@ public struct Timestamp: Hashable, Sendable, Comparable, Codable, CustomStringCo
         } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
-            guard let hours = number(2), expect(":"), let minutes = number(2) else { return nil }
+            guard let hours = number(2), expect(":"), let minutes = number(2), hours < 24, minutes < 60 else { return nil }
             offset = sign * (hours * 3600 + minutes * 60)
         } else {
             return nil
         }
-        guard index == bytes.count, (1...12).contains(month), (1...31).contains(day), hour < 24,
-            minute < 60, second < 61
+        guard index == bytes.count, (1...12).contains(month), (1...Timestamp.daysIn(month, of: year)).contains(day),
+            hour < 24, minute < 60, second < 61
         else { return nil }
         let days = Timestamp.daysFromCivil(year: year, month: month, day: day)
         let total = Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + second - offset)
         self.milliseconds = total * 1000 + Int64(millis)
+    }
+
+    /// The number of days in `month` (1-12) of `year`, in the proleptic Gregorian calendar.
+    static func daysIn(_ month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).

@@ -52,14 +52,14 @@ public enum Validate {
         try name(raw, field: field, length: Limits.conversationNameLength)
     }
 
-    /// Free text shown to people: a length in characters and no control characters
-    /// other than newline and tab (when `multiline`).
+    /// Free text shown to people: a length in characters and no control characters (C0,
+    /// DEL and C1) other than newline, carriage return and tab (when `multiline`).
     public static func text(
         _ value: String, field: String, length: ClosedRange<Int>, multiline: Bool = false
     ) throws {
         let count = value.count
         guard length.contains(count) else {
-            if count == 0 || value.allSatisfy(\.isWhitespace) && length.lowerBound > 0 {
+            if count == 0 {
                 throw APIError.invalid(field, "\(field) must not be empty")
             }
             throw APIError.invalid(
@@ -68,7 +68,7 @@ public enum Validate {
         if length.lowerBound > 0, value.allSatisfy(\.isWhitespace) {
             throw APIError.invalid(field, "\(field) must not be empty")
         }
-        for scalar in value.unicodeScalars where scalar.value < 0x20 || scalar.value == 0x7F {
+        for scalar in value.unicodeScalars where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
             if multiline, scalar == "\n" || scalar == "\t" || scalar == "\r" { continue }
             throw APIError.invalid(field, "\(field) must not contain control characters")
         }

@@ -23,15 +23,28 @@ public final class IMServerApp: Sendable {
     /// Expires parked polls and prunes old data while the server runs.
     private let maintenance = Mutex<Task<Void, Never>?>(nil)
 
+    /// Creates `path` and its missing parents (like `mkdir -p`); what went wrong, naming
+    /// the folder and the system's reason, or nil.
+    static func createDirectories(_ path: String) -> String? {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+            return isFolder.boolValue ? nil : "\(path) exists and is not a folder"
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path, let problem = createDirectories(parent) { return problem }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            return "\(path): \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+
     /// Opens the data folder and storage; nothing listens until `start()`.
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "server")) throws {
         self.configuration = configuration
         self.logger = logger
         let directory = configuration.dataDirectory
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ServerStartError(message: "cannot create the data folder \(directory): \(error.localizedDescription)")
+        if let problem = Self.createDirectories(directory) {
+            throw ServerStartError(message: "cannot create the data folder \(directory): \(problem)")
         }
         guard FileManager.default.isWritableFile(atPath: directory) else {
             throw ServerStartError(message: "the data folder \(directory) is not writable")

@@ -1,0 +1,55 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `switchboard serve` refuses to start, with exit status 2 and the cause, when it
+/// cannot do its job.
+@Suite("switchboard serve")
+struct ServeCommandTests {
+    @Test func aPortInUseIsNamedAndExitsTwo() async throws {
+        let server = try await TestServer.start()
+        let sandbox = Sandbox()
+        defer {
+            sandbox.remove()
+            server.removeData()
+        }
+        let config = try sandbox.write("config.yaml", "log_level: warning\n")
+        let address = try #require(server.baseURL.split(separator: "/").last.map(String.init))
+
+        let result = await sandbox.run(["serve", "--config", config, "--listen", address, "--data", sandbox.path("data")])
+
+        #expect(result.status == 2)
+        #expect(result.errorLines.contains(
+            "switchboard: cannot listen on \(address): address already in use (is another server running there?)"))
+        await server.stop()
+    }
+
+    @Test func aDataFolderThatCannotBeMadeIsNamedWithTheReasonAndExitsTwo() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let config = try sandbox.write("config.yaml", "log_level: warning\n")
+        let file = try sandbox.write("not-a-folder", "x")
+
+        let result = await sandbox.run(["serve", "--config", config, "--listen", "127.0.0.1:0", "--data", file + "/data"])
+
+        #expect(result.status == 2)
+        #expect(result.errorLines == [
+            "switchboard: cannot create the data folder \(file)/data: \(file) exists and is not a folder",
+        ])
+    }
+
+    @Test(arguments: [
+        ("nowhere", "switchboard: --listen 'nowhere' is not HOST:PORT (e.g. 127.0.0.1:8080)"),
+        ("127.0.0.1:99999", "switchboard: --listen '127.0.0.1:99999' is not HOST:PORT (e.g. 127.0.0.1:8080)"),
+    ])
+    func aBadListenAddressIsAUsageError(listen: String, message: String) async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let config = try sandbox.write("config.yaml", "log_level: warning\n")
+
+        let result = await sandbox.run(["serve", "--config", config, "--listen", listen, "--data", sandbox.path("data")])
+
+        #expect(result.status == 2)
+        #expect(result.errorLines.first == message)
+    }
+}
