@@ -43,6 +43,7 @@ import Testing
         let first = try Self.launch(binary, config: config)
         let (alice, _) = try await server.client.register("alice")
         try await alice.awaitUser("echo")
+        try await server.awaitParkedPolls(1)  // the bot's first poll: it handles what comes after
         let start = try await alice.cursorNow()
         let total = 40
         for index in 0..<total { try await alice.say("m\(index)", to: "echo") }

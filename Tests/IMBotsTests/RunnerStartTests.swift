@@ -54,6 +54,8 @@ import Testing
         let (alice, _) = try await server.client.register("alice")
         var running = try RunningRunner(fixture.configuration(server: server))
         try await alice.awaitUser("echo")
+        // A first start begins at the present: the bot handles what comes once it polls.
+        try await server.awaitParkedPolls(1)
         let start = try await alice.cursorNow()
         try await alice.say("before", to: "echo")
         _ = try await alice.messages(from: "echo", count: 1, after: start)

@@ -146,6 +146,8 @@ func withRunner(
     do {
         let (alice, _) = try await server.client.register("alice")
         try await alice.awaitUser("echo")
+        // A bot's first start begins at the present: messages count from its first poll.
+        try await server.awaitParkedPolls(1)
         try await body(server, fixture, running, alice)
     } catch {
         await running.stop()

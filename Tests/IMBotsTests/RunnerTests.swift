@@ -132,6 +132,7 @@ import Testing
         let running = try RunningRunner(fixture.configuration(server: server, watchInterval: 0.05))
         let (alice, _) = try await server.client.register("alice")
         try await alice.awaitUser("echo")
+        try await server.awaitParkedPolls(1)
         try fixture.write(RunnerFixture.echoBot(prefix: "newer"))
         try await awaitLog(running, containing: "new rules applied")
         let start = try await alice.cursorNow()
