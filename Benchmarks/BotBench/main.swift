@@ -73,17 +73,39 @@ func startRunner(_ binary: String, server: BenchServer, bots: Int, transport: Cu
     return (runner, port)
 }
 
-/// When each message was sent, and when its reply arrived.
+/// When each message was sent, and when its reply arrived; and, on the wall clock the
+/// server stamps messages with (milliseconds), the three legs of the round trip.
 final class Latencies: Sendable {
-    let sent = Mutex<[String: ContinuousClock.Instant]>([:])
-    let samples = Mutex<[Double]>([])
-    func sending(_ text: String) { sent.withLock { $0[text] = .now } }
-    func replied(_ text: String) {
-        let now = ContinuousClock.now
-        guard let start = sent.withLock({ $0[text] }) else { return }
-        samples.withLock { $0.append(Stats.milliseconds(start, now)) }
+    struct Sent {
+        var at: ContinuousClock.Instant
+        var wall: Int64
+        /// The server's stamp on the user's message, once its send is answered.
+        var stamped: Int64?
     }
+
+    let sent = Mutex<[String: Sent]>([:])
+    let samples = Mutex<[Double]>([])
+    /// user → server stamp; server stamp → the bot's reply stamped; reply stamp → arrival.
+    let legs = Mutex<[(Double, Double, Double)]>([])
+
+    func sending(_ text: String) { sent.withLock { $0[text] = Sent(at: .now, wall: Self.wallMilliseconds()) } }
+    func stamped(_ text: String, _ at: Timestamp) { sent.withLock { $0[text]?.stamped = at.milliseconds } }
+    func replied(_ text: String, stamped replyAt: Timestamp) {
+        let now = ContinuousClock.now
+        let wall = Self.wallMilliseconds()
+        guard let start = sent.withLock({ $0[text] }) else { return }
+        samples.withLock { $0.append(Stats.milliseconds(start.at, now)) }
+        if let stamped = start.stamped {
+            legs.withLock {
+                $0.append((Double(stamped - start.wall), Double(replyAt.milliseconds - stamped),
+                           Double(wall - replyAt.milliseconds)))
+            }
+        }
+    }
+
     var count: Int { samples.withLock { $0.count } }
+
+    static func wallMilliseconds() -> Int64 { Timestamp.now().milliseconds }
 }
 
 let options = Options.parse()
@@ -112,7 +134,9 @@ do {
                     EventBatch.self, try await server.call("GET", "/v1/events?cursor=\(cursor)&timeout=30&limit=1000", token: token))
                 cursor = batch.cursor
                 for event in batch.events where event.message?.sender == "bot0" {
-                    if let text = event.message?.text, text.hasPrefix("re: ") { latencies.replied(String(text.dropFirst(4))) }
+                    if let message = event.message, message.text.hasPrefix("re: ") {
+                        latencies.replied(String(message.text.dropFirst(4)), stamped: message.createdAt)
+                    }
                 }
             }
         }
@@ -129,9 +153,10 @@ do {
                 let text = "m\(index)"
                 group.addTask {
                     latencies.sending(text)
-                    _ = try await server.call(
+                    let answer = try await server.call(
                         "POST", "/v1/conversations/user:bot0/messages", token: token,
                         body: try WireJSON.encoder().encode(SendMessageRequest(text: text)))
+                    latencies.stamped(text, try server.decode(Message.self, answer).createdAt)
                 }
             }
             try await group.waitForAll()
@@ -144,6 +169,12 @@ do {
     let samples = latencies.samples.withLock { $0 }.sorted()
     print("| auto-responder, \(options.users) users sending \(options.rate) msgs/s for \(options.seconds) s: reply latency | p50 \(Stats.ms(Stats.percentile(samples, 0.5))), p99 \(Stats.ms(Stats.percentile(samples, 0.99))) (\(samples.count) replies) |")
     print("| replies per second over the run | \(Int(Double(samples.count) / elapsed)) |")
+    let legs = latencies.legs.withLock { $0 }
+    if !legs.isEmpty {
+        func mean(_ values: [Double]) -> String { String(format: "%.2f ms", values.reduce(0, +) / Double(values.count)) }
+        print("| ↳ mean of the legs (server's millisecond stamps): send → message stamped; → reply stamped; → reply arrived "
+              + "| \(mean(legs.map(\.0))); \(mean(legs.map(\.1))); \(mean(legs.map(\.2))) |")
+    }
     print("| runner RSS after the run | \(runner.rssKiB / 1024) MiB |")
 }
 
