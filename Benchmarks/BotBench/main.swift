@@ -5,7 +5,7 @@
 //  2. the runner's memory with 100 bots logged in and parked.
 // Prints a Markdown table for BENCHMARKS.md.
 //
-//   .build/release/BotBench [--users 50] [--rate 500] [--seconds 10] [--bots 100]
+//   .build/release/BotBench [--users 50] [--rate 500] [--seconds 10] [--bots 100] [--durability full|normal]
 import BenchSupport
 import Foundation
 import IMClient
@@ -19,12 +19,14 @@ struct Options {
     var seconds: Int
     var bots: Int
     var binary: String
+    var durability: String
 
     static func parse() -> Options {
-        let arguments = BenchArguments(known: ["users", "rate", "seconds", "bots", "binary"])
+        let arguments = BenchArguments(known: ["users", "rate", "seconds", "bots", "binary", "durability"])
         return Options(
             users: arguments.int("users", 50), rate: arguments.int("rate", 500), seconds: arguments.int("seconds", 10),
-            bots: arguments.int("bots", 100), binary: arguments.string("binary", ".build/release/switchboard"))
+            bots: arguments.int("bots", 100), binary: arguments.string("binary", ".build/release/switchboard"),
+            durability: arguments.string("durability", "full"))
     }
 }
 
@@ -110,9 +112,10 @@ final class Latencies: Sendable {
 
 let options = Options.parse()
 let transport = CurlTransport(configuration: .init(maxCachedConnections: 30_000))
-let server = try await BenchServer(binary: options.binary, transport: transport)
+let server = try await BenchServer(binary: options.binary, durability: options.durability, transport: transport)
 defer { server.stop() }
-print("Machine: \(Machine.describe()). Server and runner: release builds, separate processes, loopback; durability full.")
+print("Machine: \(Machine.describe()). Server and runner: release builds, separate processes, loopback; "
+      + "durability \(options.durability).")
 print("")
 print("| measurement | result |")
 print("|---|---|")
