@@ -108,6 +108,10 @@ actor BotSupervisor {
                 switch item {
                 case .event(let event):
                     await handle(event)
+                case .unreadable(let unreadable):
+                    logger.warning("bot \(name): event \(unreadable.position) (\(unreadable.type)) cannot be read by this "
+                                   + "version of switchboard and is skipped: \(unreadable.reason)")
+                    if tracker.pull(unreadable.position) { finish(unreadable.position) }
                 case .resyncNeeded(let reason):
                     metrics.cursorReset(bot: name)
                     logger.warning("bot \(name): the server no longer knows its cursor (\(reason)); continuing from now")

@@ -5,7 +5,7 @@ extension EventFeed {
     enum PollOutcome {
         /// Events (possibly none) and the next cursor; `staleLogin` when this client has
         /// logged in anew since the poll was sent (its events then speak of the old login).
-        case batch(EventBatch, staleLogin: Bool)
+        case batch(PolledBatch, staleLogin: Bool)
         /// The login the poll used has ended, but this client already holds a new one
         /// (after `login` or `changePassword`): poll again at once.
         case loginReplaced
@@ -42,8 +42,11 @@ extension EventFeed {
             return classify(error, hadCursor: cursor != nil)
         }
         do {
-            let batch = try client.decode(EventBatch.self, from: response, for: request)
-            let kicked = batch.events.contains { $0.type == .kickedOut }
+            let batch = try client.decode(PolledBatch.self, from: response, for: request)
+            let kicked = batch.items.contains {
+                if case .event(let event) = $0 { return event.type == .kickedOut }
+                return false
+            }
             return .batch(batch, staleLogin: kicked ? await loginChanged(since: token) : false)
         } catch {
             // A 200 that is not a batch: a proxy's page while the server restarts, say.

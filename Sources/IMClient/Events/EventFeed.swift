@@ -67,7 +67,7 @@ actor EventFeed {
             switch await poll(from: cursor) {
             case .batch(let batch, let staleLogin):
                 if let first = try await accept(batch, staleLogin: staleLogin) { return first }
-                if polledWithCursor, batch.events.isEmpty, options.pollTimeout > 0,
+                if polledWithCursor, batch.items.isEmpty, options.pollTimeout > 0,
                     options.monotonic() - started < .seconds(1)
                 {
                     // Parking was asked for but the server answered at once: pace the polls.
@@ -104,9 +104,9 @@ actor EventFeed {
 
     /// Queues a successful poll's elements; returns the first one, or nil when there is
     /// nothing to hand out (an empty or all-repeated batch).
-    private func accept(_ batch: EventBatch, staleLogin: Bool) async throws(IMClientError) -> LiveEvent? {
+    private func accept(_ batch: PolledBatch, staleLogin: Bool) async throws(IMClientError) -> LiveEvent? {
         failures = 0
-        if !batch.events.isEmpty { earlyEmptyAnswers = 0 }
+        if !batch.items.isEmpty { earlyEmptyAnswers = 0 }
         var items: [LiveEvent] = []
         if isDisconnected {
             isDisconnected = false
@@ -118,7 +118,14 @@ actor EventFeed {
             items.append(.resyncNeeded(reason: reason))
             handsOverWork = true
         }
-        for event in batch.events {
+        for item in batch.items {
+            guard case .event(let event) = item else {
+                if let last = lastPosition, item.position <= last { continue }
+                lastPosition = item.position
+                if case .unreadable(let unreadable) = item { items.append(.unreadable(unreadable)) }
+                handsOverWork = true
+                continue
+            }
             if event.type == .kickedOut {
                 // This client logged in anew itself: the kick is of its own old login.
                 if staleLogin { continue }

@@ -10,6 +10,9 @@ public enum LiveEvent: Sendable, Equatable {
     /// stream already holds a fresh cursor taken before this element, so nothing that
     /// happens during the reload is lost.
     case resyncNeeded(reason: String)
+    /// An event this version cannot read (a newer server's message type, say): handed
+    /// over in its place so the consumer can log it; the stream moves past it.
+    case unreadable(UnreadableEvent)
     /// A poll failed and the stream will try again after `retryIn` (exponential backoff
     /// with jitter): for a "connection lost, retrying" state. Needs no action.
     case disconnected(IMClientError, retryIn: Duration)

@@ -60,6 +60,8 @@ struct TailCommand: Command {
                         filter == nil || filter == conversation.id
                     else { continue }
                     printOutput(Self.line(message, in: conversation))
+                case .unreadable(let unreadable):
+                    printError("skipped an event this version cannot read (\(unreadable.type)): \(unreadable.reason)")
                 case .resyncNeeded(let reason):
                     printError("re-synced: \(reason)")
                 case .disconnected(let error, let retryIn):

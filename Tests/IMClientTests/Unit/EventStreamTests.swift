@@ -86,6 +86,32 @@ struct EventStreamTests {
         _ = try await withHangGuard("cancelled consumer") { try await consumer.value }
     }
 
+    @Test func anEventOfANewerServerThatCannotBeReadIsHandedOverAsUnreadableAndPassed() async throws {
+        // The second event's message has a type this version does not know.
+        var answer = Fixtures.batch([Fixtures.event(1), Fixtures.event(2), Fixtures.event(3)], cursor: "c3")
+        var text = String(decoding: answer.body, as: UTF8.self)
+        let chat = #""type":"chat""#
+        let second = try #require(text.ranges(of: chat).dropFirst().first)
+        text.replaceSubrange(second, with: #""type":"poll""#)
+        answer.body = Data(text.utf8)
+        let harness = Harness([.respond(answer)], cursor: "c0")
+        let iterator = harness.stream.makeAsyncIterator()
+
+        let taken = try await harness.take(3, from: iterator)
+
+        #expect(taken.count == 3)
+        #expect(taken.first == "event 1")
+        // The reason names the field; the rest of its wording is Foundation's.
+        #expect(taken.dropFirst().first?.hasPrefix("unreadable 2 message: message.type: ") == true, "\(taken)")
+        #expect(taken.last == "event 3")
+        let consumer = Task { try await harness.take(1, from: iterator) }
+        try await harness.transport.waitForRequests(2)
+        #expect(harness.store.cursor == "c3")
+        #expect(harness.polledCursors == ["c0", "c3"])
+        consumer.cancel()
+        _ = try await withHangGuard("cancelled consumer") { try await consumer.value }
+    }
+
     @Test func eventsAtOrBelowTheLastHandedOverPositionAreDropped() async throws {
         let harness = Harness(
             [
@@ -364,6 +390,7 @@ func describe(_ element: LiveEvent?) -> String {
     case nil: "end"
     case .event(let event)?: event.type == .message ? "event \(event.position)" : "\(event.type) \(event.position)"
     case .resyncNeeded?: "resync"
+    case .unreadable(let unreadable)?: "unreadable \(unreadable.position) \(unreadable.type): \(unreadable.reason)"
     case .disconnected(_, let retryIn)?:
         "disconnected \(retryIn.components.seconds * 1000 + retryIn.components.attoseconds / 1_000_000_000_000_000)ms"
     case .reconnected?: "reconnected"
