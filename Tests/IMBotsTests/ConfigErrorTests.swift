@@ -36,6 +36,17 @@ import Testing
             ])
     }
 
+    @Test func aBadRoleIsOneErrorAndAnEmptyFromAnother() {
+        #expect(Bots.errors(header + """
+            rules:
+              - { name: r, when: { from: { role: boss } }, do: [ { reply: hi } ] }
+              - { name: s, when: { from: {} }, do: [ { reply: hi } ] }
+            """) == [
+                "bot.yaml:4:38: expected one of 'member', 'admin', 'owner' for 'rules[0].when.from.role', found \"boss\"",
+                "bot.yaml:5:30: 'from' needs one of: users, bots, role",
+            ])
+    }
+
     @Test func aBadRegexPointsAtThePattern() throws {
         let text = header + """
             rules:

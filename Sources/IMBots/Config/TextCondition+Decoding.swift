@@ -120,7 +120,8 @@ extension SenderCondition: Decodable {
         let users = try container.decodeIfPresent(OneOrMany<String>.self, forKey: .users)?.items
         let bots = try container.decodeIfPresent(Bool.self, forKey: .bots)
         let role = try container.decodeIfPresent(MemberRole.self, forKey: .role)
-        guard users != nil || bots != nil || role != nil else {
+        // A key written with a bad value has its own error already.
+        guard Key.allCases.contains(where: { container.contains($0) }) else {
             throw decoder.botDecoding.failure(.invalidValue, "'from' needs one of: users, bots, role",
                                               at: decoder.mark, path: decoder.codingPath)
         }
