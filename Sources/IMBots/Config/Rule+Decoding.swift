@@ -8,7 +8,7 @@ extension Rule: Decodable {
     }
 
     /// Decodes one rule and checks its templates against the variables it provides.
-    public init(from decoder: any Decoder) throws {
+    public convenience init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
         let container = try decoder.container(keyedBy: Key.self)
         if container.contains(.dedupe) {

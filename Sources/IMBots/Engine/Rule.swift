@@ -1,8 +1,9 @@
 /// One rule of a bot: when it matches, what it does, and how.
 ///
 /// Built by the loader from the bot file; its conditions are compiled there (regexes,
-/// word lists, command names), so evaluating it allocates little.
-public struct Rule: Sendable {
+/// word lists, command names), so evaluating it allocates little. A class: a rule that
+/// fires is handed on in the decision, and a reference is cheaper to pass than its fields.
+public final class Rule: Sendable {
     /// The rule's name, unique in its bot.
     public let name: String
     /// How its match takes effect.
