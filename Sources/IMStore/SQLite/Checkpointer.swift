@@ -9,12 +9,17 @@ import Synchronization
 /// the writer, with two fsyncs. Here the writer only asks (`request`) and this thread runs
 /// a passive checkpoint from its own connection while writes go on. Passive checkpoints
 /// can fall behind a busy writer and the log could then grow without end, so past
-/// `catchUpFrames` the writer checkpoints itself between batches (waiting for a running
-/// background checkpoint, then copying what is left) and the next transaction starts the
-/// log over.
+/// `catchUpFrames` the writer checkpoints itself between batches (`catchUp`: waiting for a
+/// running background checkpoint, then copying what is left) and the next transaction
+/// starts the log over.
 final class Checkpointer: @unchecked Sendable {
     // @unchecked: `connection` is used only by the checkpointer thread; `requested` and
     // `stopped` only under `condition`; the counters are atomic.
+
+    /// Held while a checkpoint runs, by this thread or by the writer's catch-up. SQLite
+    /// does not wait for another connection's checkpoint (it answers SQLITE_BUSY at
+    /// once, whatever the busy timeout), so the two take turns here.
+    private let running = NSLock()
 
     /// Log frames after which a checkpoint is asked for (SQLite's default).
     static let requestFrames: Int32 = 1000
@@ -52,8 +57,8 @@ final class Checkpointer: @unchecked Sendable {
             requested = false
             condition.unlock()
             if stop { return }
-            // A failure (busy: the writer is checkpointing) is retried at the next request.
-            _ = Self.checkpoint(connection)
+            // A failure (a reader holds an old snapshot) is retried at the next request.
+            running.withLock { _ = Self.checkpoint(connection) }
             runs.add(1, ordering: .relaxed)
         }
     }
@@ -65,12 +70,18 @@ final class Checkpointer: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The writer's catch-up on its own `connection`, between transactions: waits for a
+    /// background checkpoint that is running, then copies the whole log (waiting up to
+    /// the connection's busy timeout for readers of it), so the next transaction starts
+    /// the log over. True when it did; false leaves the log as it is, to try again after
+    /// the next batch.
+    func catchUp(on writer: SQLiteConnection) -> Bool {
+        running.withLock { Self.checkpoint(writer, restart: true) == SQLITE_OK }
+    }
+
     /// One checkpoint on `connection`; returns SQLite's result code. Passive (the
-    /// default) copies what no reader still needs and never waits for a lock. `restart`
-    /// waits (the connection's busy timeout) for a running checkpoint and for readers of
-    /// the log, copies all of it, and so lets the next transaction start the log over:
-    /// the writer's catch-up, as a passive one would find the background checkpoint
-    /// holding the lock whenever that thread cannot keep up.
+    /// default) copies what no reader still needs and never waits. `restart` waits (the
+    /// connection's busy timeout) for readers of the log and copies all of it.
     @discardableResult
     static func checkpoint(_ connection: SQLiteConnection, restart: Bool = false) -> Int32 {
         var logFrames: Int32 = 0

@@ -107,10 +107,10 @@ final class SQLiteWriter: @unchecked Sendable {
             return
         }
         complete(jobs, actions: context.afterCommitActions, failure: nil)
-        if logFrames.load(ordering: .relaxed) >= Checkpointer.catchUpFrames {
-            // The background checkpoints fell behind: copy the rest here, where no commit
-            // can come in between, so the next transaction starts the log over.
-            Checkpointer.checkpoint(connection, restart: true)
+        if logFrames.load(ordering: .relaxed) >= Checkpointer.catchUpFrames, checkpointer.catchUp(on: connection) {
+            // The background checkpoints fell behind: the rest was copied here, where no
+            // commit can come in between, so the next transaction starts the log over.
+            // (When it could not be done, the next batch tries again.)
             logFrames.store(0, ordering: .relaxed)
             requestedAt = 0
             counters.catchUpCheckpoints.add(1, ordering: .relaxed)
