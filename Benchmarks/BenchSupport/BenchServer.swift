@@ -11,7 +11,7 @@ public final class BenchServer: Sendable {
 
     public init(binary: String, durability: String = "full", transport: CurlTransport) async throws {
         self.transport = transport
-        port = Int.random(in: 20_000...40_000)
+        port = ChildProcess.freePort()
         let folder = NSTemporaryDirectory() + "switchboard-bench-\(UUID().uuidString)"
         child = try ChildProcess(
             binary: binary, arguments: ["serve"],
@@ -27,6 +27,7 @@ public final class BenchServer: Sendable {
                 """, folder: folder)
         for _ in 0..<200 {
             if let answer = try? await call("GET", "/healthz"), answer.status == 200 { return }
+            if let exited = child.exited { throw BenchError("the server on \(url) \(exited)") }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw BenchError("the server did not answer /healthz on \(url)")

@@ -26,6 +26,36 @@ public final class ChildProcess: @unchecked Sendable {
     /// CPU seconds used so far (user + system).
     public var cpuSeconds: Double { ProcessStats.cpuSeconds(pid: process.processIdentifier) }
 
+    /// Why the process is no longer running, or nil while it runs (for waits that should
+    /// give up at once when a child could not start, e.g. its port was taken).
+    public var exited: String? {
+        process.isRunning ? nil : "exited with status \(process.terminationStatus)"
+    }
+
+    /// A loopback port no socket uses now, below the kernel's range for outgoing
+    /// connections (32768 and up on Linux), so the benchmark's own thousands of
+    /// connections cannot take it before the child binds it.
+    public static func freePort() -> Int {
+        while true {
+            let port = Int.random(in: 10_000..<32_768)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return port }
+            defer { close(fd) }
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            if bound == 0 { return port }
+        }
+    }
+
     public func stop() {
         if process.isRunning {
             process.terminate()

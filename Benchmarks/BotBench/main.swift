@@ -51,7 +51,7 @@ func startRunner(_ binary: String, server: BenchServer, bots: Int, transport: Cu
     for index in 0..<bots {
         try botFile(index).write(toFile: folder + "/bots/bot\(index).yaml", atomically: true, encoding: .utf8)
     }
-    let port = Int.random(in: 40_001...50_000)
+    let port = ChildProcess.freePort()
     let runner = try ChildProcess(
         binary: binary, arguments: ["run"],
         config: """
@@ -64,10 +64,14 @@ func startRunner(_ binary: String, server: BenchServer, bots: Int, transport: Cu
             """, folder: folder)
     do {
         try await Concurrently.waitUntil(seconds: 300) {
-        guard let answer = try? await transport.send(TransportRequest(url: "http://127.0.0.1:\(port)/metrics")) else { return false }
-        let text = String(decoding: answer.body, as: UTF8.self)
-            return text.split(separator: "\n").filter { $0.hasPrefix("switchboard_bot_connected{") && $0.hasSuffix(" 1") }.count >= bots
+            if runner.exited != nil { return true }
+            guard let answer = try? await transport.send(TransportRequest(url: "http://127.0.0.1:\(port)/metrics"))
+            else { return false }
+            let text = String(decoding: answer.body, as: UTF8.self)
+            return text.split(separator: "\n").filter { $0.hasPrefix("switchboard_bot_connected{") && $0.hasSuffix(" 1") }
+                .count >= bots
         }
+        if let exited = runner.exited { throw BenchError("the runner \(exited)") }
     } catch {
         runner.stop()
         throw BenchError("the runner did not connect its \(bots) bots: \(error)")

@@ -22,7 +22,7 @@ final class ServerBench: @unchecked Sendable {
         self.options = options
         directory = NSTemporaryDirectory() + "switchboard-bench-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = Int.random(in: 20_000...40_000)
+        port = ChildProcess.freePort()
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
