@@ -112,6 +112,10 @@ import Testing
                                            user: BotEvent.message(from: "dave", text: "").sender))
         #expect(Bots.fired(bot, joined) == ["joined", "everything"])
         #expect(Bots.fired(bot, Bots.message("hi")) == ["everything"])
+        // A kind this version does not know reaches only `event: any` rules.
+        var unknown = joined
+        unknown.event.type = .other("poll_closed")
+        #expect(Bots.fired(bot, unknown) == ["everything"])
     }
 
     @Test func anyNeedsOneAlternativeAndNotNeedsNone() throws {

@@ -54,7 +54,9 @@ public struct RuleEngine: Sendable {
             return result
         }
         var byType: [Slot: Candidates] = [:]
-        for type in EventType.known {
+        // Event kinds this version does not know share the slot `.other("")`, which only
+        // rules with `event: any` accept.
+        for type in EventType.known + [.other("")] {
             for place in [nil] + ConversationKind.allCases {
                 byType[Slot(type: type, place: place)] = candidates(for: type, in: place)
             }
@@ -72,10 +74,9 @@ public struct RuleEngine: Sendable {
         }
         var facts = EventFacts(event: event, context: context)
         var decision = Decision(bot: bot.name)
-        // Event kinds this version does not know reach only rules with `event: any`.
         let slot = Slot(type: EventType.known.contains(event.type) ? event.type : .other(""),
                         place: event.conversation?.kind)
-        let candidates = byType[slot] ?? anyEventCandidates(in: slot.place)
+        let candidates = byType[slot] ?? Candidates()
 
         // Rule indices in order: the plain rules merged with those of the text's command.
         let plain = candidates.plain
@@ -103,22 +104,6 @@ public struct RuleEngine: Sendable {
             }
         }
         return decision
-    }
-
-    /// The rules with `event: any` that may match in a kind of conversation.
-    private func anyEventCandidates(in place: ConversationKind?) -> Candidates {
-        var result = Candidates()
-        for (index, rule) in bot.rules.enumerated() where rule.events == .any {
-            if let allowed = conditions[index].conversationKinds {
-                guard let place, allowed.contains(place) else { continue }
-            }
-            if let commands = rule.requiredCommands {
-                for name in commands { result.byCommand[name, default: []].append(index) }
-            } else {
-                result.plain.append(index)
-            }
-        }
-        return result
     }
 
     /// Why an event is not considered at all, if it is not.
