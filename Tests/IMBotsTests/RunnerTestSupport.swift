@@ -114,20 +114,6 @@ extension TestClient {
     }
 }
 
-extension TestServer {
-    /// Waits until exactly `count` polls are parked on the server (read from /metrics).
-    func awaitParkedPolls(_ count: Int, guardSeconds: Double = 30) async throws {
-        let deadline = Date().addingTimeInterval(guardSeconds)
-        while Date() < deadline {
-            let text = try await client.get("/metrics").text
-            let line = text.split(separator: "\n").first { $0.hasPrefix("switchboard_parked_polls ") }
-            if let value = line?.split(separator: " ").last.flatMap({ Int($0) }), value == count { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestFailure("never exactly \(count) parked polls")
-    }
-}
-
 /// The usual set-up of a runner test: a server, a bots folder with `bot`, a runner over
 /// it, and alice registered once the bot's account exists. Everything is stopped and
 /// removed afterwards, however `body` ends.

@@ -155,4 +155,35 @@ public struct TestFailure: Error, CustomStringConvertible {
 extension TestServer {
     /// A client without a token.
     public var client: TestClient { TestClient(server: self) }
+
+    /// Waits until exactly `count` polls are parked on this server (read from
+    /// `/metrics`); the guard only stops a test that would otherwise hang.
+    public func awaitParkedPolls(_ count: Int, guardSeconds: Double = 30) async throws {
+        let deadline = Date().addingTimeInterval(guardSeconds)
+        while Date() < deadline {
+            let text = try await client.get("/metrics").text
+            let line = text.split(separator: "\n").first { $0.hasPrefix("switchboard_parked_polls ") }
+            if let value = line?.split(separator: " ").last.flatMap({ Int($0) }), value == count { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw TestFailure("never exactly \(count) parked polls")
+    }
+}
+
+/// Runs `body` against a server of its own, then stops it and removes its data, however
+/// `body` ends.
+public func withServer<T>(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
+) async throws -> T {
+    let server = try await TestServer.start(configure)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        server.removeData()
+        return result
+    } catch {
+        await server.stop()
+        server.removeData()
+        throw error
+    }
 }

@@ -8,23 +8,6 @@ import TestSupport
 /// The password every integration test account uses.
 let password = "correct horse battery"
 
-/// Runs `body` against a fresh server, then stops it and removes its data.
-func withServer<T>(
-    _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
-) async throws -> T {
-    let server = try await TestServer.start(configure)
-    do {
-        let result = try await body(server)
-        await server.stop()
-        server.removeData()
-        return result
-    } catch {
-        await server.stop()
-        server.removeData()
-        throw error
-    }
-}
-
 /// A client of `server` over the process's shared libcurl transport.
 func makeClient(_ server: TestServer, token: String? = nil, device: String? = nil,
                 configuration: IMClient.Configuration = IMClient.Configuration()) -> IMClient {

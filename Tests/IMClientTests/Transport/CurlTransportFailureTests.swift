@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import IMClient
 #if canImport(Glibc)
@@ -190,21 +191,9 @@ struct RefusingPort {
     let port: Int
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.fd = fd
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
-            }
-        }
-        guard fd >= 0, bound else {
-            throw TestHTTPServer.SetupError(description: "could not reserve a port: \(String(cString: strerror(errno)))")
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let socket = try LoopbackSocket()
+        fd = socket.descriptor
+        port = socket.port
     }
 
     func close() { _ = Glibc.close(fd) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -41,26 +42,14 @@ extension TestHTTPServer {
         init(script: @escaping @Sendable (ReceivedRequest) -> Action, state: State) throws {
             self.script = script
             self.state = state
-            let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            self.listener = listener
-            guard listener >= 0 else { throw SetupError(description: "socket: \(String(cString: strerror(errno)))") }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = 0
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                    bind(listener, socketAddress, length) == 0 && listen(listener, 1024) == 0
-                        && getsockname(listener, socketAddress, &length) == 0
-                }
-            }
+            let socket = try LoopbackSocket(listenBacklog: 1024, nonBlocking: true)
+            listener = socket.descriptor
+            port = socket.port
             var pipeEnds: [Int32] = [0, 0]
-            guard bound, pipe(&pipeEnds) == 0 else {
+            guard pipe(&pipeEnds) == 0 else {
                 close(listener)
-                throw SetupError(description: "bind/listen: \(String(cString: strerror(errno)))")
+                throw SetupError(description: "pipe: \(String(cString: strerror(errno)))")
             }
-            port = Int(UInt16(bigEndian: address.sin_port))
             wakeRead = pipeEnds[0]
             wakeWrite = pipeEnds[1]
             for fd in pipeEnds { Self.makeNonBlocking(fd) }

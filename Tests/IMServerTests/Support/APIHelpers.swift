@@ -178,13 +178,6 @@ extension TestServer {
         }
         return nil
     }
-
-    /// Waits until exactly `count` polls are parked on this server.
-    func awaitParkedPolls(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        try await eventually("\(count) parked poll(s)", sourceLocation: sourceLocation) {
-            try await metric("switchboard_parked_polls") == count
-        }
-    }
 }
 
 /// Waits until the wall clock has moved past `time`, so the next write gets a later

@@ -50,23 +50,6 @@ extension Trait where Self == SharedServer {
     }
 }
 
-/// Runs `body` against a server of its own, then stops it and removes its data.
-func withServer<T>(
-    _ configure: (inout ServerConfiguration) -> Void = { _ in },
-    _ body: (TestServer) async throws -> T
-) async throws -> T {
-    let server = try await TestServer.start(configure)
-    do {
-        let result = try await body(server)
-        await server.stop()
-        server.removeData()
-        return result
-    } catch {
-        await server.stop()
-        server.removeData()
-        throw error
-    }
-}
 
 /// A server that a test restarts on the same data folder; `finish` stops the last one
 /// and removes the data.
