@@ -119,14 +119,7 @@ actor EventFeed {
             handsOverWork = true
         }
         for item in batch.items {
-            guard case .event(let event) = item else {
-                if let last = lastPosition, item.position <= last { continue }
-                lastPosition = item.position
-                if case .unreadable(let unreadable) = item { items.append(.unreadable(unreadable)) }
-                handsOverWork = true
-                continue
-            }
-            if event.type == .kickedOut {
+            if case .event(let event) = item, event.type == .kickedOut {
                 // This client logged in anew itself: the kick is of its own old login.
                 if staleLogin { continue }
                 // Its position repeats the cursor's, so it is never a repeat to drop.
@@ -136,9 +129,9 @@ actor EventFeed {
                 handsOverWork = true
                 break
             }
-            if let last = lastPosition, event.position <= last { continue }
-            lastPosition = event.position
-            items.append(.event(event))
+            if let last = lastPosition, item.position <= last { continue }
+            lastPosition = item.position
+            items.append(item.liveEvent)
             handsOverWork = true
         }
         cursor = batch.cursor

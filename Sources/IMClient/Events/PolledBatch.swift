@@ -33,6 +33,14 @@ struct PolledBatch: Decodable {
             case .unreadable(let unreadable): unreadable.position
             }
         }
+
+        /// What the stream hands over for it.
+        var liveEvent: LiveEvent {
+            switch self {
+            case .event(let event): .event(event)
+            case .unreadable(let unreadable): .unreadable(unreadable)
+            }
+        }
     }
 
     var items: [Item]
