@@ -28,6 +28,7 @@ let package = Package(
         // MARK: Libraries
         .target(name: "IMProtocol"),
         .target(name: "Logging"),
+        .target(name: "Lifecycle", dependencies: ["Logging"]),
         .target(name: "SwitchboardCrypto", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "IMStore", dependencies: ["IMProtocol", "CSQLite"]),
@@ -46,6 +47,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["IMServer", "IMClient"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "IMProtocolTests", dependencies: ["IMProtocol"]),
+        .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
         .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "IMStoreTests", dependencies: ["IMStore"]),
