@@ -24,6 +24,8 @@ let package = Package(
                        providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev", "libargon2-dev"])]),
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8",
+                       providers: [.apt(["libpcre2-dev"])]),
 
         // MARK: Libraries
         .target(name: "IMProtocol"),
@@ -39,9 +41,9 @@ let package = Package(
         .target(name: "Templates"),
         .target(name: "IMBots",
                 dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
-                               "SwitchboardCrypto", "Logging"]),
+                               "SwitchboardCrypto", "Logging", "Lifecycle", "CPCRE2"]),
         .executableTarget(name: "switchboard",
-                          dependencies: ["IMServer", "IMBots", "IMClient", "YAMLCoding", "Logging"]),
+                          dependencies: ["IMServer", "IMBots", "IMClient", "YAMLCoding", "Logging", "Lifecycle"]),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["IMServer", "IMClient"],
@@ -55,7 +57,7 @@ let package = Package(
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
-        .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "IMServer", "TestSupport"],
+        .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "IMServer", "TestSupport", "Lifecycle"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "TestSupport"]),
 

@@ -8,7 +8,7 @@ import Testing
 
 /// The runner as a separate process, killed with SIGKILL in the middle of a conversation:
 /// after a restart every message has exactly one reply.
-@Suite struct RunnerCrashTests {
+@Suite(.timeLimit(.minutes(3))) struct RunnerCrashTests {
     /// The `switchboard` executable of this build (`swift build` makes it next to the tests).
     static var binary: String? {
         if let path = ProcessInfo.processInfo.environment["SWITCHBOARD_BINARY"] { return path }
@@ -23,59 +23,59 @@ import Testing
 
     @Test func aRunnerKilledMidStreamRepliesExactlyOnceToEveryMessageAfterRestart() async throws {
         let binary = try #require(Self.binary, "build the switchboard executable first (swift build)")
-        let server = try await TestServer.start()
-        let fixture = try RunnerFixture()
-        defer { fixture.remove() }
-        // Twenty replies a second, so the kill lands while replies are still queued.
-        try fixture.write(
-            RunnerFixture.echoBot().replacingOccurrences(
-                of: "per_conversation: 1000/s", with: "per_conversation: 20/s"))
-        let config = fixture.root + "/config.yaml"
-        try """
-            log_level: warning
-            runner:
-              server: \(server.baseURL)
-              listen: 127.0.0.1:0
-              bots: \(fixture.bots)
-              state: \(fixture.state)
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        try await withBotsFolder { server, fixture, adminToken in
+            // Twenty replies a second, so the kill lands while replies are still queued.
+            try fixture.write(
+                RunnerFixture.echoBot().replacingOccurrences(
+                    of: "per_conversation: 1000/s", with: "per_conversation: 20/s"))
+            let config = fixture.root + "/config.yaml"
+            try """
+                log_level: warning
+                runner:
+                  server: \(server.baseURL)
+                  listen: 127.0.0.1:0
+                  bots: \(fixture.bots)
+                  state: \(fixture.state)
+                  admin_token: \(adminToken)
+                """.write(toFile: config, atomically: true, encoding: .utf8)
 
-        let first = try Self.launch(binary, config: config)
-        let (alice, _) = try await server.client.register("alice")
-        try await alice.awaitUser("echo")
-        try await server.awaitParkedPolls(1)  // the bot's first poll: it handles what comes after
-        let start = try await alice.cursorNow()
-        let total = 40
-        for index in 0..<total { try await alice.say("m\(index)", to: "echo") }
-        // Some replies are out, most are still queued or not yet decided.
-        _ = try await alice.messages(from: "echo", count: 5, after: start)
-        kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
-
-        let second = try Self.launch(binary, config: config)
-        defer {
-            second.terminate()
-            second.waitUntilExit()
+            let total = 40
+            let (alice, _) = try await server.client.register("alice")
+            try await Self.running(binary, config: config) { first in
+                try await alice.awaitUser("echo")
+                try await server.awaitParkedPolls(1)  // the bot's first poll: it handles what comes after
+                let start = try await alice.cursorNow()
+                for index in 0..<total { try await alice.say("m\(index)", to: "echo") }
+                // Some replies are out, most are still queued or not yet decided.
+                _ = try await alice.messages(from: "echo", count: 5, after: start)
+                kill(first.processIdentifier, SIGKILL)
+                first.waitUntilExit()
+            }
+            try await Self.running(binary, config: config) { _ in
+                var replies: [String] = []
+                try await eventually("\(total) replies (have \(replies.count))") {
+                    replies = try await alice.history(with: "echo").filter { $0.sender == "echo" }.map(\.text)
+                    return replies.count >= total
+                }
+                #expect(replies.count == total, "replies: \(replies.count)")
+                #expect(Set(replies) == Set((0..<total).map { "echo: m\($0)" }))
+            }
         }
-        let deadline = Date().addingTimeInterval(60)
-        var replies: [String] = []
-        while Date() < deadline {
-            replies = try await alice.history(with: "echo").filter { $0.sender == "echo" }.map(\.text)
-            if replies.count >= total { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        #expect(replies.count == total, "replies: \(replies.count)")
-        #expect(Set(replies) == Set((0..<total).map { "echo: m\($0)" }))
-        await server.stop()
-        server.removeData()
     }
 
-    static func launch(_ binary: String, config: String) throws -> Process {
+    /// Runs `switchboard run` for `body`; the process is ended afterwards however `body` ends.
+    static func running(_ binary: String, config: String, _ body: (Process) async throws -> Void) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["run", "--config", config]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        return process
+        defer {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+        }
+        try await body(process)
     }
 }

@@ -17,6 +17,8 @@ final class BotDecoding: Sendable {
     /// Precise codes of errors raised by bot types, by where and what; the YAML layer
     /// only knows its own broader codes.
     private let codes = Mutex<[CodeKey: BotConfigError.Code]>([:])
+    /// Problems that did not stop decoding (see ``report(_:_:at:)``).
+    private let reported = Mutex<[YAMLError]>([])
 
     private struct CodeKey: Hashable {
         var mark: YAMLMark
@@ -34,6 +36,32 @@ final class BotDecoding: Sendable {
     func error(_ code: BotConfigError.Code, _ message: String, at mark: YAMLMark) -> YAMLError {
         codes.withLock { $0[CodeKey(mark: mark, message: message)] = code }
         return YAMLError(.invalidValue, message, file: file, mark: mark)
+    }
+
+    /// Records a problem with a value that does not keep the rest of the file from being
+    /// read (a too short password, a bad name): decoding goes on, so the problems further
+    /// down are found in the same run, and the loader reports this one with them.
+    func report(_ code: BotConfigError.Code, _ message: String, at mark: YAMLMark) {
+        let problem = error(code, message, at: mark)
+        reported.withLock { $0.append(problem) }
+    }
+
+    /// The problems recorded with ``report(_:_:at:)``.
+    var reportedErrors: [YAMLError] { reported.withLock { $0 } }
+
+    /// `NAME` when the scalar at `mark` is written `${NAME}` or `${NAME:-…}` in the file.
+    func variable(at mark: YAMLMark) -> String? {
+        guard mark.isKnown, mark.line >= 1, mark.line <= lines.count else { return nil }
+        let line = lines[mark.line - 1].unicodeScalars
+        var rest = line.dropFirst(max(0, mark.column - 1))
+        while let start = rest.firstIndex(of: "$") {
+            rest = rest[rest.index(after: start)...]
+            guard rest.first == "{" else { continue }
+            let name = rest.dropFirst().prefix { $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic)
+                || ("0"..."9").contains($0) }
+            if !name.isEmpty { return String(String.UnicodeScalarView(name)) }
+        }
+        return nil
     }
 
     /// The code recorded for an error raised by `error(_:_:at:)`, if it was.

@@ -45,34 +45,40 @@ struct BotFile: Decodable {
 }
 
 /// `account: {username, password, register, nickname}`.
+///
+/// The password may be empty or left out: the runner then generates one at the first
+/// start (with `register: true`) or refuses, naming the variable to set. Shipped bots
+/// write `password: ${NAME_PASSWORD:-}`, so no file carries a default secret.
 struct AccountSection: Decodable {
     enum CodingKeys: String, CodingKey, CaseIterable { case username, password, register, nickname }
 
     var username: Located<String>
-    var password: Located<String>
+    var password: Located<String>?
     var register: Bool?
     var nickname: String?
+    /// `NAME` when the password is written `${NAME}` or `${NAME:-…}`.
+    var passwordVariable: String?
 
     init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
         let container = try decoder.container(keyedBy: CodingKeys.self)
         username = try container.decode(Located<String>.self, forKey: .username)
-        password = try container.decode(Located<String>.self, forKey: .password)
+        password = try container.decodeIfPresent(Located<String>.self, forKey: .password)
         register = try container.decodeIfPresent(Bool.self, forKey: .register)
         nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
-        var errors: [YAMLError] = []
+        passwordVariable = password.flatMap { context.variable(at: $0.mark) }
         do {
             username.value = try Validate.username(username.value)
         } catch {
-            errors.append(context.error(.invalidValue, "invalid username '\(username.value)': \(Self.reason(error))",
-                                        at: username.mark))
+            context.report(.invalidValue, "invalid username '\(username.value)': \(Self.reason(error))",
+                           at: username.mark)
         }
-        if !Limits.passwordBytes.contains(password.value.utf8.count) {
-            errors.append(context.error(.invalidValue,
+        if let password, !password.value.isEmpty, !Limits.passwordBytes.contains(password.value.utf8.count) {
+            context.report(.invalidValue,
                 "the password must be \(Limits.passwordBytes.lowerBound) to \(Limits.passwordBytes.upperBound) "
-                    + "bytes long (it is \(password.value.utf8.count))", at: password.mark))
+                    + "bytes long (it is \(password.value.utf8.count)); leave it empty to have the runner generate one",
+                at: password.mark)
         }
-        guard errors.isEmpty else { throw context.failure(errors, path: decoder.codingPath) }
     }
 
     /// The message of a validation error, without the API error's wrapping.
@@ -132,11 +138,29 @@ struct OnStartSection: Decodable {
     }
 }
 
-/// `limits: {per_conversation, per_group, total}`.
+/// `limits: {per_conversation, per_group, total, queue}`.
 struct LimitsSection: Decodable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case perConversation, perGroup, total, queue }
+
     var perConversation: Rate?
     var perGroup: Rate?
     var total: Rate?
+    var queue: Int?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        perConversation = try container.decodeIfPresent(Rate.self, forKey: .perConversation)
+        perGroup = try container.decodeIfPresent(Rate.self, forKey: .perGroup)
+        total = try container.decodeIfPresent(Rate.self, forKey: .total)
+        if let queue = try container.decodeIfPresent(Located<Int>.self, forKey: .queue) {
+            guard (1...BotDefinition.Limits.maximumQueue).contains(queue.value) else {
+                throw decoder.botDecoding.failure(
+                    .invalidValue, "limits.queue must be 1 to \(BotDefinition.Limits.maximumQueue) messages",
+                    at: queue.mark, path: container.codingPath + [CodingKeys.queue])
+            }
+            self.queue = queue.value
+        }
+    }
 }
 
 /// `loop_guard: {max_replies_per_minute}`.

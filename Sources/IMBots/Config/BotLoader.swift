@@ -79,9 +79,17 @@ public enum BotLoader {
         do {
             parsed = try decoder.decode(BotFile.self, from: text, file: file)
         } catch {
-            throw BotConfigErrors(error.errors.map { convert($0, file: file, context: context) })
+            throw BotConfigErrors((error.errors + context.reportedErrors).map { convert($0, file: file, context: context) })
         }
-        return try BotDefinition(parsed, file: file, directory: directory, version: version)
+        let reported = context.reportedErrors.map { convert($0, file: file, context: context) }
+        let definition: BotDefinition
+        do {
+            definition = try BotDefinition(parsed, file: file, directory: directory, version: version)
+        } catch {
+            throw BotConfigErrors(error.errors + reported)
+        }
+        guard reported.isEmpty else { throw BotConfigErrors(reported) }
+        return definition
     }
 
     /// The first 12 hex digits of the SHA-256 of the file's bytes.

@@ -16,10 +16,17 @@ extension ConfigFile {
         func resolve(_ path: String) -> String {
             path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
         }
+        let allow: HTTPAllowList
+        do {
+            allow = try HTTPAllowList(section.http?.allow ?? [])
+        } catch {
+            throw ConfigurationError(error.description)
+        }
         return RunnerConfiguration(
             serverURL: server, botsDirectory: resolve(section.bots ?? "bots"),
             stateDirectory: resolve(section.state ?? "data/bots"),
             listen: section.listen ?? ListenAddress(host: "127.0.0.1", port: 8090),
-            environment: ProcessInfo.processInfo.environment)
+            environment: CommandContext.current.environment, adminToken: section.adminToken,
+            metricsToken: section.metricsToken, httpAllow: allow)
     }
 }

@@ -42,6 +42,21 @@ public final class RunnerMetrics: Sendable {
         var cursorResets: [String: Int] = [:]
         var eventsHandled: [String: Int] = [:]
         var connected: [String: Bool] = [:]
+        var shed: [ShedKey: Int] = [:]
+        var auditFailures = 0
+    }
+
+    /// What a full queue dropped.
+    public enum Shed: String, Sendable {
+        /// A reply from a full conversation outbox.
+        case message
+        /// A feed event from a full conversation lane (its `http` actions never ran).
+        case event
+    }
+
+    private struct ShedKey: Hashable {
+        var bot: String
+        var kind: Shed
     }
 
     private let state = Mutex(State())
@@ -72,6 +87,22 @@ public final class RunnerMetrics: Sendable {
     func connected(bot: String, _ up: Bool) {
         state.withLock { $0.connected[bot] = up }
     }
+
+    func shed(bot: String, _ kind: Shed, count: Int = 1) {
+        state.withLock { $0.shed[ShedKey(bot: bot, kind: kind), default: 0] += count }
+    }
+
+    func auditFailed() {
+        state.withLock { $0.auditFailures += 1 }
+    }
+
+    /// How many items of a kind a bot shed (for tests).
+    public func shedCount(bot: String, _ kind: Shed) -> Int {
+        state.withLock { $0.shed[ShedKey(bot: bot, kind: kind)] ?? 0 }
+    }
+
+    /// Audit lines that could not be written.
+    public var auditFailures: Int { state.withLock { $0.auditFailures } }
 
     /// The count of one rule outcome (for tests and `explain`).
     public func value(bot: String, rule: String, _ outcome: Outcome) -> Int {
@@ -110,6 +141,14 @@ public final class RunnerMetrics: Sendable {
         for (bot, up) in snapshot.connected.sorted(by: { $0.key < $1.key }) {
             out += "switchboard_bot_connected{bot=\"\(bot)\"} \(up ? 1 : 0)\n"
         }
+        out += "# HELP switchboard_bot_shed_total Replies (message) and events (event) dropped from a full conversation queue.\n# TYPE switchboard_bot_shed_total counter\n"
+        for (key, count) in snapshot.shed.sorted(by: { ($0.key.bot, $0.key.kind.rawValue) < ($1.key.bot, $1.key.kind.rawValue) }) {
+            out += "switchboard_bot_shed_total{bot=\"\(key.bot)\",kind=\"\(key.kind.rawValue)\"} \(count)\n"
+        }
+        out += "# HELP switchboard_bot_regex_limit_total Regex matches stopped by the match limit (counted as no match).\n# TYPE switchboard_bot_regex_limit_total counter\n"
+        out += "switchboard_bot_regex_limit_total \(RegexMatcher.limitHits)\n"
+        out += "# HELP switchboard_runner_audit_failures_total Audit lines that could not be written.\n# TYPE switchboard_runner_audit_failures_total counter\n"
+        out += "switchboard_runner_audit_failures_total \(snapshot.auditFailures)\n"
         return out
     }
 

@@ -1,10 +1,11 @@
 import Foundation
 import IMBots
 import IMProtocol
+import Lifecycle
 import Logging
 import TestSupport
 
-/// A folder with bot files and runner state for one test, and a runner over it.
+/// A folder with bot files and runner state for one test.
 struct RunnerFixture {
     let root: String
     var bots: String { root + "/bots" }
@@ -20,10 +21,16 @@ struct RunnerFixture {
         try text.write(toFile: bots + "/" + name, atomically: true, encoding: .utf8)
     }
 
-    func configuration(server: TestServer, state: String? = nil, watchInterval: Double = 0) -> RunnerConfiguration {
+    /// A runner configuration over this folder, against `server`, creating bot accounts
+    /// with `adminToken`.
+    func configuration(server: TestServer, adminToken: String?, state: String? = nil, watchInterval: Double = 0,
+                       time: any TimeSource = SystemTime(), httpAllow: HTTPAllowList = HTTPAllowList())
+        -> RunnerConfiguration
+    {
         RunnerConfiguration(
             serverURL: server.baseURL, botsDirectory: bots, stateDirectory: state ?? self.state, listen: nil,
-            environment: [:], watchInterval: watchInterval, pollTimeout: 5)
+            environment: [:], watchInterval: watchInterval, pollTimeout: 5, adminToken: adminToken,
+            httpAllow: httpAllow, time: time)
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }
@@ -50,40 +57,61 @@ struct RunnerFixture {
 final class RunningRunner: Sendable {
     let runner: BotRunner
     let task: Task<Void, any Error>
-    let logs: MemoryLogSink
+    let logs = LogWatch()
 
-    init(_ configuration: RunnerConfiguration) throws {
-        logs = MemoryLogSink()
-        runner = try BotRunner(configuration: configuration, logger: Logger(label: "runner", level: .debug, sink: logs))
+    init(_ configuration: RunnerConfiguration, services: [any BotServiceMaker] = []) throws {
+        runner = try BotRunner(configuration: configuration, logger: Logger(label: "runner", level: .debug, sink: logs),
+                               services: services)
         let runner = self.runner
         task = Task { try await runner.run() }
     }
 
+    /// Stops the runner (gracefully: its bots drain) and waits until it has.
     func stop() async {
         task.cancel()
         _ = try? await task.value
     }
 }
 
+/// Runs `body` with a runner of `configuration`, stopped however `body` ends.
+func withRunningRunner<T>(
+    _ configuration: RunnerConfiguration, services: [any BotServiceMaker] = [],
+    _ body: (RunningRunner) async throws -> T
+) async throws -> T {
+    let running = try RunningRunner(configuration, services: services)
+    do {
+        let result = try await body(running)
+        await running.stop()
+        return result
+    } catch {
+        await running.stop()
+        throw error
+    }
+}
+
+/// A server with an administrator and a bots folder, removed afterwards however `body`
+/// ends: the set-up of every runner test.
+func withBotsFolder<T>(
+    _ body: (TestServer, RunnerFixture, _ adminToken: String) async throws -> T
+) async throws -> T {
+    let fixture = try RunnerFixture()
+    defer { fixture.remove() }
+    return try await withAdministeredServer { server, token in try await body(server, fixture, token) }
+}
+
 extension TestClient {
-    /// Waits until the account exists (a bot registers itself when it starts).
-    func awaitUser(_ name: String, guardSeconds: Double = 30) async throws {
-        let deadline = Date().addingTimeInterval(guardSeconds)
-        while Date() < deadline {
-            if try await get("/v1/users/\(name)").status == 200 { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestFailure("\(name) never appeared")
+    /// Waits until the account exists (a bot's account is created when it starts).
+    func awaitUser(_ name: String) async throws {
+        try await eventually("the account \(name) exists") { try await get("/v1/users/\(name)").status == 200 }
     }
 
     /// The texts of messages from `sender` arriving in this account's feed until `count`
-    /// have arrived (long-polling; the deadline only guards against a hang).
-    func messages(from sender: String, count: Int, after start: String, guardSeconds: Double = 60)
-        async throws -> [String]
-    {
+    /// have arrived (long-polling: each answer comes with the events; the hang guard only
+    /// stops a test that would hang).
+    func messages(from sender: String, count: Int, after start: String) async throws -> [String] {
         var cursor = start
         var texts: [String] = []
-        let deadline = Date().addingTimeInterval(guardSeconds)
+        let deadline = HangGuard.deadline
         while texts.count < count {
             guard Date() < deadline else {
                 throw TestFailure("only \(texts.count) of \(count) messages from \(sender): \(texts)")
@@ -115,31 +143,20 @@ extension TestClient {
 }
 
 /// The usual set-up of a runner test: a server, a bots folder with `bot`, a runner over
-/// it, and alice registered once the bot's account exists. Everything is stopped and
-/// removed afterwards, however `body` ends.
+/// it, and alice registered once the bot's account exists and the bot polls. Everything
+/// is stopped and removed afterwards, however `body` ends.
 func withRunner(
     bot: String = RunnerFixture.echoBot(),
     _ body: (TestServer, RunnerFixture, RunningRunner, TestClient) async throws -> Void
 ) async throws {
-    let server = try await TestServer.start()
-    let fixture = try RunnerFixture()
-    defer {
-        fixture.remove()
-        server.removeData()
+    try await withBotsFolder { server, fixture, adminToken in
+        try fixture.write(bot)
+        try await withRunningRunner(fixture.configuration(server: server, adminToken: adminToken)) { running in
+            let (alice, _) = try await server.client.register("alice")
+            try await alice.awaitUser("echo")
+            // A bot's first start begins at the present: messages count from its first poll.
+            try await server.awaitParkedPolls(1)
+            try await body(server, fixture, running, alice)
+        }
     }
-    try fixture.write(bot)
-    let running = try RunningRunner(fixture.configuration(server: server))
-    do {
-        let (alice, _) = try await server.client.register("alice")
-        try await alice.awaitUser("echo")
-        // A bot's first start begins at the present: messages count from its first poll.
-        try await server.awaitParkedPolls(1)
-        try await body(server, fixture, running, alice)
-    } catch {
-        await running.stop()
-        await server.stop()
-        throw error
-    }
-    await running.stop()
-    await server.stop()
 }

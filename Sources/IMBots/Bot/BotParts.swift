@@ -1,0 +1,28 @@
+import IMClient
+import Lifecycle
+import Logging
+
+/// What the parts of one running bot share: its client, rules, journal, clock and
+/// reporter, and the runner's settings. Built once per bot by its supervisor.
+struct BotParts: Sendable {
+    /// The bot's name (`bot:`).
+    let name: String
+    /// The bot's login on the IM server.
+    let client: IMClient
+    /// How the client reaches the server (shared by the runner's bots).
+    let transport: any HTTPTransport
+    /// The rules in use, swapped on reload.
+    let rules: LiveRules
+    /// The owner of the bot's state.
+    let journal: BotJournal
+    let time: any TimeSource
+    let reporter: BotReporter
+    let configuration: RunnerConfiguration
+    /// The runner listener's paths that bots' services answer.
+    let routes: RunnerRoutes
+    /// Messages one conversation's outbox holds at most (`limits.queue`).
+    var outboxCapacity: Int { rules.now.definition.limits.queue }
+
+    var logger: Logger { reporter.logger }
+    var metrics: RunnerMetrics { reporter.metrics }
+}

@@ -1,0 +1,91 @@
+import IMClient
+import IMProtocol
+import Lifecycle
+import Logging
+
+/// One bot at work: a small tree of services in one task group.
+///
+/// - the **journal** (`BotJournal`): the one owner of the bot's state and its one
+///   write path, over a `JournalStore` that holds the bot's lock;
+/// - the **outbox** (`Outbox`): one queue and worker per conversation;
+/// - the **lanes** (`ConversationLanes`): events whose rules call out over HTTP;
+/// - services added by the runner's `BotServiceMaker`s (a webhook inbox, a scheduler);
+/// - the **event loop** (`EventLoop`): login, setup, then poll → decide → act.
+///
+/// They run under a `ServiceGroup` in that order and stop in the reverse one: the event
+/// loop first, the outbox after draining, the journal last, writing what is pending
+/// before it releases the lock. Everything the bot started has ended when ``run()``
+/// returns, and nothing writes after the lock is released.
+final class BotSupervisor: Service {
+    let name: String
+    /// The bot's name (`bot:`).
+    let bot: String
+    private let parts: BotParts
+    private let outbox: Outbox
+    private let lanes: ConversationLanes
+    private let services: [any Service]
+
+    /// Takes the bot's state folder (its lock) and reads its journal; throws when another
+    /// runner holds the bot, or the bot cannot start (no password to log in with).
+    init(definition: BotDefinition, configuration: RunnerConfiguration, transport: any HTTPTransport,
+         http: HTTPActionClient, reporter: BotReporter, routes: RunnerRoutes,
+         makers: [any BotServiceMaker]) async throws(RunnerError) {
+        bot = definition.name
+        name = "bot \(definition.name)"
+        let time = configuration.time
+        let store = try FileJournalStore(folder: configuration.stateDirectory + "/" + bot, bot: bot)
+        let password: String
+        let journal: BotJournal
+        do {
+            password = try BotPassword.resolve(for: definition, folder: store.folder) { reporter.logger.notice($0) }
+            journal = try await BotJournal(bot: bot, store: store, initialState: definition.initialState, time: time,
+                                           logger: reporter.logger)
+        } catch {
+            await store.release()
+            throw error
+        }
+        let client = IMClient(
+            serverURL: configuration.serverURL, transport: transport, device: "runner:\(bot)",
+            configuration: IMClient.Configuration(sendRetry: .never, sleep: { try await time.sleep(for: $0) }))
+        parts = BotParts(name: bot, client: client, transport: transport, rules: LiveRules(definition, time: time),
+                         journal: journal, time: time, reporter: reporter, configuration: configuration,
+                         routes: routes)
+        let session = BotSession(
+            identity: BotContext.Identity(username: definition.account.username,
+                                          nickname: definition.profile?.nickname ?? definition.account.nickname),
+            startedAt: time.wallMilliseconds)
+        outbox = Outbox(parts: parts, loggedIn: session.loggedIn)
+        lanes = ConversationLanes(parts: parts, session: session)
+        let senders = SenderDirectory(client: client, time: time, bot: bot) { [logger = reporter.logger] in
+            logger.warning($0)
+        }
+        let handler = EventHandler(parts: parts, session: session, senders: senders, outbox: outbox, lanes: lanes,
+                                   http: http)
+        let handle = BotHandle(parts: parts, outbox: outbox)
+        services = [journal, outbox, FunctionService("lanes \(bot)") { [lanes] in await lanes.run(handler: handler) }]
+            + makers.compactMap { $0.makeService(for: handle) }
+            + [EventLoop(name: "event loop \(bot)", parts: parts, session: session, handler: handler, password: password)]
+    }
+
+    /// Runs the bot until cancelled or its login ends; then stops its parts in order.
+    func run() async throws {
+        // What the last run left: messages to send and lane events to handle.
+        let left = await parts.journal.state
+        await outbox.offer(left.outbox)
+        for event in left.accepted { await lanes.resume(event) }
+        try await ServiceGroup(services: services, logger: parts.logger).run()
+    }
+
+    /// Gives the bot up without running it: releases its lock.
+    func discard() async {
+        await parts.journal.abandon()
+    }
+
+    /// The rules in use now.
+    var definition: BotDefinition { parts.rules.now.definition }
+
+    /// Swaps in reloaded rules (same account); events after this use them.
+    func replace(_ definition: BotDefinition) {
+        parts.rules.replace(with: definition)
+    }
+}

@@ -1,0 +1,56 @@
+import IMClient
+import IMProtocol
+import Lifecycle
+
+/// A bot's main loop: logs in, applies its setup, then polls its feed and hands each
+/// event to the `EventHandler`, one at a time, in feed order.
+///
+/// Returns when its task is cancelled or the login ends for good (refused, or taken by
+/// another runner), which stops the bot.
+struct EventLoop: Service {
+    let name: String
+    let parts: BotParts
+    let session: BotSession
+    let handler: EventHandler
+    let password: String
+
+    func run() async throws {
+        guard let identity = await BotLogin(parts: parts, password: password).run() else { return }
+        session.begin(as: await BotSetup(parts: parts).apply(identity))
+        let definition = parts.rules.now.definition
+        let time = parts.time
+        let options = EventStreamOptions(
+            pollTimeout: parts.configuration.pollTimeout, sleep: { try await time.sleep(for: $0) },
+            monotonic: { time.elapsed })
+        let cursor = JournalCursorStore(journal: parts.journal, resumes: definition.backlog != .skip)
+        let stream = parts.client.events(cursor: cursor, options: options)
+        let bot = parts.name
+        parts.metrics.connected(bot: bot, true)
+        parts.logger.info("bot \(bot) is running as \(definition.account.username)",
+                          [("rules", String(definition.rules.count)), ("version", definition.version)])
+        defer { parts.metrics.connected(bot: bot, false) }
+        do {
+            for try await item in stream {
+                switch item {
+                case .event(let event):
+                    await handler.receive(event)
+                case .unreadable(let unreadable):
+                    parts.logger.warning("bot \(bot): event \(unreadable.position) (\(unreadable.type)) cannot be read by "
+                                         + "this version of switchboard and is skipped: \(unreadable.reason)")
+                case .resyncNeeded(let reason):
+                    await parts.journal.record(.resync)
+                    parts.metrics.cursorReset(bot: bot)
+                    parts.logger.warning("bot \(bot): the server no longer knows its cursor (\(reason)); continuing from now")
+                case .disconnected(let error, let retryIn):
+                    parts.metrics.connected(bot: bot, false)
+                    parts.logger.warning("bot \(bot): \(error.message); retrying in \(retryIn)")
+                case .reconnected:
+                    parts.metrics.connected(bot: bot, true)
+                    parts.logger.info("bot \(bot): connected again")
+                }
+            }
+        } catch {
+            parts.logger.error("bot \(bot) stopped: \(error.message)")
+        }
+    }
+}
