@@ -57,7 +57,8 @@ let package = Package(
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
-        .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "IMServer", "TestSupport", "Lifecycle"],
+        .testTarget(name: "IMBotsTests",
+                    dependencies: ["IMBots", "IMServer", "TestSupport", "HTTPServer", "Lifecycle"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "TestSupport"]),
 

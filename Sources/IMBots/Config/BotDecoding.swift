@@ -19,6 +19,9 @@ final class BotDecoding: Sendable {
     private let codes = Mutex<[CodeKey: BotConfigError.Code]>([:])
     /// Problems that did not stop decoding (see ``report(_:_:at:)``).
     private let reported = Mutex<[YAMLError]>([])
+    /// The file as read, kept even when the decoder then throws (for unknown keys), so
+    /// that the checks across the file run in the same pass.
+    private let file_ = Mutex<BotFile?>(nil)
 
     private struct CodeKey: Hashable {
         var mark: YAMLMark
@@ -45,6 +48,40 @@ final class BotDecoding: Sendable {
         let problem = error(code, message, at: mark)
         reported.withLock { $0.append(problem) }
     }
+
+    /// Records a problem made with ``error(_:_:at:)``, like ``report(_:_:at:)``.
+    func record(_ problem: YAMLError) {
+        reported.withLock { $0.append(problem) }
+    }
+
+    /// Runs one part of a value's decoding: a failure is recorded, to be reported with
+    /// the rest, and nil returned, so that the parts after it are read (and checked) too.
+    /// A failure that carries no located problem is thrown on.
+    func attempt<T>(_ body: () throws -> T) throws -> T? {
+        do {
+            return try body()
+        } catch let error as DecodingError {
+            guard let problems = Self.problems(in: error) else { throw error }
+            reported.withLock { $0 += problems.errors }
+            return nil
+        }
+    }
+
+    private static func problems(in error: DecodingError) -> YAMLErrors? {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
+             .dataCorrupted(let context):
+            return context.underlyingError as? YAMLErrors
+        @unknown default:
+            return nil
+        }
+    }
+
+    /// Keeps the file as read (the last complete read wins).
+    func keep(_ file: BotFile) { file_.withLock { $0 = file } }
+
+    /// The file as read, if it was read to the end.
+    var kept: BotFile? { file_.withLock { $0 } }
 
     /// The problems recorded with ``report(_:_:at:)``.
     var reportedErrors: [YAMLError] { reported.withLock { $0 } }

@@ -13,6 +13,13 @@ extension CurlTransport {
         /// The port being connected to.
         public var port: Int
 
+        /// Describes a connection (the transport makes these; tests of filters too).
+        public init(host: String, address: [UInt8], port: Int) {
+            self.host = host
+            self.address = address
+            self.port = port
+        }
+
         /// The address in its usual text form (`10.0.0.1`, `::1`).
         public var addressText: String {
             var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)

@@ -85,6 +85,9 @@ func withRunningRunner<T>(
         return result
     } catch {
         await running.stop()
+        // What the runner said, to tell why.
+        for line in running.logs.lines.suffix(20) { print("runner log: \(line.level) \(line.message)") }
+        if case .failure(let failure) = await running.task.result { print("runner failed: \(failure)") }
         throw error
     }
 }
