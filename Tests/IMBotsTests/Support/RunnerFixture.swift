@@ -24,13 +24,14 @@ struct RunnerFixture {
     /// A runner configuration over this folder, against `server`, creating bot accounts
     /// with `adminToken`.
     func configuration(server: TestServer, adminToken: String?, state: String? = nil, watchInterval: Double = 0,
-                       time: any TimeSource = SystemTime(), httpAllow: HTTPAllowList = HTTPAllowList())
-        -> RunnerConfiguration
+                       time: any TimeSource = SystemTime(), httpAllow: HTTPAllowList = HTTPAllowList(),
+                       listen: Bool = false, metricsToken: String? = nil) -> RunnerConfiguration
     {
         RunnerConfiguration(
-            serverURL: server.baseURL, botsDirectory: bots, stateDirectory: state ?? self.state, listen: nil,
+            serverURL: server.baseURL, botsDirectory: bots, stateDirectory: state ?? self.state,
+            listen: listen ? ListenAddress(host: "127.0.0.1", port: 0) : nil,
             environment: [:], watchInterval: watchInterval, pollTimeout: 5, adminToken: adminToken,
-            httpAllow: httpAllow, time: time)
+            metricsToken: metricsToken, httpAllow: httpAllow, time: time)
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }

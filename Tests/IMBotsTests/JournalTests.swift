@@ -1,0 +1,150 @@
+import Foundation
+@testable import IMBots
+import IMProtocol
+import Lifecycle
+import Logging
+import Templates
+import TestSupport
+import Testing
+
+/// A bot's journal: one write path, records replayed over the last snapshot, compaction
+/// that a crash cannot undo, a torn last line dropped, nothing written after the lock is
+/// released.
+@Suite(.timeLimit(.minutes(1))) struct JournalTests {
+    let folder = TestServer.temporaryDirectory() + "/bot"
+    let logs = LogWatch()
+    var logger: Logger { Logger(label: "test", level: .debug, sink: logs) }
+
+    func open(_ time: any TimeSource = ManualTime()) async throws -> (BotJournal, FileJournalStore) {
+        let store = try FileJournalStore(folder: folder, bot: "bot")
+        return (try await BotJournal(bot: "bot", store: store, initialState: ["count": 0], time: time, logger: logger),
+                store)
+    }
+
+    static func message(_ id: String) -> PendingMessage {
+        PendingMessage(OutgoingMessage(to: .user("alice"), text: "hi", clientMessageID: id, rule: "r", action: .reply),
+                       position: 1)
+    }
+
+    /// Records the changes of a few events, then stops the journal (which writes them).
+    func recordSome(_ journal: BotJournal) async throws {
+        try await withService(journal) {
+            await journal.record(.handled(position: 5, state: [.add(path: ["count"], amount: 2)],
+                                          messages: [Self.message("m1"), Self.message("m2")]))
+            await journal.record(.cursor("c1"))
+            await journal.record(.done(clientMessageID: "m1"))
+        }
+    }
+
+    @Test func whatWasRecordedIsThereAfterARestart() async throws {
+        let (journal, _) = try await open()
+        try await recordSome(journal)
+        let (again, _) = try await open()
+        let state = await again.state
+        #expect(state.cursor == "c1")
+        #expect(state.handledThrough == 5)
+        #expect(state.variables["count"] == .int(2))
+        #expect(state.outbox.map(\.clientMessageID) == ["m2"])
+        #expect(await again.isNew(5) == false)
+        #expect(await again.isNew(6))
+    }
+
+    @Test func aTornLastLineIsDroppedAndLaterRecordsStayReadable() async throws {
+        let (journal, store) = try await open()
+        try await recordSome(journal)
+        // The process died in the middle of a write.
+        let handle = try #require(FileHandle(forWritingAtPath: store.journalPath))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"seq":4,"cursor":"c2"#.utf8))
+        try handle.close()
+
+        let (second, _) = try await open()
+        #expect(await second.state.cursor == "c1")
+        #expect(logs.contains("an incomplete last record was dropped"))
+        try await withService(second) { await second.record(.cursor("c3")) }
+        let (third, _) = try await open()
+        #expect(await third.state.cursor == "c3")
+    }
+
+    @Test func recordsAreCompactedIntoTheSnapshotOnceTheyOutgrowIt() async throws {
+        let (journal, store) = try await open()
+        let big = String(repeating: "x", count: 1000)
+        try await withService(journal) {
+            for index in 0..<400 {
+                await journal.record(.handled(position: Int64(index + 1), state: [.set(path: ["last"], value: .string(big))],
+                                              messages: []))
+            }
+        }
+        // 400 records of about 1 KB passed the 256 KiB mark: the snapshot holds them.
+        #expect(FileManager.default.fileExists(atPath: store.snapshotPath))
+        #expect(store.sizes.records < BotJournal.compactionBytes)
+        let (again, _) = try await open()
+        #expect(await again.state.handledThrough == 400)
+        #expect(await again.state.variables["last"] == .string(big))
+    }
+
+    @Test func aCompactionCutShortIsHarmless() async throws {
+        let (journal, store) = try await open()
+        try await recordSome(journal)
+        // The snapshot was written but the journal not yet emptied: its records are older.
+        let (reading, _) = try await open()
+        var snapshot = await reading.state
+        snapshot.variables["count"] = .int(40)
+        await reading.abandon()
+        try LocalFiles.replace(store.snapshotPath, with: try JSONEncoder().encode(snapshot))
+        let (again, _) = try await open()
+        // Replaying `add 2` again would give 42.
+        #expect(await again.state.variables["count"] == .int(40))
+    }
+
+    @Test func nothingIsWrittenAfterTheJournalStopped() async throws {
+        let (journal, store) = try await open()
+        try await recordSome(journal)
+        let before = try Data(contentsOf: URL(fileURLWithPath: store.journalPath))
+        await journal.record(.cursor("late"))
+        #expect(logs.contains("a change came after the bot stopped"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.journalPath)) == before)
+        await #expect(throws: RunnerError.self) { try await store.append([JournalRecord(sequence: 99, change: .resync)]) }
+        // And the lock is free for the next runner.
+        _ = try await open()
+    }
+
+    @Test func syncsHappenAtMostFourTimesASecond() async throws {
+        let time = ManualTime()
+        let store = MemoryJournalStore()
+        let journal = try await BotJournal(bot: "bot", store: store, initialState: [:], time: time, logger: logger)
+        try await withService(journal) {
+            for index in 1...50 { await journal.record(.cursor("c\(index)")) }
+            // The writer appended and now waits on the clock before syncing.
+            await time.waitForSleepers(1)
+            #expect(store.syncCount == 0)
+            time.advance(by: BotJournal.syncInterval)
+            try await eventually("a sync") { store.syncCount == 1 }
+        }
+        #expect(store.records.count == 50)
+    }
+
+    @Test func aRecordOfAKindThisVersionDoesNotKnowStopsTheStart() async throws {
+        let (journal, store) = try await open()
+        try await recordSome(journal)
+        let handle = try #require(FileHandle(forWritingAtPath: store.journalPath))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"seq":9,"strike":{"user":"x"}}"#.utf8 + [0x0A]))
+        try handle.close()
+        await #expect(throws: RunnerError.self) { _ = try await open() }
+    }
+
+    @Test func aStateFileOfEarlierVersionsIsRead() async throws {
+        try LocalFiles.makePrivateFolder(folder)
+        try Data("""
+            {"avatar_hash":"abc","cursor":"c9","finished_above":[],"handled_through":12,\
+            "outbox":[{"client_msg_id":"b:echo:12:echo:0","position":12,"rule":"echo","action":"reply",\
+            "text":"echo: hi","to":"user:alice"}],"variables":{"tickets":3}}
+            """.utf8).write(to: URL(fileURLWithPath: folder + "/state.json"))
+        let (journal, _) = try await open()
+        let state = await journal.state
+        #expect(state.cursor == "c9" && state.handledThrough == 12 && state.avatarHash == "abc")
+        #expect(state.variables["tickets"] == .int(3))
+        #expect(state.outbox.first?.sheddable == true)
+    }
+}
