@@ -31,8 +31,8 @@ import Testing
         try await withService(journal) {
             await journal.record(.handled(position: 5, state: [.add(path: ["count"], amount: 2)],
                                           messages: [Self.message("m1"), Self.message("m2")]))
-            await journal.record(.cursor("c1"))
-            await journal.record(.done(clientMessageID: "m1"))
+            journal.record(.cursor("c1"))
+            journal.record(.done(clientMessageID: "m1"))
         }
     }
 
@@ -40,13 +40,13 @@ import Testing
         let (journal, _) = try await open()
         try await recordSome(journal)
         let (again, _) = try await open()
-        let state = await again.state
+        let state = again.state
         #expect(state.cursor == "c1")
         #expect(state.handledThrough == 5)
         #expect(state.variables["count"] == .int(2))
         #expect(state.outbox.map(\.clientMessageID) == ["m2"])
-        #expect(await again.isNew(5) == false)
-        #expect(await again.isNew(6))
+        #expect(again.isNew(5) == false)
+        #expect(again.isNew(6))
     }
 
     @Test func aTornLastLineIsDroppedAndLaterRecordsStayReadable() async throws {
@@ -59,11 +59,11 @@ import Testing
         try handle.close()
 
         let (second, _) = try await open()
-        #expect(await second.state.cursor == "c1")
+        #expect(second.state.cursor == "c1")
         #expect(logs.contains("an incomplete last record was dropped"))
-        try await withService(second) { await second.record(.cursor("c3")) }
+        try await withService(second) { second.record(.cursor("c3")) }
         let (third, _) = try await open()
-        #expect(await third.state.cursor == "c3")
+        #expect(third.state.cursor == "c3")
     }
 
     @Test func recordsAreCompactedIntoTheSnapshotOnceTheyOutgrowIt() async throws {
@@ -79,8 +79,8 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: store.snapshotPath))
         #expect(store.sizes.records < BotJournal.compactionBytes)
         let (again, _) = try await open()
-        #expect(await again.state.handledThrough == 400)
-        #expect(await again.state.variables["last"] == .string(big))
+        #expect(again.state.handledThrough == 400)
+        #expect(again.state.variables["last"] == .string(big))
     }
 
     @Test func aCompactionCutShortIsHarmless() async throws {
@@ -88,20 +88,20 @@ import Testing
         try await recordSome(journal)
         // The snapshot was written but the journal not yet emptied: its records are older.
         let (reading, _) = try await open()
-        var snapshot = await reading.state
+        var snapshot = reading.state
         snapshot.variables["count"] = .int(40)
         await reading.abandon()
         try LocalFiles.replace(store.snapshotPath, with: try JSONEncoder().encode(snapshot))
         let (again, _) = try await open()
         // Replaying `add 2` again would give 42.
-        #expect(await again.state.variables["count"] == .int(40))
+        #expect(again.state.variables["count"] == .int(40))
     }
 
     @Test func nothingIsWrittenAfterTheJournalStopped() async throws {
         let (journal, store) = try await open()
         try await recordSome(journal)
         let before = try Data(contentsOf: URL(fileURLWithPath: store.journalPath))
-        await journal.record(.cursor("late"))
+        journal.record(.cursor("late"))
         #expect(logs.contains("a change came after the bot stopped"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: store.journalPath)) == before)
         await #expect(throws: RunnerError.self) { try await store.append([JournalRecord(sequence: 99, change: .resync)]) }
@@ -114,7 +114,7 @@ import Testing
         let store = MemoryJournalStore()
         let journal = try await BotJournal(bot: "bot", store: store, initialState: [:], time: time, logger: logger)
         try await withService(journal) {
-            for index in 1...50 { await journal.record(.cursor("c\(index)")) }
+            for index in 1...50 { journal.record(.cursor("c\(index)")) }
             // The writer appended and now waits on the clock before syncing.
             await time.waitForSleepers(1)
             #expect(store.syncCount == 0)
@@ -142,7 +142,7 @@ import Testing
             "text":"echo: hi","to":"user:alice"}],"variables":{"tickets":3}}
             """.utf8).write(to: URL(fileURLWithPath: folder + "/state.json"))
         let (journal, _) = try await open()
-        let state = await journal.state
+        let state = journal.state
         #expect(state.cursor == "c9" && state.handledThrough == 12 && state.avatarHash == "abc")
         #expect(state.variables["tickets"] == .int(3))
         #expect(state.outbox.first?.sheddable == true)

@@ -17,25 +17,25 @@ import Testing
         loggedIn.open()
         let outbox = Outbox(parts: fixture.parts, loggedIn: loggedIn)
         try await withService(outbox) {
-            await outbox.offer([BotPartsFixture.reply(to: .user("alice"), id: "m-alice")])
+            outbox.offer([BotPartsFixture.reply(to: .user("alice"), id: "m-alice")])
             // Alice's conversation was told to wait 5 s and waits on the runner's clock.
             await fixture.time.waitForSleepers(1)
             #expect(server.clientIDs(for: "alice") == ["m-alice"])
 
-            await outbox.offer([BotPartsFixture.reply(to: .user("bob"), id: "m-bob")])
+            outbox.offer([BotPartsFixture.reply(to: .user("bob"), id: "m-bob")])
             try await eventually("bob's message went out while alice's waits") {
                 server.clientIDs(for: "bob") == ["m-bob"]
             }
             #expect(server.clientIDs(for: "alice") == ["m-alice"])
 
             fixture.time.advance(by: .seconds(5))
-            try await eventually("alice's message went out after the pause") { await outbox.count == 0 }
+            try await eventually("alice's message went out after the pause") { outbox.count == 0 }
             // One retry, with the same client id: the server can drop a repeat.
             #expect(server.clientIDs(for: "alice") == ["m-alice", "m-alice"])
             #expect(server.clientIDs(for: "bob") == ["m-bob"])
         }
         // Both are done in the journal.
-        #expect(await fixture.parts.journal.state.outbox.isEmpty)
+        #expect(fixture.parts.journal.state.outbox.isEmpty)
     }
 
     @Test func aFullQueueShedsTheOldestReplyWithAnAuditLineAndNeverAnAlert() async throws {
@@ -43,11 +43,11 @@ import Testing
         // Not logged in: nothing is sent, the queue (cap 3) only fills.
         let outbox = Outbox(parts: fixture.parts, loggedIn: Latch())
         let replies = (1...5).map { BotPartsFixture.reply(to: .user("alice"), id: "r\($0)") }
-        await fixture.parts.journal.record(.handled(position: 1, state: [], messages: replies))
-        #expect(await outbox.offer(replies).isEmpty)
-        #expect(await outbox.count == 3)
+        fixture.parts.journal.record(.handled(position: 1, state: [], messages: replies))
+        #expect(outbox.offer(replies).isEmpty)
+        #expect(outbox.count == 3)
         #expect(fixture.parts.metrics.shedCount(bot: "testbot", .message) == 2)
-        #expect(await fixture.parts.journal.state.outbox.map(\.clientMessageID) == ["r3", "r4", "r5"])
+        #expect(fixture.parts.journal.state.outbox.map(\.clientMessageID) == ["r3", "r4", "r5"])
         #expect(fixture.auditLines.filter { $0.contains(#""outcome":"shed""#) }.count == 2)
         #expect(fixture.auditLines.first?.contains("r1") == false && fixture.auditLines.first?.contains("to user:alice") == true)
 
@@ -56,12 +56,12 @@ import Testing
         for index in 1...3 {
             let alert = OutgoingMessage(to: .user("alice"), text: "alert \(index)", clientMessageID: "a\(index)",
                                         rule: "alerts", action: .send)
-            #expect(await handle.queueAlert(alert))
+            #expect(handle.queueAlert(alert))
         }
         let fourth = OutgoingMessage(to: .user("alice"), text: "alert 4", clientMessageID: "a4", rule: "alerts",
                                      action: .send)
-        #expect(await handle.queueAlert(fourth) == false)
-        #expect(await fixture.parts.journal.state.outbox.map(\.clientMessageID) == ["a1", "a2", "a3"])
+        #expect(handle.queueAlert(fourth) == false)
+        #expect(fixture.parts.journal.state.outbox.map(\.clientMessageID) == ["a1", "a2", "a3"])
         #expect(fixture.parts.metrics.shedCount(bot: "testbot", .message) == 5)
     }
 
@@ -70,7 +70,7 @@ import Testing
         let fixture = try await BotPartsFixture(transport: server.transport)
         let loggedIn = Latch()
         let outbox = Outbox(parts: fixture.parts, loggedIn: loggedIn)
-        await outbox.offer([BotPartsFixture.reply(to: .user("bob"), id: "b1"),
+        outbox.offer([BotPartsFixture.reply(to: .user("bob"), id: "b1"),
                             BotPartsFixture.reply(to: .user("carol"), id: "c1")])
         let task = Task { try await outbox.run() }
         // Stopped before it could send (not logged in yet): it still sends what it holds.

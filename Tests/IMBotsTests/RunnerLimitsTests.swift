@@ -147,7 +147,7 @@ import Testing
             await handler.receive(event)
         }
         #expect(users.withLock { $0 } == lookups)
-        let texts = await fixture.parts.journal.state.outbox.map(\.text)
+        let texts = fixture.parts.journal.state.outbox.map(\.text)
         #expect(texts.count == 3)
         if lookups == 1 { #expect(texts.allSatisfy { $0 == "Hi Alice" }) }
     }

@@ -20,7 +20,7 @@ import Testing
                     let text = String(decoding: request.body, as: UTF8.self)
                     let alert = OutgoingMessage(to: .user("alice"), text: "alert: \(text)",
                                                 clientMessageID: "hook:\(text)", rule: "inbox", action: .send)
-                    return Response(status: await bot.queueAlert(alert) ? 202 : 503)
+                    return Response(status: bot.queueAlert(alert) ? 202 : 503)
                 }
                 defer { bot.routes.remove(path) }
                 await Task.waitForCancellation()

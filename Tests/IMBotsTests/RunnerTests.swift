@@ -53,6 +53,8 @@ import Testing
                     let members = try await alice.get("/v1/groups/team/members").decode(MemberList.self).members
                     return members.contains { $0.user.username == "keeper" }
                 }
+                // A bot's first start begins at the present: its first poll.
+                try await server.awaitParkedPolls(1)
                 let start = try await alice.cursorNow()
                 for (index, sender) in [alice, bob].enumerated() {
                     let sent = try await sender.send(

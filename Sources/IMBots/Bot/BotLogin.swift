@@ -18,7 +18,7 @@ struct BotLogin: Sendable {
     /// task is cancelled).
     func run() async -> BotContext.Identity? {
         let definition = parts.rules.now.definition
-        let fresh = await parts.journal.state.isFresh
+        let fresh = parts.journal.state.isFresh
         let retrier = Retrier(attempts: nil, backoff: BackoffPolicy(), time: parts.time)
         let outcome = await retrier.run { attempt -> Retrier.Attempt<Result<AuthResponse, IMClientError>> in
             do throws(IMClientError) {

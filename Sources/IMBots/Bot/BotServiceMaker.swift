@@ -37,11 +37,11 @@ public struct BotHandle: Sendable {
     /// Queues an alert: journaled, then sent in order with the conversation's other
     /// messages, never shed. False when the conversation's queue is full of alerts: the
     /// caller must refuse its input (a webhook answers 503, so its sender retries).
-    public func queueAlert(_ message: OutgoingMessage) async -> Bool {
+    public func queueAlert(_ message: OutgoingMessage) -> Bool {
         let pending = PendingMessage(message, position: 0, sheddable: false)
-        await parts.journal.record(.queued([pending]))
-        guard await outbox.offer([pending]).isEmpty else {
-            await parts.journal.record(.done(clientMessageID: pending.clientMessageID))
+        parts.journal.record(.queued([pending]))
+        guard outbox.offer([pending]).isEmpty else {
+            parts.journal.record(.done(clientMessageID: pending.clientMessageID))
             return false
         }
         return true

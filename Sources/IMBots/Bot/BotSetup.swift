@@ -28,9 +28,9 @@ struct BotSetup: Sendable {
             if !update.isEmpty { nickname = try await parts.client.updateProfile(update).nickname }
             if let path = profile.avatarPath, let image = try LocalFiles.read(path) {
                 let hash = Digest.hex(Digest.sha256(image))
-                if await hash != parts.journal.state.avatarHash || me.avatarURL.isEmpty {
+                if hash != parts.journal.state.avatarHash || me.avatarURL.isEmpty {
                     _ = try await parts.client.uploadAvatar(image)
-                    await parts.journal.record(.avatar(hash))
+                    parts.journal.record(.avatar(hash))
                 }
             }
         } catch {

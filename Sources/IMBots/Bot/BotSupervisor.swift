@@ -8,9 +8,9 @@ import Logging
 /// - the **journal** (`BotJournal`): the one owner of the bot's state and its one
 ///   write path, over a `JournalStore` that holds the bot's lock;
 /// - the **outbox** (`Outbox`): one queue and worker per conversation;
-/// - the **lanes** (`ConversationLanes`): events whose rules call out over HTTP;
 /// - services added by the runner's `BotServiceMaker`s (a webhook inbox, a scheduler);
-/// - the **event loop** (`EventLoop`): login, setup, then poll → decide → act.
+/// - the **event loop** (`EventLoop`): login, setup, then poll → decide → act, with the
+///   lanes (`ConversationLanes`) for events whose rules call out over HTTP.
 ///
 /// They run under a `ServiceGroup` in that order and stop in the reverse one: the event
 /// loop first, the outbox after draining, the journal last, writing what is pending
@@ -23,7 +23,7 @@ final class BotSupervisor: Service {
     private let parts: BotParts
     private let outbox: Outbox
     private let lanes: ConversationLanes
-    private let services: [any Service]
+    private let group: ServiceGroup
 
     /// Takes the bot's state folder (its lock) and reads its journal; throws when another
     /// runner holds the bot, or the bot cannot start (no password to log in with).
@@ -62,18 +62,24 @@ final class BotSupervisor: Service {
         let handler = EventHandler(parts: parts, session: session, senders: senders, outbox: outbox, lanes: lanes,
                                    http: http)
         let handle = BotHandle(parts: parts, outbox: outbox)
-        services = [journal, outbox, FunctionService("lanes \(bot)") { [lanes] in await lanes.run(handler: handler) }]
-            + makers.compactMap { $0.makeService(for: handle) }
-            + [EventLoop(name: "event loop \(bot)", parts: parts, session: session, handler: handler, password: password)]
+        let loop = EventLoop(name: "event loop \(bot)", parts: parts, session: session, handler: handler, lanes: lanes,
+                             password: password)
+        group = ServiceGroup(services: [journal, outbox] + makers.compactMap { $0.makeService(for: handle) } + [loop],
+                             logger: reporter.logger)
     }
 
     /// Runs the bot until cancelled or its login ends; then stops its parts in order.
     func run() async throws {
         // What the last run left: messages to send and lane events to handle.
-        let left = await parts.journal.state
-        await outbox.offer(left.outbox)
-        for event in left.accepted { await lanes.resume(event) }
-        try await ServiceGroup(services: services, logger: parts.logger).run()
+        let left = parts.journal.state
+        outbox.offer(left.outbox)
+        for event in left.accepted { lanes.resume(event) }
+        try await group.run()
+    }
+
+    /// Stops the bot gracefully (as cancelling ``run()`` does); returns at once.
+    func stop() {
+        group.shutDown()
     }
 
     /// Gives the bot up without running it: releases its lock.

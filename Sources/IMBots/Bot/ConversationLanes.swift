@@ -23,26 +23,26 @@ final class ConversationLanes: Sendable {
     }
 
     /// Whether `event`'s conversation has a lane now (its events must queue behind it).
-    func isBusy(with event: Event) async -> Bool {
-        await queues.keys.contains(Self.key(event))
+    func isBusy(with event: Event) -> Bool {
+        queues.isBusy(Self.key(event))
     }
 
     /// Journals `event` as taken over, and queues it in its conversation's lane.
-    func accept(_ event: Event) async {
-        guard await queues.count < Self.totalCapacity else {
+    func accept(_ event: Event) {
+        guard queues.count < Self.totalCapacity else {
             parts.reporter.shed(event, cap: Self.totalCapacity, version: parts.rules.now.definition.version)
             return
         }
-        await parts.journal.record(.accepted(event))
-        await resume(event)
+        parts.journal.record(.accepted(event))
+        resume(event)
     }
 
     /// Queues an event the journal already holds as taken over.
-    func resume(_ event: Event) async {
-        let offer = await queues.offer(event, key: Self.key(event))
+    func resume(_ event: Event) {
+        let offer = queues.offer(event, key: Self.key(event))
         for dropped in offer.shed {
             parts.reporter.shed(dropped, cap: Self.capacity, version: parts.rules.now.definition.version)
-            await parts.journal.record(.handled(position: dropped.position, state: [], messages: []))
+            parts.journal.record(.handled(position: dropped.position, state: [], messages: []))
         }
     }
 

@@ -19,18 +19,18 @@ struct EventHandler: Sendable {
 
     /// One event from the feed, in feed order; returns once it is handled or journaled.
     func receive(_ event: Event) async {
-        guard event.type != .kickedOut, await parts.journal.isNew(event.position) else { return }
+        guard event.type != .kickedOut, parts.journal.isNew(event.position) else { return }
         let now = parts.time.wallMilliseconds
         parts.metrics.pollLag(bot: parts.name, seconds: Double(now - event.at.milliseconds) / 1000)
-        await senders.observe(event)
+        if SenderDirectory.observes(event) { await senders.observe(event) }
         let rules = parts.rules.now
         if case .newerThan(let age) = rules.definition.backlog,
            event.at.milliseconds < session.startedAt - Int64(age.seconds * 1000) {
             parts.metrics.eventHandled(bot: parts.name)
             return
         }
-        if await lanes.isBusy(with: event) {
-            await lanes.accept(event)
+        if lanes.isBusy(with: event) {
+            lanes.accept(event)
             return
         }
         guard let decided = await decide(event, rules) else {
@@ -38,7 +38,7 @@ struct EventHandler: Sendable {
             return
         }
         if decided.decision.firings.contains(where: { $0.rule.callsOut }) {
-            await lanes.accept(event)
+            lanes.accept(event)
             return
         }
         _ = await act(decided, rules, event: event)
@@ -49,7 +49,7 @@ struct EventHandler: Sendable {
     func handleAccepted(_ event: Event) async -> Bool {
         let rules = parts.rules.now
         guard let decided = await decide(event, rules) else {
-            await parts.journal.record(.handled(position: event.position, state: [], messages: []))
+            parts.journal.record(.handled(position: event.position, state: [], messages: []))
             parts.metrics.eventHandled(bot: parts.name)
             return true
         }
@@ -70,7 +70,7 @@ struct EventHandler: Sendable {
         if lookups.contains(.profile) { botEvent.sender = await senders.profile(causing: event) }
         if lookups.contains(.role) { botEvent.senderRole = await senders.role(of: botEvent.actor, in: event) }
         let context = BotContext(
-            bot: session.identity, state: await parts.journal.state.variables,
+            bot: session.identity, state: parts.journal.state.variables,
             now: Timestamp(milliseconds: parts.time.wallMilliseconds), timezone: rules.definition.timezone ?? "UTC")
         let decision = rules.engine.decide(botEvent, context: context)
         guard !decision.firings.isEmpty else { return nil }
@@ -90,8 +90,8 @@ struct EventHandler: Sendable {
         parts.metrics.actionLatency(bot: parts.name, seconds: (parts.time.elapsed - started).seconds)
         parts.reporter.record(report, event: event, version: rules.definition.version)
         let messages = effects.messages.map { PendingMessage($0, position: event.position) }
-        await parts.journal.record(.handled(position: event.position, state: report.operations, messages: messages))
-        await outbox.offer(messages)
+        parts.journal.record(.handled(position: event.position, state: report.operations, messages: messages))
+        outbox.offer(messages)
         parts.metrics.eventHandled(bot: parts.name)
         return true
     }

@@ -3,7 +3,8 @@ import IMProtocol
 import Lifecycle
 
 /// A bot's main loop: logs in, applies its setup, then polls its feed and hands each
-/// event to the `EventHandler`, one at a time, in feed order.
+/// event to the `EventHandler`, one at a time, in feed order; beside it, in the same
+/// task group, the lanes work the events whose rules call out over HTTP.
 ///
 /// Returns when its task is cancelled or the login ends for good (refused, or taken by
 /// another runner), which stops the bot.
@@ -12,9 +13,18 @@ struct EventLoop: Service {
     let parts: BotParts
     let session: BotSession
     let handler: EventHandler
+    let lanes: ConversationLanes
     let password: String
 
     func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [lanes, handler] in await lanes.run(handler: handler) }
+            await poll()
+            group.cancelAll()
+        }
+    }
+
+    private func poll() async {
         guard let identity = await BotLogin(parts: parts, password: password).run() else { return }
         session.begin(as: await BotSetup(parts: parts).apply(identity))
         let definition = parts.rules.now.definition
@@ -38,7 +48,7 @@ struct EventLoop: Service {
                     parts.logger.warning("bot \(bot): event \(unreadable.position) (\(unreadable.type)) cannot be read by "
                                          + "this version of switchboard and is skipped: \(unreadable.reason)")
                 case .resyncNeeded(let reason):
-                    await parts.journal.record(.resync)
+                    parts.journal.record(.resync)
                     parts.metrics.cursorReset(bot: bot)
                     parts.logger.warning("bot \(bot): the server no longer knows its cursor (\(reason)); continuing from now")
                 case .disconnected(let error, let retryIn):

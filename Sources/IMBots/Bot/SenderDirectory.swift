@@ -23,6 +23,14 @@ actor SenderDirectory {
         self.logger = warn
     }
 
+    /// Whether `event` tells something about users or groups (a profile, a membership).
+    static func observes(_ event: Event) -> Bool {
+        switch event.type {
+        case .profileUpdated, .memberJoined, .memberLeft, .memberKicked, .conversationUpdated: true
+        default: false
+        }
+    }
+
     /// Notes what an event tells about users and groups, before it is handled.
     func observe(_ event: Event) {
         if event.type == .profileUpdated, let user = event.user {

@@ -12,10 +12,10 @@ struct JournalCursorStore: CursorStore {
     let resumes: Bool
 
     func load() async throws -> String? {
-        resumes ? await journal.state.cursor : nil
+        resumes ? journal.state.cursor : nil
     }
 
     func save(_ cursor: String) async throws {
-        await journal.record(.cursor(cursor))
+        journal.record(.cursor(cursor))
     }
 }

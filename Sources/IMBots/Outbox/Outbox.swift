@@ -39,21 +39,21 @@ final class Outbox: Service {
     /// Queues messages (already in the journal) for sending; returns those refused for
     /// a full queue (alerts only: replies are shed instead). What is shed is recorded.
     @discardableResult
-    func offer(_ messages: [PendingMessage]) async -> [PendingMessage] {
+    func offer(_ messages: [PendingMessage]) -> [PendingMessage] {
         var refused: [PendingMessage] = []
         for message in messages {
-            let offer = await queues.offer(message, key: message.to)
+            let offer = queues.offer(message, key: message.to)
             if !offer.accepted, !message.sheddable { refused.append(message) }
             for dropped in offer.shed {
                 parts.reporter.shed(dropped, cap: parts.outboxCapacity, version: parts.rules.now.definition.version)
-                await parts.journal.record(.done(clientMessageID: dropped.clientMessageID))
+                parts.journal.record(.done(clientMessageID: dropped.clientMessageID))
             }
         }
         return refused
     }
 
     /// Messages queued now, the ones being sent included.
-    var count: Int { get async { await queues.count } }
+    var count: Int { queues.count }
 
     func run() async throws {
         await queues.run(drain: Self.drainTime, time: parts.time) { [self] message in await deliver(message) }
@@ -100,7 +100,7 @@ final class Outbox: Service {
         if case .failure(let error) = result {
             parts.reporter.sendFailed(message, error, version: parts.rules.now.definition.version)
         }
-        await parts.journal.record(.done(clientMessageID: message.clientMessageID))
+        parts.journal.record(.done(clientMessageID: message.clientMessageID))
         return true
     }
 }

@@ -24,13 +24,9 @@ public final class BotRunner: Service {
     let logger: Logger
     let makers: [any BotServiceMaker]
     private let audit: AuditLog
-    private let requests = AsyncStream<ReloadRequest>.makeStream()
+    private let reloads = ReloadQueue()
     private let running = Mutex<[String: BotDefinition]>([:])
     private let listenerPort = Mutex<Int?>(nil)
-
-    struct ReloadRequest: Sendable {
-        var reply: (@Sendable ([String]) -> Void)?
-    }
 
     /// Prepares the runner (its state folder and audit log); nothing connects until
     /// ``run()``.
@@ -84,6 +80,7 @@ public final class BotRunner: Service {
         }
         logger.info("runner started \(bots.count) bot(s): \(bots.map(\.bot).joined(separator: ", "))",
                     [("server", configuration.serverURL)])
+        reloads.open()
         await withTaskGroup(of: Void.self) { group in
             var handles: [String: RunningBot] = [:]
             for bot in bots { start(bot, in: &group, handles: &handles) }
@@ -99,10 +96,11 @@ public final class BotRunner: Service {
                 }
             }
             // Ends when this task is cancelled: the runner stops.
-            for await request in requests.stream {
+            while let requests = await reloads.next() {
                 let problems = await reload(in: &group, handles: &handles, http: http)
-                request.reply?(problems)
+                for request in requests { request.reply?(problems) }
             }
+            reloads.close()
             group.cancelAll()
         }
         await listener?.shutdown()
@@ -112,7 +110,7 @@ public final class BotRunner: Service {
 
     /// Asks the running runner to re-read the bot files (SIGHUP, a changed file).
     public func requestReload() {
-        requests.continuation.yield(ReloadRequest(reply: nil))
+        reloads.submit(ReloadQueue.Request(reply: nil))
     }
 
     /// Re-reads the bot files now (the runner must be running). Returns the errors that
@@ -120,17 +118,15 @@ public final class BotRunner: Service {
     @discardableResult
     public func reload() async -> [String] {
         await withCheckedContinuation { (continuation: CheckedContinuation<[String], Never>) in
-            let result = requests.continuation.yield(ReloadRequest { continuation.resume(returning: $0) })
-            if case .terminated = result { continuation.resume(returning: ["the runner is not running"]) }
+            reloads.submit(ReloadQueue.Request { continuation.resume(returning: $0) })
         }
     }
 
     // MARK: Bots
 
-    /// A bot in the runner's task group, stopped on its own by shutting its group down.
+    /// A bot in the runner's task group, stopped on its own with `BotSupervisor.stop()`.
     struct RunningBot {
         let supervisor: BotSupervisor
-        let group: ServiceGroup
         let ended: Latch
     }
 
@@ -143,14 +139,14 @@ public final class BotRunner: Service {
     }
 
     func start(_ bot: BotSupervisor, in group: inout TaskGroup<Void>, handles: inout [String: RunningBot]) {
-        let handle = RunningBot(supervisor: bot, group: ServiceGroup(services: [bot], logger: logger), ended: Latch())
+        let handle = RunningBot(supervisor: bot, ended: Latch())
         handles[bot.bot] = handle
         running.withLock { $0[bot.bot] = bot.definition }
         group.addTask { [self] in
             do {
-                try await handle.group.run()
+                try await bot.run()
             } catch {
-                // Logged by the group; the other bots go on.
+                logger.error("\(bot.name) failed: \(error)")
             }
             running.withLock { _ = $0.removeValue(forKey: bot.bot) }
             handle.ended.open()
@@ -159,7 +155,7 @@ public final class BotRunner: Service {
 
     func stop(_ name: String, handles: inout [String: RunningBot]) async {
         guard let handle = handles.removeValue(forKey: name) else { return }
-        handle.group.shutDown()
+        handle.supervisor.stop()
         await handle.ended.wait()
         running.withLock { $0[name] = nil }
     }

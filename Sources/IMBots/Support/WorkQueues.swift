@@ -1,4 +1,5 @@
 import Lifecycle
+import Synchronization
 
 /// Work kept in one bounded queue per key (a conversation), each queue worked through
 /// in order by a task of its own, all of them children of one task group in ``run``.
@@ -10,7 +11,7 @@ import Lifecycle
 ///
 /// A full queue sheds its oldest sheddable item (never the one in progress) to take a
 /// new one; an item that may not be shed is refused when nothing can make room.
-actor WorkQueues<Item: Sendable> {
+final class WorkQueues<Item: Sendable>: Sendable {
     /// What became of an offered item.
     struct Offer {
         /// Whether the item was queued.
@@ -19,13 +20,22 @@ actor WorkQueues<Item: Sendable> {
         var shed: [Item]
     }
 
-    private var queues: [String: [Item]] = [:]
-    /// Keys with a worker (started or about to be).
-    private var working: Set<String> = []
-    /// Keys whose first item a worker is handling now.
-    private var inProgress: Set<String> = []
-    private var toStart: [String] = []
-    private let starts = Doorbell()
+    private struct Queues {
+        var items: [String: [Item]] = [:]
+        /// Keys with a worker (started or about to be).
+        var working: Set<String> = []
+        /// Keys whose first item a worker is handling now.
+        var inProgress: Set<String> = []
+        var toStart: [String] = []
+        /// Set when the owner stops: workers finish their queues (or are cancelled).
+        var stopping = false
+        /// Set when the drain's time is up.
+        var deadlinePassed = false
+    }
+
+    private let queues = Mutex(Queues())
+    /// Rung for keys to start, and for every worker that ends while stopping.
+    private let changes = Doorbell()
     private let capacity: @Sendable () -> Int
     private let sheddable: @Sendable (Item) -> Bool
 
@@ -40,36 +50,35 @@ actor WorkQueues<Item: Sendable> {
 
     /// Queues `item` under `key`, making room by shedding when the queue is full.
     func offer(_ item: Item, key: String) -> Offer {
-        var queue = queues[key] ?? []
-        var shed: [Item] = []
-        if queue.count >= max(1, capacity()) {
-            let busy = inProgress.contains(key) ? 1 : 0
-            if let index = queue.indices.dropFirst(busy).first(where: { sheddable(queue[$0]) }) {
-                shed.append(queue.remove(at: index))
-            } else {
-                return Offer(accepted: false, shed: sheddable(item) ? [item] : [])
+        let limit = max(1, capacity())
+        let (offer, ring) = queues.withLock { queues -> (Offer, Bool) in
+            var queue = queues.items[key] ?? []
+            var shed: [Item] = []
+            if queue.count >= limit {
+                let busy = queues.inProgress.contains(key) ? 1 : 0
+                if let index = queue.indices.dropFirst(busy).first(where: { sheddable(queue[$0]) }) {
+                    shed.append(queue.remove(at: index))
+                } else {
+                    return (Offer(accepted: false, shed: sheddable(item) ? [item] : []), false)
+                }
             }
+            queue.append(item)
+            queues.items[key] = queue
+            guard queues.working.insert(key).inserted else { return (Offer(accepted: true, shed: shed), false) }
+            queues.toStart.append(key)
+            return (Offer(accepted: true, shed: shed), true)
         }
-        queue.append(item)
-        queues[key] = queue
-        if working.insert(key).inserted {
-            toStart.append(key)
-            starts.ring()
-        }
-        return Offer(accepted: true, shed: shed)
+        if ring { changes.ring() }
+        return offer
     }
 
     /// Items queued now, in progress included.
-    var count: Int { queues.values.reduce(0) { $0 + $1.count } }
+    var count: Int { queues.withLock { $0.items.values.reduce(0) { $0 + $1.count } } }
 
-    /// Keys with a queue now.
-    var keys: Set<String> { Set(queues.keys) }
+    /// Whether `key` has a queue now.
+    func isBusy(_ key: String) -> Bool { queues.withLock { $0.items[key] != nil } }
 
     // MARK: Working
-
-    private enum Event: Sendable {
-        case starts, workerEnded, stopAsked, deadline
-    }
 
     /// Works the queues until cancelled. Then, with a `drain` time, workers go on until
     /// their queues are empty or the time is up; without, they stop at once. Items not
@@ -77,73 +86,56 @@ actor WorkQueues<Item: Sendable> {
     ///
     /// - Parameter process: handles one item; false when it was interrupted and the
     ///   item must stay.
-    nonisolated func run(drain: Duration?, time: any TimeSource,
-                         process: @escaping @Sendable (Item) async -> Bool) async {
-        let stopAsked = Latch()
-        // Cancelling this task must not cancel the workers while they drain; the task is
-        // awaited here and cancels itself at the deadline, so it never outlives the call.
-        let work = Task { await self.work(drain: drain, time: time, stopAsked: stopAsked, process: process) }
+    func run(drain: Duration?, time: any TimeSource, process: @escaping @Sendable (Item) async -> Bool) async {
+        guard let drain else {
+            // Cancelling this task cancels the workers with it.
+            await work(drain: nil, time: time, process)
+            return
+        }
+        // Cancelling this task must not cancel the workers while they drain: they run in a
+        // task of their own, awaited here, which ends at the latest when the drain's time
+        // is up, so it never outlives the call.
+        let work = Task { await self.work(drain: drain, time: time, process) }
         await withTaskCancellationHandler {
             await work.value
         } onCancel: {
-            stopAsked.open()
+            queues.withLock { $0.stopping = true }
+            changes.ring()
         }
     }
 
-    private nonisolated func work(drain: Duration?, time: any TimeSource, stopAsked: Latch,
-                                  process: @escaping @Sendable (Item) async -> Bool) async {
-        await withTaskGroup(of: Event.self) { group in
-            group.addTask { [starts] in
-                await starts.wait()
-                return .starts
-            }
-            group.addTask {
-                await stopAsked.wait()
-                return .stopAsked
-            }
-            while let event = await group.next() {
-                switch event {
-                case .starts:
-                    guard !group.isCancelled else { continue }
-                    for key in await takeStarts() {
-                        group.addTask {
-                            await self.workOn(key, process)
-                            return .workerEnded
-                        }
-                    }
-                    group.addTask { [starts] in
-                        await starts.wait()
-                        return .starts
-                    }
-                case .workerEnded:
-                    if stopAsked.isOpen, await working.isEmpty { group.cancelAll() }
-                case .stopAsked:
-                    guard let drain, await !working.isEmpty else {
-                        group.cancelAll()
-                        continue
-                    }
+    private func work(drain: Duration?, time: any TimeSource, _ process: @escaping @Sendable (Item) async -> Bool) async {
+        await withTaskGroup(of: Void.self) { group in
+            var deadlineSet = false
+            while true {
+                await changes.wait()
+                let (keys, stopping, idle, late) = queues.withLock { queues -> ([String], Bool, Bool, Bool) in
+                    defer { queues.toStart = [] }
+                    return (queues.toStart, queues.stopping, queues.working.isEmpty, queues.deadlinePassed)
+                }
+                if Task.isCancelled || late || (stopping && idle) { break }
+                for key in keys {
+                    group.addTask { await self.workOn(key, process) }
+                }
+                if stopping, !deadlineSet, let drain {
+                    deadlineSet = true
                     group.addTask {
                         try? await time.sleep(for: drain)
-                        return .deadline
+                        self.queues.withLock { $0.deadlinePassed = true }
+                        self.changes.ring()
                     }
-                case .deadline:
-                    group.cancelAll()
                 }
             }
+            group.cancelAll()
         }
     }
 
-    private func takeStarts() -> [String] {
-        defer { toStart = [] }
-        return toStart
-    }
-
-    private nonisolated func workOn(_ key: String, _ process: @Sendable (Item) async -> Bool) async {
-        while let item = await next(key) {
+    private func workOn(_ key: String, _ process: @Sendable (Item) async -> Bool) async {
+        while let item = next(key) {
             let finished = await process(item)
-            await settle(key, finished: finished)
+            settle(key, finished: finished)
             if !finished || Task.isCancelled {
-                await stop(key)
+                stop(key)
                 return
             }
         }
@@ -151,23 +143,33 @@ actor WorkQueues<Item: Sendable> {
 
     /// The item to work on; nil (and the key's worker ends) when its queue is empty.
     private func next(_ key: String) -> Item? {
-        guard let item = queues[key]?.first else {
-            queues[key] = nil
-            working.remove(key)
-            return nil
+        let (item, ended) = queues.withLock { queues -> (Item?, Bool) in
+            guard let item = queues.items[key]?.first else {
+                queues.items[key] = nil
+                queues.working.remove(key)
+                return (nil, queues.stopping)
+            }
+            queues.inProgress.insert(key)
+            return (item, false)
         }
-        inProgress.insert(key)
+        if ended { changes.ring() }
         return item
     }
 
     private func settle(_ key: String, finished: Bool) {
-        inProgress.remove(key)
-        guard finished, var queue = queues[key], !queue.isEmpty else { return }
-        queue.removeFirst()
-        queues[key] = queue.isEmpty ? nil : queue
+        queues.withLock { queues in
+            queues.inProgress.remove(key)
+            guard finished, var queue = queues.items[key], !queue.isEmpty else { return }
+            queue.removeFirst()
+            queues.items[key] = queue.isEmpty ? nil : queue
+        }
     }
 
     private func stop(_ key: String) {
-        working.remove(key)
+        let stopping = queues.withLock { queues -> Bool in
+            queues.working.remove(key)
+            return queues.stopping
+        }
+        if stopping { changes.ring() }
     }
 }
