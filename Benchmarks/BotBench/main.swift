@@ -152,6 +152,7 @@ do {
         }
     }
     try await Concurrently.waitUntil { (try? await server.parkedPolls()) ?? 0 >= options.users }
+    let cpuBefore = runner.cpuSeconds
     let total = options.rate * options.seconds
     let started = ContinuousClock.now
     let senders = Task {
@@ -185,6 +186,7 @@ do {
         print("| ↳ mean of the legs (server's millisecond stamps): send → message stamped; → reply stamped; → reply arrived "
               + "| \(mean(legs.map(\.0))); \(mean(legs.map(\.1))); \(mean(legs.map(\.2))) |")
     }
+    print("| runner CPU per reply | \(String(format: "%.0f µs", (runner.cpuSeconds - cpuBefore) / Double(max(1, samples.count)) * 1e6)) |")
     print("| runner RSS after the run | \(runner.rssKiB / 1024) MiB |")
 }
 

@@ -46,14 +46,18 @@ final class ConversationLanes: Sendable {
         }
     }
 
-    /// Works the lanes with `handler` until cancelled; then stops at once (what is
-    /// unfinished stays journaled).
-    func run(handler: EventHandler) async {
-        await queues.run(drain: nil, time: parts.time) { [session] event in
+    /// Starts working the lanes with `handler` (a lane's task exists only while it has events).
+    func start(handler: EventHandler) {
+        queues.start { [session] event in
             await session.loggedIn.wait()
             guard !Task.isCancelled else { return false }
             return await handler.handleAccepted(event)
         }
+    }
+
+    /// Stops the lanes at once (what is unfinished stays journaled); returns when they have.
+    func stop() async {
+        await queues.stop(drain: nil, time: parts.time)
     }
 
     private static func key(_ event: Event) -> String {

@@ -3,8 +3,8 @@ import IMProtocol
 import Lifecycle
 
 /// A bot's main loop: logs in, applies its setup, then polls its feed and hands each
-/// event to the `EventHandler`, one at a time, in feed order; beside it, in the same
-/// task group, the lanes work the events whose rules call out over HTTP.
+/// event to the `EventHandler`, one at a time, in feed order; beside it the lanes work
+/// the events whose rules call out over HTTP, and stop with it.
 ///
 /// Returns when its task is cancelled or the login ends for good (refused, or taken by
 /// another runner), which stops the bot.
@@ -17,11 +17,9 @@ struct EventLoop: Service {
     let password: String
 
     func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [lanes, handler] in await lanes.run(handler: handler) }
-            await poll()
-            group.cancelAll()
-        }
+        lanes.start(handler: handler)
+        await poll()
+        await lanes.stop()
     }
 
     private func poll() async {

@@ -1,5 +1,6 @@
 import IMClient
 import Lifecycle
+import Synchronization
 
 /// How the runner makes the requests of `http` actions: its own transport (never the
 /// one that talks to the IM server), which refuses private, loopback and link-local
@@ -15,14 +16,26 @@ final class HTTPActionClient: Sendable {
     /// The largest response an `http` action reads.
     static let maximumResponseBytes = 1 << 20
 
-    private let transport: CurlTransport
+    /// Made at the first request: most runners have no `http` action, and a transport is a thread.
+    private let made = Mutex<CurlTransport?>(nil)
+    private let allow: HTTPAllowList
     private let retrier: Retrier
 
     init(allow: HTTPAllowList, time: any TimeSource) {
-        transport = CurlTransport(configuration: .init(
-            maxResponseBytes: Self.maximumResponseBytes, maxConnectionsPerHost: 16, maxTotalConnections: 64,
-            maxCachedConnections: 64, connectFilter: { allow.refusal($0) }))
+        self.allow = allow
         retrier = Retrier(attempts: 3, backoff: BackoffPolicy(base: .milliseconds(500), cap: .seconds(8)), time: time)
+    }
+
+    private var transport: CurlTransport {
+        made.withLock { made in
+            if let made { return made }
+            let allow = self.allow
+            let transport = CurlTransport(configuration: .init(
+                maxResponseBytes: Self.maximumResponseBytes, maxConnectionsPerHost: 16, maxTotalConnections: 64,
+                maxCachedConnections: 64, connectFilter: { allow.refusal($0) }))
+            made = transport
+            return transport
+        }
     }
 
     /// Sends `request` (its timeout capped); any status is a response.
@@ -48,6 +61,6 @@ final class HTTPActionClient: Sendable {
 
     /// Ends outstanding requests and the transport's thread.
     func shutdown() async {
-        await transport.shutdown()
+        await made.withLock { $0 }?.shutdown()
     }
 }

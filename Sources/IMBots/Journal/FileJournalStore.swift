@@ -14,14 +14,18 @@ import Synchronization
 /// last line is dropped when the journal is read. A compaction writes a new snapshot
 /// atomically, then empties the journal; records the snapshot already holds are skipped
 /// by their sequence numbers if the second step never happened. Files are 0600 in a 0700
-/// folder. Every blocking call runs on the store's own dispatch queue, not on the
-/// cooperative thread pool.
+/// folder. Every blocking call runs on one dispatch queue shared by the runner's bots, not
+/// on the cooperative thread pool: a queue per bot let a hundred bots starting at once
+/// start a hundred threads, and each bot writes at most four times a second anyway.
 final class FileJournalStore: JournalStore {
     let folder: String
     private let bot: String
     private let lock: FolderLock
-    private let queue: DispatchQueue
+    private let queue = FileJournalStore.queue
     private let state = Mutex(Files())
+
+    /// The queue every store's file work runs on.
+    static let queue = DispatchQueue(label: "switchboard.journals")
 
     private struct Files {
         var journal: Int32?
@@ -41,7 +45,6 @@ final class FileJournalStore: JournalStore {
         try LocalFiles.makePrivateFolder((folder as NSString).deletingLastPathComponent)
         try LocalFiles.makePrivateFolder(folder)
         lock = try FolderLock(path: folder + "/lock", bot: bot)
-        queue = DispatchQueue(label: "switchboard.journal.\(bot)")
     }
 
     var sizes: (records: Int, snapshot: Int) { state.withLock { ($0.recordBytes, $0.snapshotBytes) } }

@@ -56,7 +56,20 @@ final class Outbox: Service {
     var count: Int { queues.count }
 
     func run() async throws {
-        await queues.run(drain: Self.drainTime, time: parts.time) { [self] message in await deliver(message) }
+        start()
+        await Task.waitForCancellation()
+        await stop()
+    }
+
+    /// Starts sending: a worker for every conversation with messages, now and later.
+    func start() {
+        queues.start { [self] message in await deliver(message) }
+    }
+
+    /// Stops sending once what is queued went out, or after ``drainTime``; what is left
+    /// stays in the journal. Returns when every worker has ended.
+    func stop() async {
+        await queues.stop(drain: Self.drainTime, time: parts.time)
     }
 
     /// Sends one message; false when interrupted (stopping, or the login ended), so that

@@ -5,7 +5,7 @@ extension BotRunner {
     /// the same account, a restart for a changed account, a start for a new file, a stop
     /// for a file that is gone (not merely broken). Returns the problems that kept old
     /// rules in place.
-    func reload(in group: inout TaskGroup<Void>, handles: inout [String: RunningBot],
+    func reload(in group: inout DiscardingTaskGroup, handles: inout [String: RunningBot],
                 http: HTTPActionClient) async -> [String] {
         let (definitions, loadErrors) = BotLoader.loadDirectory(configuration.botsDirectory,
                                                                 environment: configuration.environment)

@@ -81,7 +81,7 @@ public final class BotRunner: Service {
         logger.info("runner started \(bots.count) bot(s): \(bots.map(\.bot).joined(separator: ", "))",
                     [("server", configuration.serverURL)])
         reloads.open()
-        await withTaskGroup(of: Void.self) { group in
+        await withDiscardingTaskGroup { group in
             var handles: [String: RunningBot] = [:]
             for bot in bots { start(bot, in: &group, handles: &handles) }
             if configuration.watchInterval > 0 {
@@ -138,7 +138,7 @@ public final class BotRunner: Service {
             reporter: reporter, routes: routes, makers: makers)
     }
 
-    func start(_ bot: BotSupervisor, in group: inout TaskGroup<Void>, handles: inout [String: RunningBot]) {
+    func start(_ bot: BotSupervisor, in group: inout DiscardingTaskGroup, handles: inout [String: RunningBot]) {
         let handle = RunningBot(supervisor: bot, ended: Latch())
         handles[bot.bot] = handle
         running.withLock { $0[bot.bot] = bot.definition }

@@ -2,15 +2,19 @@ import Lifecycle
 import Synchronization
 
 /// Work kept in one bounded queue per key (a conversation), each queue worked through
-/// in order by a task of its own, all of them children of one task group in ``run``.
+/// in order by a task of its own.
 ///
 /// The queues of different keys never wait for each other, so a slow one (a
 /// conversation paused by `429`, an `http` action that takes its time) holds up only
-/// its own key. A queue exists only while it has items: its worker ends when it is
-/// empty, so idle conversations cost nothing.
+/// its own key. A queue and its worker exist only while it has items: the worker ends
+/// when the queue is empty, so idle conversations cost nothing, not even a task.
 ///
 /// A full queue sheds its oldest sheddable item (never the one in progress) to take a
 /// new one; an item that may not be shed is refused when nothing can make room.
+///
+/// The workers are tasks of their own rather than children of a task group, so that
+/// stopping can let them drain while the owner is cancelled; ``stop(drain:time:)``
+/// cancels what is left and awaits every one of them, so none outlives it.
 final class WorkQueues<Item: Sendable>: Sendable {
     /// What became of an offered item.
     struct Offer {
@@ -20,22 +24,19 @@ final class WorkQueues<Item: Sendable>: Sendable {
         var shed: [Item]
     }
 
+    typealias Process = @Sendable (Item) async -> Bool
+
     private struct Queues {
         var items: [String: [Item]] = [:]
-        /// Keys with a worker (started or about to be).
-        var working: Set<String> = []
+        /// The worker of each key that has one.
+        var workers: [String: Task<Void, Never>] = [:]
         /// Keys whose first item a worker is handling now.
         var inProgress: Set<String> = []
-        var toStart: [String] = []
-        /// Set when the owner stops: workers finish their queues (or are cancelled).
-        var stopping = false
-        /// Set when the drain's time is up.
-        var deadlinePassed = false
+        /// Set between ``start(_:)`` and ``stop(drain:time:)``: offers start workers.
+        var process: Process?
     }
 
     private let queues = Mutex(Queues())
-    /// Rung for keys to start, and for every worker that ends while stopping.
-    private let changes = Doorbell()
     private let capacity: @Sendable () -> Int
     private let sheddable: @Sendable (Item) -> Bool
 
@@ -51,7 +52,7 @@ final class WorkQueues<Item: Sendable>: Sendable {
     /// Queues `item` under `key`, making room by shedding when the queue is full.
     func offer(_ item: Item, key: String) -> Offer {
         let limit = max(1, capacity())
-        let (offer, ring) = queues.withLock { queues -> (Offer, Bool) in
+        return queues.withLock { queues -> Offer in
             var queue = queues.items[key] ?? []
             var shed: [Item] = []
             if queue.count >= limit {
@@ -59,17 +60,14 @@ final class WorkQueues<Item: Sendable>: Sendable {
                 if let index = queue.indices.dropFirst(busy).first(where: { sheddable(queue[$0]) }) {
                     shed.append(queue.remove(at: index))
                 } else {
-                    return (Offer(accepted: false, shed: sheddable(item) ? [item] : []), false)
+                    return Offer(accepted: false, shed: sheddable(item) ? [item] : [])
                 }
             }
             queue.append(item)
             queues.items[key] = queue
-            guard queues.working.insert(key).inserted else { return (Offer(accepted: true, shed: shed), false) }
-            queues.toStart.append(key)
-            return (Offer(accepted: true, shed: shed), true)
+            startWorker(for: key, in: &queues)
+            return Offer(accepted: true, shed: shed)
         }
-        if ring { changes.ring() }
-        return offer
     }
 
     /// Items queued now, in progress included.
@@ -80,62 +78,60 @@ final class WorkQueues<Item: Sendable>: Sendable {
 
     // MARK: Working
 
-    /// Works the queues until cancelled. Then, with a `drain` time, workers go on until
-    /// their queues are empty or the time is up; without, they stop at once. Items not
-    /// finished stay queued (and in whatever journal their owner keeps).
-    ///
-    /// - Parameter process: handles one item; false when it was interrupted and the
-    ///   item must stay.
-    func run(drain: Duration?, time: any TimeSource, process: @escaping @Sendable (Item) async -> Bool) async {
+    /// Works the queues until cancelled, then stops them (see ``stop(drain:time:)``).
+    func run(drain: Duration?, time: any TimeSource, process: @escaping Process) async {
+        start(process)
+        await Task.waitForCancellation()
+        await stop(drain: drain, time: time)
+    }
+
+    /// Starts working: a worker for every queue that has items, and for every queue that
+    /// gets some from now on.
+    func start(_ process: @escaping Process) {
+        queues.withLock { queues in
+            queues.process = process
+            for key in queues.items.keys { startWorker(for: key, in: &queues) }
+        }
+    }
+
+    /// Stops working: with a `drain` time, workers go on until their queues are empty or
+    /// the time is up; without, they stop at once. Items not finished stay queued (and in
+    /// whatever journal their owner keeps). Returns when every worker has ended.
+    func stop(drain: Duration?, time: any TimeSource) async {
+        let workers = queues.withLock { queues -> [Task<Void, Never>] in
+            queues.process = nil
+            return Array(queues.workers.values)
+        }
+        guard !workers.isEmpty else { return }
         guard let drain else {
-            // Cancelling this task cancels the workers with it.
-            await work(drain: nil, time: time, process)
+            for worker in workers { worker.cancel() }
+            for worker in workers { await worker.value }
             return
         }
-        // Cancelling this task must not cancel the workers while they drain: they run in a
-        // task of their own, awaited here, which ends at the latest when the drain's time
-        // is up, so it never outlives the call.
-        let work = Task { await self.work(drain: drain, time: time, process) }
-        await withTaskCancellationHandler {
-            await work.value
-        } onCancel: {
-            queues.withLock { $0.stopping = true }
-            changes.ring()
+        // Awaited below and cancelled once the workers are done, so it never outlives this.
+        let deadline = Task {
+            try? await time.sleep(for: drain)
+            for worker in workers { worker.cancel() }
         }
+        // A task's value is awaited whether or not the caller is cancelled.
+        for worker in workers { await worker.value }
+        deadline.cancel()
+        await deadline.value
     }
 
-    private func work(drain: Duration?, time: any TimeSource, _ process: @escaping @Sendable (Item) async -> Bool) async {
-        await withTaskGroup(of: Void.self) { group in
-            var deadlineSet = false
-            while true {
-                await changes.wait()
-                let (keys, stopping, idle, late) = queues.withLock { queues -> ([String], Bool, Bool, Bool) in
-                    defer { queues.toStart = [] }
-                    return (queues.toStart, queues.stopping, queues.working.isEmpty, queues.deadlinePassed)
-                }
-                if Task.isCancelled || late || (stopping && idle) { break }
-                for key in keys {
-                    group.addTask { await self.workOn(key, process) }
-                }
-                if stopping, !deadlineSet, let drain {
-                    deadlineSet = true
-                    group.addTask {
-                        try? await time.sleep(for: drain)
-                        self.queues.withLock { $0.deadlinePassed = true }
-                        self.changes.ring()
-                    }
-                }
-            }
-            group.cancelAll()
-        }
+    /// Starts `key`'s worker unless it has one, or working has not started.
+    private func startWorker(for key: String, in queues: inout Queues) {
+        guard queues.workers[key] == nil, let process = queues.process else { return }
+        // Made under the lock: the worker's first step takes the lock, so it finds itself listed.
+        queues.workers[key] = Task { [self] in await work(on: key, process) }
     }
 
-    private func workOn(_ key: String, _ process: @Sendable (Item) async -> Bool) async {
+    private func work(on key: String, _ process: Process) async {
         while let item = next(key) {
             let finished = await process(item)
             settle(key, finished: finished)
             if !finished || Task.isCancelled {
-                stop(key)
+                queues.withLock { _ = $0.workers.removeValue(forKey: key) }
                 return
             }
         }
@@ -143,17 +139,15 @@ final class WorkQueues<Item: Sendable>: Sendable {
 
     /// The item to work on; nil (and the key's worker ends) when its queue is empty.
     private func next(_ key: String) -> Item? {
-        let (item, ended) = queues.withLock { queues -> (Item?, Bool) in
+        queues.withLock { queues -> Item? in
             guard let item = queues.items[key]?.first else {
                 queues.items[key] = nil
-                queues.working.remove(key)
-                return (nil, queues.stopping)
+                queues.workers[key] = nil
+                return nil
             }
             queues.inProgress.insert(key)
-            return (item, false)
+            return item
         }
-        if ended { changes.ring() }
-        return item
     }
 
     private func settle(_ key: String, finished: Bool) {
@@ -163,13 +157,5 @@ final class WorkQueues<Item: Sendable>: Sendable {
             queue.removeFirst()
             queues.items[key] = queue.isEmpty ? nil : queue
         }
-    }
-
-    private func stop(_ key: String) {
-        let stopping = queues.withLock { queues -> Bool in
-            queues.working.remove(key)
-            return queues.stopping
-        }
-        if stopping { changes.ring() }
     }
 }
