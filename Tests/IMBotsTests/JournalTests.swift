@@ -15,10 +15,17 @@ import Testing
     let logs = LogWatch()
     var logger: Logger { Logger(label: "test", level: .debug, sink: logs) }
 
-    func open(_ time: any TimeSource = ManualTime()) async throws -> (BotJournal, FileJournalStore) {
+    func open(_ writer: JournalWriter = JournalWriter(time: ManualTime())) async throws -> (BotJournal, FileJournalStore) {
         let store = try FileJournalStore(folder: folder, bot: "bot")
-        return (try await BotJournal(bot: "bot", store: store, initialState: ["count": 0], time: time, logger: logger),
-                store)
+        return (try await BotJournal(bot: "bot", store: store, initialState: ["count": 0], writer: writer,
+                                     logger: logger), store)
+    }
+
+    /// Runs `body` while a writer writes `journal`, then closes the journal as a stopping
+    /// bot does.
+    func writing(_ journal: BotJournal, _ body: () async throws -> Void) async throws {
+        try await body()
+        await journal.close()
     }
 
     static func message(_ id: String) -> PendingMessage {
@@ -28,8 +35,8 @@ import Testing
 
     /// Records the changes of a few events, then stops the journal (which writes them).
     func recordSome(_ journal: BotJournal) async throws {
-        try await withService(journal) {
-            await journal.record(.handled(position: 5, state: [.add(path: ["count"], amount: 2)],
+        try await writing(journal) {
+            journal.record(.handled(position: 5, state: [.add(path: ["count"], amount: 2)],
                                           messages: [Self.message("m1"), Self.message("m2")]))
             journal.record(.cursor("c1"))
             journal.record(.done(clientMessageID: "m1"))
@@ -61,7 +68,7 @@ import Testing
         let (second, _) = try await open()
         #expect(second.state.cursor == "c1")
         #expect(logs.contains("an incomplete last record was dropped"))
-        try await withService(second) { second.record(.cursor("c3")) }
+        try await writing(second) { second.record(.cursor("c3")) }
         let (third, _) = try await open()
         #expect(third.state.cursor == "c3")
     }
@@ -69,9 +76,9 @@ import Testing
     @Test func recordsAreCompactedIntoTheSnapshotOnceTheyOutgrowIt() async throws {
         let (journal, store) = try await open()
         let big = String(repeating: "x", count: 1000)
-        try await withService(journal) {
+        try await writing(journal) {
             for index in 0..<400 {
-                await journal.record(.handled(position: Int64(index + 1), state: [.set(path: ["last"], value: .string(big))],
+                journal.record(.handled(position: Int64(index + 1), state: [.set(path: ["last"], value: .string(big))],
                                               messages: []))
             }
         }
@@ -109,19 +116,22 @@ import Testing
         _ = try await open()
     }
 
-    @Test func syncsHappenAtMostFourTimesASecond() async throws {
+    @Test func theWriterWritesAsRecordsComeAndSyncsAtMostFourTimesASecond() async throws {
         let time = ManualTime()
         let store = MemoryJournalStore()
-        let journal = try await BotJournal(bot: "bot", store: store, initialState: [:], time: time, logger: logger)
-        try await withService(journal) {
+        let writer = JournalWriter(time: time)
+        let journal = try await BotJournal(bot: "bot", store: store, initialState: [:], writer: writer, logger: logger)
+        try await withService(writer) {
             for index in 1...50 { journal.record(.cursor("c\(index)")) }
-            // The writer appended and now waits on the clock before syncing.
+            try await eventually("the records were appended") { store.records.count == 50 }
+            // The writer now waits on the clock before syncing.
             await time.waitForSleepers(1)
             #expect(store.syncCount == 0)
             time.advance(by: BotJournal.syncInterval)
             try await eventually("a sync") { store.syncCount == 1 }
         }
-        #expect(store.records.count == 50)
+        await journal.close()
+        #expect(store.isReleased)
     }
 
     @Test func aRecordOfAKindThisVersionDoesNotKnowStopsTheStart() async throws {

@@ -17,12 +17,11 @@ struct BotLogin: Sendable {
     /// The bot's identity once logged in; nil when the login is refused for good (or the
     /// task is cancelled).
     func run() async -> BotContext.Identity? {
-        let definition = parts.rules.now.definition
-        let fresh = parts.journal.state.isFresh
+        let createFirst = parts.journal.state.isFresh
         let retrier = Retrier(attempts: nil, backoff: BackoffPolicy(), time: parts.time)
-        let outcome = await retrier.run { attempt -> Retrier.Attempt<Result<AuthResponse, IMClientError>> in
+        let outcome = await retrier.run { attempt -> Retrier.Attempt<Result<BotContext.Identity, IMClientError>> in
             do throws(IMClientError) {
-                return .finished(.success(try await authenticate(definition.account, createFirst: fresh)))
+                return .finished(.success(try await authenticate(createFirst: createFirst)))
             } catch {
                 guard error.isTransient else { return .finished(.failure(error)) }
                 if attempt == 1 || attempt % 10 == 0 {
@@ -32,18 +31,26 @@ struct BotLogin: Sendable {
             }
         }
         switch outcome {
-        case .success(let auth):
-            return BotContext.Identity(username: auth.user.username, id: auth.user.id, nickname: auth.user.nickname)
+        case .success(let identity):
+            return identity
         case .failure(let error):
-            if error.code != .cancelled {
-                parts.logger.error("bot \(parts.name) cannot log in as \(definition.account.username): "
-                                   + error.message + hint(for: error, definition))
-            }
+            if error.code != .cancelled { report(error) }
             return nil
         }
     }
 
-    private func authenticate(_ account: BotDefinition.Account, createFirst: Bool) async throws(IMClientError)
+    private func report(_ error: IMClientError) {
+        let definition = parts.rules.now.definition
+        parts.logger.error("bot \(parts.name) cannot log in as \(definition.account.username): "
+                           + error.message + hint(for: error, definition))
+    }
+
+    private func authenticate(createFirst: Bool) async throws(IMClientError) -> BotContext.Identity {
+        let auth = try await logIn(parts.rules.now.definition.account, createFirst: createFirst)
+        return BotContext.Identity(username: auth.user.username, id: auth.user.id, nickname: auth.user.nickname)
+    }
+
+    private func logIn(_ account: BotDefinition.Account, createFirst: Bool) async throws(IMClientError)
         -> AuthResponse
     {
         if account.register, createFirst, parts.configuration.adminToken != nil {

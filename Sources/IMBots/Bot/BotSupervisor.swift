@@ -6,24 +6,25 @@ import Logging
 /// One bot at work: a small tree of services.
 ///
 /// - the **journal** (`BotJournal`): the one owner of the bot's state and its one
-///   write path, over a `JournalStore` that holds the bot's lock;
+///   write path, over a `JournalStore` that holds the bot's lock (the runner's
+///   `JournalWriter` writes it);
 /// - the **outbox** (`Outbox`): one queue and worker per conversation;
 /// - services added by the runner's `BotServiceMaker`s (a webhook inbox, a scheduler);
 /// - the **event loop** (`EventLoop`): login, setup, then poll → decide → act, with the
 ///   lanes (`ConversationLanes`) for events whose rules call out over HTTP.
 ///
 /// They start in that order and stop in the reverse one, each after the one started
-/// after it has returned: the event loop first, the outbox after draining, the journal
-/// last, writing what is pending before it releases the lock. Everything the bot
-/// started has ended when ``run()`` returns, and nothing writes after the lock is
-/// released.
+/// after it has returned: the event loop first (when ``run()``'s task is cancelled, or
+/// the login ends), the added services, the outbox after draining, the journal last,
+/// writing what is pending before it releases the lock. Everything the bot started has
+/// ended when ``run()`` returns, and nothing writes after the lock is released.
 ///
 /// This is the order of `Lifecycle.ServiceGroup`, kept by hand because a runner has many
-/// bots: a `ServiceGroup` of the three parts took 28 KiB per bot (two tasks and a task
-/// group per part, measured with 2,000 idle groups), and made a runner of 100 bots 6 MiB
-/// larger than the one before. Here the journal's writer and each other service get one
-/// task (1.5 KiB) and the outbox none of its own (its workers exist while they have
-/// messages); every task is cancelled and awaited in ``run()``.
+/// bots and a task keeps the memory its deepest calls needed while it lives: a
+/// `ServiceGroup` of three parts took 28 KiB per bot (two tasks and a task group per
+/// part, measured with 2,000 idle groups). Here the event loop runs in the bot's own
+/// task, an added service gets one task, and the outbox's workers exist only while they
+/// have messages; every task is cancelled and awaited in ``run()``.
 final class BotSupervisor: Service {
     let name: String
     /// The bot's name (`bot:`).
@@ -32,16 +33,15 @@ final class BotSupervisor: Service {
     private let outbox: Outbox
     private let lanes: ConversationLanes
     private let journal: BotJournal
-    /// The makers' services, then the event loop: started in this order, stopped in the
-    /// reverse one, before the outbox and the journal.
+    /// The makers' services: started before the event loop, stopped after it, in the
+    /// reverse order, before the outbox and the journal.
     private let services: [any Service]
-    /// Opens when the bot must stop: ``stop()``, cancellation, or a service that ended.
-    private let wake = Latch()
+    private let loop: EventLoop
 
     /// Takes the bot's state folder (its lock) and reads its journal; throws when another
     /// runner holds the bot, or the bot cannot start (no password to log in with).
     init(definition: BotDefinition, configuration: RunnerConfiguration, transport: any HTTPTransport,
-         http: HTTPActionClient, reporter: BotReporter, routes: RunnerRoutes,
+         http: HTTPActionClient, writer: JournalWriter, reporter: BotReporter, routes: RunnerRoutes,
          makers: [any BotServiceMaker]) async throws(RunnerError) {
         bot = definition.name
         name = "bot \(definition.name)"
@@ -51,8 +51,8 @@ final class BotSupervisor: Service {
         let journal: BotJournal
         do {
             password = try BotPassword.resolve(for: definition, folder: store.folder) { reporter.logger.notice($0) }
-            journal = try await BotJournal(bot: bot, store: store, initialState: definition.initialState, time: time,
-                                           logger: reporter.logger)
+            journal = try await BotJournal(bot: bot, store: store, initialState: definition.initialState,
+                                           writer: writer, logger: reporter.logger)
         } catch {
             await store.release()
             throw error
@@ -75,10 +75,10 @@ final class BotSupervisor: Service {
         let handler = EventHandler(parts: parts, session: session, senders: senders, outbox: outbox, lanes: lanes,
                                    http: http)
         let handle = BotHandle(parts: parts, outbox: outbox)
-        let loop = EventLoop(name: "event loop \(bot)", parts: parts, session: session, handler: handler, lanes: lanes,
-                             password: password)
+        loop = EventLoop(name: "event loop \(bot)", parts: parts, session: session, handler: handler, lanes: lanes,
+                         password: password)
         self.journal = journal
-        services = makers.compactMap { $0.makeService(for: handle) } + [loop]
+        services = makers.compactMap { $0.makeService(for: handle) }
     }
 
     /// Runs the bot until cancelled or its login ends; then stops its parts in order.
@@ -87,11 +87,9 @@ final class BotSupervisor: Service {
         let left = parts.journal.state
         outbox.offer(left.outbox)
         for event in left.accepted { lanes.resume(event) }
-        let writer = Task { [journal] in try? await journal.run() }
         outbox.start()
         let tasks = services.map { service in
-            Task { [wake, logger = parts.logger] in
-                defer { wake.open() }
+            Task { [logger = parts.logger] in
                 do {
                     try await service.run()
                 } catch {
@@ -99,20 +97,14 @@ final class BotSupervisor: Service {
                 }
             }
         }
-        // Returns when the latch opens or this task is cancelled.
-        await wake.wait()
+        // Returns when this task is cancelled or the login ends.
+        try? await loop.run()
         for task in tasks.reversed() {
             task.cancel()
             await task.value
         }
         await outbox.stop()
-        writer.cancel()
-        await writer.value
-    }
-
-    /// Stops the bot gracefully (as cancelling ``run()`` does); returns at once.
-    func stop() {
-        wake.open()
+        await journal.close()
     }
 
     /// Gives the bot up without running it: releases its lock.

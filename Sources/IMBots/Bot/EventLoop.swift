@@ -16,49 +16,54 @@ struct EventLoop: Service {
     let lanes: ConversationLanes
     let password: String
 
+    // Kept shallow on purpose: this runs for the bot's whole life in the bot's task,
+    // which keeps the memory of its deepest calls (large values stay out of this frame).
     func run() async throws {
+        guard let identity = await BotLogin(parts: parts, password: password).run() else { return }
+        session.begin(as: await BotSetup(parts: parts).apply(identity))
         lanes.start(handler: handler)
-        await poll()
+        let stream = makeStream()
+        do {
+            for try await item in stream { await handle(item) }
+        } catch {
+            parts.logger.error("bot \(parts.name) stopped: \(error.message)")
+        }
+        parts.metrics.connected(bot: parts.name, false)
         await lanes.stop()
     }
 
-    private func poll() async {
-        guard let identity = await BotLogin(parts: parts, password: password).run() else { return }
-        session.begin(as: await BotSetup(parts: parts).apply(identity))
+    /// The bot's feed from its journal's cursor, announced in the log.
+    private func makeStream() -> EventStream {
         let definition = parts.rules.now.definition
         let time = parts.time
         let options = EventStreamOptions(
             pollTimeout: parts.configuration.pollTimeout, sleep: { try await time.sleep(for: $0) },
             monotonic: { time.elapsed })
         let cursor = JournalCursorStore(journal: parts.journal, resumes: definition.backlog != .skip)
-        let stream = parts.client.events(cursor: cursor, options: options)
-        let bot = parts.name
-        parts.metrics.connected(bot: bot, true)
-        parts.logger.info("bot \(bot) is running as \(definition.account.username)",
+        parts.metrics.connected(bot: parts.name, true)
+        parts.logger.info("bot \(parts.name) is running as \(definition.account.username)",
                           [("rules", String(definition.rules.count)), ("version", definition.version)])
-        defer { parts.metrics.connected(bot: bot, false) }
-        do {
-            for try await item in stream {
-                switch item {
-                case .event(let event):
-                    await handler.receive(event)
-                case .unreadable(let unreadable):
-                    parts.logger.warning("bot \(bot): event \(unreadable.position) (\(unreadable.type)) cannot be read by "
-                                         + "this version of switchboard and is skipped: \(unreadable.reason)")
-                case .resyncNeeded(let reason):
-                    parts.journal.record(.resync)
-                    parts.metrics.cursorReset(bot: bot)
-                    parts.logger.warning("bot \(bot): the server no longer knows its cursor (\(reason)); continuing from now")
-                case .disconnected(let error, let retryIn):
-                    parts.metrics.connected(bot: bot, false)
-                    parts.logger.warning("bot \(bot): \(error.message); retrying in \(retryIn)")
-                case .reconnected:
-                    parts.metrics.connected(bot: bot, true)
-                    parts.logger.info("bot \(bot): connected again")
-                }
-            }
-        } catch {
-            parts.logger.error("bot \(bot) stopped: \(error.message)")
+        return parts.client.events(cursor: cursor, options: options)
+    }
+
+    private func handle(_ item: LiveEvent) async {
+        let bot = parts.name
+        switch item {
+        case .event(let event):
+            await handler.receive(event)
+        case .unreadable(let unreadable):
+            parts.logger.warning("bot \(bot): event \(unreadable.position) (\(unreadable.type)) cannot be read by "
+                                 + "this version of switchboard and is skipped: \(unreadable.reason)")
+        case .resyncNeeded(let reason):
+            parts.journal.record(.resync)
+            parts.metrics.cursorReset(bot: bot)
+            parts.logger.warning("bot \(bot): the server no longer knows its cursor (\(reason)); continuing from now")
+        case .disconnected(let error, let retryIn):
+            parts.metrics.connected(bot: bot, false)
+            parts.logger.warning("bot \(bot): \(error.message); retrying in \(retryIn)")
+        case .reconnected:
+            parts.metrics.connected(bot: bot, true)
+            parts.logger.info("bot \(bot): connected again")
         }
     }
 }

@@ -7,43 +7,48 @@ import Templates
 /// The one owner of what a bot keeps between runs, and its one write path.
 ///
 /// Every part of the bot changes that state only by recording a `JournalRecord` here:
-/// the change applies to ``state`` at once and is appended to the store by this
-/// service's writer, in order, a batch at a time (synced at most four times a second).
-/// Losing the last records in a crash is harmless: they describe events the feed hands
-/// over again from the saved cursor, and messages whose client ids the server
-/// recognises. When the records outgrow the snapshot they are compacted into a new one,
-/// so the state file is not rewritten for every change.
+/// the change applies to ``state`` at once and is appended to the store soon after, in
+/// order, a batch at a time, by the runner's `JournalWriter` (which also syncs, at most
+/// four times a second). Losing the last records in a crash is harmless: they describe
+/// events the feed hands over again from the saved cursor, and messages whose client ids
+/// the server recognises. When the records outgrow the snapshot they are compacted into
+/// a new one, so the state file is not rewritten for every change.
 ///
-/// Recording takes a lock for a moment and never waits for the disk: the event loop and
-/// the outbox workers record from any task. As a service the journal stops last of the
-/// bot's parts: it writes what is pending, syncs, and releases the store (and with it
-/// the bot's lock); records that come after are dropped.
-final class BotJournal: Service {
+/// Recording takes a lock for a moment and never waits for the disk. Writes to the store
+/// happen one at a time (flush, sync and close take turns), and ``close()`` writes what
+/// is pending, syncs, and releases the store and with it the bot's lock; records that
+/// come after are dropped.
+final class BotJournal: Sendable {
     let name: String
     private let store: any JournalStore
-    private let time: any TimeSource
+    private let writer: JournalWriter
     private let logger: Logger
-    private let newRecords = Doorbell()
     private let current: Mutex<Current>
+    /// Whose turn it is to write to the store.
+    private let turn = Turn()
 
     private struct Current {
         /// The state with every record applied, written or not.
         var state: JournalState
         var pending: [JournalRecord] = []
         var closed = false
+        /// Appended since the last sync.
+        var unsynced = false
+        /// Whether the last write failed (logged once until one succeeds again).
+        var failing = false
     }
 
-    /// How often the writer syncs what it appended.
+    /// How often journals are synced at most.
     static let syncInterval = Duration.milliseconds(250)
     /// Records are compacted once they take this many bytes and more than the snapshot.
     static let compactionBytes = 256 * 1024
 
     /// Reads the store; `initialState` fills a fresh bot's variables.
-    init(bot: String, store: any JournalStore, initialState: [String: TemplateValue], time: any TimeSource,
+    init(bot: String, store: any JournalStore, initialState: [String: TemplateValue], writer: JournalWriter,
          logger: Logger) async throws(RunnerError) {
         self.name = "journal \(bot)"
         self.store = store
-        self.time = time
+        self.writer = writer
         self.logger = logger
         let contents = try await store.load()
         var state = contents.snapshot ?? JournalState()
@@ -61,34 +66,42 @@ final class BotJournal: Service {
 
     /// Applies `change` to the state and queues it for the store.
     func record(_ change: JournalRecord.Change) {
-        let recorded = current.withLock { current -> Bool in
-            guard !current.closed else { return false }
+        let outcome = current.withLock { current -> (recorded: Bool, first: Bool) in
+            guard !current.closed else { return (false, false) }
             let record = JournalRecord(sequence: current.state.sequence + 1, change: change)
             current.state.apply(record)
             current.pending.append(record)
-            return true
+            return (true, current.pending.count == 1)
         }
-        guard recorded else {
+        if !outcome.recorded {
             logger.error("\(name): a change came after the bot stopped; it was dropped")
-            return
+        } else if outcome.first {
+            writer.needsWriting(self)
         }
-        newRecords.ring()
     }
 
-    /// Writes records as they come until cancelled; then writes the rest, syncs and
-    /// releases the store.
-    func run() async throws {
-        var writer = Writer()
-        while !Task.isCancelled {
-            await newRecords.wait()
-            await write(&writer)
-            // Syncing at most this often bounds the fsyncs, whatever the rate of changes.
-            try? await time.sleep(for: Self.syncInterval)
-            await sync(&writer)
-        }
+    /// Appends the records recorded so far (the writer calls this).
+    func flush() async {
+        await turn.take()
+        await write()
+        turn.pass()
+    }
+
+    /// Syncs what was appended (the writer calls this).
+    func sync() async {
+        await turn.take()
+        await syncStore()
+        turn.pass()
+    }
+
+    /// Writes what is pending, syncs, and releases the store; nothing is written after.
+    func close() async {
         current.withLock { $0.closed = true }
-        await write(&writer)
+        await turn.take()
+        await write()
+        await syncStore()
         await store.release()
+        turn.pass()
     }
 
     /// Releases the store of a bot that never ran (another bot failed to start), writing
@@ -98,15 +111,7 @@ final class BotJournal: Service {
         await store.release()
     }
 
-    /// The writer's own bookkeeping.
-    private struct Writer {
-        /// Appended since the last sync.
-        var unsynced = false
-        /// Whether the last write failed (logged once until one succeeds again).
-        var failing = false
-    }
-
-    private func write(_ writer: inout Writer) async {
+    private func write() async {
         let (batch, state) = current.withLock { current -> ([JournalRecord], JournalState) in
             defer { current.pending = [] }
             return (current.pending, current.state)
@@ -114,30 +119,72 @@ final class BotJournal: Service {
         guard !batch.isEmpty else { return }
         do {
             try await store.append(batch)
-            writer.unsynced = true
             let sizes = store.sizes
             if sizes.records > max(Self.compactionBytes, sizes.snapshot) {
                 // The state may hold records appended after this batch: their sequence
                 // numbers tell the next load to skip them.
                 try await store.compact(to: state)
             }
-            if writer.failing { logger.notice("\(name): writing works again") }
-            writer.failing = false
+            let recovered = current.withLock { current -> Bool in
+                defer { (current.unsynced, current.failing) = (true, false) }
+                return current.failing
+            }
+            if recovered { logger.notice("\(name): writing works again") }
         } catch {
             // Kept in memory: the next batch tries again.
-            current.withLock { $0.pending = batch + $0.pending }
-            if !writer.failing { logger.error("\(name): \(error.description) (retrying with the next change)") }
-            writer.failing = true
+            let first = current.withLock { current -> Bool in
+                current.pending = batch + current.pending
+                defer { current.failing = true }
+                return !current.failing
+            }
+            if first { logger.error("\(name): \(error.description) (retrying with the next change)") }
+            writer.needsWriting(self)
         }
     }
 
-    private func sync(_ writer: inout Writer) async {
-        guard writer.unsynced else { return }
+    private func syncStore() async {
+        guard current.withLock({ $0.unsynced }) else { return }
         do {
             try await store.sync()
-            writer.unsynced = false
+            current.withLock { $0.unsynced = false }
         } catch {
-            if !writer.failing { logger.error("\(name): \(error.description)") }
+            logger.error("\(name): \(error.description)")
         }
+    }
+}
+
+/// One at a time: `take()` waits (in order) until the one before has called `pass()`.
+/// Not cancellable: a write that was started is finished.
+final class Turn: Sendable {
+    private struct State {
+        var taken = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func take() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.taken else {
+                    state.taken = true
+                    return true
+                }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func pass() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.taken = false
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
     }
 }

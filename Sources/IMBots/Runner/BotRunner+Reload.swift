@@ -5,8 +5,7 @@ extension BotRunner {
     /// the same account, a restart for a changed account, a start for a new file, a stop
     /// for a file that is gone (not merely broken). Returns the problems that kept old
     /// rules in place.
-    func reload(in group: inout DiscardingTaskGroup, handles: inout [String: RunningBot],
-                http: HTTPActionClient) async -> [String] {
+    func reload(handles: inout [String: RunningBot], _ shared: Shared) async -> [String] {
         let (definitions, loadErrors) = BotLoader.loadDirectory(configuration.botsDirectory,
                                                                 environment: configuration.environment)
         var problems = loadErrors.errors.map(\.description)
@@ -15,7 +14,7 @@ extension BotRunner {
             let failures = await Self.failedExamples([definition])
             if failures.isEmpty { good.append(definition) } else { problems += failures }
         }
-        for name in handles.keys where handles[name]?.ended.isOpen == true { handles[name] = nil }
+        for name in handles.keys where !botNames.contains(name) { handles[name] = nil }
         for definition in good {
             if let current = handles[definition.name]?.supervisor.definition {
                 if current.version == definition.version { continue }
@@ -28,7 +27,7 @@ extension BotRunner {
                 await stop(definition.name, handles: &handles)
             }
             do {
-                start(try await makeBot(definition, http: http), in: &group, handles: &handles)
+                start(try await makeBot(definition, shared), handles: &handles)
                 logger.notice("bot \(definition.name): started")
             } catch {
                 problems.append("bot \(definition.name) cannot start: \(error)")

@@ -61,13 +61,14 @@ public final class BotRunner: Service {
         }
         let failures = await Self.failedExamples(definitions)
         guard failures.isEmpty else { throw RunnerError(failures.joined(separator: "\n")) }
-        let http = HTTPActionClient(allow: configuration.httpAllow, time: configuration.time)
+        let shared = Shared(http: HTTPActionClient(allow: configuration.httpAllow, time: configuration.time),
+                            writer: JournalWriter(time: configuration.time))
         var bots: [BotSupervisor] = []
         do {
-            for definition in definitions { bots.append(try await makeBot(definition, http: http)) }
+            for definition in definitions { bots.append(try await makeBot(definition, shared)) }
         } catch {
             for bot in bots { await bot.discard() }
-            await http.shutdown()
+            await shared.http.shutdown()
             throw error
         }
         let listener: HTTPServer?
@@ -75,15 +76,16 @@ public final class BotRunner: Service {
             listener = try startListener()
         } catch {
             for bot in bots { await bot.discard() }
-            await http.shutdown()
+            await shared.http.shutdown()
             throw error
         }
         logger.info("runner started \(bots.count) bot(s): \(bots.map(\.bot).joined(separator: ", "))",
                     [("server", configuration.serverURL)])
         reloads.open()
+        var handles: [String: RunningBot] = [:]
+        for bot in bots { start(bot, handles: &handles) }
         await withDiscardingTaskGroup { group in
-            var handles: [String: RunningBot] = [:]
-            for bot in bots { start(bot, in: &group, handles: &handles) }
+            group.addTask { try? await shared.writer.run() }
             if configuration.watchInterval > 0 {
                 let watcher = BotFilesWatcher(directory: configuration.botsDirectory,
                                               interval: .seconds(clamping: configuration.watchInterval),
@@ -97,14 +99,17 @@ public final class BotRunner: Service {
             }
             // Ends when this task is cancelled: the runner stops.
             while let requests = await reloads.next() {
-                let problems = await reload(in: &group, handles: &handles, http: http)
+                let problems = await reload(handles: &handles, shared)
                 for request in requests { request.reply?(problems) }
             }
             reloads.close()
+            // Every bot stops (each writes its journal), then the writer and the watcher.
+            for handle in handles.values { handle.task.cancel() }
+            for handle in handles.values { await handle.task.value }
             group.cancelAll()
         }
         await listener?.shutdown()
-        await http.shutdown()
+        await shared.http.shutdown()
         logger.info("runner stopped")
     }
 
@@ -124,39 +129,44 @@ public final class BotRunner: Service {
 
     // MARK: Bots
 
-    /// A bot in the runner's task group, stopped on its own with `BotSupervisor.stop()`.
-    struct RunningBot {
-        let supervisor: BotSupervisor
-        let ended: Latch
+    /// What the bots of one run share: the `http` actions' client and the journal writer.
+    struct Shared: Sendable {
+        let http: HTTPActionClient
+        let writer: JournalWriter
     }
 
-    func makeBot(_ definition: BotDefinition, http: HTTPActionClient) async throws(RunnerError) -> BotSupervisor {
+    /// A running bot. Each bot runs in a task of its own, so that a reload can stop one by
+    /// cancelling it; the runner cancels and awaits every one before ``run()`` returns.
+    struct RunningBot {
+        let supervisor: BotSupervisor
+        let task: Task<Void, Never>
+    }
+
+    func makeBot(_ definition: BotDefinition, _ shared: Shared) async throws(RunnerError) -> BotSupervisor {
         let reporter = BotReporter(bot: definition.name, metrics: metrics, audit: audit, logger: logger,
                                    time: configuration.time)
         return try await BotSupervisor(
-            definition: definition, configuration: configuration, transport: transport, http: http,
-            reporter: reporter, routes: routes, makers: makers)
+            definition: definition, configuration: configuration, transport: transport, http: shared.http,
+            writer: shared.writer, reporter: reporter, routes: routes, makers: makers)
     }
 
-    func start(_ bot: BotSupervisor, in group: inout DiscardingTaskGroup, handles: inout [String: RunningBot]) {
-        let handle = RunningBot(supervisor: bot, ended: Latch())
-        handles[bot.bot] = handle
+    func start(_ bot: BotSupervisor, handles: inout [String: RunningBot]) {
         running.withLock { $0[bot.bot] = bot.definition }
-        group.addTask { [self] in
+        let task = Task { [self] in
             do {
                 try await bot.run()
             } catch {
                 logger.error("\(bot.name) failed: \(error)")
             }
             running.withLock { _ = $0.removeValue(forKey: bot.bot) }
-            handle.ended.open()
         }
+        handles[bot.bot] = RunningBot(supervisor: bot, task: task)
     }
 
     func stop(_ name: String, handles: inout [String: RunningBot]) async {
         guard let handle = handles.removeValue(forKey: name) else { return }
-        handle.supervisor.stop()
-        await handle.ended.wait()
+        handle.task.cancel()
+        await handle.task.value
         running.withLock { $0[name] = nil }
     }
 

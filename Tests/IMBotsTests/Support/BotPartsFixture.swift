@@ -26,8 +26,8 @@ struct BotPartsFixture {
         self.time = time
         store = MemoryJournalStore()
         let logger = Logger(label: "test", level: .debug, sink: logs)
-        let journal = try await BotJournal(bot: definition.name, store: store, initialState: [:], time: time,
-                                           logger: logger)
+        let journal = try await BotJournal(bot: definition.name, store: store, initialState: [:],
+                                           writer: JournalWriter(time: time), logger: logger)
         let folder = TestServer.temporaryDirectory()
         auditPath = folder + "/audit.log"
         let metrics = RunnerMetrics()
