@@ -158,3 +158,46 @@ import Testing
         #expect(state.outbox.first?.sheddable == true)
     }
 }
+
+/// The journal's hand-written lines say what `Codable` says.
+@Suite struct JournalLineTests {
+    @Test func handWrittenLinesReadBackAsTheSameRecordsAndTheSameText() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let message = PendingMessage(
+            OutgoingMessage(to: .group("ops"), text: "He said \"hi\" / bye\n\tüñí 🔥 \u{1}", clientMessageID: "b:x:1:r:0",
+                            replyTo: MessageID(rawValue: 42), rule: "r", action: .reply),
+            position: 7)
+        let alert = PendingMessage(
+            OutgoingMessage(to: .user("bob"), text: "disk", clientMessageID: "hook:1", rule: "inbox", action: .send),
+            position: 0, sheddable: false)
+        let records: [JournalRecord] = [
+            JournalRecord(sequence: 1, change: .cursor("v1.abc.\"2")),
+            JournalRecord(sequence: 2, change: .done(clientMessageID: "b:x:1:r:0")),
+            JournalRecord(sequence: 3, change: .handled(position: 7, state: [], messages: [message, alert])),
+            JournalRecord(sequence: 4, change: .handled(position: 8, state: [], messages: [])),
+            JournalRecord(sequence: 5, change: .handled(position: 9, state: [.add(path: ["n"], amount: 1)], messages: [])),
+            JournalRecord(sequence: 6, change: .handled(position: 10, state: [], messages: [alert])),
+        ]
+        for record in records {
+            let line = try record.line(encoder: encoder)
+            #expect(line.last == 0x0A)
+            #expect(try JSONDecoder().decode(JournalRecord.self, from: line.dropLast()) == record)
+            if !record.isControlText {
+                #expect(String(decoding: line.dropLast(), as: UTF8.self)
+                        == String(decoding: try encoder.encode(record), as: UTF8.self))
+            }
+        }
+    }
+}
+
+extension JournalRecord {
+    /// Whether the record holds a control character other than \n, \r and \t, which the
+    /// two writers escape differently (both valid JSON).
+    var isControlText: Bool {
+        if case .handled(_, _, let messages) = change {
+            return messages.contains { $0.text.unicodeScalars.contains { $0.value < 0x20 && !"\n\r\t".unicodeScalars.contains($0) } }
+        }
+        return false
+    }
+}

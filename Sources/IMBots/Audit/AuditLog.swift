@@ -40,6 +40,11 @@ public final class AuditLog: Sendable {
 
     private let path: String?
     private let state: Mutex<State>
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
     private let metrics: RunnerMetrics
     private let logger: Logger
 
@@ -73,8 +78,6 @@ public final class AuditLog: Sendable {
 
     /// Appends one line; a failure is counted and logged, never thrown.
     func record(_ entry: Entry) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(entry) else { return }
         line.append(0x0A)
         // nil: written; "": failed again (already logged); otherwise the first failure.

@@ -23,6 +23,11 @@ final class FileJournalStore: JournalStore {
     private let lock: FolderLock
     private let queue = FileJournalStore.queue
     private let state = Mutex(Files())
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     /// The queue every store's file work runs on.
     static let queue = DispatchQueue(label: "switchboard.journals")
@@ -56,15 +61,12 @@ final class FileJournalStore: JournalStore {
     func append(_ records: [JournalRecord]) async throws(RunnerError) {
         guard !records.isEmpty else { return }
         var lines = Data()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         for record in records {
             do {
-                lines.append(try encoder.encode(record))
+                lines.append(try record.line(encoder: encoder))
             } catch {
                 throw RunnerError("bot \(bot): a journal record cannot be encoded: \(error)")
             }
-            lines.append(0x0A)
         }
         let batch = lines
         try await perform { store throws(RunnerError) in try store.appendNow(batch) }
@@ -80,8 +82,6 @@ final class FileJournalStore: JournalStore {
     func compact(to snapshot: JournalState) async throws(RunnerError) {
         let data: Data
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             data = try encoder.encode(snapshot)
         } catch {
             throw RunnerError("bot \(bot): its state cannot be encoded: \(error)")
