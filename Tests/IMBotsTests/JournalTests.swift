@@ -123,7 +123,8 @@ import Testing
         let journal = try await BotJournal(bot: "bot", store: store, initialState: [:], writer: writer, logger: logger)
         try await withService(writer) {
             for index in 1...50 { journal.record(.cursor("c\(index)")) }
-            try await eventually("the records were appended") { store.records.count == 50 }
+            // Fifty cursors in one batch are written as the last one.
+            try await eventually("the records were appended") { store.records.map(\.change) == [.cursor("c50")] }
             // The writer now waits on the clock before syncing.
             await time.waitForSleepers(1)
             #expect(store.syncCount == 0)
@@ -199,5 +200,56 @@ extension JournalRecord {
             return messages.contains { $0.text.unicodeScalars.contains { $0.value < 0x20 && !"\n\r\t".unicodeScalars.contains($0) } }
         }
         return false
+    }
+}
+
+/// A batch is shortened before it is written without changing what it replays to.
+@Suite struct JournalCoalescingTests {
+    static func message(_ id: String) -> PendingMessage {
+        PendingMessage(OutgoingMessage(to: .user("alice"), text: "hi", clientMessageID: id, rule: "r", action: .reply),
+                       position: 1)
+    }
+
+    static func replay(_ records: [JournalRecord], over start: JournalState = JournalState()) -> JournalState {
+        var state = start
+        for record in records { state.apply(record) }
+        return state
+    }
+
+    @Test func aShortenedBatchReplaysToTheSameState() {
+        let event = Bots.message("slow", position: 4).event
+        let changes: [JournalRecord.Change] = [
+            .handled(position: 1, state: [], messages: [Self.message("a")]),
+            .cursor("c1"),
+            .done(clientMessageID: "a"),
+            .handled(position: 2, state: [.add(path: ["n"], amount: 1)], messages: [Self.message("b")]),
+            .accepted(event),
+            .handled(position: 3, state: [], messages: []),
+            .handled(position: 5, state: [], messages: [Self.message("c")]),
+            .done(clientMessageID: "c"),
+            .done(clientMessageID: "old"),
+            .cursor("c2"),
+            .handled(position: 4, state: [], messages: []),
+            .handled(position: 6, state: [], messages: []),
+        ]
+        let batch = changes.enumerated().map { JournalRecord(sequence: UInt64($0.offset + 1), change: $0.element) }
+        var before = JournalState()
+        before.outbox = [Self.message("old")]
+        let short = JournalRecord.coalesce(batch, lanes: [])
+        #expect(Self.replay(short, over: before) == Self.replay(batch, over: before))
+        #expect(short.count < batch.count)
+        // What was sent within the batch is written neither as a message nor as done.
+        let text = short.map { "\($0.change)" }.joined()
+        #expect(!text.contains("\"a\"") && !text.contains("clientMessageID: \"a\""))
+        #expect(text.contains("clientMessageID: \"b\""))
+    }
+
+    @Test func theEventsOfLanesKeepTheirHandledRecords() {
+        let batch = [
+            JournalRecord(sequence: 1, change: .handled(position: 7, state: [], messages: [])),
+            JournalRecord(sequence: 2, change: .handled(position: 8, state: [], messages: [])),
+        ]
+        #expect(JournalRecord.coalesce(batch, lanes: [7]).count == 2)
+        #expect(JournalRecord.coalesce(batch, lanes: []).count == 1)
     }
 }

@@ -49,7 +49,7 @@ final class ConversationLanes: Sendable {
     /// Starts working the lanes with `handler` (a lane's task exists only while it has events).
     func start(handler: EventHandler) {
         queues.start { [session] event in
-            await session.loggedIn.wait()
+            if !session.loggedIn.isOpen { await session.loggedIn.wait() }
             guard !Task.isCancelled else { return false }
             return await handler.handleAccepted(event)
         }

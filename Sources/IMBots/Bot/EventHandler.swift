@@ -70,7 +70,7 @@ struct EventHandler: Sendable {
         if lookups.contains(.profile) { botEvent.sender = await senders.profile(causing: event) }
         if lookups.contains(.role) { botEvent.senderRole = await senders.role(of: botEvent.actor, in: event) }
         let context = BotContext(
-            bot: session.identity, state: parts.journal.state.variables,
+            bot: session.identity, state: parts.journal.variables,
             now: Timestamp(milliseconds: parts.time.wallMilliseconds), timezone: rules.definition.timezone ?? "UTC")
         let decision = rules.engine.decide(botEvent, context: context)
         guard !decision.firings.isEmpty else { return nil }

@@ -61,6 +61,9 @@ final class BotJournal: Sendable {
     /// The state with every record applied.
     var state: JournalState { current.withLock { $0.state } }
 
+    /// The rules' state variables as they are now (what an event's rules read).
+    var variables: [String: TemplateValue] { current.withLock { $0.state.variables } }
+
     /// Whether the event at `position` is new: not handled (or taken over) before.
     func isNew(_ position: Int64) -> Bool { current.withLock { position > $0.state.handledThrough } }
 
@@ -118,7 +121,7 @@ final class BotJournal: Sendable {
         }
         guard !batch.isEmpty else { return }
         do {
-            try await store.append(batch)
+            try await store.append(JournalRecord.coalesce(batch, lanes: Set(state.accepted.map(\.position))))
             let sizes = store.sizes
             if sizes.records > max(Self.compactionBytes, sizes.snapshot) {
                 // The state may hold records appended after this batch: their sequence

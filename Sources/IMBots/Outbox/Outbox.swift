@@ -75,7 +75,9 @@ final class Outbox: Service {
     /// Sends one message; false when interrupted (stopping, or the login ended), so that
     /// it stays queued.
     private func deliver(_ message: PendingMessage) async -> Bool {
-        await loggedIn.wait()
+        // Waiting on an open latch still suspends and queues the task again: checked first,
+        // it costs nothing on the way of every reply.
+        if !loggedIn.isOpen { await loggedIn.wait() }
         guard !Task.isCancelled else { return false }
         guard let address = ConversationAddress(message.to) else {
             let error = IMClientError(.invalidArgument, "'\(message.to)' is not a conversation address")
