@@ -26,10 +26,17 @@ final class WorkQueues<Item: Sendable>: Sendable {
 
     typealias Process = @Sendable (Item) async -> Bool
 
+    /// A key's worker; its task is set just after it was made.
+    private struct Worker {
+        var id: Int
+        var task: Task<Void, Never>?
+    }
+
     private struct Queues {
         var items: [String: [Item]] = [:]
         /// The worker of each key that has one.
-        var workers: [String: Task<Void, Never>] = [:]
+        var workers: [String: Worker] = [:]
+        var nextWorker = 0
         /// Keys whose first item a worker is handling now.
         var inProgress: Set<String> = []
         /// Set between ``start(_:)`` and ``stop(drain:time:)``: offers start workers.
@@ -52,7 +59,7 @@ final class WorkQueues<Item: Sendable>: Sendable {
     /// Queues `item` under `key`, making room by shedding when the queue is full.
     func offer(_ item: Item, key: String) -> Offer {
         let limit = max(1, capacity())
-        return queues.withLock { queues -> Offer in
+        let (offer, start) = queues.withLock { queues -> (Offer, Start?) in
             var queue = queues.items[key] ?? []
             var shed: [Item] = []
             if queue.count >= limit {
@@ -60,14 +67,15 @@ final class WorkQueues<Item: Sendable>: Sendable {
                 if let index = queue.indices.dropFirst(busy).first(where: { sheddable(queue[$0]) }) {
                     shed.append(queue.remove(at: index))
                 } else {
-                    return Offer(accepted: false, shed: sheddable(item) ? [item] : [])
+                    return (Offer(accepted: false, shed: sheddable(item) ? [item] : []), nil)
                 }
             }
             queue.append(item)
             queues.items[key] = queue
-            startWorker(for: key, in: &queues)
-            return Offer(accepted: true, shed: shed)
+            return (Offer(accepted: true, shed: shed), reserveWorker(for: key, in: &queues))
         }
+        if let start { launch(start) }
+        return offer
     }
 
     /// Items queued now, in progress included.
@@ -88,19 +96,27 @@ final class WorkQueues<Item: Sendable>: Sendable {
     /// Starts working: a worker for every queue that has items, and for every queue that
     /// gets some from now on.
     func start(_ process: @escaping Process) {
-        queues.withLock { queues in
+        let starts = queues.withLock { queues -> [Start] in
             queues.process = process
-            for key in queues.items.keys { startWorker(for: key, in: &queues) }
+            return queues.items.keys.compactMap { reserveWorker(for: $0, in: &queues) }
         }
+        for start in starts { launch(start) }
     }
 
     /// Stops working: with a `drain` time, workers go on until their queues are empty or
     /// the time is up; without, they stop at once. Items not finished stay queued (and in
     /// whatever journal their owner keeps). Returns when every worker has ended.
     func stop(drain: Duration?, time: any TimeSource) async {
-        let workers = queues.withLock { queues -> [Task<Void, Never>] in
-            queues.process = nil
-            return Array(queues.workers.values)
+        queues.withLock { $0.process = nil }
+        var workers: [Task<Void, Never>] = []
+        while true {
+            let (tasks, launching) = queues.withLock { queues in
+                (queues.workers.values.compactMap(\.task), queues.workers.values.contains { $0.task == nil })
+            }
+            workers = tasks
+            // A worker made a moment ago gets its task set at once.
+            guard launching else { break }
+            await Task.yield()
         }
         guard !workers.isEmpty else { return }
         guard let drain else {
@@ -119,30 +135,49 @@ final class WorkQueues<Item: Sendable>: Sendable {
         await deadline.value
     }
 
-    /// Starts `key`'s worker unless it has one, or working has not started.
-    private func startWorker(for key: String, in queues: inout Queues) {
-        guard queues.workers[key] == nil, let process = queues.process else { return }
-        // Made under the lock: the worker's first step takes the lock, so it finds itself listed.
-        queues.workers[key] = Task { [self] in await work(on: key, process) }
+    /// A worker to make: for which key, with which id and what to do.
+    private struct Start {
+        var key: String
+        var id: Int
+        var process: Process
     }
 
-    private func work(on key: String, _ process: Process) async {
-        while let item = next(key) {
+    /// Lists a worker for `key` unless it has one, or working has not started.
+    private func reserveWorker(for key: String, in queues: inout Queues) -> Start? {
+        guard queues.workers[key] == nil, let process = queues.process else { return nil }
+        queues.nextWorker += 1
+        queues.workers[key] = Worker(id: queues.nextWorker, task: nil)
+        return Start(key: key, id: queues.nextWorker, process: process)
+    }
+
+    /// Makes the worker's task, outside the lock: making a task can wake a thread, which
+    /// would then find the lock taken (measured as lock waits on every reply).
+    private func launch(_ start: Start) {
+        let task = Task { [self] in await work(on: start.key, id: start.id, start.process) }
+        queues.withLock { queues in
+            if queues.workers[start.key]?.id == start.id { queues.workers[start.key]?.task = task }
+        }
+    }
+
+    private func work(on key: String, id: Int, _ process: Process) async {
+        while let item = next(key, id: id) {
             let finished = await process(item)
             settle(key, finished: finished)
             if !finished || Task.isCancelled {
-                queues.withLock { _ = $0.workers.removeValue(forKey: key) }
+                queues.withLock { queues in
+                    if queues.workers[key]?.id == id { queues.workers[key] = nil }
+                }
                 return
             }
         }
     }
 
     /// The item to work on; nil (and the key's worker ends) when its queue is empty.
-    private func next(_ key: String) -> Item? {
+    private func next(_ key: String, id: Int) -> Item? {
         queues.withLock { queues -> Item? in
             guard let item = queues.items[key]?.first else {
                 queues.items[key] = nil
-                queues.workers[key] = nil
+                if queues.workers[key]?.id == id { queues.workers[key] = nil }
                 return nil
             }
             queues.inProgress.insert(key)
