@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "Templates"),
         .target(name: "IMBots",
                 dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
-                               "SwitchboardCrypto", "Logging"]),
+                               "SwitchboardCrypto", "Logging", "Lifecycle"]),
         .executableTarget(name: "switchboard",
                           dependencies: ["IMServer", "IMBots", "IMClient", "YAMLCoding", "Logging"]),
 
@@ -55,7 +55,8 @@ let package = Package(
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
-        .testTarget(name: "IMBotsTests", dependencies: ["IMBots", "IMServer", "TestSupport"],
+        .testTarget(name: "IMBotsTests",
+                    dependencies: ["IMBots", "IMServer", "TestSupport", "HTTPServer", "Lifecycle"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "TestSupport"]),
 
