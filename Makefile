@@ -6,9 +6,11 @@ CONFIG       ?= config.yaml
 DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev \
                 libmicrohttpd-dev libargon2-dev libssl-dev
 BENCH_PACKAGES := wrk
+# The alert bridge's end-to-end tests run a real Alertmanager pair (Tests/IMBotsTests/Alerts).
+TEST_PACKAGES := prometheus-alertmanager
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: up test build release deps bench clean
+.PHONY: up test build release deps test-deps bench clean
 
 ## deps: install the Debian packages the build needs (apt-get update only when one is missing)
 deps:
@@ -19,6 +21,10 @@ deps:
 	  echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
+
+## test-deps: also the programs the tests start
+test-deps: deps
+	@$(MAKE) --no-print-directory deps DEB_PACKAGES="$(TEST_PACKAGES)"
 
 build: deps
 	$(SWIFT) build
@@ -32,7 +38,7 @@ up: release
 
 ## test: every test (Swift Testing, real servers on 127.0.0.1); the runner crash test
 ## starts the switchboard executable, so it is built first
-test: deps
+test: test-deps
 	$(SWIFT) build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

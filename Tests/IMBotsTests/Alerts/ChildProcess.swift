@@ -28,6 +28,14 @@ final class ChildProcess: @unchecked Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    /// Waits for the program to exit by itself (for at most `guardTime`); its exit status.
+    func exitStatus(guardTime: Duration = .seconds(60)) async throws -> Int32 {
+        try await poll("\(process.executableURL?.lastPathComponent ?? "a program") to exit", guardTime: guardTime) {
+            !self.process.isRunning
+        }
+        return process.terminationStatus
+    }
+
     /// SIGTERM, then SIGKILL if it has not exited within 10 s; returns once it has exited.
     func stop() async {
         guard process.isRunning else { return }
