@@ -14,6 +14,8 @@ public struct SilenceDraft: Sendable, Hashable, Codable {
     public var mutedAlerts: [String]
     /// After this (wall milliseconds) `/confirm` no longer creates it.
     public var expiresAt: Int64
+    /// How long `/confirm` is accepted, as the preview tells.
+    public var confirmWithin: Duration
 
     /// Drafts a silence of `incident`'s group: one equality matcher per label that
     /// names the group (`groupLabels`, or `commonLabels` when the route groups by
@@ -32,6 +34,7 @@ public struct SilenceDraft: Sendable, Hashable, Codable {
             .filter { instance in matchers.allSatisfy { $0.matches(instance.labels) } }
             .map { renderer.displayName($0, commonLabels: incident.commonLabels) }
         expiresAt = now + confirmWithin.milliseconds
+        self.confirmWithin = confirmWithin
     }
 
     /// The reply asking for `/confirm`.
@@ -41,7 +44,7 @@ public struct SilenceDraft: Sendable, Hashable, Codable {
         lines.append("It mutes \(mutedAlerts.count) alert\(mutedAlerts.count == 1 ? "" : "s") of this incident"
                      + (mutedAlerts.isEmpty ? "." : ": " + mutedAlerts.prefix(10).joined(separator: ", ")
                         + (mutedAlerts.count > 10 ? " and \(mutedAlerts.count - 10) more." : ".")))
-        lines.append("Reply /confirm within 5 minutes to create it.")
+        lines.append("Reply /confirm within \(Self.format(confirmWithin)) to create it.")
         return MessageSplitter.split(lines.joined(separator: "\n"))[0]
     }
 
