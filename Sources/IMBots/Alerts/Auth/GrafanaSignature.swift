@@ -17,7 +17,9 @@ public struct GrafanaSignature: Sendable, Hashable {
     /// The timestamp header name this bridge's documentation tells users to configure.
     public static let defaultTimestampHeader = "X-Grafana-Alert-Timestamp"
 
+    /// The shared HMAC secret of the contact point.
     public var secret: String
+    /// The header carrying the hex signature.
     public var signatureHeader: String
     /// The header carrying the signed timestamp; nil accepts unsigned-time requests
     /// (no replay protection), which only a route that says so explicitly should do.
@@ -25,6 +27,7 @@ public struct GrafanaSignature: Sendable, Hashable {
     /// How far the timestamp may be from now, either way (clock skew included).
     public var window: Duration
 
+    /// Grafana's defaults and a 5-minute window unless told otherwise.
     public init(secret: String, signatureHeader: String = GrafanaSignature.defaultSignatureHeader,
                 timestampHeader: String? = GrafanaSignature.defaultTimestampHeader,
                 window: Duration = .seconds(300)) {

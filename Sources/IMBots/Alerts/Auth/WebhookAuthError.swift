@@ -14,10 +14,12 @@ public struct WebhookAuthError: Error, Sendable, Hashable, CustomStringConvertib
         case staleTimestamp = "stale_timestamp"
     }
 
+    /// The stable kind of refusal.
     public let code: Code
     /// What is wrong, for the sender's operator; never contains the expected secret.
     public let message: String
 
+    /// Creates an error.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

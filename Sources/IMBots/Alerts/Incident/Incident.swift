@@ -16,9 +16,13 @@ public struct Incident: Sendable, Hashable, Codable {
 
     /// One alert of the group.
     public struct Instance: Sendable, Hashable, Codable {
+        /// The sender's identity of the alert.
         public var fingerprint: String
+        /// Its labels, as last sent.
         public var labels: [String: String]
+        /// Its annotations, as last sent.
         public var annotations: [String: String]
+        /// Firing, held resolve, or resolved.
         public var state: InstanceState
         /// Times it resolved and fired again within the hold.
         public var flaps: Int
@@ -30,13 +34,19 @@ public struct Incident: Sendable, Hashable, Codable {
         }
     }
 
+    /// The alert group this incident is about.
     public let groupKey: String
     /// When the incident opened: part of its message's idempotency key.
     public let openedAt: Int64
+    /// When a notification or command last changed it.
     public var updatedAt: Int64
+    /// The labels the route groups by.
     public var groupLabels: [String: String]
+    /// The labels every alert of the group has.
     public var commonLabels: [String: String]
+    /// The annotations every alert of the group has.
     public var commonAnnotations: [String: String]
+    /// The sender's URL, for links.
     public var externalURL: String
     /// Alerts the sender left out of its latest notification.
     public var truncatedAlerts: Int
@@ -44,7 +54,9 @@ public struct Incident: Sendable, Hashable, Codable {
     public private(set) var instances: [Instance] = []
     /// The living message, once the runner has posted it.
     public var messageID: MessageID?
+    /// Who sent `/ack`, if anyone.
     public var acknowledgedBy: String?
+    /// When.
     public var acknowledgedAt: Int64?
     /// Resolves that fired again within the hold, over all instances.
     public var flapCount = 0
@@ -71,7 +83,9 @@ public struct Incident: Sendable, Hashable, Codable {
         "incident-\(AlertInstance.fingerprint(of: ["group": groupKey]))-\(openedAt)"
     }
 
+    /// Alerts shown firing (held resolves included).
     public var firingCount: Int { instances.count { $0.showsFiring } }
+    /// Alerts shown resolved.
     public var resolvedCount: Int { instances.count - firingCount }
     /// True once every instance is resolved for good (no resolve held).
     public var isClosed: Bool { !instances.isEmpty && firingCount == 0 }

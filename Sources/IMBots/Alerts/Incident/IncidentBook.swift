@@ -6,6 +6,7 @@ public struct IncidentBook: Sendable, Hashable, Codable {
     /// Incidents by group key: open ones, and closed ones until their retention ends.
     public private(set) var incidents: [String: Incident] = [:]
 
+    /// An empty book.
     public init() {}
 
     /// The incident whose living message is `messageID`.

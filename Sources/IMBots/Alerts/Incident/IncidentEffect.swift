@@ -28,6 +28,7 @@ public struct IncidentPolicy: Sendable, Hashable, Codable {
     /// `/silence` replies) and keeps its group's message for a quick re-fire.
     public var retainClosed: Duration
 
+    /// The defaults: a 5-minute hold, 1,000 alerts and incidents, closed ones kept a day.
     public init(flapHold: Duration = .seconds(300), maxInstances: Int = 1000, maxIncidents: Int = 1000,
                 retainClosed: Duration = .seconds(86_400)) {
         self.flapHold = flapHold

@@ -14,18 +14,21 @@ public struct IncidentRenderer: Sendable {
         /// One instance's line, e.g. `{{labels.instance}}: {{annotations.summary}}`.
         public var line: Template?
 
+        /// Templates for the title and the line; nil keeps the built-in form.
         public init(title: Template? = nil, line: Template? = nil) {
             self.title = title
             self.line = line
         }
     }
 
+    /// The user templates, if any.
     public var templates: Templates
     /// Characters a message may have (the server's limit).
     public var limit: Int
     /// Characters one instance line may have before it is cut with "…".
     public var maxLineLength: Int
 
+    /// Creates a renderer; the limit defaults to the server's and is at least 200.
     public init(templates: Templates = Templates(), limit: Int = Limits.messageTextLength.upperBound,
                 maxLineLength: Int = 300) {
         self.templates = templates

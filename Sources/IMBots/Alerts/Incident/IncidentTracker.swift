@@ -7,10 +7,13 @@ import IMProtocol
 /// ``book``, which the runner keeps in the bot's journal. The runner calls
 /// ``advance(now:)`` at ``nextDeadline`` so held resolves are shown on time.
 public struct IncidentTracker: Sendable {
+    /// Timing and bounds.
     public var policy: IncidentPolicy
+    /// How messages and replies read.
     public var renderer: IncidentRenderer
     public private(set) var book: IncidentBook
 
+    /// Starts from `book` (empty, or as the journal kept it).
     public init(policy: IncidentPolicy = IncidentPolicy(), renderer: IncidentRenderer = IncidentRenderer(),
                 book: IncidentBook = IncidentBook()) {
         self.policy = policy

@@ -12,7 +12,9 @@ public struct DedupeKey: Sendable {
     /// The default key template for `alertmanager` and `grafana` routes.
     public static let defaultAlertSource = "{{groupKey}}/{{status}}/{{fingerprints}}"
 
+    /// The key template.
     public let template: Template
+    /// How long a key suppresses repeats (`for:`).
     public let lifetime: Duration
 
     /// Parses `source` as a Mustache template.

@@ -24,6 +24,7 @@ public struct SeenSet: Sendable, Hashable, Codable {
     /// of its own, since a repeat delivery of such a key would pass as new.
     public private(set) var evictedEarly = 0
 
+    /// An empty set; `capacity` must be positive.
     public init(lifetime: Duration, capacity: Int = 10_000) {
         precondition(capacity > 0, "a seen-set needs room for at least one key")
         self.lifetime = lifetime

@@ -17,9 +17,7 @@ public enum WebhookFormat: String, Sendable, Hashable, Codable, CaseIterable {
         switch self {
         case .json:
             return .json(value)
-        case .alertmanager:
-            return .alerts(try AlertNotification(reading: value, format: self, limits: limits), format: self)
-        case .grafana:
+        case .alertmanager, .grafana:
             return .alerts(try AlertNotification(reading: value, format: self, limits: limits), format: self)
         }
     }

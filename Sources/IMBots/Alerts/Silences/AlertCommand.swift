@@ -14,6 +14,7 @@ public enum AlertCommand: Sendable, Hashable {
 
     /// Why a command was not understood: the reply to give, with its usage.
     public struct Invalid: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The reply: what is wrong and the usage.
         public let description: String
     }
 

@@ -136,11 +136,16 @@ public struct AlertmanagerClient: Sendable {
 public struct ClusterAlert: Sendable, Hashable, Codable {
     /// `active`, `suppressed` or `unprocessed`.
     public struct Status: Sendable, Hashable, Codable {
+        /// The state name.
         public var state: String
+        /// Ids of the silences muting it.
         public var silencedBy: [String]
     }
 
+    /// The alert's labels.
     public var labels: [String: String]
+    /// Alertmanager's identity of the alert.
     public var fingerprint: String
+    /// Whether it is muted.
     public var status: Status
 }

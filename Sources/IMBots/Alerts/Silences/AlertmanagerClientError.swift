@@ -14,10 +14,12 @@ public struct AlertmanagerClientError: Error, Sendable, Hashable, CustomStringCo
         case notConfigured
     }
 
+    /// The stable kind of failure.
     public let code: Code
     /// What happened, naming each peer tried and what it said.
     public let message: String
 
+    /// Creates an error; fakes use it too.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

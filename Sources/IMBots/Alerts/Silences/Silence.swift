@@ -3,12 +3,16 @@ import IMProtocol
 
 /// One matcher of a silence, as Alertmanager's API v2 spells it.
 public struct SilenceMatcher: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The label name.
     public var name: String
+    /// The value, or the pattern when ``isRegex``.
     public var value: String
+    /// Whether ``value`` is a regular expression (`=~`).
     public var isRegex: Bool
     /// False for `!=` and `!~`.
     public var isEqual: Bool
 
+    /// An equality matcher unless told otherwise.
     public init(name: String, value: String, isRegex: Bool = false, isEqual: Bool = true) {
         self.name = name
         self.value = value
@@ -33,10 +37,15 @@ public struct SilenceMatcher: Sendable, Hashable, Codable, CustomStringConvertib
 
 /// A silence to create: `POST /api/v2/silences`.
 public struct SilenceRequest: Sendable, Hashable, Codable {
+    /// What the silence mutes: alerts matching all of these.
     public var matchers: [SilenceMatcher]
+    /// RFC 3339 start.
     public var startsAt: String
+    /// RFC 3339 end.
     public var endsAt: String
+    /// Who created it (the chat user).
     public var createdBy: String
+    /// Why (the `/silence` reason).
     public var comment: String
 
     /// A silence from `start` for `duration`.
@@ -53,17 +62,26 @@ public struct SilenceRequest: Sendable, Hashable, Codable {
 public struct Silence: Sendable, Hashable, Codable {
     /// `active`, `pending` or `expired`.
     public struct Status: Sendable, Hashable, Codable {
+        /// The state name.
         public var state: String
     }
 
+    /// Alertmanager's id of the silence.
     public var id: String
+    /// Whether it is active.
     public var status: Status
+    /// What the silence mutes: alerts matching all of these.
     public var matchers: [SilenceMatcher]
+    /// RFC 3339 start.
     public var startsAt: String
+    /// RFC 3339 end.
     public var endsAt: String
+    /// Who created it (the chat user).
     public var createdBy: String
+    /// Why (the `/silence` reason).
     public var comment: String
 
+    /// Whether it mutes alerts now.
     public var isActive: Bool { status.state == "active" }
 }
 

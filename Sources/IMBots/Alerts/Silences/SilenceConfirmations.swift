@@ -5,6 +5,7 @@ public struct SilenceConfirmations: Sendable, Hashable, Codable {
     /// Drafts kept at most; past it the one closest to expiring is dropped.
     public let capacity: Int
 
+    /// Creates an empty set holding at most `capacity` drafts.
     public init(capacity: Int = 256) { self.capacity = max(capacity, 1) }
 
     /// Drafts pending now (expired ones included until the next change).

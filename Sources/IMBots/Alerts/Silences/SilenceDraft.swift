@@ -3,8 +3,11 @@ import IMProtocol
 /// A silence proposed by `/silence`, shown for `/confirm`: the matchers it will create
 /// and the alerts it will mute.
 public struct SilenceDraft: Sendable, Hashable, Codable {
+    /// The matchers the silence will have.
     public var matchers: [SilenceMatcher]
+    /// How long it lasts from confirmation.
     public var duration: Duration
+    /// The reason given after the duration, the silence's comment.
     public var reason: String?
     /// Who proposed it; only they can confirm it.
     public var proposedBy: String
