@@ -44,6 +44,21 @@ struct IncidentRendererTests {
         #expect(text.contains("• db-0 (firing)"))
     }
 
+    @Test("alerts the source truncated, and alerts past the incident's bound, are counted, not repeated")
+    func untracked() throws {
+        var tracker = IncidentTracker(policy: IncidentPolicy(maxInstances: 2))
+        var group = F.group((0..<5).map { F.alert("db-\($0)") })
+        group.truncatedAlerts = 7
+        let first = tracker.receive(group, now: 1)
+        let second = tracker.receive(group, now: 2)
+        guard case .post(_, _, let text)? = first.first else { Issue.record("\(first)"); return }
+        #expect(text.contains("(7 more alerts were left out by the source)"))
+        #expect(text.contains("(3 more alerts not tracked: this incident is full)"))
+        #expect(text.contains("2 firing"))
+        guard case .post(_, _, let again)? = second.first else { Issue.record("\(second)"); return }
+        #expect(again == text, "the same notification again counts the same")
+    }
+
     @Test("short messages are not split")
     func noSplit() {
         #expect(MessageSplitter.split("hello\nworld", limit: 100) == ["hello\nworld"])

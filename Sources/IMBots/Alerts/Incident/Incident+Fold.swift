@@ -29,12 +29,17 @@ extension Incident {
         externalURL = notification.externalURL
         truncatedAlerts = notification.truncatedAlerts
         var new: [String] = [], refired: [String] = [], flapped: [String] = [], resolved: [String] = []
+        var dropped = 0
         for alert in notification.alerts {
             guard let index = index(of: alert.fingerprint) else {
                 let state: InstanceState = alert.status == .firing ? .firing : .resolved(at: now)
                 let instance = Instance(fingerprint: alert.fingerprint, labels: alert.labels,
                                         annotations: alert.annotations, state: state, flaps: 0)
-                if append(instance, limit: maxInstances), alert.status == .firing { new.append(alert.fingerprint) }
+                if !append(instance, limit: maxInstances) {
+                    dropped += 1
+                } else if alert.status == .firing {
+                    new.append(alert.fingerprint)
+                }
                 continue
             }
             var change: IncidentChangeKind?
@@ -67,6 +72,7 @@ extension Incident {
             case nil: break
             }
         }
+        droppedInstances = dropped
         if !new.isEmpty { changes.append(.newAlerts(new)) }
         if !refired.isEmpty { changes.append(.refired(refired)) }
         if !flapped.isEmpty { changes.append(.flapped(flapped)) }

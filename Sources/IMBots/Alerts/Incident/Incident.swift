@@ -62,7 +62,8 @@ public struct Incident: Sendable, Hashable, Codable {
     public var flapCount = 0
     /// The text the living message last showed, so an unchanged render edits nothing.
     public var renderedText: String?
-    /// Instances dropped because the incident already held its maximum.
+    /// Alerts of the latest notification left out because the incident already held its
+    /// maximum of instances.
     public var droppedInstances = 0
 
     /// Opens an incident for the group of `notification` (nothing folded yet).
@@ -104,10 +105,7 @@ public struct Incident: Sendable, Hashable, Codable {
     }
 
     mutating func append(_ instance: Instance, limit: Int) -> Bool {
-        guard instances.count < limit else {
-            droppedInstances += 1
-            return false
-        }
+        guard instances.count < limit else { return false }
         instances.append(instance)
         return true
     }

@@ -51,8 +51,10 @@ public struct IncidentRenderer: Sendable {
         if !shared.isEmpty { head.append(shared.truncated(to: maxLineLength)) }
 
         var tail: [String] = []
-        let hidden = incident.truncatedAlerts + incident.droppedInstances
-        if hidden > 0 { tail.append("(\(hidden) more alerts were not sent by the source)") }
+        if incident.truncatedAlerts > 0 { tail.append("(\(incident.truncatedAlerts) more alerts were left out by the source)") }
+        if incident.droppedInstances > 0 {
+            tail.append("(\(incident.droppedInstances) more alerts not tracked: this incident is full)")
+        }
 
         let ordered = incident.instances.filter(\.showsFiring) + incident.instances.filter { !$0.showsFiring }
         let lines = ordered.map { line(for: $0, commonLabels: incident.commonLabels) }
