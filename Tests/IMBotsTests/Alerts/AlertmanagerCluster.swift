@@ -61,7 +61,14 @@ final class AlertmanagerCluster: Sendable {
         """
     }
 
-    /// Starts `count` clustered peers and waits until the cluster has settled.
+    /// A peer exited while the cluster started: most likely it lost one of its ports to
+    /// another process between their reservation and its bind.
+    struct PeerExited: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Starts `count` clustered peers and waits until the cluster has settled; tries
+    /// again with new ports (three times in all) when a peer exits during start-up.
     ///
     /// `peerTimeout` is how long the second peer waits for the first one's delivery to
     /// be gossiped before it delivers itself (Alertmanager's HA dedupe).
@@ -70,11 +77,25 @@ final class AlertmanagerCluster: Sendable {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw TestFailure("\(binary) is missing: `make test` installs prometheus-alertmanager")
         }
+        var attempt = 1
+        while true {
+            do {
+                return try await startOnce(peers: count, webhookURL: webhookURL, bearerToken: bearerToken,
+                                           peerTimeout: peerTimeout)
+            } catch is PeerExited where attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
+
+    private static func startOnce(peers count: Int, webhookURL: String, bearerToken: String,
+                                  peerTimeout: Duration) async throws -> AlertmanagerCluster {
         let directory = TestServer.temporaryDirectory()
         let configPath = directory + "/alertmanager.yml"
         try config(webhookURL: webhookURL, bearerToken: bearerToken).write(toFile: configPath, atomically: true, encoding: .utf8)
         // Ports are reserved by binding them, then released just before the peers start;
-        // a peer that loses the race exits, which the readiness wait reports.
+        // a peer that loses the race exits, the readiness wait reports it and `start`
+        // tries again.
         let web = try (0..<count).map { _ in try LoopbackSocket() }
         let gossip = try (0..<count).map { _ in try LoopbackSocket() }
         for socket in web + gossip { close(socket.descriptor) }
@@ -119,7 +140,7 @@ final class AlertmanagerCluster: Sendable {
         try await poll("every peer ready in a settled cluster of \(peers.count)") {
             for peer in self.peers {
                 guard peer.process.isRunning else {
-                    throw TestFailure("Alertmanager on \(peer.url) exited: \(peer.process.logTail())")
+                    throw PeerExited(description: "Alertmanager on \(peer.url) exited: \(peer.process.logTail())")
                 }
                 guard let ready = try? await self.request("GET", peer.url + "/-/ready"), ready.status == 200,
                       let status = try? await self.request("GET", peer.url + "/api/v2/status"), status.status == 200,
