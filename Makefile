@@ -3,7 +3,7 @@
 
 SWIFT        ?= swift
 CONFIG       ?= config.yaml
-DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev \
+DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev libpq-dev \
                 libmicrohttpd-dev libargon2-dev libssl-dev
 BENCH_PACKAGES := wrk
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -1,0 +1,108 @@
+import Foundation
+import IMStore
+import Synchronization
+
+/// A private PostgreSQL cluster for tests: a throw-away data folder, loopback only, a
+/// free port, a random password, durability off. One per test process, shared by every
+/// suite: started on first use, stopped when the process exits.
+///
+/// The server runs as the `postgres` user when the tests run as root (CI does, and
+/// `initdb` refuses root). It is started with a parent-death signal, so a test process
+/// that is killed takes its cluster with it; a folder left behind by a killed run is
+/// swept by the next one.
+public final class PostgresTestCluster: Sendable {
+    /// The loopback port the server listens on.
+    public let port: Int
+    /// The throw-away folder: data, socket, log.
+    public let folder: String
+    /// The superuser tests connect as.
+    public let user = "switchboard_test"
+    private let password: String
+    /// The pool of administrative sessions on the `postgres` database.
+    public let admin: PostgresPool
+    private let databases = Atomic<Int>(0)
+
+    init(port: Int, folder: String, password: String) {
+        self.port = port
+        self.folder = folder
+        self.password = password
+        admin = PostgresPool(
+            configuration: PostgresPool.Configuration(
+                connection: PostgresConfiguration(
+                    url: "postgresql://\(user):\(password)@127.0.0.1:\(port)/postgres",
+                    applicationName: "switchboard-test-admin"),
+                maxConnections: 4))
+    }
+
+    /// The URL of one database of this cluster.
+    public func url(database: String) -> String {
+        "postgresql://\(user):\(password)@127.0.0.1:\(port)/\(database)"
+    }
+
+    /// The process's cluster, started on first use. A failed start fails every caller
+    /// with the same error (what was run and what it printed).
+    public static func shared() async throws -> PostgresTestCluster {
+        try await withCheckedThrowingContinuation { continuation in
+            let startHere = shared.withLock { state -> Bool in
+                switch state {
+                case .ready(let result):
+                    continuation.resume(with: result)
+                    return false
+                case .starting(let waiting):
+                    state = .starting(waiting + [continuation])
+                    return false
+                case .idle:
+                    state = .starting([continuation])
+                    return true
+                }
+            }
+            guard startHere else { return }
+            // initdb and the start take seconds of blocking work: a thread of their own,
+            // not one of the cooperative pool's.
+            let thread = Thread {
+                let result = Result { try ClusterLauncher().launch() }
+                let waiting = shared.withLock { state -> [CheckedContinuation<PostgresTestCluster, any Error>] in
+                    defer { state = .ready(result) }
+                    if case .starting(let waiting) = state { return waiting }
+                    return []
+                }
+                for waiter in waiting { waiter.resume(with: result) }
+            }
+            thread.name = "postgres-test-cluster"
+            thread.start()
+        }
+    }
+
+    private enum SharedState {
+        case idle
+        case starting([CheckedContinuation<PostgresTestCluster, any Error>])
+        case ready(Result<PostgresTestCluster, any Error>)
+    }
+
+    private static let shared = Mutex(SharedState.idle)
+
+    // MARK: Databases
+
+    /// Creates an empty database with a name of its own.
+    public func createDatabase() async throws -> String {
+        let number = databases.add(1, ordering: .relaxed).newValue
+        let name = "test_\(getpid())_\(number)"
+        // Identifiers cannot be bound; this one is made of digits and underscores here.
+        try await admin.withConnection { try $0.executeScript("CREATE DATABASE \(name) TEMPLATE template0") }
+        return name
+    }
+
+    /// Drops a database, ending its sessions first.
+    public func dropDatabase(_ name: String) async throws {
+        guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw PostgresTestError("not a test database name: \(name)")
+        }
+        try await admin.withConnection { try $0.executeScript("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+    }
+}
+
+/// A failure of the test cluster, with what it ran and what that printed.
+public struct PostgresTestError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
