@@ -31,7 +31,9 @@ public final class PostgresTestCluster: Sendable {
                 connection: PostgresConfiguration(
                     url: "postgresql://\(user):\(password)@127.0.0.1:\(port)/postgres",
                     applicationName: "switchboard-test-admin"),
-                maxConnections: 4))
+                // Suites create their databases all at once, each CREATE DATABASE taking
+                // a while: wait rather than fail.
+                maxConnections: 8, acquireTimeout: .seconds(300)))
     }
 
     /// The URL of one database of this cluster.
@@ -83,21 +85,37 @@ public final class PostgresTestCluster: Sendable {
 
     // MARK: Databases
 
+    /// A database name no test has used yet in this process.
+    public func newDatabaseName() -> String {
+        "test_\(getpid())_\(databases.add(1, ordering: .relaxed).newValue)"
+    }
+
     /// Creates an empty database with a name of its own.
     public func createDatabase() async throws -> String {
-        let number = databases.add(1, ordering: .relaxed).newValue
-        let name = "test_\(getpid())_\(number)"
-        // Identifiers cannot be bound; this one is made of digits and underscores here.
-        try await admin.withConnection { try $0.executeScript("CREATE DATABASE \(name) TEMPLATE template0") }
+        let name = newDatabaseName()
+        try await createDatabase(named: name)
         return name
+    }
+
+    /// Creates an empty database named `name` (from `newDatabaseName()`).
+    public func createDatabase(named name: String) async throws {
+        try Self.checkName(name)
+        // FILE_COPY: about twice as fast as the default WAL_LOG for an empty template
+        // when the cluster does not fsync.
+        try await admin.withConnection { try $0.executeScript("CREATE DATABASE \(name) TEMPLATE template0 STRATEGY FILE_COPY") }
     }
 
     /// Drops a database, ending its sessions first.
     public func dropDatabase(_ name: String) async throws {
-        guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+        try Self.checkName(name)
+        try await admin.withConnection { try $0.executeScript("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+    }
+
+    /// Identifiers cannot be bound: only names made here, of letters, digits and `_`.
+    private static func checkName(_ name: String) throws {
+        guard name.hasPrefix("test_"), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
             throw PostgresTestError("not a test database name: \(name)")
         }
-        try await admin.withConnection { try $0.executeScript("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
     }
 }
 

@@ -6,6 +6,12 @@ public struct PostgresTestDatabase: Sendable {
     public let cluster: PostgresTestCluster
     public let name: String
 
+    /// A database of `cluster` (which need not exist yet).
+    public init(cluster: PostgresTestCluster, name: String) {
+        self.cluster = cluster
+        self.name = name
+    }
+
     /// How to reach it.
     public var configuration: PostgresConfiguration {
         PostgresConfiguration(url: cluster.url(database: name), applicationName: "switchboard-test")

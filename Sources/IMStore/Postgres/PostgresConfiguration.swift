@@ -41,6 +41,8 @@ public struct PostgresConfiguration: Sendable {
             ("keepalives_idle", String(keepaliveIdle)),
             ("keepalives_interval", "10"),
             ("keepalives_count", "3"),
+            // Unacknowledged writes give up after as long as keepalives take to.
+            ("tcp_user_timeout", String((keepaliveIdle + 30) * 1000)),
             ("dbname", url),
             ("client_encoding", "UTF8"),
         ]

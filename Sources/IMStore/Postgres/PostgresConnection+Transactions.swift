@@ -14,6 +14,7 @@ extension PostgresConnection {
     /// A failed statement aborts the whole transaction in PostgreSQL, so an error `body`
     /// catches and ignores still ends it: COMMIT then throws instead of reporting success
     /// for work that was undone. Use `savepoint` to recover from an expected failure.
+    @discardableResult
     public func transaction<T>(
         _ isolation: PostgresIsolation = .readCommitted, readOnly: Bool = false, _ body: () throws -> T
     ) throws -> T {
@@ -36,6 +37,7 @@ extension PostgresConnection {
 
     /// Runs `body` inside a savepoint: its changes are kept if it returns and undone if
     /// it throws, leaving the enclosing transaction usable either way.
+    @discardableResult
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         try executeScript("SAVEPOINT sb_savepoint")
         do {

@@ -98,10 +98,13 @@ final class PostgresConnectionHandle {
     func check(_ result: PostgresResult?, _ context: @autoclosure () -> String) throws -> PostgresResult {
         if let result, result.succeeded { return result }
         guard let result, let sqlState = result.errorField(SB_PG_DIAG_SQLSTATE) else {
-            // No answer from the server at all: the connection broke under us.
+            // libpq's own failure, no server error: the connection broke under us. The
+            // connection's message holds everything said during the command, the
+            // server's last words (a FATAL "terminating connection due to administrator
+            // command") included.
             throw PostgresError(
                 kind: isConnected ? .server : .connectionLost,
-                message: result?.errorText ?? errorMessage, context: context())
+                message: errorMessage.isEmpty ? result?.errorText ?? "no result" : errorMessage, context: context())
         }
         var error = PostgresError(
             sqlState: sqlState,
@@ -138,6 +141,20 @@ final class PostgresConnectionHandle {
             PQfreemem(notify)
         }
         return notifications
+    }
+
+    /// Blocks until the server sends something (true) or `wake` becomes readable (false).
+    func waitForInput(orReadable wake: Int32) throws -> Bool {
+        guard let fd = socket else {
+            throw PostgresError(kind: .connectionLost, message: "no socket", context: "waiting on \(target)")
+        }
+        var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        while poll(&entries, 2, -1) < 0 {
+            guard errno == EINTR else {
+                throw PostgresError(kind: .connectionLost, message: String(cString: strerror(errno)), context: "poll")
+            }
+        }
+        return entries[1].revents == 0
     }
 
     /// True when the idle connection has nothing to read: an idle connection that does

@@ -107,9 +107,11 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         case "57014": .queryCanceled
         case "55P03": .lockTimeout
         // 57P01 admin_shutdown (pg_terminate_backend), 57P02 crash_shutdown: the server
-        // closes the connection after saying so.
+        // closes the connection after saying so. (Class 08 is not mapped here: 08P01, a
+        // parameter count that does not match, leaves the connection fine; a connection
+        // that did break is found by `check`.)
         case "57P01", "57P02": .connectionLost
-        default: sqlState.hasPrefix("08") ? .connectionLost : .server
+        default: .server
         }
     }
 }

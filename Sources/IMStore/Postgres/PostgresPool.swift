@@ -88,6 +88,7 @@ public final class PostgresPool: Sendable {
     }
 
     /// Runs `body` with a session on its thread.
+    @discardableResult
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T)
         async throws -> T
     {
@@ -103,6 +104,7 @@ public final class PostgresPool: Sendable {
     /// Runs `body` in a transaction, committed when it returns and rolled back when it
     /// throws. After a serialization failure or a deadlock it runs `body` again, up to
     /// `transactionRetries` times: `body` must do nothing but SQL on the connection.
+    @discardableResult
     public func transaction<T: Sendable>(
         _ isolation: PostgresIsolation = .readCommitted,
         _ body: @escaping @Sendable (PostgresConnection) throws -> T
