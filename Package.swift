@@ -75,5 +75,8 @@ let package = Package(
                           dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
                           path: "Benchmarks/ServerBench"),
         .executableTarget(name: "RulesBench", dependencies: ["IMBots"], path: "Benchmarks/RulesBench"),
+        .executableTarget(name: "NotifyBench",
+                          dependencies: ["BenchSupport", "IMStore", "PostgresTestSupport", "Lifecycle"],
+                          path: "Benchmarks/NotifyBench"),
     ]
 )

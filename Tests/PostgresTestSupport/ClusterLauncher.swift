@@ -47,7 +47,7 @@ struct ClusterLauncher {
             let server = try Postmaster(owner.command(binaries + "/postgres", arguments), log: log, folder: folder)
             if try Self.waitUntilReady(port: port, password: password, server: server) {
                 ExitCleanup.register(pid: server.pid, folder: folder)
-                return PostgresTestCluster(port: port, folder: folder, password: password)
+                return PostgresTestCluster(port: port, folder: folder, password: password, serverPID: server.pid)
             }
             lastLog = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             // Another process took the port between the probe and the server's bind: try another.

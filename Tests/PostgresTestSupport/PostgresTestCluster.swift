@@ -22,8 +22,12 @@ public final class PostgresTestCluster: Sendable {
     public let admin: PostgresPool
     private let databases = Atomic<Int>(0)
 
-    init(port: Int, folder: String, password: String) {
+    /// The server's (postmaster's) process id.
+    public let serverPID: Int32
+
+    init(port: Int, folder: String, password: String, serverPID: Int32) {
         self.port = port
+        self.serverPID = serverPID
         self.folder = folder
         self.password = password
         admin = PostgresPool(
@@ -59,10 +63,7 @@ public final class PostgresTestCluster: Sendable {
                 }
             }
             guard startHere else { return }
-            // initdb and the start take seconds of blocking work: a thread of their own,
-            // not one of the cooperative pool's.
-            let thread = Thread {
-                let result = Result { try ClusterLauncher().launch() }
+            launch(durable: false) { result in
                 let waiting = shared.withLock { state -> [CheckedContinuation<PostgresTestCluster, any Error>] in
                     defer { state = .ready(result) }
                     if case .starting(let waiting) = state { return waiting }
@@ -70,9 +71,25 @@ public final class PostgresTestCluster: Sendable {
                 }
                 for waiter in waiting { waiter.resume(with: result) }
             }
-            thread.name = "postgres-test-cluster"
-            thread.start()
         }
+    }
+
+    /// A cluster of its own (not the shared one), stopped when the process exits;
+    /// `durable` turns fsync and synchronous commit on, as in production (benchmarks).
+    public static func start(durable: Bool) async throws -> PostgresTestCluster {
+        try await withCheckedThrowingContinuation { continuation in
+            launch(durable: durable) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Makes and starts a cluster on a thread of its own: initdb and the start take
+    /// seconds of blocking work, which must not hold a thread of the cooperative pool.
+    private static func launch(
+        durable: Bool, then finish: @escaping @Sendable (Result<PostgresTestCluster, any Error>) -> Void
+    ) {
+        let thread = Thread { finish(Result { try ClusterLauncher(durable: durable).launch() }) }
+        thread.name = "postgres-test-cluster"
+        thread.start()
     }
 
     private enum SharedState {

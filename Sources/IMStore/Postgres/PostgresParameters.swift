@@ -40,8 +40,9 @@ struct PostgresParameters {
     ) -> R {
         let formats = [Int32](repeating: 1, count: types.count)
         return bytes.withUnsafeBytes { buffer in
+            // `bytes` is never empty, so the buffer always has an address.
             let values: [UnsafePointer<CChar>?] = offsets.map { offset in
-                offset.map { buffer.baseAddress!.advanced(by: $0).assumingMemoryBound(to: CChar.self) }
+                offset.flatMap { buffer.baseAddress?.advanced(by: $0).assumingMemoryBound(to: CChar.self) }
             }
             return types.withUnsafeBufferPointer { types in
                 values.withUnsafeBufferPointer { values in

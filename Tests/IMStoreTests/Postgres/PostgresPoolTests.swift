@@ -139,4 +139,37 @@ import Testing
             #expect(after.failure as? StoreError == .closed)
         }
     }
+
+    @Test func aPoolOnAMissingDatabaseFailsEachRequestAtOnceAndWorksOnceItExists() async throws {
+        let cluster = try await PostgresTestCluster.shared()
+        let name = cluster.newDatabaseName()
+        let database = PostgresTestDatabase(cluster: cluster, name: name)
+        let pool = PostgresPool(configuration: database.poolConfiguration(maxConnections: 1))
+        for _ in 0..<2 {
+            let result = await outcome { try await pool.withConnection { _ in 1 } }
+            let error = try #require(result.failure as? PostgresError)
+            #expect(error.kind == .connectionFailed && error.message.contains(name))
+        }
+        try await cluster.createDatabase(named: name)
+        #expect(try await pool.withConnection { _ in 1 } == 1)
+        #expect(pool.statistics.connects == 1)
+        await pool.close()
+        try await cluster.dropDatabase(name)
+    }
+
+    @Test func urlSettingsWinOverTheDefaultsAndSessionSettingsApply() async throws {
+        try await withPostgresDatabase { database in
+            var configuration = database.poolConfiguration(maxConnections: 1)
+            configuration.connection.url += "?application_name=from-the-url"
+            configuration.connection.sessionSettings = ["statement_timeout": "50ms"]
+            let pool = PostgresPool(configuration: configuration)
+            let name = try await pool.withConnection { try $0.first("SELECT current_setting('application_name')") { try $0.text(0) } }
+            #expect(name == "from-the-url")
+            let slow = await outcome { try await pool.withConnection { try $0.execute("SELECT pg_sleep(10)") } }
+            let error = try #require(slow.failure as? PostgresError)
+            #expect(error.kind == .queryCanceled && error.sqlState == "57014")
+            #expect(!error.isRetryable && !error.isUnavailable)
+            await pool.close()
+        }
+    }
 }
