@@ -26,6 +26,8 @@ struct WakeBench {
     let writers: Int
     let seconds: Double
     let pollInterval: Duration
+    /// Commits per second across all writers; 0 for as fast as they can.
+    let rate: Int
 
     /// A listener on `bench`, running until `body` returns; `heard` gets each payload.
     func listening<T>(_ heard: @escaping @Sendable (String) -> Void, _ body: () async throws -> T) async throws -> T {
@@ -67,8 +69,8 @@ struct WakeBench {
         return latencies.withLock { $0 }.sorted()
     }
 
-    /// `writers` sessions writing one row per transaction as fast as they can for
-    /// `seconds`, the listening side woken by `mechanism`.
+    /// `writers` sessions writing one row per transaction for `seconds` (as fast as
+    /// they can, or `rate` per second in all), the listening side woken by `mechanism`.
     func load(_ mechanism: WakeMechanism) async throws -> (WakeSummary, serverCPU: Double, benchCPU: Double) {
         let extra = mechanism == .batched || mechanism == .poll ? 1 : 0
         let pool = PostgresPool(
@@ -113,7 +115,15 @@ struct WakeBench {
         _ queue: NotifyQueue, until deadline: UInt64
     ) throws {
         var sequence = 0
+        // At a set rate each writer takes every `writers`-th slot of one schedule.
+        let interval = rate > 0 ? UInt64(1e9 / Double(rate)) * UInt64(writers) : 0
+        var next = WakeRecord.now() + UInt64(writer) * (interval / UInt64(writers))
         while WakeRecord.now() < deadline {
+            if interval > 0 {
+                let now = WakeRecord.now()
+                if now < next { usleep(UInt32((next - now) / 1000)) }
+                next += interval
+            }
             sequence += 1
             let key = "\(writer)-\(sequence)"
             let started = WakeRecord.now()

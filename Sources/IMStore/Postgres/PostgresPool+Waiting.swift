@@ -128,12 +128,8 @@ extension PostgresPool {
             }
             if let slot { return Result<PoolSlot, any Error>.success(slot) }
             if timedOut {
-                counters.timeouts.add(1, ordering: .relaxed)
                 return .failure(
-                    PostgresError(
-                        kind: .poolTimeout,
-                        message: "no connection became free within \(timeout) (all \(configuration.maxConnections) busy)",
-                        context: "waiting for a database connection"))
+                    saturated(.poolTimeout, "no connection became free within \(timeout) (all \(configuration.maxConnections) busy)"))
             }
             return .failure(failure ?? CancellationError())
         }

@@ -188,12 +188,10 @@ public final class PostgresPool: Sendable {
                 return .slot(slot)
             }
             guard state.waiters.count < configuration.maxWaiting else {
-                counters.rejected.add(1, ordering: .relaxed)
                 return .fail(
-                    PostgresError(
-                        kind: .poolOverloaded,
-                        message: "all \(configuration.maxConnections) connections are busy and \(state.waiters.count) requests are waiting already",
-                        context: "waiting for a database connection"))
+                    saturated(
+                        .poolOverloaded,
+                        "all \(configuration.maxConnections) connections are busy and \(state.waiters.count) requests are waiting already"))
             }
             return .wait(state.waiters.reserve())
         }
@@ -202,6 +200,16 @@ public final class PostgresPool: Sendable {
         case .fail(let error): throw error
         case .wait(let ticket): return try await wait(for: ticket)
         }
+    }
+
+    /// A request turned away because every session is busy, counted.
+    func saturated(_ kind: PostgresError.Kind, _ message: String) -> PostgresError {
+        if kind == .poolTimeout {
+            counters.timeouts.add(1, ordering: .relaxed)
+        } else {
+            counters.rejected.add(1, ordering: .relaxed)
+        }
+        return PostgresError(kind: kind, message: message, context: "waiting for a database connection")
     }
 
     /// Hands `slot` to the oldest waiter, or back to the idle ones.
