@@ -3,7 +3,9 @@ import IMStore
 
 /// A fresh, empty database on the process's test cluster, for one test.
 public struct PostgresTestDatabase: Sendable {
+    /// The cluster it lives on.
     public let cluster: PostgresTestCluster
+    /// Its name (`test_<pid>_<n>`).
     public let name: String
 
     /// A database of `cluster` (which need not exist yet).

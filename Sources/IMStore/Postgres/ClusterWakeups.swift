@@ -21,11 +21,14 @@ public enum ClusterWakeup: Sendable, Equatable {
 
 /// A notification sent by `NOTIFY` / `pg_notify`, as a listener receives it.
 public struct PostgresNotification: Sendable, Equatable {
+    /// The channel it was sent on.
     public var channel: String
+    /// The text sent with it (at most 7999 bytes).
     public var payload: String
     /// The server process of the sending session.
     public var senderPID: Int32
 
+    /// A notification as received.
     public init(channel: String, payload: String, senderPID: Int32) {
         self.channel = channel
         self.payload = payload

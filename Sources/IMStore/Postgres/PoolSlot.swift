@@ -46,6 +46,7 @@ final class PoolSlot: @unchecked Sendable {
     }
 
     private func perform<T>(_ job: UInt64, _ body: (PostgresConnection) throws -> T) throws -> T {
+        if cancelState.withLock({ $0.cancelled == job }) { throw CancellationError() }
         let connection = try usableConnection()
         let cancelled = cancelState.withLock { state -> Bool in
             guard state.cancelled != job else { return true }

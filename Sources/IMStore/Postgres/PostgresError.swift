@@ -37,15 +37,19 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         case server
     }
 
+    /// How to react.
     public var kind: Kind
     /// The five-character SQLSTATE, or nil when the server gave none (libpq's own errors).
     public var sqlState: String?
     /// The server's (or libpq's) primary message.
     public var message: String
+    /// The server's detail line (for a unique violation: the key and its value).
     public var detail: String?
+    /// The server's hint, when it gave one.
     public var hint: String?
     /// The violated constraint, for constraint errors.
     public var constraint: String?
+    /// The table of a constraint error.
     public var table: String?
     /// The statement or operation, for logs.
     public var context: String
@@ -63,6 +67,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
         self.context = context
     }
 
+    /// SQLSTATE, message, detail and context, for logs.
     public var description: String {
         var text = "PostgreSQL error \(sqlState ?? "(no SQLSTATE)") (\(message)"
         if let detail { text += "; \(detail)" }

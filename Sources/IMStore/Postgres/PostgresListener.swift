@@ -15,13 +15,18 @@ import Synchronization
 /// pool. A dead peer that sends nothing is found by TCP keepalives
 /// (`PostgresConfiguration.keepaliveIdle`).
 public final class PostgresListener: ClusterWakeups, Service {
+    /// Where to listen and how to reconnect.
     public struct Configuration: Sendable {
+        /// The database (its own connection, outside any pool).
         public var connection: PostgresConfiguration
         /// Lower-case letters, digits and `_`, starting with a letter or `_`, at most 63.
         public var channels: [String]
+        /// The wait after a failed connection attempt; doubled after each further one.
         public var reconnectDelay: Duration
+        /// The longest wait between attempts.
         public var maxReconnectDelay: Duration
 
+        /// A configuration with the default delays (100 ms, doubling up to 5 s).
         public init(
             connection: PostgresConfiguration, channels: [String], reconnectDelay: Duration = .milliseconds(100),
             maxReconnectDelay: Duration = .seconds(5)
@@ -37,6 +42,7 @@ public final class PostgresListener: ClusterWakeups, Service {
     public struct Statistics: Sendable, Equatable {
         /// Sessions that reached `LISTEN` (1 + the reconnects).
         public var sessions = 0
+        /// Notifications received.
         public var notifications = 0
         /// Connection attempts that failed.
         public var failedConnects = 0
@@ -44,6 +50,7 @@ public final class PostgresListener: ClusterWakeups, Service {
         public var lastError: String?
     }
 
+    /// The service's name in logs.
     public let name = "postgres-listener"
     private let configuration: Configuration
     private let time: any TimeSource
@@ -62,12 +69,15 @@ public final class PostgresListener: ClusterWakeups, Service {
         self.time = time
     }
 
+    /// Adds an observer (before `run()`, so it hears the first `mayHaveMissed`).
     public func observe(_ observer: @escaping @Sendable (ClusterWakeup) -> Void) {
         observers.withLock { $0.append(observer) }
     }
 
+    /// What it has done so far.
     public var statistics: Statistics { counts.withLock { $0 } }
 
+    /// Listens until the task is cancelled; throws only when its wake-up pipe cannot be made.
     public func run() async throws {
         let thread = DedicatedThread(name: "postgres-listener")
         let wake = try WakePipe()

@@ -16,6 +16,7 @@ public struct PostgresMigrator: Sendable {
     /// How long a node waits for another's migration before giving up.
     public var lockTimeout: Duration
 
+    /// A migrator for `migrations` with the default lock key and a ten-minute wait.
     public init(migrations: [Migration], lockKey: Int64 = 0x5357_424D_4947_5241, lockTimeout: Duration = .seconds(600)) {
         self.migrations = migrations
         self.lockKey = lockKey

@@ -16,6 +16,7 @@ import Synchronization
 public final class PostgresPool: Sendable {
     /// The pool's bounds.
     public struct Configuration: Sendable {
+        /// The database every session connects to.
         public var connection: PostgresConfiguration
         /// Sessions open at most.
         public var maxConnections: Int
@@ -27,6 +28,7 @@ public final class PostgresPool: Sendable {
         /// or a deadlock (the server rolled it back, so running it again is safe).
         public var transactionRetries: Int
 
+        /// Bounds with the defaults: 10 sessions, 1000 waiting, 5 s, 3 retries.
         public init(
             connection: PostgresConfiguration, maxConnections: Int = 10, maxWaiting: Int = 1000,
             acquireTimeout: Duration = .seconds(5), transactionRetries: Int = 3
@@ -43,7 +45,9 @@ public final class PostgresPool: Sendable {
     public struct Statistics: Sendable, Equatable {
         /// Sessions made so far (each opens its connection on first use).
         public var slots = 0
+        /// Sessions free now.
         public var idle = 0
+        /// Sessions running a job (or handed to a waiter) now.
         public var inUse = 0
         /// Requests waiting for a session now.
         public var waiting = 0
@@ -124,6 +128,7 @@ public final class PostgresPool: Sendable {
         }
     }
 
+    /// The pool's state and counters now.
     public var statistics: Statistics {
         var statistics = state.withLock { state in
             Statistics(

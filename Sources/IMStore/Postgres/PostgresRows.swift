@@ -5,8 +5,11 @@ public struct PostgresRows: RandomAccessCollection, Sendable {
     let result: PostgresResult
     let context: String
 
+    /// 0.
     public var startIndex: Int { 0 }
+    /// The number of rows.
     public var endIndex: Int { result.rowCount }
+    /// The row at `position`.
     public subscript(position: Int) -> PostgresRow { PostgresRow(rows: self, index: position) }
 
     /// The rows an `INSERT`, `UPDATE` or `DELETE` changed.
@@ -22,8 +25,10 @@ public struct PostgresRow: Sendable {
     let rows: PostgresRows
     let index: Int
 
+    /// The number of columns.
     public var columnCount: Int { rows.result.columnCount }
 
+    /// True when the cell is SQL NULL.
     public func isNull(_ column: Int) -> Bool { rows.result.isNull(row: index, column: column) }
 
     /// The cell as a value (`.null` for NULL).
@@ -46,13 +51,16 @@ public struct PostgresRow: Sendable {
         return decoded
     }
 
+    /// An integer cell (`int2`, `int4`, `int8`, `oid`, `xid8`).
     public func int(_ column: Int) throws -> Int64 {
         guard case .integer(let value) = try value(column) else { throw mismatch(column, "an integer") }
         return value
     }
 
+    /// An integer cell, nil for NULL.
     public func optionalInt(_ column: Int) throws -> Int64? { isNull(column) ? nil : try int(column) }
 
+    /// A floating-point (or integer) cell.
     public func double(_ column: Int) throws -> Double {
         switch try value(column) {
         case .double(let value): return value
@@ -61,30 +69,37 @@ public struct PostgresRow: Sendable {
         }
     }
 
+    /// A boolean cell.
     public func bool(_ column: Int) throws -> Bool {
         guard case .bool(let value) = try value(column) else { throw mismatch(column, "a boolean") }
         return value
     }
 
+    /// A text cell (`text`, `varchar`, `char`, `name`, `json`, `jsonb`).
     public func text(_ column: Int) throws -> String {
         guard case .text(let value) = try value(column) else { throw mismatch(column, "text") }
         return value
     }
 
+    /// A text cell, nil for NULL.
     public func optionalText(_ column: Int) throws -> String? { isNull(column) ? nil : try text(column) }
 
+    /// A `bytea` cell.
     public func bytes(_ column: Int) throws -> [UInt8] {
         guard case .bytes(let value) = try value(column) else { throw mismatch(column, "bytea") }
         return value
     }
 
+    /// A `bytea` cell, nil for NULL.
     public func optionalBytes(_ column: Int) throws -> [UInt8]? { isNull(column) ? nil : try bytes(column) }
 
+    /// A `timestamptz` (or `timestamp`, read as UTC) cell.
     public func timestamp(_ column: Int) throws -> Timestamp {
         guard case .timestamp(let value) = try value(column) else { throw mismatch(column, "a timestamp") }
         return value
     }
 
+    /// A timestamp cell, nil for NULL.
     public func optionalTimestamp(_ column: Int) throws -> Timestamp? { isNull(column) ? nil : try timestamp(column) }
 
     private func mismatch(_ column: Int, _ expected: String) -> PostgresError {
