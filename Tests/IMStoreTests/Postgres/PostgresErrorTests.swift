@@ -109,7 +109,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [0, 3])
+    @Test(arguments: [0, 10])
     func aDeadlockIsRetryableAndRetriedWhenAllowed(retries: Int) async throws {
         try await withPostgresDatabase { database in
             var configuration = database.poolConfiguration(maxConnections: 2)
@@ -142,9 +142,11 @@ import Testing
                 #expect(failures.first?.isRetryable == true)
                 #expect(balances == [1, 1])
             } else {
+                // The retry can meet the other one again (the freed row may go to it
+                // first), so it may take more than one; each is a whole new attempt.
                 #expect(failures.isEmpty)
-                #expect(attempts.value == 3)
-                #expect(pool.statistics.retries == 1)
+                #expect(pool.statistics.retries >= 1)
+                #expect(attempts.value == 2 + pool.statistics.retries)
                 #expect(balances == [2, 2])
             }
         }
