@@ -24,6 +24,8 @@ let package = Package(
                        providers: [.apt(["libyaml-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev", "libargon2-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
 
         // MARK: Libraries
         .target(name: "IMProtocol"),
@@ -31,7 +33,7 @@ let package = Package(
         .target(name: "Lifecycle", dependencies: ["Logging"]),
         .target(name: "SwitchboardCrypto", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
-        .target(name: "IMStore", dependencies: ["IMProtocol", "CSQLite"]),
+        .target(name: "IMStore", dependencies: ["IMProtocol", "CSQLite", "CPostgres", "Lifecycle"]),
         .target(name: "IMServer",
                 dependencies: ["IMProtocol", "IMStore", "HTTPServer", "SwitchboardCrypto", "Logging"]),
         .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl", "Logging"]),
@@ -50,7 +52,8 @@ let package = Package(
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
         .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "IMStoreTests", dependencies: ["IMStore"]),
+        .target(name: "PostgresTestSupport", dependencies: ["IMStore"], path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "IMStoreTests", dependencies: ["IMStore", "PostgresTestSupport", "Lifecycle"]),
         .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport"]),
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
@@ -73,5 +76,8 @@ let package = Package(
                           dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
                           path: "Benchmarks/ServerBench"),
         .executableTarget(name: "RulesBench", dependencies: ["IMBots"], path: "Benchmarks/RulesBench"),
+        .executableTarget(name: "NotifyBench",
+                          dependencies: ["BenchSupport", "IMStore", "PostgresTestSupport", "Lifecycle"],
+                          path: "Benchmarks/NotifyBench"),
     ]
 )
