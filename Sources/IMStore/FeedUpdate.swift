@@ -1,53 +1,83 @@
 import IMProtocol
 
-/// New feed entries from one committed batch: the newest position of each user, and the
-/// entries themselves, so that a parked poll can be answered without reading its feed.
+/// New feed events from one committed batch: the newest position of each user, and the
+/// events themselves, so that a parked poll can be answered without reading its feed.
 public struct FeedUpdate: Sendable {
     /// The newest position the batch gave each user's feed.
     public var latest: [UserID: Int64]
-    /// Every write of the batch that added feed entries, in position order.
-    public var fanOuts: [FeedFanOut]
+    /// Every event of the batch, in position order.
+    public var entries: [FeedEntry]
 
     /// An update; empty by default.
-    public init(latest: [UserID: Int64] = [:], fanOuts: [FeedFanOut] = []) {
+    public init(latest: [UserID: Int64] = [:], entries: [FeedEntry] = []) {
         self.latest = latest
-        self.fanOuts = fanOuts
+        self.entries = entries
+    }
+
+    /// The newest position of the update (its events are in position order).
+    public var newest: Int64 { entries.last?.position ?? 0 }
+
+    /// One event of the update as one recipient sees it.
+    public struct Match: Sendable, Equatable {
+        /// The event's index in `entries`.
+        public var entry: Int
+        /// Which of the entry's addresses the recipient sees (the same for every member
+        /// of a group or room): recipients with the same `entry` and `address` get the
+        /// same event, byte for byte.
+        public var address: Int
     }
 
     /// The events this batch added to `user`'s feed after `position`, oldest first and at
-    /// most `limit`, exactly as `EventStore.events(for:after:limit:)` would read them; nil
-    /// when one of them can only be read from the feed (anything but a message).
+    /// most `limit`; nil when one of them can only be read from the feed (anything but a
+    /// message).
     ///
     /// It says nothing of events of earlier batches: a caller uses it only when it knows
     /// the feed held nothing after `position` before this batch.
-    public func events(for user: UserID, after position: Int64, limit: Int) -> [Event]? {
-        var events: [Event] = []
-        for fanOut in fanOuts {
-            guard let index = fanOut.index(of: user) else { continue }
-            let entry = fanOut.firstPosition + Int64(index)
-            guard entry > position else { continue }
-            guard let event = fanOut.message?.event(at: entry, recipient: index) else { return nil }
-            events.append(event)
+    public func matches(for user: UserID, after position: Int64, limit: Int) -> [Match]? {
+        var matches: [Match] = []
+        for (index, entry) in entries.enumerated() where entry.position > position {
+            guard matches.count < limit, let recipient = entry.index(of: user) else { continue }
+            guard let message = entry.message else { return nil }
+            matches.append(Match(entry: index, address: message.addresses.count == 1 ? 0 : recipient))
         }
-        events.sort { $0.position < $1.position }
-        return Array(events.prefix(max(0, limit)))
+        return matches
+    }
+
+    /// The events `matches(for:after:limit:)` finds, exactly as
+    /// `EventStore.events(for:after:limit:)` would read them.
+    public func events(for user: UserID, after position: Int64, limit: Int) -> [Event]? {
+        guard let matches = matches(for: user, after: position, limit: max(0, limit)) else { return nil }
+        return matches.compactMap { event(of: $0) }
+    }
+
+    /// The event one match stands for.
+    public func event(of match: Match) -> Event? {
+        guard entries.indices.contains(match.entry), let message = entries[match.entry].message,
+            message.addresses.indices.contains(match.address)
+        else { return nil }
+        return Event(
+            position: entries[match.entry].position, type: .message, at: message.message.createdAt,
+            conversation: ConversationRef(
+                id: message.message.conversationID, kind: message.kind, address: message.addresses[match.address]),
+            message: message.message)
     }
 }
 
-/// The feed entries one write added: one per recipient, at consecutive positions.
-public struct FeedFanOut: Sendable {
-    /// The position of the first recipient's entry; the others follow in order.
-    public var firstPosition: Int64
-    /// Whose feeds got an entry, in position order.
+/// One event of a committed batch: its position (the same in every recipient's feed)
+/// and whose feeds it reached.
+public struct FeedEntry: Sendable {
+    /// The event's position.
+    public var position: Int64
+    /// Whose feeds it is in.
     public var recipients: [UserID]
-    /// The entries' message event, when they are one; nil for the other kinds.
+    /// The event as a message, when it is one; nil for the other kinds.
     public var message: FeedMessage?
     /// True when `recipients` ascend, so a recipient is found by bisection.
     private let ascending: Bool
 
-    /// The entries of one write.
-    public init(firstPosition: Int64, recipients: [UserID], message: FeedMessage? = nil) {
-        self.firstPosition = firstPosition
+    /// The event at `position` for `recipients`.
+    public init(position: Int64, recipients: [UserID], message: FeedMessage? = nil) {
+        self.position = position
         self.recipients = recipients
         self.message = message
         ascending = zip(recipients, recipients.dropFirst()).allSatisfy { $0.rawValue < $1.rawValue }
@@ -81,14 +111,5 @@ public struct FeedMessage: Sendable {
         self.message = message
         self.kind = kind
         self.addresses = addresses
-    }
-
-    func event(at position: Int64, recipient index: Int) -> Event? {
-        let address = addresses.count == 1 ? addresses.first : addresses.indices.contains(index) ? addresses[index] : nil
-        guard let address else { return nil }
-        return Event(
-            position: position, type: .message, at: message.createdAt,
-            conversation: ConversationRef(id: message.conversationID, kind: kind, address: address),
-            message: message)
     }
 }
