@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "IMProtocolTests", dependencies: ["IMProtocol"]),
         .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "IMStoreTests", dependencies: ["IMStore"]),
+        .testTarget(name: "IMStoreTests", dependencies: ["IMStore"], exclude: ["Fixtures"]),
         .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport"]),
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),

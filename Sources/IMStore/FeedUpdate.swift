@@ -18,7 +18,7 @@ public struct FeedUpdate: Sendable {
     public var newest: Int64 { entries.last?.position ?? 0 }
 
     /// One event of the update as one recipient sees it.
-    public struct Match: Sendable, Equatable {
+    public struct Match: Sendable, Hashable {
         /// The event's index in `entries`.
         public var entry: Int
         /// Which of the entry's addresses the recipient sees (the same for every member
