@@ -63,12 +63,14 @@ import Testing
         try await withServer { server in
             let (owner, _) = try await server.client.register("owner")
             _ = try await owner.create(.room, "hall")
-            var members: [(TestClient, String)] = []
+            var guests: [TestClient] = []
             for index in 0..<4 {
-                let (member, _) = try await server.client.register("guest\(index)")
-                _ = try await member.join(.room, "hall")
-                members.append((member, try await member.cursor()))
+                let (guest, _) = try await server.client.register("guest\(index)")
+                _ = try await guest.join(.room, "hall")
+                guests.append(guest)
             }
+            var members: [(TestClient, String)] = []
+            for guest in guests { members.append((guest, try await guest.cursor())) }
             let (absent, _) = try await server.client.register("absent")
             let absentCursor = try await absent.cursor()
             let crowd = members
