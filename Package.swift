@@ -70,5 +70,8 @@ let package = Package(
                           dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
                           path: "Benchmarks/ServerBench"),
         .executableTarget(name: "RulesBench", dependencies: ["IMBots"], path: "Benchmarks/RulesBench"),
+        .executableTarget(name: "FeedBench",
+                          dependencies: ["BenchSupport", "CMicroHTTPD", "IMClient", "IMProtocol"],
+                          path: "Benchmarks/FeedBench"),
     ]
 )
