@@ -54,31 +54,18 @@ final class FeedBench {
     func throughput() async throws {
         let server = try await fresh()
         defer { server.stop() }
-        let folder = server.child.folder
         let healthz = try Wrk.run(url: server.url + "/healthz", connections: 64, seconds: seconds)
         row("GET /healthz (HTTP ceiling, wrk -t2 -c64)", "\(healthz.requestsPerSecond) req/s")
 
         let senders = try await server.register("sender", count: 64)
         let sink = try await server.register("sink", count: 1)[0]
         let sinkCursor = try await Self.cursor(sink, on: server)
-        let cpuBefore = server.child.cpuSeconds
-        let direct = try Wrk.run(
-            url: server.url + "/v1/conversations/user:sink0/messages", connections: 64, seconds: seconds,
-            script: Wrk.sendScript(tokens: senders, path: "/v1/conversations/user:sink0/messages"), directory: folder)
-        let directCPU = (server.child.cpuSeconds - cpuBefore) * 1e6 / Double(max(1, direct.requests))
-        row(
-            "durable one-to-one sends, 64 senders (wrk -c64)",
-            "\(direct.requestsPerSecond) sends/s (\(ratio(direct, healthz)) × /healthz), p50 \(direct.p50), p99 \(direct.p99), non-2xx \(direct.errors), server CPU \(Int(directCPU)) µs per send")
-
+        let direct = try await sends(
+            "durable one-to-one sends, 64 senders (wrk -c64)", to: "user:sink0", as: senders, on: server, ceiling: healthz)
         let members = try await group("g50", members: 50, on: server, prefix: "m")
-        let groupCPUBefore = server.child.cpuSeconds
-        let grouped = try Wrk.run(
-            url: server.url + "/v1/conversations/group:g50/messages", connections: 64, seconds: seconds,
-            script: Wrk.sendScript(tokens: members, path: "/v1/conversations/group:g50/messages"), directory: folder)
-        let groupCPU = (server.child.cpuSeconds - groupCPUBefore) * 1e6 / Double(max(1, grouped.requests))
-        row(
-            "durable sends to a 50-member group, 64 connections (wrk -c64)",
-            "\(grouped.requestsPerSecond) sends/s (\(ratio(grouped, healthz)) × /healthz), p50 \(grouped.p50), p99 \(grouped.p99), non-2xx \(grouped.errors), server CPU \(Int(groupCPU)) µs per send")
+        let grouped = try await sends(
+            "durable sends to a 50-member group, 64 connections (wrk -c64)", to: "group:g50", as: members, on: server,
+            ceiling: healthz)
 
         let readSeconds = max(3, seconds / 2)
         let reads: [(String, String, String)] = [
@@ -90,13 +77,43 @@ final class FeedBench {
         for (name, path, token) in reads {
             let result = try Wrk.run(
                 url: server.url + path, connections: 16, seconds: readSeconds,
-                script: Wrk.getScript(path: path, token: token), directory: folder)
+                script: Wrk.getScript(path: path, token: token), directory: server.child.folder)
             row("\(name) (wrk -c16)", "\(result.requestsPerSecond) req/s, p50 \(result.p50), p99 \(result.p99), non-2xx \(result.errors)")
         }
     }
 
-    func ratio(_ result: Wrk.Result, _ ceiling: Wrk.Result) -> String {
-        String(format: "%.2f", Double(result.requestsPerSecond) / Double(max(1, ceiling.requestsPerSecond)))
+    /// The store writer's counters from `/metrics`: batches, writes, CPU µs.
+    func writer(_ server: BenchServer) async throws -> (batches: Int, writes: Int, cpu: Int) {
+        let text = String(decoding: try await server.call("GET", "/metrics").body, as: UTF8.self)
+        let value = { (name: String) in
+            Int(text.split(separator: "\n").first { $0.hasPrefix(name + " ") }?.split(separator: " ").last ?? "0") ?? 0
+        }
+        return (
+            value("switchboard_store_batches_total"), value("switchboard_store_writes_total"),
+            value("switchboard_store_cpu_microseconds_total")
+        )
+    }
+
+    /// Durable sends to `address` for `seconds` over 64 connections, rotating `tokens`.
+    func sends(_ name: String, to address: String, as tokens: [String], on server: BenchServer, ceiling: Wrk.Result)
+        async throws -> Wrk.Result
+    {
+        let path = "/v1/conversations/\(address)/messages"
+        let writerBefore = try await writer(server)
+        let cpuBefore = server.child.cpuSeconds
+        let result = try Wrk.run(
+            url: server.url + path, connections: 64, seconds: seconds, script: Wrk.sendScript(tokens: tokens, path: path),
+            directory: server.child.folder)
+        let cpu = (server.child.cpuSeconds - cpuBefore) * 1e6 / Double(max(1, result.requests))
+        let writerAfter = try await writer(server)
+        let writes = max(1, writerAfter.writes - writerBefore.writes)
+        let ratio = Double(result.requestsPerSecond) / Double(max(1, ceiling.requestsPerSecond))
+        row(
+            name,
+            "\(result.requestsPerSecond) sends/s (\(String(format: "%.2f", ratio)) × /healthz), p50 \(result.p50), p99 \(result.p99), non-2xx \(result.errors); "
+                + "server CPU \(Int(cpu)) µs per send, of it the writer's \((writerAfter.cpu - writerBefore.cpu) / writes) µs; "
+                + String(format: "%.1f", Double(writes) / Double(max(1, writerAfter.batches - writerBefore.batches))) + " writes per commit")
+        return result
     }
 
     // MARK: Fan-out: one message, every member parked
@@ -155,7 +172,7 @@ final class FeedBench {
             "median \(Stats.ms(Stats.percentile(sortedLasts, 0.5))), best \(Stats.ms(sortedLasts.first ?? .nan)), worst \(Stats.ms(sortedLasts.last ?? .nan)); "
                 + "all rounds: \(lasts.map { String(format: "%.1f", $0) }.joined(separator: ", ")) ms; "
                 + "half the polls answered by \(Stats.ms(Stats.percentile(medians.sorted(), 0.5))), the send answered after \(Stats.ms(Stats.percentile(sendAnswers.sorted(), 0.5))); "
-                + "server CPU \(Int(Stats.percentile(cpu.sorted(), 0.5) * 1e6 / Double(members))) µs per poll answered")
+                + "server CPU \(Int(cpu.reduce(0, +) * 1e6 / Double(members * rounds))) µs per poll answered")
     }
 
     // MARK: Delivery latency at a steady rate
@@ -174,6 +191,8 @@ final class FeedBench {
         let total = rate * seconds
         var sentAt = [Double](repeating: 0, count: total)
         var samples: [Double] = []
+        var sendTimes: [Double] = []
+        var inFlight: [Int: [Int]] = [:]
         var busy = Set<Int>()
         var queued: [Int: [[UInt8]]] = [:]
         let poll = { (cursor: String) in RawClient.request("GET", "/v1/events?cursor=\(cursor)&timeout=30&limit=1000", token: receiverToken) }
@@ -189,6 +208,7 @@ final class FeedBench {
                 let request = RawClient.request(
                     "POST", "/v1/conversations/user:latency1/messages", token: senderToken, body: #"{"text":"m\#(next)"}"#)
                 sentAt[next] = Machine.monotonicSeconds()
+                inFlight[connection, default: []].append(next)
                 if busy.contains(connection) {
                     queued[connection, default: []].append(request)
                 } else {
@@ -218,6 +238,9 @@ final class FeedBench {
                     }
                 } else {
                     guard answer.status == 201 else { throw BenchError("send: HTTP \(answer.status)") }
+                    if let index = inFlight[answer.connection]?.removeFirst() {
+                        sendTimes.append((answer.arrived - sentAt[index]) * 1000)
+                    }
                     if var waiting = queued[answer.connection], !waiting.isEmpty {
                         try client.send(waiting.removeFirst(), on: answer.connection)
                         queued[answer.connection] = waiting
@@ -229,8 +252,10 @@ final class FeedBench {
             if now - start > Double(seconds) + 30 { throw BenchError("latency: \(samples.count) of \(total) delivered") }
         }
         samples.sort()
+        sendTimes.sort()
         row(
             "send→delivery to a parked poll at \(rate) msgs/s, from the send's start (\(samples.count) messages)",
-            "p50 \(Stats.ms(Stats.percentile(samples, 0.5))), p99 \(Stats.ms(Stats.percentile(samples, 0.99))), worst \(Stats.ms(samples.last ?? .nan))")
+            "p50 \(Stats.ms(Stats.percentile(samples, 0.5))), p99 \(Stats.ms(Stats.percentile(samples, 0.99))), worst \(Stats.ms(samples.last ?? .nan)); "
+                + "the sends answered: p50 \(Stats.ms(Stats.percentile(sendTimes, 0.5))), p99 \(Stats.ms(Stats.percentile(sendTimes, 0.99)))")
     }
 }

@@ -14,28 +14,50 @@ extension SQLiteStore: EventStore {
     }
 
     /// The user's own events merged with the events of every conversation they belong
-    /// (or belonged) to while they were a member, read in one snapshot. Each source is
-    /// read in position order up to `limit`, so a long backlog costs about `limit` rows
-    /// per conversation, not the whole backlog.
+    /// (or belonged) to while they were a member, read in one snapshot.
+    ///
+    /// Two passes, so that a long backlog in many conversations costs `limit` full rows:
+    /// first each membership's positions alone (the index `(conversation_id, position)`
+    /// holds them), at most `limit` each and, once `limit` are in hand, only those below
+    /// the newest of them; then the rows of the `limit` oldest positions found. (Reading
+    /// full rows in the first pass cost up to `limit` messages per conversation: a user
+    /// in 64 interleaved conversations read 6,400 to answer with 100.)
     public func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event] {
         try await database.read { [self] connection in
             try connection.snapshot {
                 let floor = try connection.scalar("SELECT feed_floor FROM users WHERE id = ?", userID.rawValue) ?? 0
                 if position < floor { throw StoreError.cursorTooOld }
                 guard limit > 0 else { return [] }
-                var events = try userEvents(userID, after: position, limit: limit, connection)
-                for span in try spans(of: userID, after: position, connection) {
-                    // Once `limit` events are in hand, only earlier ones can still matter.
-                    let bound = events.count >= limit ? events[limit - 1].position - 1 : Int64.max
+                let own = try userEvents(userID, after: position, limit: limit, connection)
+                let spans = try spans(of: userID, after: position, connection)
+                // The oldest `limit` positions of the feed, and the span of each (nil: `own`).
+                var chosen: [(position: Int64, span: Int?)] = own.map { ($0.position, nil) }
+                for (index, span) in spans.enumerated() {
+                    let bound = chosen.count >= limit ? chosen[limit - 1].position - 1 : Int64.max
                     let through = min(span.through, bound)
                     let after = max(position, span.from - 1)
                     guard after < through else { continue }
-                    let found = try conversationEvents(span, viewer: userID, after: after, through: through, limit: limit, connection)
+                    let found = try connection.rows(
+                        "SELECT position FROM conversation_events WHERE conversation_id = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?",
+                        span.conversationID, after, through, limit, as: { (position: $0.int(0), span: Optional(index)) })
                     guard !found.isEmpty else { continue }
-                    events += found
-                    events.sort { $0.position < $1.position }
-                    if events.count > limit { events.removeSubrange(limit...) }
+                    chosen += found
+                    chosen.sort { $0.position < $1.position }
+                    if chosen.count > limit { chosen.removeSubrange(limit...) }
                 }
+                guard let newest = chosen.last?.position else { return [] }
+                var events = own.filter { $0.position <= newest }
+                var ranges: [Int: ClosedRange<Int64>] = [:]
+                for case let (position, index?) in chosen {
+                    ranges[index] = ranges[index].map { min($0.lowerBound, position)...max($0.upperBound, position) }
+                        ?? position...position
+                }
+                for (index, range) in ranges {
+                    events += try conversationEvents(
+                        spans[index], viewer: userID, after: range.lowerBound - 1, through: range.upperBound, limit: limit,
+                        connection)
+                }
+                events.sort { $0.position < $1.position }
                 return events
             }
         }
