@@ -16,12 +16,11 @@ extension SQLiteStore: EventStore {
     /// The user's own events merged with the events of every conversation they belong
     /// (or belonged) to while they were a member, read in one snapshot.
     ///
-    /// Two passes, so that a long backlog in many conversations costs `limit` full rows:
-    /// first each membership's positions alone (the index `(conversation_id, position)`
-    /// holds them), at most `limit` each and, once `limit` are in hand, only those below
-    /// the newest of them; then the rows of the `limit` oldest positions found. (Reading
-    /// full rows in the first pass cost up to `limit` messages per conversation: a user
-    /// in 64 interleaved conversations read 6,400 to answer with 100.)
+    /// Two passes, so that a backlog in many conversations costs about `limit` rows:
+    /// first the positions alone (the index `(conversation_id, position)` holds them),
+    /// merged from all memberships a few at a time (`SpanPositions`); then the rows of
+    /// the `limit` oldest. (Reading up to `limit` full rows per conversation instead made a
+    /// user in 64 busy conversations read 6,400 rows to answer with 100.)
     public func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event] {
         try await database.read { [self] connection in
             try connection.snapshot {
@@ -30,27 +29,24 @@ extension SQLiteStore: EventStore {
                 guard limit > 0 else { return [] }
                 let own = try userEvents(userID, after: position, limit: limit, connection)
                 let spans = try spans(of: userID, after: position, connection)
-                // The oldest `limit` positions of the feed, and the span of each (nil: `own`).
-                var chosen: [(position: Int64, span: Int?)] = own.map { ($0.position, nil) }
-                for (index, span) in spans.enumerated() {
-                    let bound = chosen.count >= limit ? chosen[limit - 1].position - 1 : Int64.max
-                    let through = min(span.through, bound)
-                    let after = max(position, span.from - 1)
-                    guard after < through else { continue }
-                    let found = try connection.rows(
-                        "SELECT position FROM conversation_events WHERE conversation_id = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?",
-                        span.conversationID, after, through, limit, as: { (position: $0.int(0), span: Optional(index)) })
-                    guard !found.isEmpty else { continue }
-                    chosen += found
-                    chosen.sort { $0.position < $1.position }
-                    if chosen.count > limit { chosen.removeSubrange(limit...) }
+                var sources = spans.map { SpanPositions($0, after: position, batch: max(4, 2 * limit / max(1, spans.count))) }
+                // The oldest `limit` positions of the feed, each with its span (nil: `own`).
+                var chosen: [(position: Int64, span: Int?)] = []
+                var nextOwn = 0
+                while chosen.count < limit {
+                    var best: (position: Int64, span: Int?)? = nextOwn < own.count ? (own[nextOwn].position, nil) : nil
+                    for index in sources.indices {
+                        guard let head = try sources[index].head(connection) else { continue }
+                        if best.map({ head < $0.position }) ?? true { best = (head, index) }
+                    }
+                    guard let taken = best else { break }
+                    chosen.append(taken)
+                    if let index = taken.span { sources[index].advance() } else { nextOwn += 1 }
                 }
-                guard let newest = chosen.last?.position else { return [] }
-                var events = own.filter { $0.position <= newest }
+                var events = Array(own.prefix(nextOwn))
                 var ranges: [Int: ClosedRange<Int64>] = [:]
                 for case let (position, index?) in chosen {
-                    ranges[index] = ranges[index].map { min($0.lowerBound, position)...max($0.upperBound, position) }
-                        ?? position...position
+                    ranges[index] = ranges[index].map { $0.lowerBound...position } ?? position...position
                 }
                 for (index, range) in ranges {
                     events += try conversationEvents(
@@ -61,6 +57,40 @@ extension SQLiteStore: EventStore {
                 return events
             }
         }
+    }
+
+    /// The positions of one membership's events after a cursor, read in growing batches
+    /// as the merge asks for them.
+    private struct SpanPositions {
+        let span: Span
+        var after: Int64
+        var batch: Int
+        var buffered: [Int64] = []
+        var next = 0
+        var exhausted = false
+
+        init(_ span: Span, after position: Int64, batch: Int) {
+            self.span = span
+            self.after = max(position, span.from - 1)
+            self.batch = batch
+            exhausted = after >= span.through
+        }
+
+        /// The oldest position not taken yet, reading the next batch when needed.
+        mutating func head(_ connection: SQLiteConnection) throws -> Int64? {
+            if next < buffered.count { return buffered[next] }
+            guard !exhausted else { return nil }
+            buffered = try connection.rows(
+                "SELECT position FROM conversation_events WHERE conversation_id = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?",
+                span.conversationID, after, span.through, batch, as: { $0.int(0) })
+            next = 0
+            exhausted = buffered.count < batch
+            after = buffered.last ?? after
+            batch *= 2
+            return buffered.first
+        }
+
+        mutating func advance() { next += 1 }
     }
 
     private func spans(of userID: UserID, after position: Int64, _ connection: SQLiteConnection) throws -> [Span] {

@@ -96,6 +96,39 @@ import Testing
         }
     }
 
+    @Test func aFeedMergedFromManyConversationsPagesInPositionOrder() async throws {
+        try await withStore { store in
+            let hub = try await store.makeUser("hub")
+            var conversations: [ConversationID] = []
+            var senders: [UserID] = []
+            for index in 0..<10 {
+                let other = try await store.makeUser("peer\(index)")
+                senders.append(other.id)
+                conversations.append(try await store.directConversation(hub.id, other.id).id)
+            }
+            let start = store.committedPosition
+            var sent: [MessageID] = []
+            for round in 0..<60 {
+                // Uneven: some conversations far busier than others.
+                let index = round % 7 == 0 ? round % 10 : round % 3
+                sent.append(try await store.send("r\(round)", to: conversations[index], from: senders[index]).id)
+                if round % 9 == 0 { _ = try await store.markRead(conversations[index], hub.id, seq: 1_000) }
+            }
+            let whole = try await store.events(for: hub.id, after: start, limit: 1_000)
+            #expect(whole.compactMap { $0.type == .message ? $0.message?.id : nil } == sent)
+            for limit in [1, 3, 7, 50] {
+                var paged: [Event] = []
+                var cursor = start
+                while let page = Optional(try await store.events(for: hub.id, after: cursor, limit: limit)), let last = page.last {
+                    #expect(page.count <= limit)
+                    paged += page
+                    cursor = last.position
+                }
+                #expect(paged == whole, "limit \(limit)")
+            }
+        }
+    }
+
     @Test func messagesReadTheirCurrentRow() async throws {
         try await withStore { store, directory in
             let alice = try await store.makeUser("alice")
