@@ -44,13 +44,17 @@ extension SQLiteStore: EventStore {
                     if let index = taken.span { sources[index].advance() } else { nextOwn += 1 }
                 }
                 var events = Array(own.prefix(nextOwn))
-                var ranges: [Int: ClosedRange<Int64>] = [:]
-                for case let (position, index?) in chosen {
-                    ranges[index] = ranges[index].map { $0.lowerBound...position } ?? position...position
+                var conversations: [Int64: ConversationRef] = [:]
+                for case let (_, index?) in chosen where conversations[spans[index].conversationID] == nil {
+                    let span = spans[index]
+                    conversations[span.conversationID] = ConversationRef(
+                        id: ConversationID(rawValue: span.conversationID), kind: span.kind,
+                        address: try address(of: (span.kind, span.name), viewer: userID, connection))
                 }
-                for (index, range) in ranges {
+                let positions = chosen.compactMap { $0.span == nil ? nil : $0.position }
+                for start in stride(from: 0, to: positions.count, by: Self.rowsPerRead) {
                     events += try conversationEvents(
-                        spans[index], viewer: userID, after: range.lowerBound - 1, through: range.upperBound, limit: limit,
+                        Array(positions[start..<min(positions.count, start + Self.rowsPerRead)]), in: conversations,
                         connection)
                 }
                 events.sort { $0.position < $1.position }
@@ -58,6 +62,18 @@ extension SQLiteStore: EventStore {
             }
         }
     }
+
+    /// How many events one statement reads by position: its `IN` list has this many
+    /// slots (unused ones are NULL), so one prepared statement serves every read.
+    private static let rowsPerRead = 64
+
+    private static let eventsByPosition = """
+        SELECT e.position, e.type, e.created_at, e.payload, e.conversation_id, \(messageColumns)
+        FROM conversation_events e
+        LEFT JOIN messages m ON m.id = e.message_id
+        LEFT JOIN users su ON su.id = m.sender_id
+        WHERE e.position IN (\(Array(repeating: "?", count: rowsPerRead).joined(separator: ", ")))
+        """
 
     /// The positions of one membership's events after a cursor, read in growing batches
     /// as the merge asks for them.
@@ -114,26 +130,19 @@ extension SQLiteStore: EventStore {
         return spans
     }
 
+    /// The conversation events at `positions` (at most `rowsPerRead`), with the way the
+    /// reader addresses each conversation.
     private func conversationEvents(
-        _ span: Span, viewer: UserID, after: Int64, through: Int64, limit: Int, _ connection: SQLiteConnection
+        _ positions: [Int64], in conversations: [Int64: ConversationRef], _ connection: SQLiteConnection
     ) throws -> [Event] {
         var events: [Event] = []
-        let conversation = ConversationRef(
-            id: ConversationID(rawValue: span.conversationID), kind: span.kind,
-            address: try address(of: (span.kind, span.name), viewer: viewer, connection))
-        try connection.query(
-            """
-            SELECT e.position, e.type, e.created_at, e.payload, \(Self.messageColumns)
-            FROM conversation_events e
-            LEFT JOIN messages m ON m.id = e.message_id
-            LEFT JOIN users su ON su.id = m.sender_id
-            WHERE e.conversation_id = ? AND e.position > ? AND e.position <= ? ORDER BY e.position LIMIT ?
-            """,
-            [span.conversationID, after, through, limit]
-        ) { row in
+        let values: [any SQLBindable] =
+            positions.map { $0 as any SQLBindable }
+            + Array(repeating: Int64?.none as any SQLBindable, count: Self.rowsPerRead - positions.count)
+        try connection.query(Self.eventsByPosition, values) { row in
             var event = Event(
                 position: row.int(0), type: EventType(rawValue: row.text(1)), at: Timestamp(milliseconds: row.int(2)),
-                conversation: conversation, message: Self.message(row, at: 4))
+                conversation: conversations[row.int(4)], message: Self.message(row, at: 5))
             Self.apply(row.optionalText(3), to: &event)
             events.append(event)
         }

@@ -10,9 +10,11 @@ import Synchronization
 /// no wake-up is lost between reading the feed and parking. One parked poll per login:
 /// a second one replaces the first.
 ///
-/// Commits are handed over on the writer thread and woken on a serial queue of the hub's
-/// own, in commit order: answering a thousand polls woken by one group message takes a
-/// few milliseconds, which the writer must not wait for.
+/// A commit is handed over on the writer thread, before its callers resume: its
+/// positions are recorded and the polls it wakes taken out there, under the lock, so a
+/// poll that follows the commit's answer sees them. The woken polls are answered on a
+/// serial queue of the hub's own, in commit order: a thousand of them, woken by one group
+/// message, take milliseconds the writer must not wait for.
 final class EventHub: Sendable {
     /// Why a parked poll woke.
     enum Wake: Sendable {
@@ -51,6 +53,8 @@ final class EventHub: Sendable {
         var latest: [UserID: Int64] = [:]
         var nextWaiterID: UInt64 = 1
         var stopped = false
+        /// Every commit after this position is published here (see `hearsEverything`).
+        var heardAfter = Int64.max
     }
 
     private let state = Mutex(State())
@@ -116,15 +120,12 @@ final class EventHub: Sendable {
         }
     }
 
-    /// Records new feed positions and wakes the users' parked polls, in commit order, on
-    /// the hub's queue.
+    /// Records new feed positions (at once, on the committing thread, so that a poll
+    /// after the commit's answer sees them) and wakes the users' parked polls, in commit
+    /// order, on the hub's queue.
     func publish(_ update: FeedUpdate) {
-        wakes.async { [self] in wake(update) }
-    }
-
-    private func wake(_ update: FeedUpdate) {
-        var woken: [Notify] = []
-        state.withLock { state in
+        let woken = state.withLock { state -> [Notify] in
+            var woken: [Notify] = []
             for (userID, position) in update.latest {
                 if position > state.latest[userID] ?? 0 { state.latest[userID] = position }
                 guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { continue }
@@ -134,10 +135,29 @@ final class EventHub: Sendable {
                     }
                 }
             }
+            return woken
         }
         guard !woken.isEmpty else { return }
-        let answers = CommitAnswers(update)
-        for notify in woken { notify(.published(answers)) }
+        wakes.async {
+            let answers = CommitAnswers(update)
+            for notify in woken { notify(.published(answers)) }
+        }
+    }
+
+    /// From now on every commit after `position` is published here (the caller has
+    /// subscribed to the store's feeds and read its committed position since).
+    func hearsEverything(after position: Int64) {
+        state.withLock { $0.heardAfter = position }
+    }
+
+    /// False when the user's feed certainly holds nothing after `position`: the hub has
+    /// heard of every commit after it and none was for this user. A poll then parks
+    /// without reading the feed (it could not be below the feed's floor either: retention
+    /// only drops events the user had, all at or below the newest the hub knows of).
+    func mayHaveEvents(for userID: UserID, after position: Int64) -> Bool {
+        state.withLock { state in
+            position < state.heardAfter || (state.latest[userID] ?? 0) > position
+        }
     }
 
     /// Wakes every parked poll of a user, so each checks again that its login is still
