@@ -133,6 +133,7 @@ final class FeedBench {
         var medians: [Double] = []
         var sendAnswers: [Double] = []
         var cpu: [Double] = []
+        var clientCPU = 0.0
         for round in 0..<rounds {
             for (connection, (token, cursor)) in zip(polls, zip(tokens, cursors)) {
                 try client.send(RawClient.request("GET", "/v1/events?cursor=\(cursor)&timeout=50", token: token), on: connection)
@@ -142,10 +143,12 @@ final class FeedBench {
             let request = RawClient.request(
                 "POST", "/v1/conversations/group:fanout/messages", token: tokens[0], body: #"{"text":"\#(text)"}"#)
             let cpuBefore = server.child.cpuSeconds
+            let ownBefore = ProcessStats.ownCPUSeconds
             let start = Machine.monotonicSeconds()
             try client.send(request, on: sender)
             let answers = try client.collect(members + 1)
             cpu.append(server.child.cpuSeconds - cpuBefore)
+            clientCPU += ProcessStats.ownCPUSeconds - ownBefore
             var arrivals: [Double] = []
             for answer in answers {
                 guard answer.status / 100 == 2 else {
@@ -172,7 +175,7 @@ final class FeedBench {
             "median \(Stats.ms(Stats.percentile(sortedLasts, 0.5))), best \(Stats.ms(sortedLasts.first ?? .nan)), worst \(Stats.ms(sortedLasts.last ?? .nan)); "
                 + "all rounds: \(lasts.map { String(format: "%.1f", $0) }.joined(separator: ", ")) ms; "
                 + "half the polls answered by \(Stats.ms(Stats.percentile(medians.sorted(), 0.5))), the send answered after \(Stats.ms(Stats.percentile(sendAnswers.sorted(), 0.5))); "
-                + "server CPU \(Int(cpu.reduce(0, +) * 1e6 / Double(members * rounds))) µs per poll answered")
+                + "server CPU \(Int(cpu.reduce(0, +) * 1e6 / Double(members * rounds))) µs per poll answered, this client's \(Int(clientCPU * 1e6 / Double(members * rounds))) µs per answer read")
     }
 
     // MARK: Delivery latency at a steady rate
