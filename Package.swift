@@ -53,7 +53,8 @@ let package = Package(
         .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .target(name: "PostgresTestSupport", dependencies: ["IMStore"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "IMStoreTests", dependencies: ["IMStore", "PostgresTestSupport", "Lifecycle"]),
+        .testTarget(name: "IMStoreTests", dependencies: ["IMStore", "PostgresTestSupport", "Lifecycle"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport"]),
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
@@ -79,5 +80,8 @@ let package = Package(
         .executableTarget(name: "NotifyBench",
                           dependencies: ["BenchSupport", "IMStore", "PostgresTestSupport", "Lifecycle"],
                           path: "Benchmarks/NotifyBench"),
+        .executableTarget(name: "FeedBench",
+                          dependencies: ["BenchSupport", "CMicroHTTPD", "IMClient", "IMProtocol"],
+                          path: "Benchmarks/FeedBench"),
     ]
 )

@@ -9,6 +9,9 @@ echo
 echo "### Server (Benchmarks/ServerBench)"
 .build/release/ServerBench "$@"
 echo
+echo "### Event feed (Benchmarks/FeedBench)"
+.build/release/FeedBench --fanout 1000,10000
+echo
 echo "### Rules (Benchmarks/RulesBench)"
 .build/release/RulesBench
 echo

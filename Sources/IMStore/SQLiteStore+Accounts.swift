@@ -80,9 +80,9 @@ extension SQLiteStore: AccountStore {
             let watchers = try connection.rows(
                 "SELECT user_id FROM contacts WHERE contact_id = ? AND user_id != ?", userID.rawValue, userID.rawValue,
                 as: { UserID(rawValue: $0.int(0)) })
-            try fanOut(
-                context, type: .profileUpdated, conversationID: nil, payload: EventPayload(user: record.user),
-                at: now, only: [userID] + watchers)
+            try appendUserEvent(
+                context, type: .profileUpdated, users: [userID] + watchers, payload: EventPayload(user: record.user),
+                at: now)
             return record
         }
     }
@@ -201,9 +201,13 @@ extension SQLiteStore: ContactStore {
                 throw StoreError.notFound("no such account")
             }
             // The owner's clients learn of the new contact; the contact learns who added them.
-            try fanOut(context, type: .contactAdded, conversationID: nil, payload: EventPayload(user: contact, by: owner.username), at: now, only: [userID])
+            try appendUserEvent(
+                context, type: .contactAdded, users: [userID], payload: EventPayload(user: contact, by: owner.username),
+                at: now)
             if contactID != userID {
-                try fanOut(context, type: .contactAdded, conversationID: nil, payload: EventPayload(user: owner, by: owner.username), at: now, only: [contactID])
+                try appendUserEvent(
+                    context, type: .contactAdded, users: [contactID], payload: EventPayload(user: owner, by: owner.username),
+                    at: now)
             }
             return true
         }

@@ -57,10 +57,13 @@ extension SQLiteStore: ConversationStore {
                 "SELECT id FROM conversations WHERE kind = 'direct' AND name = ?", name)
             else { throw StoreError.internalFailure("direct conversation \(name) vanished") }
             if created == 1 {
+                // No event announces a direct conversation: both read it from the next
+                // position on, before which it has nothing.
+                let from = positions.next.load(ordering: .relaxed)
                 for user in Set([a, b]) {
-                    try connection.execute(
-                        "INSERT INTO members (conversation_id, user_id, role, joined_at) VALUES (?, ?, 'member', ?)",
-                        id, user.rawValue, now.milliseconds)
+                    _ = try insertMember(
+                        connection, ConversationID(rawValue: id), user, role: .member, lastReadSeq: 0, at: now,
+                        position: from)
                 }
                 try connection.execute(
                     "UPDATE conversations SET member_count = ? WHERE id = ?", Set([a, b]).count, id)
@@ -100,13 +103,13 @@ extension SQLiteStore: ConversationStore {
         let connection = context.connection
         try requireConversation(conversationID, connection)
         try requireUser(userID, connection)
-        let added = try connection.execute(
-            "INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq) SELECT ?, ?, ?, ?, last_seq FROM conversations WHERE id = ? ON CONFLICT DO NOTHING",
-            conversationID.rawValue, userID.rawValue, role.rawValue, now.milliseconds, conversationID.rawValue)
-        guard added == 1 else { return false }
+        // The member reads the conversation from the event that announces them on.
+        let position = positions.issue()
+        let added = try insertMember(connection, conversationID, userID, role: role, at: now, position: position)
+        guard added else { return false }
         try connection.execute(
             "UPDATE conversations SET member_count = member_count + 1 WHERE id = ?", conversationID.rawValue)
-        try announce(context, conversationID, member: userID, change: change, at: now)
+        try announce(context, conversationID, member: userID, change: change, at: now, position: position)
         return true
     }
 
@@ -120,9 +123,10 @@ extension SQLiteStore: ConversationStore {
                 "SELECT 1 FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
                 != nil
             else { return false }
-            try announce(context, conversationID, member: userID, change: change, at: now)
-            try connection.execute(
-                "DELETE FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
+            // Everyone is told, the member included, who reads up to this event and no further.
+            let position = positions.issue()
+            try announce(context, conversationID, member: userID, change: change, at: now, position: position)
+            _ = try deleteMember(connection, conversationID, userID, position: position)
             try connection.execute(
                 "UPDATE conversations SET member_count = member_count - 1 WHERE id = ?", conversationID.rawValue)
             // A group is never left without an owner: the longest-standing admin, else
@@ -140,10 +144,11 @@ extension SQLiteStore: ConversationStore {
         }
     }
 
-    /// Writes a membership notice into the conversation and its event into every member's feed.
+    /// Writes a membership notice into the conversation and its event, at `position`, for
+    /// every member.
     private func announce(
         _ context: SQLiteDatabase.WriteContext, _ conversationID: ConversationID, member: UserID,
-        change: MembershipChange, at now: Timestamp
+        change: MembershipChange, at now: Timestamp, position: Int64
     ) throws {
         let connection = context.connection
         guard let user = try connection.first(
@@ -157,9 +162,9 @@ extension SQLiteStore: ConversationStore {
                 requireMembership: false),
             at: now
         ).message
-        try fanOut(
+        try appendConversationEvent(
             context, type: change.event, conversationID: conversationID, messageID: notice.id,
-            payload: EventPayload(user: user, by: byName), at: now)
+            payload: EventPayload(user: user, by: byName), at: now, position: position)
     }
 
     public func members(_ conversationID: ConversationID) async throws -> [Member] {
@@ -201,7 +206,7 @@ extension SQLiteStore: ConversationStore {
                 context, NewMessage(
                     conversationID: conversationID, senderID: by, type: .system, text: notice, requireMembership: false), at: now
             ).message
-            try fanOut(
+            try appendConversationEvent(
                 context, type: .conversationUpdated, conversationID: conversationID, messageID: message.id,
                 payload: EventPayload(by: actor, info: info), at: now)
             return try record(conversationID, connection)

@@ -111,5 +111,47 @@ public enum Schema {
                     created_at INTEGER NOT NULL
                 ) WITHOUT ROWID;
                 """),
+            // Version 2 is another change's (the lead numbers them on merge); this one is
+        // independent of it.
+        Migration(
+            version: 3, name: "conversation events stored once, read through membership",
+            sql: """
+                -- Events of a conversation (messages, membership changes, new info), each
+                -- stored once at one position that every member's feed shares.
+                CREATE TABLE conversation_events (
+                    position INTEGER PRIMARY KEY,
+                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    type TEXT NOT NULL,
+                    message_id INTEGER,
+                    payload TEXT,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX conversation_events_by_conversation ON conversation_events(conversation_id, position);
+
+                -- A member reads the conversation's events from the position of their
+                -- joining on. The default (never) keeps a member added by code that does not
+                -- set it from reading anything from before their joining. Members of today
+                -- read from the next position on: what they had is in their user_events.
+                ALTER TABLE members ADD COLUMN joined_position INTEGER NOT NULL DEFAULT 9223372036854775807;
+                UPDATE members SET joined_position =
+                    coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'feed_position'), 0) + 1;
+
+                -- Someone who left reads up to the position of their leaving, until retention
+                -- has dropped what came before it.
+                CREATE TABLE former_members (
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    left_position INTEGER NOT NULL,
+                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    joined_position INTEGER NOT NULL,
+                    PRIMARY KEY (user_id, left_position, conversation_id)
+                );
+
+                -- Events of one user (read markers, profile changes, contacts), and, from
+                -- before this version, every event of every feed with the positions it had:
+                -- so every cursor handed out before still works, and those rows go with
+                -- retention. (Its index keeps the name events_by_time: renaming it would mean
+                -- building it again over every old row while the server waits to start.)
+                ALTER TABLE events RENAME TO user_events;
+                """),
     ]
 }

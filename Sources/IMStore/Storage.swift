@@ -94,7 +94,8 @@ public protocol MessageStore: Sendable {
     func markRead(_ conversationID: ConversationID, _ userID: UserID, seq: Int64) async throws -> Int64
 }
 
-/// The per-user event feeds.
+/// The per-user event feeds (each user's events, and those of the conversations they
+/// belong to while they are a member; see docs/architecture.md).
 public protocol EventStore: Sendable {
     /// Identifies this database; cursors from another one are refused.
     var epoch: String { get }
@@ -107,7 +108,9 @@ public protocol EventStore: Sendable {
     /// Events of one user after `position`, oldest first; `.cursorTooOld` when retention
     /// already dropped events after it.
     func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event]
-    /// Drops events older than `before`, raising each affected user's feed floor.
+    /// Drops events older than `before`, raising the feed floor of everyone who could
+    /// have read one; returns how many stored events went (an event of a conversation is
+    /// stored once, whatever its number of members).
     func pruneEvents(before: Timestamp) async throws -> Int
     /// Called after every commit that added feed entries (on the writing thread: keep it
     /// short).

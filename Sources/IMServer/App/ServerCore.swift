@@ -51,6 +51,7 @@ final class ServerCore: Sendable {
         self.limiter = RateLimiter(clock: monotonic)
         self.loginThrottle = LoginThrottle(limits: configuration.loginLimits, clock: monotonic)
         store.observeFeeds { [hub] update in hub.publish(update) }
+        hub.hearsEverything(after: store.committedPosition)
     }
 
     /// Adds gauges to `/metrics`.

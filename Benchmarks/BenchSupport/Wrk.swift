@@ -1,18 +1,18 @@
-import BenchSupport
 import Foundation
 
 /// Runs `wrk` (Debian's package) and reads its summary.
-enum Wrk {
-    struct Result {
-        var requests: Int
-        var requestsPerSecond: Int
-        var p50: String
-        var p99: String
-        var errors: Int
+public enum Wrk {
+    /// wrk's summary of a run.
+    public struct Result: Sendable {
+        public var requests: Int
+        public var requestsPerSecond: Int
+        public var p50: String
+        public var p99: String
+        public var errors: Int
     }
 
     /// A Lua script that posts a message per request, rotating through the senders' tokens.
-    static func sendScript(tokens: [String], path: String) -> String {
+    public static func sendScript(tokens: [String], path: String) -> String {
         let list = tokens.map { "\"\($0)\"" }.joined(separator: ",")
         return """
             local tokens = {\(list)}
@@ -29,7 +29,20 @@ enum Wrk {
             """
     }
 
-    static func run(url: String, connections: Int, seconds: Int, script: String? = nil, directory: String? = nil) throws -> Result {
+    /// A Lua script that gets `path` as one user.
+    public static func getScript(path: String, token: String) -> String {
+        """
+        request = function()
+          return wrk.format("GET", "\(path)", {["Authorization"] = "Bearer \(token)"})
+        end
+        done = function(summary, latency, requests)
+          io.write(string.format("non2xx %d\\n", summary.errors.status))
+        end
+        """
+    }
+
+    /// Runs wrk with two threads for `seconds` and reads its summary.
+    public static func run(url: String, connections: Int, seconds: Int, script: String? = nil, directory: String? = nil) throws -> Result {
         var arguments = ["-t2", "-c\(connections)", "-d\(seconds)s", "--latency"]
         if let script, let directory {
             let path = directory + "/wrk-\(UUID().uuidString).lua"
