@@ -16,7 +16,7 @@ public enum ChatInput: Sendable {
 
 /// What the state asks the outside world to do. The app carries commands out against
 /// the server (and the local profile store) and feeds each answer back as a `ChatResult`.
-public enum ChatCommand: Sendable, Equatable {
+public enum ChatEffect: Sendable, Equatable {
     /// The last username used on this machine and its saved profile (for the Login screen).
     case loadLastUser
     case lookUpLocalProfile(String)
@@ -51,7 +51,7 @@ public enum ChatCommand: Sendable, Equatable {
     case quit
 }
 
-/// The answer to a `ChatCommand`.
+/// The answer to a `ChatEffect`.
 public enum ChatResult: Sendable {
     case lastUser(String?, User?)
     case localProfile(username: String, User?)

@@ -5,7 +5,7 @@ extension ChatModel {
     /// Opens a conversation and asks for its latest page.
     mutating func openDialogue(
         _ key: DialogueKey, kind: ConversationKind, title: String, readMarker: Int64, unread: Int
-    ) -> [ChatCommand] {
+    ) -> [ChatEffect] {
         if screen != .dialogue { dialogueReturn = screen }
         dialogue = DialogueState(key: key, kind: kind, title: title, readMarker: readMarker, unread: unread)
         screen = .dialogue
@@ -31,13 +31,13 @@ extension ChatModel {
         if dialogue.scroll == 0 { dialogue.newBelow = 0 }
     }
 
-    mutating func dialogueKey(_ key: Key) -> [ChatCommand] {
+    mutating func dialogueKey(_ key: Key) -> [ChatEffect] {
         guard var state = dialogue else {
             screen = dialogueReturn
             return []
         }
         state.notice = nil
-        var commands: [ChatCommand] = []
+        var commands: [ChatEffect] = []
         // Keys that scroll whatever has the focus.
         switch key {
         case .pageUp: commands += scroll(&state, by: messageRows - 1)
@@ -55,7 +55,7 @@ extension ChatModel {
         return commands + followUp()
     }
 
-    private mutating func composeKey(_ key: Key, _ state: inout DialogueState) -> [ChatCommand] {
+    private mutating func composeKey(_ key: Key, _ state: inout DialogueState) -> [ChatEffect] {
         switch key {
         case .enter:
             let clientID = nextClientID()
@@ -79,7 +79,7 @@ extension ChatModel {
         return []
     }
 
-    private mutating func selectKey(_ key: Key, _ state: inout DialogueState) -> [ChatCommand] {
+    private mutating func selectKey(_ key: Key, _ state: inout DialogueState) -> [ChatEffect] {
         switch key {
         case .escape, .tab, .character("i"):
             state.focus = .compose
@@ -119,7 +119,7 @@ extension ChatModel {
     }
 
     /// Moves the selection to the previous or next entry and scrolls it into view.
-    private mutating func select(_ state: inout DialogueState, step: Int) -> [ChatCommand] {
+    private mutating func select(_ state: inout DialogueState, step: Int) -> [ChatEffect] {
         let all = lines(state)
         var entries: [DialogueLayout.Entry] = []
         for line in all { if let entry = line.entry, entries.last != entry { entries.append(entry) } }
@@ -140,14 +140,14 @@ extension ChatModel {
     }
 
     /// Scrolls up (positive) or down; at the top, asks for the next older page.
-    private mutating func scroll(_ state: inout DialogueState, by lines: Int) -> [ChatCommand] {
+    private mutating func scroll(_ state: inout DialogueState, by lines: Int) -> [ChatEffect] {
         state.scroll += lines
         clampScroll(&state)
         return lines > 0 ? loadOlderIfAtTop(&state) : []
     }
 
     private mutating func loadOlderIfAtTop(_ state: inout DialogueState, limit: Int = DialogueState.pageSize)
-        -> [ChatCommand]
+        -> [ChatEffect]
     {
         guard state.scroll >= maxScroll(state), state.beginLoadingOlder() else { return [] }
         return [.loadHistory(state.key, before: state.nextBefore, limit: limit)]
@@ -155,7 +155,7 @@ extension ChatModel {
 
     /// Puts the "new" divider at the top of the screen, loading older pages first while
     /// the first unread message is older than the loaded ones.
-    private mutating func jumpToFirstUnread(_ state: inout DialogueState) -> [ChatCommand] {
+    private mutating func jumpToFirstUnread(_ state: inout DialogueState) -> [ChatEffect] {
         guard state.unreadAtOpen > 0 else {
             state.notice = "No unread messages."
             return []
@@ -177,13 +177,13 @@ extension ChatModel {
         return []
     }
 
-    mutating func applyHistory(_ key: DialogueKey, _ page: MessagePage, before: Int64?) -> [ChatCommand] {
+    mutating func applyHistory(_ key: DialogueKey, _ page: MessagePage, before: Int64?) -> [ChatEffect] {
         guard var state = dialogue, state.key.matches(key) else { return [] }
         let first = !state.loaded
         // The scroll counts lines from the bottom, so older lines going in above leave
         // the same lines on screen.
         state.apply(page, before: before)
-        var commands: [ChatCommand] = []
+        var commands: [ChatEffect] = []
         if (first && state.unreadAtOpen > 0) || state.jumpPending { commands += jumpToFirstUnread(&state) }
         clampScroll(&state)
         dialogue = state
@@ -191,7 +191,7 @@ extension ChatModel {
     }
 
     /// A message for a conversation (live, or a send's answer).
-    mutating func receive(_ message: Message, key: DialogueKey) -> [ChatCommand] {
+    mutating func receive(_ message: Message, key: DialogueKey) -> [ChatEffect] {
         var seen = false
         if var state = dialogue, state.key.matches(key) || state.key.id == message.conversationID {
             let linesBefore = lines(state).count
@@ -205,7 +205,7 @@ extension ChatModel {
             clampScroll(&state)
             dialogue = state
         }
-        var commands: [ChatCommand] = []
+        var commands: [ChatEffect] = []
         if !sessions.apply(message, me: myName, seen: seen) { commands.append(.loadConversation(key.address)) }
         return commands + followUp()
     }
@@ -218,7 +218,7 @@ extension ChatModel {
         return (newest.seq, state.key)
     }
 
-    mutating func followUp() -> [ChatCommand] {
+    mutating func followUp() -> [ChatEffect] {
         guard let state = dialogue, let (seq, key) = followUpCommands(state) else { return [] }
         dialogue?.readSent = seq
         if let id = key.id ?? state.newest?.conversationID { _ = sessions.markRead(id, seq: seq) }

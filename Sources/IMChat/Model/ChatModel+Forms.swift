@@ -2,7 +2,7 @@ import IMProtocol
 
 /// The Login and Register screens' keys.
 extension ChatModel {
-    mutating func loginKey(_ key: Key) -> [ChatCommand] {
+    mutating func loginKey(_ key: Key) -> [ChatEffect] {
         switch login.phase {
         case .waiting:
             return []
@@ -43,7 +43,7 @@ extension ChatModel {
         return []
     }
 
-    private mutating func lookUpTypedUser() -> [ChatCommand] {
+    private mutating func lookUpTypedUser() -> [ChatEffect] {
         let name = login.username.text.lowercased()
         guard name != login.profileFor else { return [] }
         login.savedProfile = nil
@@ -52,14 +52,14 @@ extension ChatModel {
         return [.lookUpLocalProfile(name)]
     }
 
-    private mutating func showRegister() -> [ChatCommand] {
+    private mutating func showRegister() -> [ChatEffect] {
         register = RegisterState()
         if !login.username.isEmpty, login.savedProfile == nil { register.username.set(login.username.text) }
         screen = .register
         return []
     }
 
-    private mutating func submitLogin() -> [ChatCommand] {
+    private mutating func submitLogin() -> [ChatEffect] {
         let username = login.username.text.trimmingSpaces()
         if username.isEmpty {
             login.warning = "Enter your username."
@@ -77,7 +77,7 @@ extension ChatModel {
         return lookUpTypedUser() + [.login(username: username.lowercased(), password: login.password.text)]
     }
 
-    mutating func registerKey(_ key: Key) -> [ChatCommand] {
+    mutating func registerKey(_ key: Key) -> [ChatEffect] {
         switch register.phase {
         case .waiting:
             return []
@@ -117,9 +117,9 @@ extension ChatModel {
         return []
     }
 
-    private mutating func submitRegister() -> [ChatCommand] {
+    private mutating func submitRegister() -> [ChatEffect] {
         let username = register.username.text.trimmingSpaces().lowercased()
-        func warn(_ text: String, _ focus: RegisterState.Focus) -> [ChatCommand] {
+        func warn(_ text: String, _ focus: RegisterState.Focus) -> [ChatEffect] {
             register.warning = text
             register.focus = focus
             return []

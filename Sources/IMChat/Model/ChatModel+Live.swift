@@ -3,13 +3,13 @@ import IMProtocol
 
 /// What live events do to the screens.
 extension ChatModel {
-    mutating func apply(_ item: LiveEvent) -> [ChatCommand] {
+    mutating func apply(_ item: LiveEvent) -> [ChatEffect] {
         switch item {
         case .event(let event):
             return apply(event)
         case .resyncNeeded:
             // Events may have been missed: everything on screen is loaded anew.
-            var commands: [ChatCommand] = [.loadSessions, .loadContacts]
+            var commands: [ChatEffect] = [.loadSessions, .loadContacts]
             if let key = dialogue?.key { commands.append(.loadHistory(key, before: nil, limit: DialogueState.pageSize)) }
             return commands
         case .unreadable:
@@ -28,10 +28,10 @@ extension ChatModel {
         }
     }
 
-    private mutating func apply(_ event: Event) -> [ChatCommand] {
+    private mutating func apply(_ event: Event) -> [ChatEffect] {
         guard let me else { return [] }
         let key = event.conversation.map { DialogueKey(address: $0.address, id: $0.id) }
-        var commands: [ChatCommand] = []
+        var commands: [ChatEffect] = []
         switch event.type {
         case .message, .memberJoined, .memberLeft, .memberKicked, .memberMuted, .conversationUpdated:
             if let info = event.info, let key {
@@ -76,7 +76,7 @@ extension ChatModel {
     }
 
     /// This user left, was removed from, or was muted in a conversation.
-    private mutating func membershipChanged(_ event: Event, key: DialogueKey) -> [ChatCommand] {
+    private mutating func membershipChanged(_ event: Event, key: DialogueKey) -> [ChatEffect] {
         let open = dialogue?.key.matches(key) == true
         switch event.type {
         case .memberKicked, .memberLeft:

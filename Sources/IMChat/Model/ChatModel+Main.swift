@@ -4,7 +4,7 @@ import IMProtocol
 extension ChatModel {
     static let tabs: [Screen] = [.sessions, .contacts, .profile]
 
-    mutating func mainKey(_ key: Key) -> [ChatCommand] {
+    mutating func mainKey(_ key: Key) -> [ChatEffect] {
         // A text field or menu open on a screen takes every key first.
         if screen == .contacts, contacts.prompt != nil || contacts.menu != nil || contacts.info?.editing != nil {
             return contactsKey(key)
@@ -32,7 +32,7 @@ extension ChatModel {
 
     // MARK: Sessions
 
-    private mutating func sessionsKey(_ key: Key) -> [ChatCommand] {
+    private mutating func sessionsKey(_ key: Key) -> [ChatEffect] {
         switch key {
         case .up, .character("k"), .wheelUp: sessions.move(-1)
         case .down, .character("j"), .wheelDown: sessions.move(1)
@@ -55,7 +55,7 @@ extension ChatModel {
 
     // MARK: Contacts
 
-    private mutating func contactsKey(_ key: Key) -> [ChatCommand] {
+    private mutating func contactsKey(_ key: Key) -> [ChatEffect] {
         if contacts.prompt != nil { return promptKey(key) }
         if let index = contacts.menu {
             let items = ContactsState.MenuItem.allCases
@@ -98,7 +98,7 @@ extension ChatModel {
         contacts.prompt = ContactsState.Prompt(item: item)
     }
 
-    private mutating func promptKey(_ key: Key) -> [ChatCommand] {
+    private mutating func promptKey(_ key: Key) -> [ChatEffect] {
         guard var prompt = contacts.prompt else { return [] }
         switch key {
         case .escape:
@@ -124,7 +124,7 @@ extension ChatModel {
         }
     }
 
-    private mutating func infoKey(_ key: Key) -> [ChatCommand] {
+    private mutating func infoKey(_ key: Key) -> [ChatEffect] {
         guard var info = contacts.info else { return [] }
         if var form = info.editing {
             switch key {
@@ -180,7 +180,7 @@ extension ChatModel {
     }
 
     /// Opens the conversation of a contact, group or room.
-    private mutating func open(_ item: ContactsState.Item) -> [ChatCommand] {
+    private mutating func open(_ item: ContactsState.Item) -> [ChatEffect] {
         let key = DialogueKey(address: item.address)
         let row = sessions.rows.first { key.matches(DialogueKey(address: $0.address)) }
         return openDialogue(
@@ -190,7 +190,7 @@ extension ChatModel {
 
     // MARK: Profile
 
-    private mutating func profileKey(_ key: Key) -> [ChatCommand] {
+    private mutating func profileKey(_ key: Key) -> [ChatEffect] {
         if profile.confirmingLogout {
             profile.confirmingLogout = false
             return key == .character("y") || key == .character("Y") ? [.logout] : []

@@ -60,13 +60,13 @@ public struct ChatModel: Sendable {
     }
 
     /// The commands to run at start: the last user's name and avatar for the Login screen.
-    public func start() -> [ChatCommand] { [.loadLastUser] }
+    public func start() -> [ChatEffect] { [.loadLastUser] }
 
     /// The username of the login, lowercase; empty when logged out.
     var myName: String { me?.username ?? "" }
 
     /// Applies one input and returns what to do about it.
-    public mutating func handle(_ input: ChatInput) -> [ChatCommand] {
+    public mutating func handle(_ input: ChatInput) -> [ChatEffect] {
         switch input {
         case .key(let key):
             status = nil
@@ -95,7 +95,7 @@ public struct ChatModel: Sendable {
 
     // MARK: Keys
 
-    private mutating func handleKey(_ key: Key) -> [ChatCommand] {
+    private mutating func handleKey(_ key: Key) -> [ChatEffect] {
         switch key {
         case .control("c"): return [.quit]
         case .control("z"): return [.suspend]
@@ -118,7 +118,7 @@ public struct ChatModel: Sendable {
         }
     }
 
-    private mutating func interruptionKey(_ key: Key, _ interruption: Interruption) -> [ChatCommand] {
+    private mutating func interruptionKey(_ key: Key, _ interruption: Interruption) -> [ChatEffect] {
         switch (interruption, key) {
         case (.connectionLost, .escape):
             self.interruption = nil
@@ -163,7 +163,7 @@ public struct ChatModel: Sendable {
 
     // MARK: Results
 
-    private mutating func apply(_ result: ChatResult) -> [ChatCommand] {
+    private mutating func apply(_ result: ChatResult) -> [ChatEffect] {
         switch result {
         case .lastUser(let name, let user):
             if let name, login.username.isEmpty {

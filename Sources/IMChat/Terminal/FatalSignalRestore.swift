@@ -44,7 +44,7 @@ enum FatalSignalRestore {
                 signal(number, SIG_DFL)
                 raise(number)
             }
-            action.sa_flags = Int32(SA_RESETHAND)
+            action.sa_flags = Int32(truncatingIfNeeded: SA_RESETHAND)
             sigemptyset(&action.sa_mask)
             sigaction(number, &action, nil)
         }

@@ -9,14 +9,14 @@ import Glibc
 /// hold a thread of the cooperative pool) and hands decoded keys to `deliver`.
 ///
 /// `poll` wakes every 100 ms to notice `stop`; a lone ESC waits 30 ms for the rest of a
-/// sequence before it counts as the Esc key.
+/// sequence before it counts as the Esc key. `deliver(nil)` says the terminal is gone.
 final class TerminalReader: Sendable {
     private let fd: Int32
-    private let deliver: @Sendable ([Key]) -> Void
+    private let deliver: @Sendable ([Key]?) -> Void
     private let stopped = Atomic<Bool>(false)
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    init(fd: Int32, deliver: @escaping @Sendable ([Key]) -> Void) {
+    init(fd: Int32, deliver: @escaping @Sendable ([Key]?) -> Void) {
         self.fd = fd
         self.deliver = deliver
     }
@@ -24,6 +24,7 @@ final class TerminalReader: Sendable {
     func start() {
         let thread = Thread { [self] in
             loop()
+            if !stopped.load(ordering: .relaxed) { deliver(nil) }
             let waiters = finished.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.done = true
                 defer { state.waiters = [] }

@@ -56,6 +56,8 @@ struct Canvas {
     /// A one-line input field of `width` columns; places the terminal's cursor when focused.
     mutating func field(_ field: TextField, _ column: Int, _ row: Int, width fieldWidth: Int, focused: Bool) {
         let style: Style = focused ? .focusedField : .field
+        put("[", column - 1, row, .muted)
+        put("]", column + fieldWidth, row, .muted)
         fill(row, style, from: column, count: fieldWidth)
         let shown = field.visible(width: fieldWidth, layout: text)
         put(shown.text, column, row, style, limit: fieldWidth)
