@@ -212,7 +212,7 @@ extension ChatModel {
 
     /// After any change to the open dialogue: a read marker for what is now on screen.
     func followUpCommands(_ state: DialogueState) -> (seq: Int64, key: DialogueKey)? {
-        guard screen == .dialogue, interruption == nil, state.loaded, state.scroll == 0,
+        guard screen == .dialogue, interruption == nil, state.loaded, state.scroll == 0, !state.jumpPending,
             let newest = state.newest, newest.seq > state.readSent
         else { return nil }
         return (newest.seq, state.key)

@@ -60,8 +60,8 @@ extension ChatModel {
         if let index = contacts.menu {
             let items = ContactsState.MenuItem.allCases
             switch key {
-            case .up, .character("k"): contacts.menu = max(0, index - 1)
-            case .down, .character("j"): contacts.menu = min(items.count - 1, index + 1)
+            case .up: contacts.menu = max(0, index - 1)
+            case .down: contacts.menu = min(items.count - 1, index + 1)
             case .escape, .character("+"): contacts.menu = nil
             case .enter: openPrompt(items[index])
             case .character(let letter):

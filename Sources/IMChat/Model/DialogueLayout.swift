@@ -34,11 +34,13 @@ public struct DialogueLayout: Sendable {
     public static func lines(
         _ state: DialogueState, me: String, width: Int, text: TextLayout, time: TimeFormat
     ) -> [Line] {
-        var lines: [Line] = [top(state)]
+        var lines: [Line] = [top(state, time: time)]
         let prefix = 5 + 1 + nameWidth + 1
         let textWidth = max(10, width - prefix)
         let indent = String(repeating: " ", count: prefix)
-        var day: String?
+        // The first day shows in the top line, so older pages going in above never
+        // change the lines below them.
+        var day = state.messages.first.map { time.day($0.createdAt) }
         let firstUnread = state.firstUnread(me: me)?.seq
         for message in state.messages {
             let messageDay = time.day(message.createdAt)
@@ -101,7 +103,7 @@ public struct DialogueLayout: Sendable {
         return lines
     }
 
-    private static func top(_ state: DialogueState) -> Line {
+    private static func top(_ state: DialogueState, time: TimeFormat) -> Line {
         let text: String
         let style: Style
         if state.loadingOlder || !state.loaded {
@@ -113,7 +115,8 @@ public struct DialogueLayout: Sendable {
         } else {
             (text, style) = ("  ↑ PgUp for older messages", .muted)
         }
-        return Line(spans: [Span(text: text, style: style)])
+        let day = state.messages.first.map { "  · " + time.day($0.createdAt) } ?? ""
+        return Line(spans: [Span(text: text, style: style), Span(text: day, style: .muted)])
     }
 
     private static func divider(_ label: String, width: Int) -> String {
