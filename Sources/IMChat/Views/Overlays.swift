@@ -1,6 +1,7 @@
 /// Screens in front of the others: the key help, a kick-out, an ended login, a lost connection.
 enum Overlays {
     static func help(_ screen: ChatModel.Screen, _ canvas: inout Canvas) {
+        for row in 1..<(canvas.height - 1) { canvas.fill(row, .plain) }
         let hints = KeyHelp.full(for: screen)
         let width = min(76, canvas.width - 2)
         let height = min(hints.count + 4, canvas.height - 2)
