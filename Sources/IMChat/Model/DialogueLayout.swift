@@ -111,7 +111,7 @@ public struct DialogueLayout: Sendable {
         } else if let error = state.historyError {
             (text, style) = ("  ! history not loaded: \(error)", .error)
         } else if state.reachedStart {
-            (text, style) = ("  · beginning of the conversation ·", .muted)
+            (text, style) = ("  · beginning of the conversation", .muted)
         } else {
             (text, style) = ("  ↑ PgUp for older messages", .muted)
         }
