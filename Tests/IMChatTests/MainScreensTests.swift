@@ -151,6 +151,15 @@ import Testing
         }
     }
 
+    @Test func escAndAKeyTypedAsOneSequenceCountAsBoth() {
+        var model = Fixture.loggedIn()
+        model.press(.character("2"))
+        model.press(.enter)  // bob's info page
+        model.press(.alt("1"))  // Esc closes it, 1 goes to Sessions
+        #expect(model.contacts.info == nil)
+        #expect(model.screen == .sessions)
+    }
+
     @Test func aResizeRedrawsAtTheNewSize() {
         var model = Fixture.loggedIn()
         _ = model.handle(.resize(columns: 100, rows: 30))

@@ -103,6 +103,9 @@ public struct ChatModel: Sendable {
         case .function(1):
             showHelp.toggle()
             return []
+        case .alt(let character):
+            // Esc typed quickly before a key arrives as one sequence: both keys were meant.
+            return handleKey(.escape) + handleKey(.character(character))
         default: break
         }
         if showHelp {
