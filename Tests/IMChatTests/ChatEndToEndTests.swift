@@ -1,5 +1,9 @@
 import Foundation
 import IMClient
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import IMProtocol
 import TestSupport
 import Testing
@@ -117,6 +121,40 @@ import Testing
         try await tmux.press("C-c")
         let after = try await tmux.wait(for: "chat exited 0")
         #expect(!after.contains("Switchboard · Log in"))
+    }
+
+    /// How the terminal is left: the shell runs `stty -a` after the client, which shows
+    /// `icanon` and `echo` only when raw mode was undone.
+    static func start(_ binary: String, _ server: TestServer, folder: String) async throws -> TmuxSession {
+        let command = "SWITCHBOARD_HOME='\(folder)/home' SWIFT_BACKTRACE=enable=no '\(binary)' chat --server \(server.baseURL);"
+            + " echo \"chat exited $?\"; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e echo | tr '\\n' ' '; echo; sleep 600"
+        return try await TmuxSession.start(command, folder: folder)
+    }
+
+    @Test(arguments: [(SIGTERM, "0"), (SIGSEGV, "139"), (SIGABRT, "134")])
+    func theTerminalIsRestoredWhenTheClientIsStoppedOrCrashes(_ signal: Int32, _ status: String) async throws {
+        let binary = try #require(Self.binary, "build the switchboard executable first (swift build)")
+        try await withServer { server in
+            let folder = TestServer.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let tmux = try await Self.start(binary, server, folder: folder)
+            do {
+                try await tmux.wait(for: "[ Log in ]")
+                // A resize redraws at the new size (SIGWINCH).
+                try await tmux.resize(columns: 100, rows: 30)
+                try await tmux.wait(for: "the title bar at 100 columns") { screen in
+                    screen.split(separator: "\n").first.map { $0.hasSuffix("http://127.0.0.1:\(server.app.port)") && $0.count > 90 } ?? false
+                }
+                kill(try await tmux.programPID(), signal)
+                let after = try await tmux.wait(for: "chat exited \(status)")
+                try await tmux.wait(for: "icanon echo")
+                #expect(!after.contains("[ Log in ]"))  // the alternate screen is gone
+                await tmux.kill()
+            } catch {
+                await tmux.kill()
+                throw error
+            }
+        }
     }
 
     /// Profile → o → y, then the Login screen with alice filled in.

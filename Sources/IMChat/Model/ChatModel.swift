@@ -167,6 +167,8 @@ public struct ChatModel: Sendable {
     // MARK: Results
 
     private mutating func apply(_ result: ChatResult) -> [ChatEffect] {
+        // An answer to a call of a login that has ended since belongs to no screen.
+        if me == nil, !result.isAboutLoggingIn { return [] }
         switch result {
         case .lastUser(let name, let user):
             if let name, login.username.isEmpty {
@@ -279,6 +281,16 @@ public struct ChatModel: Sendable {
             }
             status = (message, true)
             return []
+        }
+    }
+}
+
+extension ChatResult {
+    /// True for answers that matter while nobody is logged in.
+    var isAboutLoggingIn: Bool {
+        switch self {
+        case .lastUser, .localProfile, .loggedIn, .loginFailed, .registerFailed, .loggedOut: true
+        default: false
         }
     }
 }

@@ -51,6 +51,8 @@ public struct DialogueState: Sendable, Equatable {
 
     /// Messages per history page.
     public static let pageSize = 50
+    /// The most messages kept loaded; beyond it the oldest go (and load again on paging).
+    public static let maxLoaded = 5000
 
     /// A dialogue not loaded yet.
     public init(key: DialogueKey, kind: ConversationKind, title: String, readMarker: Int64, unread: Int = 0) {
@@ -96,7 +98,13 @@ public struct DialogueState: Sendable, Equatable {
     public mutating func receive(_ message: Message) -> Bool {
         if key.id == nil { key.id = message.conversationID }
         if let clientID = message.clientMessageID { pending.removeAll { $0.clientID == clientID } }
-        return insert(message)
+        let added = insert(message)
+        if messages.count > Self.maxLoaded, let cut = messages.dropFirst(messages.count - Self.maxLoaded).first {
+            messages.removeFirst(messages.count - Self.maxLoaded)
+            nextBefore = cut.seq
+            reachedStart = false
+        }
+        return added
     }
 
     @discardableResult

@@ -64,6 +64,21 @@ struct TmuxSession {
         try await wait(for: "'\(text)'", guardSeconds: guardSeconds) { $0.contains(text) }
     }
 
+    /// Resizes the window (the program gets SIGWINCH).
+    func resize(columns: Int, rows: Int) async throws {
+        try await run(["resize-window", "-t", name, "-x", String(columns), "-y", String(rows)])
+    }
+
+    /// The process id of the program the pane's shell runs (its only child).
+    func programPID() async throws -> pid_t {
+        let text = try await run(["display-message", "-p", "-t", name, "#{pane_pid}"])
+        guard let shell = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+            let children = try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8),
+            let child = children.split(separator: " ").first.flatMap({ Int32($0) })
+        else { throw TestFailure("cannot find the program in tmux's pane (\(text))") }
+        return child
+    }
+
     /// Ends the session and its server.
     func kill() async {
         _ = try? await run(["kill-server"])
