@@ -109,9 +109,13 @@ import Testing
     }
 
     @Test func dialogueScrolledUpWithNewMessagesBelow() throws {
-        var model = Self.dialogue()
+        var model = Fixture.loggedIn(sessions: Self.sessions)
+        model.press(.down)
+        model.press(.enter)
+        _ = model.handle(.result(.history(Self.key, Fixture.page(1...40, total: 40), before: nil)))
         model.press(.pageUp)
-        _ = model.handle(Fixture.event(1, .message, message: Fixture.message(25, "new one", from: "bob")))
+        _ = model.handle(Fixture.event(1, .message, message: Fixture.message(41, "new one", from: "bob")))
+        _ = model.handle(Fixture.event(2, .message, message: Fixture.message(42, "and another", from: "bob")))
         try Snapshot.check(ChatView.render(model), named: "dialogue-new-below")
     }
 

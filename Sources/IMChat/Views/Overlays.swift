@@ -35,6 +35,20 @@ enum Overlays {
         }
         canvas.center(title, middle, .error)
         FormViews.paragraph(reason, row: middle + 2, &canvas)
-        for (offset, line) in keys.enumerated() { canvas.center(line, middle + 5 + offset, offset == 0 ? .marker : .plain) }
+        // The keys as one left-aligned block in the middle; a leading status line is centred.
+        var rows = keys[...]
+        var row = middle + 5
+        if case .connectionLost = interruption, let status = rows.first {
+            canvas.center(status, row, .marker)
+            rows = rows.dropFirst()
+            row += 2
+        }
+        let blockWidth = rows.map { canvas.text.width($0) }.max() ?? 0
+        let left = max(0, (canvas.width - blockWidth) / 2)
+        for (offset, line) in rows.enumerated() {
+            let key = line.prefix { $0 != " " }
+            canvas.put(String(key), left, row + offset, .helpKey)
+            canvas.put(String(line.dropFirst(key.count)), left + key.count, row + offset)
+        }
     }
 }

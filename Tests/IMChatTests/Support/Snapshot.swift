@@ -12,10 +12,22 @@ enum Snapshot {
         .appendingPathComponent("Snapshots")
 
     static func check(_ grid: CellGrid, named name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        // One line per row (trailing spaces trimmed) between borders as wide as the grid.
+        // One line per row (trailing spaces trimmed) between borders as wide as the grid,
+        // then the same rows as a mask of the styles: R reversed (selection, title bar),
+        // B on a background colour (fields, avatars, badges), s other colours or bold.
         let border = "+" + String(repeating: "-", count: grid.width) + "+"
         var text = border + "\n"
         for line in grid.lines { text += "|" + line + "\n" }
+        text += border + "\n"
+        for row in 0..<grid.height {
+            var mask = ""
+            for column in 0..<grid.width {
+                let style = grid[column, row].style
+                mask += style.reverse ? "R" : style.background != nil ? "B"
+                    : (style.foreground != nil || style.bold || style.underline || style.dim) ? "s" : " "
+            }
+            text += "|" + mask.trimmingTrailingSpaces() + "\n"
+        }
         text += border + "\n"
         let url = folder.appendingPathComponent(name + ".txt")
         if ProcessInfo.processInfo.environment["UPDATE_SNAPSHOTS"] == "1" {
@@ -40,5 +52,13 @@ enum Snapshot {
                 \(text)
                 """, sourceLocation: sourceLocation)
         }
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
     }
 }
