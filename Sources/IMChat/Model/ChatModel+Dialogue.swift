@@ -96,22 +96,21 @@ extension ChatModel {
         case .character("u"):
             return jumpToFirstUnread(&state)
         case .character("r"), .enter:
-            switch state.selected {
-            case .pending(let clientID)?:
-                guard key == .enter, let send = state.retry(clientID) else { return [] }
+            let actions = state.actions(for: state.selected)
+            if key == .enter, actions.contains(.retry), case .pending(let clientID)? = state.selected,
+                let send = state.retry(clientID)
+            {
                 return [.send(state.key, text: send.text, replyTo: send.replyTo, clientID: send.clientID)]
-            case .message(let seq)?:
-                guard let message = state.messages.first(where: { $0.seq == seq }), message.type == .chat,
-                    message.deletedAt == nil
-                else {
-                    state.notice = "Only a chat message can be replied to."
-                    return []
-                }
-                state.replyTo = message
-                state.focus = .compose
-                state.selected = nil
-            case nil: break
             }
+            guard actions.contains(.reply), case .message(let seq)? = state.selected,
+                let message = state.messages.first(where: { $0.seq == seq })
+            else {
+                if state.selected != nil { state.notice = "Only a chat message can be replied to." }
+                return []
+            }
+            state.replyTo = message
+            state.focus = .compose
+            state.selected = nil
         default:
             break
         }
@@ -146,11 +145,9 @@ extension ChatModel {
         return lines > 0 ? loadOlderIfAtTop(&state) : []
     }
 
-    private mutating func loadOlderIfAtTop(_ state: inout DialogueState, limit: Int = DialogueState.pageSize)
-        -> [ChatEffect]
-    {
+    private mutating func loadOlderIfAtTop(_ state: inout DialogueState) -> [ChatEffect] {
         guard state.scroll >= maxScroll(state), state.beginLoadingOlder() else { return [] }
-        return [.loadHistory(state.key, before: state.nextBefore, limit: limit)]
+        return [.loadHistory(state.key, before: state.nextBefore, limit: DialogueState.pageSize)]
     }
 
     /// Puts the "new" divider at the top of the screen, loading older pages first while
@@ -210,16 +207,18 @@ extension ChatModel {
         return commands + followUp()
     }
 
-    /// After any change to the open dialogue: a read marker for what is now on screen.
-    func followUpCommands(_ state: DialogueState) -> (seq: Int64, key: DialogueKey)? {
+    /// The read marker due for what is now on screen: the newest message, once the
+    /// bottom is in view (and no jump to older unread messages is under way).
+    private func readMarkerDue(_ state: DialogueState) -> (seq: Int64, key: DialogueKey)? {
         guard screen == .dialogue, interruption == nil, state.loaded, state.scroll == 0, !state.jumpPending,
             let newest = state.newest, newest.seq > state.readSent
         else { return nil }
         return (newest.seq, state.key)
     }
 
+    /// After any change to the open dialogue: sends the read marker that is due.
     mutating func followUp() -> [ChatEffect] {
-        guard let state = dialogue, let (seq, key) = followUpCommands(state) else { return [] }
+        guard let state = dialogue, let (seq, key) = readMarkerDue(state) else { return [] }
         dialogue?.readSent = seq
         if let id = key.id ?? state.newest?.conversationID { _ = sessions.markRead(id, seq: seq) }
         return [.markRead(key, seq: seq)]

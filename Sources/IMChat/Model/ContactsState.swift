@@ -4,8 +4,28 @@ import IMProtocol
 /// name prompt its items open, and the info view of each entry.
 public struct ContactsState: Sendable, Equatable {
     /// The sections, in screen order. Invitations and join requests become further
-    /// sections here once the server offers them.
-    public enum Section: Sendable, Equatable, CaseIterable { case contacts, groups, rooms }
+    /// sections here (with their own `Item` cases) once the server offers them.
+    public enum Section: Sendable, Equatable, CaseIterable {
+        case contacts, groups, rooms
+
+        /// The heading.
+        public var title: String {
+            switch self {
+            case .contacts: "Contacts"
+            case .groups: "Groups"
+            case .rooms: "Rooms"
+            }
+        }
+
+        /// What an empty section says.
+        var emptyHint: String {
+            switch self {
+            case .contacts: "no contacts: + then a adds one"
+            case .groups: "no groups: + then g creates one, j joins one"
+            case .rooms: "no rooms: + then r creates one, e enters one"
+            }
+        }
+    }
 
     /// One selectable row.
     public enum Item: Sendable, Equatable {
@@ -78,10 +98,13 @@ public struct ContactsState: Sendable, Equatable {
 
     public init() {}
 
-    /// Every row in screen order.
-    public var items: [Item] {
-        users.map(Item.contact) + groups.map(Item.group) + rooms.map(Item.room)
+    /// The sections with their rows, in screen order.
+    public var sections: [(section: Section, items: [Item])] {
+        [(.contacts, users.map(Item.contact)), (.groups, groups.map(Item.group)), (.rooms, rooms.map(Item.room))]
     }
+
+    /// Every row in screen order.
+    public var items: [Item] { sections.flatMap(\.items) }
 
     /// The selected row.
     public var selectedItem: Item? {

@@ -13,6 +13,15 @@ public struct DialogueState: Sendable, Equatable {
         public var failure: String?
     }
 
+    /// What can be done with a selected entry. Editing and deleting one's own messages
+    /// join here once the server offers them.
+    public enum MessageAction: Sendable, Equatable {
+        /// Answer a chat message, quoting it.
+        case reply
+        /// Send a failed message again, with the same client id.
+        case retry
+    }
+
     /// Where keys go: the compose line, or the message list (to pick a message to reply
     /// to or a failed send to retry).
     public enum Focus: Sendable, Equatable { case compose, messages }
@@ -153,6 +162,21 @@ public struct DialogueState: Sendable, Equatable {
         else { return nil }
         pending[index].failure = nil
         return pending[index]
+    }
+
+    /// The actions the selected entry allows.
+    public func actions(for entry: DialogueLayout.Entry?) -> [MessageAction] {
+        switch entry {
+        case .pending(let clientID)?:
+            return pending.contains { $0.clientID == clientID && $0.failure != nil } ? [.retry] : []
+        case .message(let seq)?:
+            guard let message = messages.first(where: { $0.seq == seq }), message.type == .chat,
+                message.deletedAt == nil
+            else { return [] }
+            return [.reply]
+        case nil:
+            return []
+        }
     }
 
     /// A message by id among the loaded ones.

@@ -71,7 +71,6 @@ extension Style {
     static let unread = Style(foreground: .black, background: .yellow, bold: true)
     static let field = Style(underline: true)
     static let focusedField = Style(foreground: .brightWhite, background: .blue)
-    static let button = Style(reverse: true)
     static let system = Style(foreground: .magenta)
     static let marker = Style(foreground: .yellow)
 }

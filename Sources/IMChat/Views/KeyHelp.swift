@@ -28,8 +28,15 @@ enum KeyHelp {
             if model.profile.confirmingLogout { return [("y", "log out"), ("any key", "stay")] }
             return [("n", "nickname"), ("s", "signature"), ("a", "avatar"), ("o", "log out"), ("Tab", "sessions"), ("?", "help")]
         case .dialogue:
-            if model.dialogue?.focus == .messages {
-                return [("↑↓", "select"), ("r", "reply"), ("Enter", "reply/retry"), ("u", "first unread"), ("Esc", "compose"), ("F1", "help")]
+            if let dialogue = model.dialogue, dialogue.focus == .messages {
+                var hints: [Hint] = [("↑↓", "select")]
+                for action in dialogue.actions(for: dialogue.selected) {
+                    switch action {
+                    case .reply: hints.append(("r/Enter", "reply"))
+                    case .retry: hints.append(("Enter", "send again"))
+                    }
+                }
+                return hints + [("u", "first unread"), ("Esc", "compose"), ("F1", "help")]
             }
             return [("Enter", "send"), ("PgUp/PgDn", "scroll"), ("Tab", "select"), ("Esc", "back"), ("F1", "help")]
         }

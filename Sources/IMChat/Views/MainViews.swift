@@ -101,14 +101,9 @@ enum MainViews {
         // Headings and rows as one list of lines, scrolled so the selection shows.
         var lines: [(draw: (inout Canvas, Int) -> Void, item: Int?)] = []
         var index = 0
-        let sections: [(String, [ContactsState.Item], String)] = [
-            ("Contacts", state.users.map(ContactsState.Item.contact), "no contacts: + then a adds one"),
-            ("Groups", state.groups.map(ContactsState.Item.group), "no groups: + then g creates one, j joins one"),
-            ("Rooms", state.rooms.map(ContactsState.Item.room), "no rooms: + then r creates one, e enters one"),
-        ]
-        for (title, items, empty) in sections {
-            lines.append(({ canvas, y in canvas.put("\(title) (\(items.count))", 1, y, .heading) }, nil))
-            if items.isEmpty { lines.append(({ canvas, y in canvas.put(empty, 3, y, .muted) }, nil)) }
+        for (section, items) in state.sections {
+            lines.append(({ canvas, y in canvas.put("\(section.title) (\(items.count))", 1, y, .heading) }, nil))
+            if items.isEmpty { lines.append(({ canvas, y in canvas.put(section.emptyHint, 3, y, .muted) }, nil)) }
             for item in items {
                 let mine = index
                 let selected = mine == state.selection
