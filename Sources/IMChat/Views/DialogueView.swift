@@ -9,7 +9,8 @@ enum DialogueView {
             right: MainViews.connection(model))
         let lines = model.lines(state)
         let rows = model.messageRows
-        let bottom = lines.count - state.scroll
+        // The state clamps its scroll, but a deletion can shorten the lines after that.
+        let bottom = lines.count - min(state.scroll, max(0, lines.count - rows))
         let top = max(0, bottom - rows)
         // Fewer lines than rows: they sit at the bottom, next to the compose line.
         let firstRow = 1 + rows - (bottom - top)
