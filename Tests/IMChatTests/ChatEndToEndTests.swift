@@ -157,6 +157,38 @@ import Testing
         }
     }
 
+    @Test func aLoginOfTheSameAccountOnTheSameDeviceKicksTheClientOutWithAWayBack() async throws {
+        let binary = try #require(Self.binary, "build the switchboard executable first (swift build)")
+        try await withServer { server in
+            let folder = TestServer.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            try await IMClient(serverURL: server.baseURL, transport: TestClient.sharedTransport)
+                .register(username: "alice", password: "alice-password")
+            let tmux = try await Self.start(binary, server, folder: folder)
+            do {
+                try await tmux.wait(for: "[ Log in ]")
+                try await tmux.type("alice")
+                try await tmux.press("Tab")
+                try await tmux.type("alice-password")
+                try await tmux.press("Enter")
+                try await tmux.wait(for: "No conversations yet.")
+                try await server.awaitParkedPolls(1)
+                // The client's device name is chat@<host>: a login under it ends the client's.
+                let other = IMClient(
+                    serverURL: server.baseURL, transport: TestClient.sharedTransport,
+                    device: "chat@" + ProcessInfo.processInfo.hostName)
+                try await other.login(username: "alice", password: "alice-password")
+                try await tmux.wait(for: "Logged in elsewhere")
+                try await tmux.press("Enter")
+                try await tmux.wait(for: "Username [alice ")
+                await tmux.kill()
+            } catch {
+                await tmux.kill()
+                throw error
+            }
+        }
+    }
+
     /// Profile → o → y, then the Login screen with alice filled in.
     static func logOut(_ tmux: TmuxSession) async throws {
         try await tmux.press("3")
