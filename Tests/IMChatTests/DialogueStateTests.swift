@@ -166,6 +166,21 @@ import Testing
         #expect(grid.text.contains("hi�]0;owned��[2J there"))
     }
 
+    @Test func aRestartedLiveStreamReloadsTheOpenDialogue() {
+        var model = Self.open(total: 3)
+        _ = model.handle(.result(.history(Self.key, Fixture.page(1...3, total: 3), before: nil)))
+        #expect(model.handle(.liveReady) == [.loadSessions, .loadContacts, .loadHistory(Self.key, before: nil, limit: 50)])
+        // The reloaded page merges with what is loaded: nothing twice.
+        _ = model.handle(.result(.history(Self.key, Fixture.page(2...4, total: 4), before: nil)))
+        #expect(model.dialogue?.messages.map(\.seq) == [1, 2, 3, 4])
+        // More missed than a page: the window starts again from the new page.
+        _ = model.handle(.result(.history(Self.key, Fixture.page(60...109, total: 109), before: nil)))
+        #expect(model.dialogue?.messages.map(\.seq) == Array(60...109))
+        var effects: [ChatEffect] = []
+        for _ in 0..<10 where effects.isEmpty { effects = model.press(.pageUp) }
+        #expect(effects == [.loadHistory(Self.key, before: 60, limit: 50)])
+    }
+
     @Test func escGoesBackToTheListItCameFrom() {
         var model = Self.open(total: 1)
         model.press(.escape)

@@ -127,6 +127,7 @@ import Testing
         #expect(model.screenText.contains("Connection lost"))
         #expect(model.screenText.contains("trying again in 3 s"))
         #expect(model.press(.character("r")) == [.startLive])
+        #expect(model.handle(.liveReady) == [.loadSessions, .loadContacts])
         _ = model.handle(.live(.disconnected(lost, retryIn: .seconds(1))))
         model.press(.escape)
         #expect(model.interruption == nil)

@@ -91,7 +91,9 @@ public struct ChatApp: Sendable {
                     }
                     continuation.yield(.model(.liveEnded(nil)))
                 } catch let error as IMClientError {
-                    continuation.yield(.model(.liveEnded(error)))
+                    // A stream stopped on purpose (restart, logout, exit) ended nothing.
+                    let stopped = Task.isCancelled || error.code == .cancelled
+                    continuation.yield(.model(.liveEnded(stopped ? nil : error)))
                 } catch {
                     continuation.yield(.model(.liveEnded(IMClientError(.transport, "\(error)"))))
                 }

@@ -82,7 +82,12 @@ public struct ChatModel: Sendable {
         case .result(let result):
             return apply(result)
         case .liveReady:
-            return [.loadSessions, .loadContacts]
+            // A stream (re)started at the present: load what may have changed before it.
+            var effects: [ChatEffect] = [.loadSessions, .loadContacts]
+            if let open = dialogue, open.loaded {
+                effects.append(.loadHistory(open.key, before: nil, limit: DialogueState.pageSize))
+            }
+            return effects
         case .live(let event):
             return apply(event)
         case .liveEnded(let error):

@@ -79,8 +79,21 @@ public struct DialogueState: Sendable, Equatable {
     /// Takes a page of history: the latest one (`before` nil) or an older one.
     public mutating func apply(_ page: MessagePage, before: Int64?) {
         if key.id == nil, let id = page.messages.first?.conversationID { key.id = id }
+        if before == nil, loaded {
+            // A reload after the live stream restarted. When more than this page was
+            // missed, the loaded window starts again from it, so no hole is shown.
+            if let oldest = page.messages.map(\.seq).min(), let newest = messages.last?.seq, oldest > newest + 1 {
+                messages = []
+                for message in page.messages { insert(message) }
+                nextBefore = page.nextBefore
+                reachedStart = page.nextBefore == nil
+                scroll = 0
+                return
+            }
+            for message in page.messages { insert(message) }
+            return
+        }
         for message in page.messages { insert(message) }
-        if before == nil && loaded { return }  // a reload after a resync: the cursor for older stays
         loaded = true
         loadingOlder = false
         historyError = nil
