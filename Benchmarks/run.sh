@@ -17,3 +17,6 @@ echo "### Client core (Benchmarks/ClientBench)"
 echo
 echo "### Bot runner (Benchmarks/BotBench)"
 .build/release/BotBench
+echo
+echo "### PostgreSQL wake-ups (Benchmarks/NotifyBench)"
+.build/release/NotifyBench
