@@ -39,11 +39,12 @@ let package = Package(
         .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl", "Logging"]),
         .target(name: "YAMLCoding", dependencies: ["CYAML"]),
         .target(name: "Templates"),
+        .target(name: "IMChat", dependencies: ["IMClient", "IMProtocol"]),
         .target(name: "IMBots",
                 dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
                                "SwitchboardCrypto", "Logging", "Lifecycle"]),
         .executableTarget(name: "switchboard",
-                          dependencies: ["IMServer", "IMBots", "IMClient", "YAMLCoding", "Logging"]),
+                          dependencies: ["IMServer", "IMBots", "IMChat", "IMClient", "YAMLCoding", "Logging"]),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["IMServer", "IMClient"],
@@ -62,6 +63,8 @@ let package = Package(
         .testTarget(name: "IMBotsTests",
                     dependencies: ["IMBots", "IMServer", "TestSupport", "HTTPServer", "Lifecycle"],
                     exclude: ["Fixtures"]),
+        .testTarget(name: "IMChatTests", dependencies: ["IMChat", "IMClient", "IMServer", "TestSupport"],
+                    exclude: ["Snapshots"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "TestSupport"]),
 
         // MARK: Benchmarks (`make bench`)
