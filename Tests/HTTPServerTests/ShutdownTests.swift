@@ -89,7 +89,7 @@ import Synchronization
 
     @Test func secondServerOnABoundPortFailsWithAddressInUse() async throws {
         let responder = TestResponder { _ in .text("") }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             var configuration = testConfiguration()
             configuration.port = server.port
             let second = HTTPServer(configuration: configuration, responder: responder)

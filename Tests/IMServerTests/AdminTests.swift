@@ -82,16 +82,6 @@ import Testing
             .notFound)
     }
 
-    @Test func anExistingAccountNamedAsAdminIsPromotedAtStart() async throws {
-        try await withRestartableServer { handle in
-            let (boss, _) = try await handle.server.client.register("boss")
-            expectError(try await boss.get("/v1/admin/users"), .forbidden)
-            let server = try await handle.restart { $0.admins = ["boss"] }
-            let promoted = try await server.client.login("boss")
-            expectStatus(try await promoted.get("/v1/admin/users"), 200)
-        }
-    }
-
     @Test func closedRegistrationLeavesAccountsToAdmins() async throws {
         try await withServer({ config in
             config.openRegistration = false

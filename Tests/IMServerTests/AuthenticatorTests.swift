@@ -1,5 +1,6 @@
 import IMProtocol
 import IMStore
+import Lifecycle
 import Synchronization
 import Testing
 
@@ -30,16 +31,8 @@ import Testing
         func pruneTokens(before: Timestamp) async throws -> Int { 0 }
     }
 
-    /// Wall-clock time the test sets.
-    final class Clock: Sendable {
-        let now: Mutex<Timestamp>
-        init(_ start: Timestamp) { now = Mutex(start) }
-        func read() -> Timestamp { now.withLock { $0 } }
-    }
-
     @Test func aCheckedSessionStaysValidUntilALoginIsRevoked() async throws {
-        let clock = Clock(Timestamp(milliseconds: 10_000))
-        let authenticator = Authenticator(store: OneLogin(), now: { clock.read() }, monotonic: { 0 })
+        let authenticator = Authenticator(store: OneLogin(), time: ManualTime(wallMilliseconds: 10_000))
         let session = try await authenticator.authenticate("Bearer secret")
         #expect(authenticator.isStillValid(session))
 
@@ -53,11 +46,11 @@ import Testing
     }
 
     @Test func aCheckedSessionIsNoLongerValidOnceItExpires() async throws {
-        let clock = Clock(Timestamp(milliseconds: 10_000))
-        let authenticator = Authenticator(store: OneLogin(), now: { clock.read() }, monotonic: { 0 })
+        let time = ManualTime(wallMilliseconds: 10_000)
+        let authenticator = Authenticator(store: OneLogin(), time: time)
         let session = try await authenticator.authenticate("Bearer secret")
         #expect(authenticator.isStillValid(session))
-        clock.now.withLock { $0 = Timestamp(milliseconds: 1_000_000) }
+        time.advance(by: .seconds(990))
         #expect(!authenticator.isStillValid(session))
     }
 }

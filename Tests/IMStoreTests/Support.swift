@@ -65,9 +65,27 @@ func withStore<T>(
 ) async throws -> T {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let store = try openStore(directory, clock: clock)
-    defer { store.close() }
-    return try await body(store, directory)
+    return try await closing(try openStore(directory, clock: clock)) { store in try await body(store, directory) }
+}
+
+/// A database or a store: closed asynchronously, waiting for its threads.
+protocol Closable {
+    func close() async
+}
+
+extension SQLiteDatabase: Closable {}
+extension SQLiteStore: Closable {}
+
+/// Runs `body` with `resource`, then closes it however `body` ends.
+func closing<Resource: Closable, T>(_ resource: Resource, _ body: (Resource) async throws -> T) async throws -> T {
+    let result: Result<T, any Error>
+    do {
+        result = .success(try await body(resource))
+    } catch {
+        result = .failure(error)
+    }
+    await resource.close()
+    return try result.get()
 }
 
 /// Runs `body` with a fresh store; closes and removes it after.

@@ -3,18 +3,24 @@ import HTTPServer
 import IMClient
 import IMProtocol
 import IMServer
+import Lifecycle
 import Logging
 import SwitchboardCrypto
 
 /// A real server on 127.0.0.1 and a free port, with a fresh data folder, for tests.
 ///
 /// Password hashing is made cheap and rate limits are off unless a test turns them on;
-/// everything else is the production code path.
+/// everything else is the production code path, run as a service (`IMServerApp.run()`)
+/// until `stop()`.
 public final class TestServer: Sendable {
     public let app: IMServerApp
     public let directory: String
     public let baseURL: String
     public let logs: MemoryLogSink
+    /// The server's clock: a `ManualTime` when the test passed one.
+    public let time: any TimeSource
+    /// `app.run()`, cancelled by `stop()`.
+    private let running: Task<Void, any Error>
 
     /// The configuration tests start from.
     public static func configuration(directory: String) -> ServerConfiguration {
@@ -29,34 +35,42 @@ public final class TestServer: Sendable {
         return config
     }
 
-    /// Starts a server; `configure` adjusts the test configuration first.
+    /// Starts a server; `configure` adjusts the test configuration first. `time` is the
+    /// server's only clock: pass a `ManualTime` to move it from the test.
     public static func start(
-        directory: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
+        directory: String? = nil, time: any TimeSource = SystemTime(),
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let folder = directory ?? TestServer.temporaryDirectory()
         var config = configuration(directory: folder)
         configure(&config)
         let logs = MemoryLogSink()
         let app = try IMServerApp(
-            configuration: config, logger: Logger(label: "test-server", level: .debug, sink: logs))
+            configuration: config, logger: Logger(label: "test-server", level: .debug, sink: logs), time: time)
         try await app.start()
-        return TestServer(app: app, directory: folder, logs: logs)
+        return TestServer(app: app, directory: folder, logs: logs, time: time)
     }
 
-    private init(app: IMServerApp, directory: String, logs: MemoryLogSink) {
+    private init(app: IMServerApp, directory: String, logs: MemoryLogSink, time: any TimeSource) {
         self.app = app
         self.directory = directory
         self.logs = logs
+        self.time = time
         self.baseURL = "http://127.0.0.1:\(app.port)"
+        self.running = Task { try await app.run() }
     }
 
-    /// Stops gracefully (answers parked polls, drains requests, closes the database).
-    public func stop() async { await app.shutdown() }
+    /// Stops gracefully (answers parked polls, drains requests, closes the database) and
+    /// returns once the server has stopped.
+    public func stop() async {
+        running.cancel()
+        _ = await running.result
+    }
 
-    /// Stops this server and starts another on the same data folder (a new port).
+    /// Stops this server and starts another on the same data folder (a new port) and clock.
     public func restart(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         await stop()
-        return try await TestServer.start(directory: directory, configure)
+        return try await TestServer.start(directory: directory, time: time, configure)
     }
 
     /// A fresh folder under the system's temporary directory.
@@ -156,34 +170,29 @@ extension TestServer {
     /// A client without a token.
     public var client: TestClient { TestClient(server: self) }
 
-    /// Waits until exactly `count` polls are parked on this server (read from
-    /// `/metrics`); the guard only stops a test that would otherwise hang.
-    public func awaitParkedPolls(_ count: Int, guardSeconds: Double = 30) async throws {
-        let deadline = Date().addingTimeInterval(guardSeconds)
-        while Date() < deadline {
-            let text = try await client.get("/metrics").text
-            let line = text.split(separator: "\n").first { $0.hasPrefix("switchboard_parked_polls ") }
-            if let value = line?.split(separator: " ").last.flatMap({ Int($0) }), value == count { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw TestFailure("never exactly \(count) parked polls")
+    /// Polls parked on this server now.
+    public var parkedPolls: Int { app.parkedPolls }
+
+    /// Waits until exactly `count` polls are parked on this server.
+    public func awaitParkedPolls(_ count: Int, hangGuard: Duration = .seconds(30)) async throws {
+        try await eventually("exactly \(count) parked polls", hangGuard: hangGuard) { parkedPolls == count }
     }
 }
 
 /// Runs `body` against a server of its own, then stops it and removes its data, however
 /// `body` ends.
 public func withServer<T>(
+    time: any TimeSource = SystemTime(),
     _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(configure)
+    let server = try await TestServer.start(time: time, configure)
+    let result: Result<T, any Error>
     do {
-        let result = try await body(server)
-        await server.stop()
-        server.removeData()
-        return result
+        result = .success(try await body(server))
     } catch {
-        await server.stop()
-        server.removeData()
-        throw error
+        result = .failure(error)
     }
+    await server.stop()
+    server.removeData()
+    return try result.get()
 }

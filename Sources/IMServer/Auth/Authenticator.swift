@@ -1,6 +1,7 @@
 import Foundation
 import IMProtocol
 import IMStore
+import Lifecycle
 import Synchronization
 import SwitchboardCrypto
 
@@ -26,8 +27,7 @@ final class Authenticator: Sendable {
     }
 
     private let store: any TokenStore
-    private let now: @Sendable () -> Timestamp
-    private let monotonic: MonotonicClock
+    private let time: any TimeSource
     private let cache = Mutex<[[UInt8]: Cached]>([:])
     private let cacheLifetime: Double = 30
     private let cacheCapacity = 100_000
@@ -35,11 +35,12 @@ final class Authenticator: Sendable {
     /// logins), so a session checked since can be trusted without another lookup.
     private let revocations = Atomic<UInt64>(0)
 
-    init(store: any TokenStore, now: @escaping @Sendable () -> Timestamp, monotonic: @escaping MonotonicClock) {
+    init(store: any TokenStore, time: any TimeSource) {
         self.store = store
-        self.now = now
-        self.monotonic = monotonic
+        self.time = time
     }
+
+    private func now() -> Timestamp { Timestamp(milliseconds: time.wallMilliseconds) }
 
     static func hash(_ token: String) -> [UInt8] { Digest.sha256(Array(token.utf8)) }
 
@@ -49,7 +50,7 @@ final class Authenticator: Sendable {
             throw APIError(.unauthorized, "missing bearer token: send 'Authorization: Bearer <token>'")
         }
         let key = Digest.sha256(Array(token.utf8))
-        let clock = monotonic()
+        let clock = time.seconds
         // Read before the lookup: a revocation after it raises the count, so the session
         // returned is never trusted past a revocation that it may have missed.
         let epoch = revocations.load(ordering: .acquiring)

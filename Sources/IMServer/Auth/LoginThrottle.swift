@@ -1,3 +1,4 @@
+import Lifecycle
 import Synchronization
 
 /// Slows password guessing: after too many failures an account is locked for a time
@@ -11,18 +12,18 @@ final class LoginThrottle: Sendable {
     }
 
     private let limits: LoginLimits
-    private let clock: MonotonicClock
+    private let time: any TimeSource
     private let users = Mutex<[String: Record]>([:])
     private let addresses = Mutex<[String: Record]>([:])
 
-    init(limits: LoginLimits, clock: @escaping MonotonicClock) {
+    init(limits: LoginLimits, time: any TimeSource) {
         self.limits = limits
-        self.clock = clock
+        self.time = time
     }
 
     /// Seconds until `username` from `address` may try again, or nil when it may now.
     func wait(username: String, address: String) -> Double? {
-        let now = clock()
+        let now = time.seconds
         let userWait = users.withLock { $0[username].map { $0.lockedUntil - now } }
         let addressWait = addresses.withLock { records -> Double? in
             guard let record = records[address], now - record.firstFailure < limits.window,
@@ -36,7 +37,7 @@ final class LoginThrottle: Sendable {
 
     /// Counts a failed attempt.
     func failed(username: String, address: String) {
-        let now = clock()
+        let now = time.seconds
         users.withLock { records in
             var record = records[username] ?? Record(failures: 0, firstFailure: now, lockedUntil: 0)
             if now - record.firstFailure > limits.window {
@@ -67,7 +68,7 @@ final class LoginThrottle: Sendable {
 
     /// Drops records older than the window.
     func prune() {
-        let now = clock()
+        let now = time.seconds
         let window = limits.window
         users.withLock { $0 = $0.filter { now - $0.value.firstFailure < window || $0.value.lockedUntil > now } }
         addresses.withLock { $0 = $0.filter { now - $0.value.firstFailure < window } }

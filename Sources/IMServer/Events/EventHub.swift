@@ -1,5 +1,6 @@
 import IMProtocol
 import IMStore
+import Lifecycle
 import Synchronization
 
 /// Where parked polls wait for their user's feed to grow.
@@ -48,9 +49,9 @@ final class EventHub: Sendable {
     }
 
     private let state = Mutex(State())
-    private let clock: MonotonicClock
+    private let clock: any TimeSource
 
-    init(clock: @escaping MonotonicClock) { self.clock = clock }
+    init(clock: any TimeSource) { self.clock = clock }
 
     /// Parks until the user's feed passes `position`, the deadline, a replacement, a kick
     /// or `cancel`; then calls `notify` (at once when there is no need to wait). Returns
@@ -97,7 +98,7 @@ final class EventHub: Sendable {
         waiterID: UInt64, tokenID: Int64, userID: UserID, after position: Int64, timeout: Double,
         taskCancelled: Bool, notify: @escaping Notify
     ) {
-        let deadline = clock() + timeout
+        let deadline = clock.seconds + timeout
         let (immediate, replaced) = state.withLock { state -> (Wake?, Waiter?) in
             if state.stopped || taskCancelled { return (.cancelled, nil) }
             if let latest = state.latest[userID], latest > position { return (.ready, nil) }
@@ -172,7 +173,7 @@ final class EventHub: Sendable {
 
     /// Wakes polls whose time is up; call about twice a second.
     func expire() {
-        let now = clock()
+        let now = clock.seconds
         var expired: [Notify] = []
         state.withLock { state in
             for (token, waiter) in state.waiters where waiter.deadline <= now {

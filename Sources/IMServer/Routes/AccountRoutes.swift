@@ -39,7 +39,7 @@ enum AccountRoutes {
 
     /// Hashes the password and stores the account; 409 when the name is taken.
     static func createAccount(
-        _ core: ServerCore, username: String, password: String, nickname: String, isBot: Bool, isAdmin: Bool
+        _ core: ServerServices, username: String, password: String, nickname: String, isBot: Bool, isAdmin: Bool
     ) async throws -> UserRecord {
         if try await core.store.user(named: username) != nil {
             throw APIError(.conflict, "the username '\(username)' is taken", field: "username")
@@ -50,7 +50,7 @@ enum AccountRoutes {
     }
 
     /// A new login for an account; a same-device login elsewhere is ended.
-    static func issueToken(_ core: ServerCore, for record: UserRecord, device: String?) async throws -> AuthResponse {
+    static func issueToken(_ core: ServerServices, for record: UserRecord, device: String?) async throws -> AuthResponse {
         let token = "sbt_" + SecureRandom.token(bits: 256)
         let expiresAt = record.user.isBot ? nil : core.now().adding(seconds: core.configuration.tokenLifetime)
         let (_, replaced) = try await core.store.createToken(
@@ -89,7 +89,7 @@ enum AccountRoutes {
     }
 
     /// 429 while the account or the address is locked after failed password checks.
-    static func checkThrottle(_ core: ServerCore, username: String, address: String) throws {
+    static func checkThrottle(_ core: ServerServices, username: String, address: String) throws {
         if let wait = core.loginThrottle.wait(username: username, address: address) {
             let seconds = max(1, Int(wait.rounded(.up)))
             throw APIError(

@@ -56,20 +56,20 @@ enum GroupRoutes {
             // Another request created the room first: enter it instead.
             guard let existing = try await core.store.conversation(kind: .room, name: name) else { throw StoreError.notFound(name) }
             return try .json(try await enterExisting(core, existing, session), encoder: core.encoder)
-        } catch StoreError.conflict(_) {
-            throw APIError(.conflict, "a group named '\(name)' already exists: join it, or pick another name", field: "name")
+        } catch {
+            throw ErrorMapping.rethrow(error, about: .init(field: "name"))
         }
     }
 
     /// Enters an existing room; the info is read again so it counts the caller.
-    private static func enterExisting(_ core: ServerCore, _ record: ConversationRecord, _ session: Session)
+    private static func enterExisting(_ core: ServerServices, _ record: ConversationRecord, _ session: Session)
         async throws -> ConversationInfo
     {
         try await join(core, record, session)
         return try await core.store.info(try await core.store.conversation(id: record.id) ?? record)
     }
 
-    private static func join(_ core: ServerCore, _ record: ConversationRecord, _ session: Session) async throws {
+    private static func join(_ core: ServerServices, _ record: ConversationRecord, _ session: Session) async throws {
         let notice = record.kind == .group ? "joined the group" : "entered the room"
         _ = try await core.store.addMember(
             record.id, session.userID, role: .member,

@@ -12,7 +12,7 @@ struct ConversationAccess {
         var membership: MembershipRecord
     }
 
-    let core: ServerCore
+    let core: ServerServices
     let session: Session
 
     /// Parses the path segment naming a conversation.

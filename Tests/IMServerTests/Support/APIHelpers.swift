@@ -151,22 +151,6 @@ func expectStatus(_ answer: TestClient.Answer, _ status: Int, sourceLocation: So
     #expect(answer.status == status, "body: \(answer.text)", sourceLocation: sourceLocation)
 }
 
-/// Waits until `condition` holds. The guard only stops a test that would otherwise hang;
-/// it is not a claim about speed.
-func eventually(
-    _ what: String, hangGuard: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () async throws -> Bool
-) async throws {
-    let giveUp = ContinuousClock.now + hangGuard
-    while try await !condition() {
-        guard ContinuousClock.now < giveUp else {
-            Issue.record("still waiting for: \(what)", sourceLocation: sourceLocation)
-            throw TestFailure("still waiting for: \(what)")
-        }
-        await Task.yield()
-    }
-}
-
 extension TestServer {
     /// A gauge or counter read from `/metrics` (nil when absent).
     func metric(_ name: String, token: String? = nil) async throws -> Int? {
@@ -178,12 +162,6 @@ extension TestServer {
         }
         return nil
     }
-}
-
-/// Waits until the wall clock has moved past `time`, so the next write gets a later
-/// timestamp (orderings by time are then unambiguous).
-func awaitClock(after time: Timestamp) async throws {
-    try await eventually("the clock passes \(time)") { Timestamp.now() > time }
 }
 
 /// The bytes of a minimal image of each accepted kind (only the leading bytes matter).

@@ -1,13 +1,14 @@
 import Foundation
 import IMProtocol
 import IMStore
+import Lifecycle
 import Logging
 import SwitchboardCrypto
 import Synchronization
 
-/// The server's shared services: storage, logins, the event hub, limits and counters.
-/// Route handlers reach everything through it.
-final class ServerCore: Sendable {
+/// The server's shared services: storage, logins, the event hub, limits, counters and
+/// the clock. Route handlers reach everything through it (as `context.core`).
+final class ServerServices: Sendable {
     let configuration: ServerConfiguration
     let store: any IMStorage
     let authenticator: Authenticator
@@ -18,8 +19,8 @@ final class ServerCore: Sendable {
     let loginThrottle: LoginThrottle
     let metrics = Metrics()
     let logger: Logger
-    let now: @Sendable () -> Timestamp
-    let monotonic: MonotonicClock
+    /// The one clock the server reads.
+    let time: any TimeSource
     /// A hash of a random password at the configured cost: unknown usernames are
     /// verified against it so a login's timing does not tell which accounts exist.
     let dummyHash: String
@@ -34,24 +35,31 @@ final class ServerCore: Sendable {
         case address(String)
     }
 
-    init(
-        configuration: ServerConfiguration, store: any IMStorage, logger: Logger,
-        now: @escaping @Sendable () -> Timestamp, monotonic: @escaping MonotonicClock
-    ) {
+    /// Throws `ServerStartError` when the configured password hashing does not work.
+    init(configuration: ServerConfiguration, store: any IMStorage, logger: Logger, time: any TimeSource) throws {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.now = now
-        self.monotonic = monotonic
-        self.authenticator = Authenticator(store: store, now: now, monotonic: monotonic)
+        self.time = time
+        do {
+            self.dummyHash = try configuration.passwordHasher.hash(SecureRandom.token())
+        } catch {
+            throw ServerStartError(message: "cannot hash passwords with the configured cost: \(error)")
+        }
+        self.authenticator = Authenticator(store: store, time: time)
         self.directory = ConversationDirectory(store: store)
-        self.hub = EventHub(clock: monotonic)
-        self.dummyHash = (try? configuration.passwordHasher.hash(SecureRandom.token())) ?? ""
+        self.hub = EventHub(clock: time)
         self.hashing = HashingPool(hasher: configuration.passwordHasher, width: configuration.concurrentHashes)
-        self.limiter = RateLimiter(clock: monotonic)
-        self.loginThrottle = LoginThrottle(limits: configuration.loginLimits, clock: monotonic)
+        self.limiter = RateLimiter(time: time)
+        self.loginThrottle = LoginThrottle(limits: configuration.loginLimits, time: time)
         store.observeFeeds { [hub] update in hub.publish(update) }
     }
+
+    /// The wall clock, for timestamps.
+    func now() -> Timestamp { Timestamp(milliseconds: time.wallMilliseconds) }
+
+    /// Monotonic seconds, for intervals and deadlines.
+    func monotonic() -> Double { time.seconds }
 
     /// Adds gauges to `/metrics`.
     func addGauges(_ source: @escaping @Sendable () -> [(name: String, help: String, value: Int)]) {
