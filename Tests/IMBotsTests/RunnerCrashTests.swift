@@ -40,6 +40,7 @@ import Testing
               state: \(fixture.state)
             """.write(toFile: config, atomically: true, encoding: .utf8)
 
+        try await RunnerFixture.provisionBot(on: server)
         let first = try Self.launch(binary, config: config)
         let (alice, _) = try await server.client.register("alice")
         try await alice.awaitUser("echo")

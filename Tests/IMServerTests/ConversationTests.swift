@@ -168,7 +168,7 @@ import Testing
         let (alice, _) = try await server.client.newUser("a")
         let (bob, _) = try await server.client.newUser("b")
         let group = Names.unique("g")
-        try await alice.create(.group, group)
+        try await alice.create(.group, group, join: .open)
         try await bob.join(.group, group)
         let first = try await alice.message("group:\(group)", "from alice", clientID: "x")
         let second = try await bob.message("group:\(group)", "from bob", clientID: "x")

@@ -27,7 +27,7 @@ import Testing
     @Test func groupMembersParkedPollsGetTheMessageFromTheCommitWithoutReadingTheirFeeds() async throws {
         try await withServer { server in
             let (owner, _) = try await server.client.register("owner")
-            _ = try await owner.create(.group, "crew")
+            _ = try await owner.create(.group, "crew", join: .open)
             var members: [TestClient] = []
             for index in 0..<5 {
                 let (member, _) = try await server.client.register("member\(index)")

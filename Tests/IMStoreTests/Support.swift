@@ -144,6 +144,7 @@ extension StoreError {
         case .muted: "muted"
         case .invalidReference: "invalidReference"
         case .cursorTooOld: "cursorTooOld"
+        case .overBudget: "overBudget"
         }
     }
 }

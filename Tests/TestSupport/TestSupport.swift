@@ -32,6 +32,9 @@ public final class TestServer: Sendable {
         config.synchronous = .normal
         config.passwordHasher = PasswordHasher(memoryKiB: 64, iterations: 1, parallelism: 1)
         config.rateLimits.enabled = false
+        // Suites register many accounts at once: the hashing queue's bound is tested apart.
+        config.hashQueueLimit = 100_000
+        config.loginLimits.inFlightPerAddress = 1_000
         return config
     }
 
@@ -146,12 +149,30 @@ public struct TestClient: Sendable {
 
     public func get(_ path: String) async throws -> Answer { try await send("GET", path) }
 
-    /// Registers an account and returns a client logged in as it.
-    public func register(_ username: String, password: String = "correct horse battery", bot: Bool = false)
+    /// A copy of this client that sends `token` (or none).
+    public func with(token: String?) -> TestClient {
+        var copy = self
+        copy.token = token
+        return copy
+    }
+
+    /// Logs in and returns a client with the new token.
+    public func login(_ username: String, password: String = "correct horse battery", device: String? = nil)
+        async throws -> TestClient
+    {
+        let answer = try await send(
+            "POST", "/v1/login", json: LoginRequest(username: username, password: password, device: device))
+        guard answer.status == 200 else { throw TestFailure("login \(username): \(answer.status) \(answer.text)") }
+        return with(token: try answer.decode(AuthResponse.self).token)
+    }
+
+    /// Registers a person's account and returns a client logged in as it (bots are made
+    /// by administrators: `TestServer.createAccount(_:bot:)`).
+    public func register(_ username: String, password: String = "correct horse battery")
         async throws -> (client: TestClient, user: User)
     {
         let answer = try await send(
-            "POST", "/v1/register", json: RegisterRequest(username: username, password: password, bot: bot))
+            "POST", "/v1/register", json: RegisterRequest(username: username, password: password))
         guard answer.status == 201 else { throw TestFailure("register \(username): \(answer.status) \(answer.text)") }
         let auth = try answer.decode(AuthResponse.self)
         var client = self
@@ -169,6 +190,27 @@ public struct TestFailure: Error, CustomStringConvertible {
 extension TestServer {
     /// A client without a token.
     public var client: TestClient { TestClient(server: self) }
+
+    /// A client with this server's process-local administration credential (it works for
+    /// `/v1/admin` only).
+    public func localAdministrator() async throws -> TestClient {
+        client.with(token: try await app.localAdministratorToken())
+    }
+
+    /// Makes an account through the admin API (nobody may register a bot or an
+    /// administrator) and returns a client logged in as it.
+    @discardableResult
+    public func createAccount(
+        _ username: String, password: String = "correct horse battery", bot: Bool = false, admin: Bool = false
+    ) async throws -> (client: TestClient, user: User) {
+        let created = try await localAdministrator().send(
+            "POST", "/v1/admin/users", json: AdminCreateUser(username: username, password: password, bot: bot, admin: admin))
+        guard created.status == 201 else {
+            throw TestFailure("create \(username): \(created.status) \(created.text)")
+        }
+        let logged = try await client.login(username, password: password)
+        return (logged, try created.decode(AdminUser.self).user)
+    }
 
     /// Polls parked on this server now.
     public var parkedPolls: Int { app.parkedPolls }

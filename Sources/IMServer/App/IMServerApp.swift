@@ -4,6 +4,7 @@ import IMProtocol
 import IMStore
 import Lifecycle
 import Logging
+import SwitchboardCrypto
 import Synchronization
 
 /// Why the server could not start: a message a person can act on, and the exit code
@@ -57,6 +58,18 @@ public final class IMServerApp: Service {
         self.configuration = configuration
         self.logger = logger
         self.time = time
+        let host = configuration.http.host
+        if configuration.metricsToken == nil, !SystemRoutes.isLoopback(host) {
+            throw ServerStartError(
+                message: "set server.metrics_token: the server listens on \(host), not a loopback address, "
+                    + "and /metrics would be open to anyone who can reach it")
+        }
+        let hasher = configuration.passwordHasher
+        if hasher.isBelowOWASPMinimum {
+            logger.warning(
+                "password hashing is below OWASP's minimum for Argon2id (19 MiB, 2 iterations): "
+                    + "memory_kib \(hasher.memoryKiB), iterations \(hasher.iterations); stolen hashes are cheap to guess")
+        }
         let directory = configuration.dataDirectory
         if let problem = Self.createDirectories(directory) {
             throw ServerStartError(message: "cannot create the data folder \(directory): \(problem)")
@@ -75,6 +88,13 @@ public final class IMServerApp: Service {
         http = HTTPServer(configuration: configuration.http, responder: APIResponder(core: core), time: time)
         core.addGauges { [http] in HTTPMetrics.gauges(http.stats) }
         core.addGauges { [store] in StoreMetrics.gauges(store.writerStats) }
+        core.addGauges { [core] in
+            [
+                ("switchboard_password_checks_total", "Password checks run (logins, password changes).", core.hashing.checks.load(ordering: .relaxed)),
+                ("switchboard_password_hashing_refused_total", "Password checks refused with 503 because the hashing queue was full.", core.hashing.refused.load(ordering: .relaxed)),
+                ("switchboard_password_hashing_queued", "Password hashes waiting or running now.", core.hashing.queued),
+            ]
+        }
     }
 
     /// Binds the listener; does nothing when it is bound already.
@@ -93,6 +113,14 @@ public final class IMServerApp: Service {
     /// The bound port (useful when configured as 0).
     public var port: Int { http.port }
 
+    /// A credential for the `/v1/admin` endpoints of this server, valid while this process
+    /// runs: random at every start, kept only in memory, never written anywhere. It is
+    /// for the program that embeds the server (`switchboard up` hands it to its bot
+    /// runner to make the bots' accounts); it names no account and opens nothing else.
+    public func localAdministratorToken() async throws -> String {
+        core.localAdministratorToken
+    }
+
     /// Event polls parked now (also `switchboard_parked_polls` in `/metrics`).
     public var parkedPolls: Int { core.hub.parkedCount }
 
@@ -110,11 +138,17 @@ public final class IMServerApp: Service {
     }
 
     /// Periodic work on the server's time source until cancelled: expiring parked polls
-    /// a few times a second, and once an hour dropping old events, logins and counters.
+    /// a few times a second, recording when logins were used once a minute, and once an
+    /// hour dropping old events, logins and counters.
     private func maintain() async {
         var nextPrune = time.elapsed
+        var nextFlush = time.elapsed + .seconds(60)
         while !Task.isCancelled {
             core.hub.expire()
+            if time.elapsed >= nextFlush {
+                nextFlush = time.elapsed + .seconds(60)
+                await recordLoginUse()
+            }
             if time.elapsed >= nextPrune {
                 nextPrune = time.elapsed + .seconds(3600)
                 await prune()
@@ -124,6 +158,16 @@ public final class IMServerApp: Service {
             } catch {
                 return
             }
+        }
+    }
+
+    /// Writes when logins were last used (batched: one write a minute, not one per request).
+    private func recordLoginUse() async {
+        let uses = core.authenticator.takeUsage().mapValues { Timestamp(milliseconds: $0) }
+        do {
+            try await store.recordTokenUse(uses)
+        } catch {
+            logger.warning("recording login use failed: \(error)")
         }
     }
 
@@ -152,6 +196,7 @@ public final class IMServerApp: Service {
                 logger.info("shutting down: answering parked polls and finishing requests")
                 core.hub.stop()
                 await http.shutdown()
+                await recordLoginUse()
                 await store.close()
                 logger.info("stopped")
             }

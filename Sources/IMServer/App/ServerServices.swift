@@ -21,6 +21,8 @@ final class ServerServices: Sendable {
     let logger: Logger
     /// The one clock the server reads.
     let time: any TimeSource
+    /// The process-local administration credential: random per process, never stored.
+    let localAdministratorToken = "sbl_" + SecureRandom.token(bits: 256)
     /// A hash of a random password at the configured cost: unknown usernames are
     /// verified against it so a login's timing does not tell which accounts exist.
     let dummyHash: String
@@ -46,10 +48,13 @@ final class ServerServices: Sendable {
         } catch {
             throw ServerStartError(message: "cannot hash passwords with the configured cost: \(error)")
         }
-        self.authenticator = Authenticator(store: store, time: time)
+        self.authenticator = Authenticator(
+            store: store, time: time, localAdministratorToken: localAdministratorToken)
         self.directory = ConversationDirectory(store: store)
         self.hub = EventHub(clock: time)
-        self.hashing = HashingPool(hasher: configuration.passwordHasher, width: configuration.concurrentHashes)
+        self.hashing = HashingPool(
+            hasher: configuration.passwordHasher, width: configuration.concurrentHashes,
+            queueLimit: configuration.hashQueueLimit)
         self.limiter = RateLimiter(time: time)
         self.loginThrottle = LoginThrottle(limits: configuration.loginLimits, time: time)
         store.observeFeeds { [hub] update in hub.publish(update) }
@@ -73,7 +78,8 @@ final class ServerServices: Sendable {
     /// Spends one request of the caller's budget, or throws 429 with the wait.
     func spend(_ budget: Budget, session: Session) throws {
         let limits = configuration.rateLimits
-        guard budget != .none else { return }
+        // The embedding program's own credential is not a client to pace.
+        guard budget != .none, !session.isLocalAdministrator else { return }
         let bucket = budget == .send ? (session.isBot ? limits.botSend : limits.send) : limits.general
         try take(.user(session.userID, budget), bucket, "too many requests")
     }
@@ -88,7 +94,7 @@ final class ServerServices: Sendable {
             let wait = limiter.acquire(key, rate: bucket.rate, burst: bucket.burst)
         else { return }
         metrics.rateLimited.add(1, ordering: .relaxed)
-        let seconds = max(1, Int(wait.rounded(.up)))
+        let seconds = RetryAfter.seconds(wait)
         throw APIError(.rateLimited, "\(what): try again in \(seconds) s", retryAfter: seconds)
     }
 }

@@ -63,6 +63,9 @@ struct APIResponder: HTTPResponder {
         if route.access == .admin, !caller.isAdmin {
             throw APIError(.forbidden, "only administrators may do this")
         }
+        if caller.isLocalAdministrator, route.access != .admin {
+            throw APIError(.forbidden, "the local administration credential works only for /v1/admin endpoints")
+        }
         try core.spend(route.budget, session: caller)
     }
 

@@ -60,6 +60,11 @@ enum ErrorMapping {
         case .cursorTooOld:
             return (APIError(
                 .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync"), false)
+        case .overBudget(let used, let limit):
+            return (APIError(
+                .payloadTooLarge,
+                "this would pass the account's media budget of \(limit) bytes (\(used) in use by images "
+                    + "still shown, e.g. as group logos): stop showing one first"), false)
         case .incompatibleSchema, .internalFailure:
             return (internalError, true)
         }

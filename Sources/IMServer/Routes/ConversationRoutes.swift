@@ -40,8 +40,11 @@ enum ConversationRoutes {
         guard let resolved = try await access.resolve(address) else {
             return try .json(MessagePage(messages: [], nextBefore: nil), encoder: context.core.encoder)
         }
-        let messages = try await context.core.store.messages(resolved.entry.id, before: before, limit: limit)
-        let next = messages.count == limit && (messages.last?.seq ?? 0) > 1 ? messages.last?.seq : nil
+        let stored = try await context.core.store.messages(resolved.entry.id, before: before, limit: limit)
+        // At most `Limits.answerBytes`: fewer messages, never more bytes.
+        let messages = AnswerBudget.fitting(stored, size: AnswerBudget.bytes(of:))
+        let full = messages.count == limit || messages.count < stored.count
+        let next = full && (messages.last?.seq ?? 0) > 1 ? messages.last?.seq : nil
         return try .json(MessagePage(messages: messages, nextBefore: next), encoder: context.core.encoder)
     }
 

@@ -204,6 +204,8 @@ enum EventRoutes {
     }
 
     private static func deliver(_ events: [Event], after cursor: FeedCursor, core: ServerServices) throws -> Response {
+        // At most `Limits.answerBytes`: the rest comes with the next poll, from the cursor.
+        let events = AnswerBudget.fitting(events, size: AnswerBudget.bytes(of:))
         var next = cursor
         if let last = events.last { next.position = last.position }
         core.metrics.eventsDelivered.add(events.count, ordering: .relaxed)

@@ -34,7 +34,7 @@ struct ConversationIntegrationTests {
         try await withServer { server in
             let alice = try await registered(server, "alice")
             let bob = try await registered(server, "bob")
-            try await alice.createGroup(name: "ops")
+            try await alice.createGroup(name: "ops", join: .open)
             try await bob.joinGroup("ops")
             for number in 1...25 { try await alice.send("message \(number)", to: .group("ops")) }
 
