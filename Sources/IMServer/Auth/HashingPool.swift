@@ -40,7 +40,8 @@ final class HashingPool: Sendable {
     /// Hashes waiting or running now.
     var queued: Int { pending.load(ordering: .relaxed) }
 
-    private func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs `work` on a hashing queue; throws 503 when `queueLimit` jobs wait or run already.
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         guard pending.add(1, ordering: .relaxed).newValue <= queueLimit else {
             pending.subtract(1, ordering: .relaxed)
             refused.add(1, ordering: .relaxed)
