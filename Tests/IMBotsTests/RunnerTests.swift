@@ -60,6 +60,8 @@ import Testing
             if members.contains(where: { $0.user.username == "keeper" }) { break }
             try await Task.sleep(for: .milliseconds(20))
         }
+        // A bot's first start begins at the present: messages count from its first poll.
+        try await server.awaitParkedPolls(1)
         let start = try await alice.cursorNow()
         for (index, sender) in [alice, bob].enumerated() {
             let sent = try await sender.send(

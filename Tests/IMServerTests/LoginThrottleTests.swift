@@ -43,8 +43,13 @@ import Testing
             let refused = answers.filter { $0.status == 429 }
             #expect(refused.count == 50 - checks)
             #expect(refused.allSatisfy { $0.error?.code == .rateLimited && $0.header("Retry-After") != nil })
-            // The right password from the guessing address waits too.
+            // One at a time, the guesses left (of five) are checked; then the address waits,
+            // even with the right password.
+            for _ in checks..<5 {
+                expectError(try await Self.login(server, "alice", "one more guess"), .unauthorized)
+            }
             expectError(try await Self.login(server, "alice", "correct horse battery"), .rateLimited)
+            #expect(try await server.metric("switchboard_password_checks_total") == before + 5)
         }
     }
 
