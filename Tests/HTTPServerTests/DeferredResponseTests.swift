@@ -85,15 +85,17 @@ final class DeferredHandles: Sendable {
         let handles = DeferredHandles()
         let server = HTTPServer(configuration: testConfiguration(), responder: handles.responder)
         try server.start()
-        let client = try RawHTTPClient(port: server.port)
-        try client.send(get("/events"))
-        _ = try #require(await handles.next())
-        let stopping = Task { await server.shutdown() }
-        #expect(await handles.cancelled.next() == [true])
-        #expect(try await client.response().text == "cancelled")
-        await stopping.value
-        #expect(server.stats.inFlightRequests == 0)
-        #expect(server.stats.parkedRequests == 0)
+        try await shutsDownAfter(server) {
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(get("/events"))
+            _ = try #require(await handles.next())
+            let stopping = Task { await server.shutdown() }
+            #expect(await handles.cancelled.next() == [true])
+            #expect(try await client.response().text == "cancelled")
+            await stopping.value
+            #expect(server.stats.inFlightRequests == 0)
+            #expect(server.stats.parkedRequests == 0)
+        }
     }
 
     @Test func aResponderThatDefersButAnswersDirectlyEndsTheDeferral() async throws {

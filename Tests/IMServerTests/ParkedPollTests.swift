@@ -227,17 +227,17 @@ import Testing
     }
 
     @Test func gracefulShutdownAnswersParkedPollsWithNoEvents() async throws {
-        let server = try await TestServer.start()
-        defer { server.removeData() }
-        let (alice, _) = try await server.client.register("alice")
-        let cursor = try await alice.cursor()
-        async let parked = alice.poll(cursor, timeout: 50)
-        try await server.awaitParkedPolls(1)
-        await server.stop()
-        let answer = try await parked
-        expectStatus(answer, 200)
-        let batch = try answer.decode(EventBatch.self)
-        #expect(batch.events.isEmpty)
-        #expect(batch.cursor == cursor)
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let cursor = try await alice.cursor()
+            async let parked = alice.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+            await server.stop()
+            let answer = try await parked
+            expectStatus(answer, 200)
+            let batch = try answer.decode(EventBatch.self)
+            #expect(batch.events.isEmpty)
+            #expect(batch.cursor == cursor)
+        }
     }
 }

@@ -7,21 +7,18 @@ import Testing
 @Suite("switchboard serve")
 struct ServeCommandTests {
     @Test func aPortInUseIsNamedAndExitsTwo() async throws {
-        let server = try await TestServer.start()
-        let sandbox = Sandbox()
-        defer {
-            sandbox.remove()
-            server.removeData()
+        try await withServer { server in
+            let sandbox = Sandbox()
+            defer { sandbox.remove() }
+            let config = try sandbox.write("config.yaml", "log_level: warning\n")
+            let address = try #require(server.baseURL.split(separator: "/").last.map(String.init))
+
+            let result = await sandbox.run(["serve", "--config", config, "--listen", address, "--data", sandbox.path("data")])
+
+            #expect(result.status == 2)
+            #expect(result.errorLines.contains(
+                "switchboard: cannot listen on \(address): address already in use (is another server running there?)"))
         }
-        let config = try sandbox.write("config.yaml", "log_level: warning\n")
-        let address = try #require(server.baseURL.split(separator: "/").last.map(String.init))
-
-        let result = await sandbox.run(["serve", "--config", config, "--listen", address, "--data", sandbox.path("data")])
-
-        #expect(result.status == 2)
-        #expect(result.errorLines.contains(
-            "switchboard: cannot listen on \(address): address already in use (is another server running there?)"))
-        await server.stop()
     }
 
     @Test func aDataFolderThatCannotBeMadeIsNamedWithTheReasonAndExitsTwo() async throws {

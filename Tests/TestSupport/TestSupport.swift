@@ -6,6 +6,7 @@ import IMServer
 import Lifecycle
 import Logging
 import SwitchboardCrypto
+import Synchronization
 
 /// A real server on 127.0.0.1 and a free port, with a fresh data folder, for tests.
 ///
@@ -237,4 +238,43 @@ public func withServer<T>(
     await server.stop()
     server.removeData()
     return try result.get()
+}
+
+/// A server that a test restarts on the same data folder; `finish` stops the last one
+/// and removes the data.
+public final class RestartableServer: Sendable {
+    private let current: Mutex<TestServer>
+
+    public init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+        current = Mutex(try await TestServer.start(configure))
+    }
+
+    public var server: TestServer { current.withLock { $0 } }
+
+    /// Stops the server and starts another on the same data folder (a new port).
+    @discardableResult
+    public func restart(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        let next = try await server.restart(configure)
+        current.withLock { $0 = next }
+        return next
+    }
+
+    public func finish() async {
+        await server.stop()
+        server.removeData()
+    }
+}
+
+/// Runs `body` with a server it may restart, then stops it and removes its data.
+public func withRestartableServer(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (RestartableServer) async throws -> Void
+) async throws {
+    let handle = try await RestartableServer(configure)
+    do {
+        try await body(handle)
+    } catch {
+        await handle.finish()
+        throw error
+    }
+    await handle.finish()
 }

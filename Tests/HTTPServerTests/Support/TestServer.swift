@@ -24,3 +24,16 @@ func withHTTPServer<T>(
     try server.start()
     return try await withRunning(server) { try await body(server) }
 }
+
+/// Runs `body` (a test of the server's own lifecycle), then shuts the server down however
+/// `body` ends; `shutdown()` is idempotent, so a body that stopped it already is fine.
+func shutsDownAfter<T>(_ server: HTTPServer, _ body: () async throws -> T) async throws -> T {
+    let result: Result<T, any Error>
+    do {
+        result = .success(try await body())
+    } catch {
+        result = .failure(error)
+    }
+    await server.shutdown()
+    return try result.get()
+}
