@@ -28,14 +28,35 @@ public struct ServerFileConfig: Decodable, Sendable {
     /// Bytes of uploaded media (avatars) one account may keep.
     public var mediaBytesPerAccount: Int?
     public var passwordHashing: PasswordHashing?
+    public var loginLimits: LoginLimitsConfig?
     public var rateLimits: RateLimitsConfig?
 
     public struct PasswordHashing: Decodable, Sendable {
         public var memoryKib: Int
         public var iterations: Int
+        /// Hashes computed at once.
+        public var concurrent: Int?
+        /// Hashes waiting or running at most (503 past it).
+        public var maxQueued: Int?
         enum CodingKeys: String, CodingKey {
             case memoryKib = "memory_kib"
-            case iterations
+            case iterations, concurrent
+            case maxQueued = "max_queued"
+        }
+    }
+
+    public struct LoginLimitsConfig: Decodable, Sendable {
+        public var failuresPerAccountAndAddress: Int?
+        public var failuresPerAddress: Int?
+        public var failuresPerAccount: Int?
+        public var inFlightPerAccount: Int?
+        public var inFlightPerAddress: Int?
+        enum CodingKeys: String, CodingKey {
+            case failuresPerAccountAndAddress = "failures_per_account_and_address"
+            case failuresPerAddress = "failures_per_address"
+            case failuresPerAccount = "failures_per_account"
+            case inFlightPerAccount = "in_flight_per_account"
+            case inFlightPerAddress = "in_flight_per_address"
         }
     }
 
@@ -67,6 +88,7 @@ public struct ServerFileConfig: Decodable, Sendable {
         case metricsToken = "metrics_token"
         case mediaBytesPerAccount = "media_bytes_per_account"
         case passwordHashing = "password_hashing"
+        case loginLimits = "login_limits"
         case rateLimits = "rate_limits"
     }
 
@@ -157,6 +179,25 @@ public struct ServerFileConfig: Decodable, Sendable {
             }
             config.passwordHasher = PasswordHasher(
                 memoryKiB: UInt32(hashing.memoryKib), iterations: UInt32(hashing.iterations), parallelism: 1)
+            if let concurrent = hashing.concurrent { config.concurrentHashes = try Self.count(concurrent, "password_hashing.concurrent") }
+            if let queued = hashing.maxQueued { config.hashQueueLimit = try Self.count(queued, "password_hashing.max_queued") }
+        }
+        if let login = loginLimits {
+            if let value = login.failuresPerAccountAndAddress {
+                config.loginLimits.failuresPerUser = try Self.count(value, "login_limits.failures_per_account_and_address")
+            }
+            if let value = login.failuresPerAddress {
+                config.loginLimits.failuresPerAddress = try Self.count(value, "login_limits.failures_per_address")
+            }
+            if let value = login.failuresPerAccount {
+                config.loginLimits.failuresPerAccount = try Self.count(value, "login_limits.failures_per_account")
+            }
+            if let value = login.inFlightPerAccount {
+                config.loginLimits.inFlightPerAccount = try Self.count(value, "login_limits.in_flight_per_account")
+            }
+            if let value = login.inFlightPerAddress {
+                config.loginLimits.inFlightPerAddress = try Self.count(value, "login_limits.in_flight_per_address")
+            }
         }
         if let limits = rateLimits {
             if let enabled = limits.enabled { config.rateLimits.enabled = enabled }
@@ -176,6 +217,12 @@ public struct ServerFileConfig: Decodable, Sendable {
     /// A duration as whole seconds for the HTTP library: at least 1, at most a day.
     private static func wholeSeconds(_ duration: ConfigDuration) -> Int {
         Int(min(max(duration.seconds.rounded(.up), 1), 86_400))
+    }
+
+    /// A count of at least 1 and at most a million.
+    private static func count(_ value: Int, _ key: String) throws -> Int {
+        guard (1...1_000_000).contains(value) else { throw Invalid(key: key, message: "must be 1 to 1000000") }
+        return value
     }
 
     /// A rate per second, checked: positive and at most a million (a tiny rate is fine:
