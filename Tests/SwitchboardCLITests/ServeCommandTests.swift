@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -49,4 +53,57 @@ struct ServeCommandTests {
         #expect(result.status == 2)
         #expect(result.errorLines.first == message)
     }
+
+    /// The `switchboard` executable of this build (`swift build` makes it next to the tests).
+    static var binary: String? {
+        if let path = ProcessInfo.processInfo.environment["SWITCHBOARD_BINARY"] { return path }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        for configuration in ["debug", "release"] {
+            let path = root.appendingPathComponent(".build/\(configuration)/switchboard").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    /// SIGTERM (and SIGINT) stop `serve` gracefully and it exits 0: the command line's
+    /// watcher and the service group's both hear the signal.
+    @Test(arguments: ["SIGTERM", "SIGINT"])
+    func aSignalStopsTheServerGracefully(_ name: String) async throws {
+        let signal = name == "SIGTERM" ? SIGTERM : SIGINT
+        let binary = try #require(Self.binary, "build the switchboard executable first (swift build)")
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data", sandbox.path("data")]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let log = LineCollector(errors.fileHandleForReading)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try await eventually("serve listening") { log.text.contains("listening on http://127.0.0.1:") }
+        kill(process.processIdentifier, signal)
+        try await eventually("serve exiting") { !process.isRunning }
+        #expect(process.terminationStatus == 0)
+        try await eventually("the last log line") { log.text.contains("info server: stopped") }
+    }
+}
+
+/// Collects what a child process writes to a pipe, on a thread of its own.
+final class LineCollector: Sendable {
+    private let collected = Mutex("")
+
+    init(_ handle: FileHandle) {
+        let thread = Thread { [self] in
+            // `availableData` returns what has arrived, and nothing at the end.
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                self.collected.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+        thread.start()
+    }
+
+    var text: String { collected.withLock { $0 } }
 }
