@@ -9,20 +9,8 @@ import Testing
 /// The runner as a separate process, killed with SIGKILL in the middle of a conversation:
 /// after a restart every message has exactly one reply.
 @Suite struct RunnerCrashTests {
-    /// The `switchboard` executable of this build (`swift build` makes it next to the tests).
-    static var binary: String? {
-        if let path = ProcessInfo.processInfo.environment["SWITCHBOARD_BINARY"] { return path }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        for configuration in ["debug", "release"] {
-            let path = root.appendingPathComponent(".build/\(configuration)/switchboard").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
     @Test func aRunnerKilledMidStreamRepliesExactlyOnceToEveryMessageAfterRestart() async throws {
-        let binary = try #require(Self.binary, "build the switchboard executable first (swift build)")
+        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
         let server = try await TestServer.start()
         let fixture = try RunnerFixture()
         defer { fixture.remove() }

@@ -2,6 +2,7 @@ import Foundation
 import IMProtocol
 import IMStore
 import Synchronization
+import TestSupport
 import Testing
 
 /// A directory of its own under the system's temporary directory, removed by `remove()`.
@@ -78,14 +79,7 @@ extension SQLiteStore: Closable {}
 
 /// Runs `body` with `resource`, then closes it however `body` ends.
 func closing<Resource: Closable, T>(_ resource: Resource, _ body: (Resource) async throws -> T) async throws -> T {
-    let result: Result<T, any Error>
-    do {
-        result = .success(try await body(resource))
-    } catch {
-        result = .failure(error)
-    }
-    await resource.close()
-    return try result.get()
+    try await ensuring({ try await body(resource) }) { await resource.close() }
 }
 
 /// Runs `body` with a fresh store; closes and removes it after.

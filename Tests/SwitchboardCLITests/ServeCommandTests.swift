@@ -54,24 +54,12 @@ struct ServeCommandTests {
         #expect(result.errorLines.first == message)
     }
 
-    /// The `switchboard` executable of this build (`swift build` makes it next to the tests).
-    static var binary: String? {
-        if let path = ProcessInfo.processInfo.environment["SWITCHBOARD_BINARY"] { return path }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        for configuration in ["debug", "release"] {
-            let path = root.appendingPathComponent(".build/\(configuration)/switchboard").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
     /// SIGTERM (and SIGINT) stop `serve` gracefully and it exits 0: the command line's
     /// watcher and the service group's both hear the signal.
     @Test(arguments: ["SIGTERM", "SIGINT"])
     func aSignalStopsTheServerGracefully(_ name: String) async throws {
         let signal = name == "SIGTERM" ? SIGTERM : SIGINT
-        let binary = try #require(Self.binary, "build the switchboard executable first (swift build)")
+        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
         let sandbox = Sandbox()
         defer { sandbox.remove() }
         let process = Process()

@@ -229,15 +229,10 @@ public func withServer<T>(
     _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
 ) async throws -> T {
     let server = try await TestServer.start(time: time, configure)
-    let result: Result<T, any Error>
-    do {
-        result = .success(try await body(server))
-    } catch {
-        result = .failure(error)
+    return try await ensuring({ try await body(server) }) {
+        await server.stop()
+        server.removeData()
     }
-    await server.stop()
-    server.removeData()
-    return try result.get()
 }
 
 /// A server that a test restarts on the same data folder; `finish` stops the last one

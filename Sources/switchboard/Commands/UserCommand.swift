@@ -128,12 +128,7 @@ struct UserCommand: Command {
         case .add(let name):
             report(try await local.addAccount(try newAccount(name)))
         case .list:
-            var after: String?
-            repeat {
-                let page = try await local.accounts(after: after, limit: 500)
-                page.users.forEach(list)
-                after = page.next
-            } while after != nil
+            try await listAll { try await local.accounts(after: $0, limit: 500) }
         case .passwd(let name):
             try await local.setPassword(of: name, to: try newPassword(name))
             printOutput("password of \(name) changed; its logins have ended")
@@ -147,12 +142,7 @@ struct UserCommand: Command {
         case .add(let name):
             report(try await client.adminCreateUser(try newAccount(name)))
         case .list:
-            var after: String?
-            repeat {
-                let page = try await client.adminUsers(after: after, limit: 500)
-                page.users.forEach(list)
-                after = page.next
-            } while after != nil
+            try await listAll { try await client.adminUsers(after: $0, limit: 500) }
         case .passwd(let name):
             if name == username {
                 let old = try Secrets.password(variable: "SWITCHBOARD_PASSWORD", prompt: "current password: ")
@@ -172,6 +162,16 @@ struct UserCommand: Command {
 
     private func report(_ created: AdminUser) {
         printOutput("created \(created.user.username)\(created.user.isBot ? " (bot)" : "")\(created.admin ? " (admin)" : "")")
+    }
+
+    /// Prints every account, page after page.
+    private func listAll(_ page: (String?) async throws -> AdminUserList) async throws {
+        var after: String?
+        repeat {
+            let next = try await page(after)
+            next.users.forEach(list)
+            after = next.next
+        } while after != nil
     }
 
     private func list(_ entry: AdminUser) {

@@ -28,12 +28,5 @@ func withHTTPServer<T>(
 /// Runs `body` (a test of the server's own lifecycle), then shuts the server down however
 /// `body` ends; `shutdown()` is idempotent, so a body that stopped it already is fine.
 func shutsDownAfter<T>(_ server: HTTPServer, _ body: () async throws -> T) async throws -> T {
-    let result: Result<T, any Error>
-    do {
-        result = .success(try await body())
-    } catch {
-        result = .failure(error)
-    }
-    await server.shutdown()
-    return try result.get()
+    try await ensuring(body) { await server.shutdown() }
 }
