@@ -41,8 +41,8 @@ extension DaemonContext {
             method: HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET"),
             path: url.map { String(cString: $0) } ?? "/",
             headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND)))
-        let client = clientAddress(of: head, on: state)
-        if client != state.peerAddress, !admitForwarded(client) {
+        let client = forwarded.client(of: head, on: state)
+        if client != state.peerAddress, !forwarded.admit(client) {
             // Before any of the body is read; MHD closes the connection after this.
             counters.refusedForwarded.add(1, ordering: .relaxed)
             return queue(tooManyInFlightResponse(client), on: connection, state: state)
@@ -50,7 +50,7 @@ extension DaemonContext {
         let limit = max(responder.bodyLimit(for: head) ?? configuration.maxBodyBytes, 0)
         let declared = declaredBodyLength(connection)
         if let declared, declared > limit {
-            if client != state.peerAddress { releaseForwarded(client) }
+            if client != state.peerAddress { forwarded.release(client) }
             counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
             return queue(tooLargeResponse(limit: limit), on: connection, state: state)
         }
@@ -59,34 +59,6 @@ extension DaemonContext {
             expectedBodyBytes: declared ?? 0, clientAddress: client)
         context.pointee = Unmanaged.passRetained(link).toOpaque()
         return .YES
-    }
-
-    /// Who a request is from: the peer, or the client a trusted proxy names.
-    private func clientAddress(of head: RequestHead, on state: ConnectionState) -> String {
-        guard state.peerIsTrustedProxy else { return state.peerAddress }
-        let forwarded = head.headers.fields.filter { $0.name.lowercased() == "x-forwarded-for" }.map(\.value)
-        guard !forwarded.isEmpty else { return state.peerAddress }
-        return IPAddressRange.client(
-            peer: state.peerAddress, forwardedFor: forwarded, trusted: configuration.trustedProxies)
-    }
-
-    /// Counts a request in flight for a client behind a trusted proxy; false when it has
-    /// as many as one address may.
-    private func admitForwarded(_ client: String) -> Bool {
-        let limit = max(configuration.connectionsPerAddress, 1)
-        return forwarded.withLock { counts in
-            let inFlight = counts[client, default: 0]
-            guard inFlight < limit else { return false }
-            counts[client] = inFlight + 1
-            return true
-        }
-    }
-
-    private func releaseForwarded(_ client: String) {
-        forwarded.withLock { counts in
-            let inFlight = counts[client, default: 1]
-            counts[client] = inFlight > 1 ? inFlight - 1 : nil
-        }
     }
 
     /// A piece of the body. Past the limit (a chunked body has no declared length) the
@@ -191,7 +163,7 @@ extension DaemonContext {
         }
         if let link {
             leaveSuspension(link)
-            if link.clientAddress != link.connection.peerAddress { releaseForwarded(link.clientAddress) }
+            if link.clientAddress != link.connection.peerAddress { forwarded.release(link.clientAddress) }
         }
         if link?.dispatched == true { requestLeftFlight() }
     }

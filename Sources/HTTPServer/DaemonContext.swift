@@ -11,9 +11,8 @@ final class DaemonContext: Sendable {
     let counters = ServerCounters()
     let connections: ConnectionRegistry
     let watcher: HangupWatcher
-    /// Requests in flight per client address, for requests from trusted proxies (whose
-    /// connections are not counted per address).
-    let forwarded = Mutex<[String: Int]>([:])
+    /// Requests in flight per client behind a trusted proxy.
+    let forwarded: ForwardedRequests
     /// Set once `shutdown` begins: new requests get 503, new parks are cancelled.
     let shuttingDown = Atomic<Bool>(false)
     /// Notified when a gauge `shutdown` waits on reaches zero.
@@ -23,6 +22,8 @@ final class DaemonContext: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.connections = ConnectionRegistry(configuration: configuration, time: time, counters: counters)
+        self.forwarded = ForwardedRequests(
+            trustedProxies: configuration.trustedProxies, limit: configuration.connectionsPerAddress)
         self.watcher = HangupWatcher(counters: counters, log: configuration.errorLog)
     }
 
