@@ -64,7 +64,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["run", "--config", config]
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try launchSerially(process)
         return process
     }
 }

@@ -56,7 +56,7 @@ struct ServeCommandTests {
 
     /// SIGTERM (and SIGINT) stop `serve` gracefully and it exits 0: the command line's
     /// watcher and the service group's both hear the signal.
-    @Test(arguments: ["SIGTERM", "SIGINT"])
+    @Test(.serialized, arguments: ["SIGTERM", "SIGINT"])
     func aSignalStopsTheServerGracefully(_ name: String) async throws {
         let signal = name == "SIGTERM" ? SIGTERM : SIGINT
         let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
@@ -68,7 +68,7 @@ struct ServeCommandTests {
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try launchSerially(process)
         let log = LineCollector(errors.fileHandleForReading)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         try await eventually("serve listening") { log.text.contains("listening on http://127.0.0.1:") }

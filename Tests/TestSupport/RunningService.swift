@@ -1,5 +1,6 @@
 import Foundation
 import Lifecycle
+import Synchronization
 
 /// Runs `service` (already started, so its port is known) while `body` runs, then
 /// cancels it and waits for it to drain, however `body` ends: a failing test never leaves
@@ -39,3 +40,12 @@ public var switchboardExecutable: String? {
     }
     return nil
 }
+
+/// Starts `process`, one launch at a time in this test process: Foundation's
+/// `Process.run()` is not safe to call from several threads at once (two tests launching
+/// children together crashed in it).
+public func launchSerially(_ process: Process) throws {
+    try processLaunches.withLock { _ in try process.run() }
+}
+
+private let processLaunches = Mutex(())
