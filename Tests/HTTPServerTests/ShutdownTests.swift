@@ -22,7 +22,9 @@ import Synchronization
                 return .text("fast")
             }
         }
-        let server = HTTPServer(configuration: testConfiguration(), responder: responder)
+        // The idle connection must outlive a slow, loaded test run: its next request's
+        // headers are not due for two minutes (header timeouts are tested elsewhere).
+        let server = HTTPServer(configuration: testConfiguration(headerTimeout: 120), responder: responder)
         try server.start()
         try await shutsDownAfter(server) {
             let port = server.port
