@@ -79,9 +79,12 @@ final class DaemonContext: Sendable {
             timeout: .seconds(5))
         if !resumed { log("shutdown: suspended connections did not resume; stopping anyway") }
 
+        // The reaper stops first: once MHD has closed the connections their descriptors
+        // may be reused at once (another server's listening socket, in a test run), and a
+        // late deadline must not shut one down.
+        connections.stopReaper()
         await daemon.stop()
         watcher.stop()
-        connections.stopReaper()
     }
 
     /// Lifts the soft limit on open files to the hard one (each connection is a file, and

@@ -38,14 +38,11 @@ import Testing
         for index in 0..<total { try await alice.say("m\(index)", to: "echo") }
         // Some replies are out, most are still queued or not yet decided.
         _ = try await alice.messages(from: "echo", count: 5, after: start)
-        kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
+        first.signal(SIGKILL)
+        _ = await first.waitForExit()
 
         let second = try Self.launch(binary, config: config)
-        defer {
-            second.terminate()
-            second.waitUntilExit()
-        }
+        defer { second.signal(SIGKILL) }
         let deadline = Date().addingTimeInterval(60)
         var replies: [String] = []
         while Date() < deadline {
@@ -55,16 +52,13 @@ import Testing
         }
         #expect(replies.count == total, "replies: \(replies.count)")
         #expect(Set(replies) == Set((0..<total).map { "echo: m\($0)" }))
+        second.signal(SIGTERM)
+        _ = await second.waitForExit()
         await server.stop()
         server.removeData()
     }
 
-    static func launch(_ binary: String, config: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["run", "--config", config]
-        process.standardOutput = FileHandle.nullDevice
-        try launchSerially(process)
-        return process
+    static func launch(_ binary: String, config: String) throws -> SpawnedProcess {
+        try SpawnedProcess(binary, ["run", "--config", config])
     }
 }

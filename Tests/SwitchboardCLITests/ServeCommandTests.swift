@@ -62,36 +62,11 @@ struct ServeCommandTests {
         let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
         let sandbox = Sandbox()
         defer { sandbox.remove() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--data", sandbox.path("data")]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try launchSerially(process)
-        let log = LineCollector(errors.fileHandleForReading)
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        try await eventually("serve listening") { log.text.contains("listening on http://127.0.0.1:") }
-        kill(process.processIdentifier, signal)
-        try await eventually("serve exiting") { !process.isRunning }
-        #expect(process.terminationStatus == 0)
-        try await eventually("the last log line") { log.text.contains("info server: stopped") }
+        let process = try SpawnedProcess(binary, ["serve", "--listen", "127.0.0.1:0", "--data", sandbox.path("data")])
+        defer { process.signal(SIGKILL) }
+        try await eventually("serve listening") { process.errors.contains("listening on http://127.0.0.1:") }
+        process.signal(signal)
+        #expect(await process.waitForExit() == 0)
+        try await eventually("the last log line") { process.errors.contains("info server: stopped") }
     }
-}
-
-/// Collects what a child process writes to a pipe, on a thread of its own.
-final class LineCollector: Sendable {
-    private let collected = Mutex("")
-
-    init(_ handle: FileHandle) {
-        let thread = Thread { [self] in
-            // `availableData` returns what has arrived, and nothing at the end.
-            while case let chunk = handle.availableData, !chunk.isEmpty {
-                self.collected.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-            }
-        }
-        thread.start()
-    }
-
-    var text: String { collected.withLock { $0 } }
 }

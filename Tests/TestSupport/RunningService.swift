@@ -40,12 +40,3 @@ public var switchboardExecutable: String? {
     }
     return nil
 }
-
-/// Starts `process`, one launch at a time in this test process: Foundation's
-/// `Process.run()` is not safe to call from several threads at once (two tests launching
-/// children together crashed in it).
-public func launchSerially(_ process: Process) throws {
-    try processLaunches.withLock { _ in try process.run() }
-}
-
-private let processLaunches = Mutex(())

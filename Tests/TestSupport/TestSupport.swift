@@ -36,6 +36,8 @@ public final class TestServer: Sendable {
         // Suites register many accounts at once: the hashing queue's bound is tested apart.
         config.hashQueueLimit = 100_000
         config.loginLimits.inFlightPerAddress = 1_000
+        // Every test client is 127.0.0.1; the per-address limit is tested apart.
+        config.http.connectionsPerAddress = 100_000
         return config
     }
 
