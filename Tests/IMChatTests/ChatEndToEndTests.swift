@@ -71,7 +71,11 @@ import Testing
         try await tmux.press("Enter")
         try await tmux.wait(for: "alice created the group")
 
-        // Another user joins and speaks: both show up live; alice's message reaches bob.
+        // A group is invite-only: alice (on another client) invites bob, who joins and
+        // speaks; both show up live and alice's message reaches bob.
+        let alicesLaptop = IMClient(serverURL: server.baseURL, transport: TestClient.sharedTransport)
+        try await alicesLaptop.login(username: "alice", password: "alice-password")
+        _ = try await alicesLaptop.inviteToGroup("ops", user: "bob")
         try await bob.joinGroup("ops")
         try await tmux.wait(for: "bob joined the group")
         try await tmux.type("hello from alice, 你好")
