@@ -9,6 +9,9 @@ echo
 echo "### Server (Benchmarks/ServerBench)"
 .build/release/ServerBench "$@"
 echo
+echo "### Event feed (Benchmarks/FeedBench)"
+.build/release/FeedBench --fanout 1000,10000
+echo
 echo "### Rules (Benchmarks/RulesBench)"
 .build/release/RulesBench
 echo
@@ -17,3 +20,6 @@ echo "### Client core (Benchmarks/ClientBench)"
 echo
 echo "### Bot runner (Benchmarks/BotBench)"
 .build/release/BotBench
+echo
+echo "### PostgreSQL wake-ups (Benchmarks/NotifyBench)"
+.build/release/NotifyBench

@@ -32,6 +32,15 @@ public final class ChildProcess: @unchecked Sendable {
         process.isRunning ? nil : "exited with status \(process.terminationStatus)"
     }
 
+    /// 127.0.0.1:`port` as a socket address.
+    public static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+
     /// A loopback port no socket uses now, below the kernel's range for outgoing
     /// connections (32768 and up on Linux), so the benchmark's own thousands of
     /// connections cannot take it before the child binds it.
@@ -43,10 +52,7 @@ public final class ChildProcess: @unchecked Sendable {
             defer { close(fd) }
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var address = loopback(port: port)
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))

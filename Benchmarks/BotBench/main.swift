@@ -31,7 +31,7 @@ struct Options {
 }
 
 /// A bot file for bot number `index` (an auto-responder with budgets far above the load).
-/// The accounts are made beforehand (`BenchServer.register`), so every runner version
+/// The accounts are made beforehand (`BenchServer.createBots`), so every runner version
 /// only logs in, whatever it needs to create accounts.
 func botFile(_ index: Int) -> String {
     """
@@ -50,6 +50,7 @@ func botFile(_ index: Int) -> String {
 func startRunner(_ binary: String, server: BenchServer, bots: Int, transport: CurlTransport) async throws -> (ChildProcess, Int) {
     let folder = NSTemporaryDirectory() + "switchboard-botbench-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
+    try await server.createBots("bot", count: bots)
     for index in 0..<bots {
         try botFile(index).write(toFile: folder + "/bots/bot\(index).yaml", atomically: true, encoding: .utf8)
     }
@@ -125,7 +126,6 @@ print("Machine: \(Machine.describe()). Server and runner: release builds, separa
 print("")
 print("| measurement | result |")
 print("|---|---|")
-_ = try await server.register("bot", count: max(1, options.bots), bot: true)
 
 // 1. Auto-responder under load.
 do {

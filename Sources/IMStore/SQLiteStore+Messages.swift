@@ -14,15 +14,14 @@ extension SQLiteStore: MessageStore {
             {
                 return (existing, true)
             }
+            // Who the message reaches, read once: it also says whether the sender may send.
+            let members = try members(of: new.conversationID, connection)
             if new.requireMembership {
-                guard let muted = try connection.first(
-                    "SELECT muted_until FROM members WHERE conversation_id = ? AND user_id = ?",
-                    new.conversationID.rawValue, new.senderID.rawValue, as: { $0.optionalInt(0) })
-                else {
+                guard let sender = members.first(where: { $0.user == new.senderID }) else {
                     try requireConversation(new.conversationID, connection)
                     throw StoreError.notMember
                 }
-                if let muted, muted > now.milliseconds {
+                if let muted = sender.mutedUntil, muted > now.milliseconds {
                     throw StoreError.muted(until: Timestamp(milliseconds: muted))
                 }
             }
@@ -38,9 +37,9 @@ extension SQLiteStore: MessageStore {
                     "UPDATE members SET last_read_seq = ? WHERE conversation_id = ? AND user_id = ?",
                     message.seq, new.conversationID.rawValue, new.senderID.rawValue)
             }
-            try fanOut(
+            try appendConversationEvent(
                 context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
-                message: (message, conversation.kind, conversation.name))
+                recipients: members.map(\.user), message: (message, conversation.kind, conversation.name))
             return (message, false)
         }
     }
@@ -52,19 +51,22 @@ extension SQLiteStore: MessageStore {
         -> (message: Message, conversation: (kind: ConversationKind, name: String))
     {
         let connection = context.connection
-        guard let (last, kind, name) = try connection.first(
-            "SELECT last_seq, kind, name FROM conversations WHERE id = ?", new.conversationID.rawValue,
-            as: { ($0.int(0), ConversationKind(rawValue: $0.text(1)) ?? .group, $0.text(2)) })
+        // Two statements: the message takes the conversation's next number, then the
+        // conversation records it as its last.
+        guard let (rowID, seq) = try connection.first(
+            """
+            INSERT INTO messages (conversation_id, seq, type, sender_id, text, client_msg_id, reply_to, created_at)
+            SELECT id, last_seq + 1, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? RETURNING id, seq
+            """,
+            new.type.rawValue, new.senderID.rawValue, new.text, new.clientMessageID, new.replyTo?.rawValue,
+            now.milliseconds, new.conversationID.rawValue, as: { ($0.int(0), $0.int(1)) })
         else { throw StoreError.notFound("no conversation \(new.conversationID)") }
-        let seq = last + 1
-        try connection.execute(
-            "INSERT INTO messages (conversation_id, seq, type, sender_id, text, client_msg_id, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            new.conversationID.rawValue, seq, new.type.rawValue, new.senderID.rawValue, new.text,
-            new.clientMessageID, new.replyTo?.rawValue, now.milliseconds)
-        let id = MessageID(rawValue: connection.lastInsertRowID)
-        try connection.execute(
-            "UPDATE conversations SET last_seq = ?, last_message_id = ?, updated_at = ? WHERE id = ?",
-            seq, id.rawValue, now.milliseconds, new.conversationID.rawValue)
+        let id = MessageID(rawValue: rowID)
+        guard let (kind, name) = try connection.first(
+            "UPDATE conversations SET last_seq = ?, last_message_id = ?, updated_at = ? WHERE id = ? RETURNING kind, name",
+            seq, id.rawValue, now.milliseconds, new.conversationID.rawValue,
+            as: { (ConversationKind(rawValue: $0.text(0)) ?? .group, $0.text(1)) })
+        else { throw StoreError.notFound("no conversation \(new.conversationID)") }
         let message = Message(
             id: id, conversationID: new.conversationID, seq: seq, type: new.type,
             sender: try username(new.senderID, connection) ?? "", senderID: new.senderID, text: new.text,
@@ -108,106 +110,11 @@ extension SQLiteStore: MessageStore {
                 conversationID.rawValue, userID.rawValue)
             else { throw StoreError.notMember }
             if changed == 1 {
-                try fanOut(
-                    context, type: .read, conversationID: conversationID, payload: EventPayload(seq: marker), at: now,
-                    only: [userID])
+                try appendUserEvent(
+                    context, type: .read, users: [userID], conversationID: conversationID,
+                    payload: EventPayload(seq: marker), at: now)
             }
             return marker
-        }
-    }
-}
-
-extension SQLiteStore: EventStore {
-    public func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event] {
-        try await database.read { [self] connection in
-            let floor = try connection.scalar("SELECT feed_floor FROM users WHERE id = ?", userID.rawValue) ?? 0
-            if position < floor { throw StoreError.cursorTooOld }
-            var events: [Event] = []
-            var addresses: [Int64: ConversationAddress] = [:]
-            let decoder = JSONDecoder()
-            try connection.query(
-                """
-                SELECT e.position, e.type, e.created_at, e.conversation_id, e.payload, c.kind, c.name,
-                    \(Self.messageColumns)
-                FROM events e
-                LEFT JOIN conversations c ON c.id = e.conversation_id
-                LEFT JOIN messages m ON m.id = e.message_id
-                LEFT JOIN users su ON su.id = m.sender_id
-                WHERE e.user_id = ? AND e.position > ? ORDER BY e.position LIMIT ?
-                """,
-                [userID.rawValue, position, limit]
-            ) { row in
-                var event = Event(
-                    position: row.int(0), type: EventType(rawValue: row.text(1)),
-                    at: Timestamp(milliseconds: row.int(2)))
-                if let conversationID = row.optionalInt(3), !row.isNull(5) {
-                    let kind = ConversationKind(rawValue: row.text(5)) ?? .group
-                    let address: ConversationAddress
-                    if let known = addresses[conversationID] {
-                        address = known
-                    } else {
-                        address = try self.address(of: (kind, row.text(6)), viewer: userID, connection)
-                        addresses[conversationID] = address
-                    }
-                    event.conversation = ConversationRef(
-                        id: ConversationID(rawValue: conversationID), kind: kind, address: address)
-                }
-                event.message = Self.message(row, at: 7)
-                if let payloadText = row.optionalText(4),
-                    let payload = try? decoder.decode(EventPayload.self, from: Data(payloadText.utf8))
-                {
-                    event.user = payload.user
-                    event.by = payload.by
-                    event.info = payload.info
-                    event.seq = payload.seq
-                    event.reason = payload.reason
-                    event.until = payload.until
-                }
-                events.append(event)
-            }
-            return events
-        }
-    }
-
-    public func pruneEvents(before: Timestamp) async throws -> Int {
-        try await database.write { context in
-            let connection = context.connection
-            try connection.execute(
-                """
-                UPDATE users SET feed_floor = max(feed_floor,
-                    (SELECT max(position) FROM events WHERE events.user_id = users.id AND created_at < ?))
-                WHERE id IN (SELECT DISTINCT user_id FROM events WHERE created_at < ?)
-                """,
-                before.milliseconds, before.milliseconds)
-            return try connection.execute("DELETE FROM events WHERE created_at < ?", before.milliseconds)
-        }
-    }
-}
-
-extension SQLiteStore: MediaStore {
-    public func putMedia(ownerID: UserID, contentType: String, bytes: [UInt8]) async throws -> MediaRecord {
-        var generator = SystemRandomNumberGenerator()
-        let id = (0..<4).map { _ in String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 36) }
-            .joined()
-        return try await database.write { [self] context in
-            let now = clock()
-            try requireUser(ownerID, context.connection)
-            try context.connection.execute(
-                "INSERT INTO media (id, owner_id, content_type, bytes, created_at) VALUES (?, ?, ?, ?, ?)",
-                id, ownerID.rawValue, contentType, bytes, now.milliseconds)
-            return MediaRecord(id: id, ownerID: ownerID, contentType: contentType, bytes: bytes, createdAt: now)
-        }
-    }
-
-    public func media(id: String) async throws -> MediaRecord? {
-        try await database.read { connection in
-            try connection.first(
-                "SELECT owner_id, content_type, bytes, created_at FROM media WHERE id = ?", id,
-                as: { row in
-                    MediaRecord(
-                        id: id, ownerID: UserID(rawValue: row.int(0)), contentType: row.text(1), bytes: row.blob(2),
-                        createdAt: Timestamp(milliseconds: row.int(3)))
-                })
         }
     }
 }

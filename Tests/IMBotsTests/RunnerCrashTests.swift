@@ -10,20 +10,8 @@ extension ServerSuites {
     /// The runner as a separate process, killed with SIGKILL in the middle of a conversation:
     /// after a restart every message has exactly one reply.
     @Suite(.timeLimit(.minutes(3))) struct RunnerCrashTests {
-        /// The `switchboard` executable of this build (`swift build` makes it next to the tests).
-        static var binary: String? {
-            if let path = ProcessInfo.processInfo.environment["SWITCHBOARD_BINARY"] { return path }
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent()
-            for configuration in ["debug", "release"] {
-                let path = root.appendingPathComponent(".build/\(configuration)/switchboard").path
-                if FileManager.default.isExecutableFile(atPath: path) { return path }
-            }
-            return nil
-        }
-
         @Test func aRunnerKilledMidStreamRepliesExactlyOnceToEveryMessageAfterRestart() async throws {
-            let binary = try #require(Self.binary, "build the switchboard executable first (swift build)")
+            let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
             try await withBotsFolder { server, fixture, adminToken in
                 // Twenty replies a second, so the kill lands while replies are still queued.
                 try fixture.write(
@@ -49,35 +37,31 @@ extension ServerSuites {
                     for index in 0..<total { try await alice.say("m\(index)", to: "echo") }
                     // Some replies are out, most are still queued or not yet decided.
                     _ = try await alice.messages(from: "echo", count: 5, after: start)
-                    kill(first.processIdentifier, SIGKILL)
-                    first.waitUntilExit()
+                    #expect(try await first.stop(SIGKILL) == 128 + SIGKILL)
                 }
-                try await Self.running(binary, config: config) { _ in
+                try await Self.running(binary, config: config) { second in
                     var replies: [String] = []
-                    try await eventually("\(total) replies (have \(replies.count))") {
+                    try await eventually("\(total) replies") {
                         replies = try await alice.history(with: "echo").filter { $0.sender == "echo" }.map(\.text)
                         return replies.count >= total
                     }
                     #expect(replies.count == total, "replies: \(replies.count)")
                     #expect(Set(replies) == Set((0..<total).map { "echo: m\($0)" }))
+                    // A graceful stop: SIGTERM drains the bots and exits 0.
+                    #expect(try await second.stop(SIGTERM) == 0, "\(second.errors)")
                 }
             }
         }
 
-        /// Runs `switchboard run` for `body`; the process is ended afterwards however `body` ends.
-        static func running(_ binary: String, config: String, _ body: (Process) async throws -> Void) async throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["run", "--config", config]
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            defer {
-                if process.isRunning {
-                    process.terminate()
-                    process.waitUntilExit()
-                }
+        /// Runs `switchboard run` for `body`; a process still running afterwards (however
+        /// `body` ended) gets SIGTERM, and SIGKILL past the hang guard.
+        static func running(_ binary: String, config: String, _ body: (SpawnedProcess) async throws -> Void)
+            async throws
+        {
+            let process = try SpawnedProcess(binary, ["run", "--config", config])
+            try await ensuring({ try await body(process) }) {
+                if process.exitStatus == nil { _ = try? await process.stop(SIGTERM) }
             }
-            try await body(process)
         }
     }
 }

@@ -29,8 +29,11 @@ extension ServerSuites {
                     #expect(profile.signature == "I repeat")
                     #expect(profile.attrs == ["team": "qa"])
                     #expect(profile.isBot)
+                    let (admin, _) = try await server.createAccount("ops", admin: true)
                     var members: [Member] = []
                     try await eventually("echo created and joined group:echoes") {
+                        // The bot makes the group, invite-only: an administrator lets alice in.
+                        _ = try await admin.send("POST", "/v1/groups/echoes/invites", json: GroupInviteRequest(user: "alice"))
                         _ = try await alice.send("POST", "/v1/groups/echoes/join")
                         members = (try? await alice.get("/v1/groups/echoes/members").decode(MemberList.self).members) ?? []
                         return members.contains { $0.user.username == "echo" }

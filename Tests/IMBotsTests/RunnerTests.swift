@@ -35,7 +35,7 @@ extension ServerSuites {
             try await withBotsFolder { server, fixture, adminToken in
                 let (alice, _) = try await server.client.register("alice")
                 let (bob, _) = try await server.client.register("bob")
-                #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team")).status == 201)
+                #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open)).status == 201)
                 #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
                 try fixture.write("""
                     bot: keeper

@@ -1,5 +1,7 @@
+import Dispatch
 import IMProtocol
 import IMStore
+import Lifecycle
 import Synchronization
 
 /// Where parked polls wait for their user's feed to grow.
@@ -8,15 +10,21 @@ import Synchronization
 /// position is not beyond its cursor, checked under the same lock that registers it, so
 /// no wake-up is lost between reading the feed and parking. One parked poll per login:
 /// a second one replaces the first.
+///
+/// A commit is handed over on the writer thread, before its callers resume: its
+/// positions are recorded and the polls it wakes taken out there, under the lock, so a
+/// poll that follows the commit's answer sees them. The woken polls are answered on a
+/// serial queue of the hub's own, in commit order: a thousand of them, woken by one group
+/// message, take milliseconds the writer must not wait for.
 final class EventHub: Sendable {
     /// Why a parked poll woke.
     enum Wake: Sendable {
         /// New events may be there: read the feed again.
         case ready
         /// The first commit since the poll parked added to its user's feed: the update
-        /// holds everything after the poll's position (see `wait`), so when it can yield
+        /// holds everything after the poll's position (see `park`), so when it can yield
         /// the events they need not be read from the feed.
-        case published(FeedUpdate)
+        case published(CommitAnswers)
         case timedOut
         /// Another poll with the same login took over.
         case replaced
@@ -29,7 +37,8 @@ final class EventHub: Sendable {
     }
 
     /// How a parked poll hears why it woke: called once, outside the hub's lock, on the
-    /// thread that woke it (a commit's, the expiry timer's, another request's).
+    /// thread that woke it (the hub's queue for commits, the expiry timer's, another
+    /// request's). It should not block: the polls woken with it wait their turn.
     typealias Notify = @Sendable (Wake) -> Void
 
     private struct Waiter {
@@ -45,12 +54,15 @@ final class EventHub: Sendable {
         var latest: [UserID: Int64] = [:]
         var nextWaiterID: UInt64 = 1
         var stopped = false
+        /// Every commit after this position is published here (see `hearsEverything`).
+        var heardAfter = Int64.max
     }
 
     private let state = Mutex(State())
-    private let clock: MonotonicClock
+    private let clock: any TimeSource
+    private let wakes = DispatchQueue(label: "switchboard.feed-wakes")
 
-    init(clock: @escaping MonotonicClock) { self.clock = clock }
+    init(clock: any TimeSource) { self.clock = clock }
 
     /// Parks until the user's feed passes `position`, the deadline, a replacement, a kick
     /// or `cancel`; then calls `notify` (at once when there is no need to wait). Returns
@@ -65,49 +77,20 @@ final class EventHub: Sendable {
     func park(tokenID: Int64, userID: UserID, after position: Int64, timeout: Double, notify: @escaping Notify)
         -> UInt64
     {
-        let waiterID = newWaiterID()
-        register(
-            waiterID: waiterID, tokenID: tokenID, userID: userID, after: position, timeout: timeout,
-            taskCancelled: false, notify: notify)
-        return waiterID
-    }
-
-    /// `park` for a caller that waits in its task; cancelling the task ends the wait.
-    func wait(tokenID: Int64, userID: UserID, after position: Int64, timeout: Double) async -> Wake {
-        let waiterID = newWaiterID()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
-                register(
-                    waiterID: waiterID, tokenID: tokenID, userID: userID, after: position, timeout: timeout,
-                    taskCancelled: Task.isCancelled, notify: { continuation.resume(returning: $0) })
-            }
-        } onCancel: {
-            cancel(tokenID: tokenID, waiterID: waiterID)
-        }
-    }
-
-    private func newWaiterID() -> UInt64 {
-        state.withLock { state -> UInt64 in
-            defer { state.nextWaiterID += 1 }
-            return state.nextWaiterID
-        }
-    }
-
-    private func register(
-        waiterID: UInt64, tokenID: Int64, userID: UserID, after position: Int64, timeout: Double,
-        taskCancelled: Bool, notify: @escaping Notify
-    ) {
-        let deadline = clock() + timeout
-        let (immediate, replaced) = state.withLock { state -> (Wake?, Waiter?) in
-            if state.stopped || taskCancelled { return (.cancelled, nil) }
-            if let latest = state.latest[userID], latest > position { return (.ready, nil) }
+        let deadline = clock.seconds + timeout
+        let (waiterID, immediate, replaced) = state.withLock { state -> (UInt64, Wake?, Waiter?) in
+            let waiterID = state.nextWaiterID
+            state.nextWaiterID += 1
+            if state.stopped { return (waiterID, .cancelled, nil) }
+            if let latest = state.latest[userID], latest > position { return (waiterID, .ready, nil) }
             let earlier = state.waiters[tokenID]
             state.waiters[tokenID] = Waiter(id: waiterID, userID: userID, deadline: deadline, notify: notify)
             state.tokensByUser[userID, default: []].insert(tokenID)
-            return (nil, earlier)
+            return (waiterID, nil, earlier)
         }
         replaced?.notify(.replaced)
         if let immediate { notify(immediate) }
+        return waiterID
     }
 
     /// Ends the parked poll of a login, if there is one.
@@ -138,11 +121,12 @@ final class EventHub: Sendable {
         }
     }
 
-    /// Records new feed positions and wakes the users' parked polls.
+    /// Records new feed positions (at once, on the committing thread, so that a poll
+    /// after the commit's answer sees them) and wakes the users' parked polls, in commit
+    /// order, on the hub's queue.
     func publish(_ update: FeedUpdate) {
-        var woken: [Notify] = []
-        defer { for notify in woken { notify(.published(update)) } }
-        state.withLock { state in
+        let woken = state.withLock { state -> [Notify] in
+            var woken: [Notify] = []
             for (userID, position) in update.latest {
                 if position > state.latest[userID] ?? 0 { state.latest[userID] = position }
                 guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { continue }
@@ -152,6 +136,28 @@ final class EventHub: Sendable {
                     }
                 }
             }
+            return woken
+        }
+        guard !woken.isEmpty else { return }
+        wakes.async {
+            let answers = CommitAnswers(update)
+            for notify in woken { notify(.published(answers)) }
+        }
+    }
+
+    /// From now on every commit after `position` is published here (the caller has
+    /// subscribed to the store's feeds and read its committed position since).
+    func hearsEverything(after position: Int64) {
+        state.withLock { $0.heardAfter = position }
+    }
+
+    /// False when the user's feed certainly holds nothing after `position`: the hub has
+    /// heard of every commit after it and none was for this user. A poll then parks
+    /// without reading the feed (it could not be below the feed's floor either: retention
+    /// only drops events the user had, all at or below the newest the hub knows of).
+    func mayHaveEvents(for userID: UserID, after position: Int64) -> Bool {
+        state.withLock { state in
+            position < state.heardAfter || (state.latest[userID] ?? 0) > position
         }
     }
 
@@ -172,7 +178,7 @@ final class EventHub: Sendable {
 
     /// Wakes polls whose time is up; call about twice a second.
     func expire() {
-        let now = clock()
+        let now = clock.seconds
         var expired: [Notify] = []
         state.withLock { state in
             for (token, waiter) in state.waiters where waiter.deadline <= now {

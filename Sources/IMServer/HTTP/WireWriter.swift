@@ -24,17 +24,27 @@ struct WireWriter {
 
     /// A poll's answer.
     static func encode(_ batch: EventBatch, fallback: JSONEncoder) throws -> Data {
-        var writer = WireWriter(capacity: 64 + batch.events.count * 400)
+        try answer(cursor: batch.cursor, events: batch.events.map { try encode($0, fallback: fallback) })
+    }
+
+    /// One event as it appears in a poll's answer.
+    static func encode(_ event: Event, fallback: JSONEncoder) throws -> [UInt8] {
+        guard event.user == nil && event.info == nil else { return Array(try fallback.encode(event)) }
+        var writer = WireWriter(capacity: 400)
+        writer.write(event)
+        return writer.bytes
+    }
+
+    /// A poll's answer made of events encoded before (`encode(_:fallback:)`), so that many
+    /// answers with the same event share its bytes.
+    static func answer(cursor: String, events: [[UInt8]]) -> Data {
+        var writer = WireWriter(capacity: 64 + events.reduce(0) { $0 + $1.count + 1 })
         writer.raw("{\"cursor\":")
-        writer.string(batch.cursor)
+        writer.string(cursor)
         writer.raw(",\"events\":[")
-        for (index, event) in batch.events.enumerated() {
+        for (index, event) in events.enumerated() {
             if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            if event.user == nil && event.info == nil {
-                writer.write(event)
-            } else {
-                writer.bytes.append(contentsOf: try fallback.encode(event))
-            }
+            writer.bytes.append(contentsOf: event)
         }
         writer.raw("]}")
         return Data(writer.bytes)

@@ -42,68 +42,74 @@ enum EventRoutes {
         case .answer(let response): return response
         case .poll(let started): poll = started
         }
-        let events = try await read(poll, core: core)
+        // A live client's next poll usually finds nothing new, which the hub can tell
+        // without a read of the feed (for a member of many conversations, one look-up each).
+        let events =
+            core.hub.mayHaveEvents(for: poll.session.userID, after: poll.cursor.position)
+            ? try await read(poll, core: core) : []
         if let response = try answer(events, poll, waited: false, core: core) { return response }
-        guard let deferred = context.request.deferResponse() else {
-            // A request made up in a test has no connection to answer on later.
-            return try await waitInTask(poll, context)
-        }
+        // A request made up in a test has no connection to answer on later: it is
+        // answered now, as if its time were up.
+        guard let deferred = context.request.deferResponse() else { return try deliver([], after: poll.cursor, core: core) }
         park(poll, context, deferred)
         return deferred.response
     }
 
-    /// Parks the poll with the hub; when it wakes, a task works out the answer and sends
-    /// it, or parks again when there is nothing for this login after all.
+    /// Parks the poll with the hub. When it wakes, the answer is worked out right there
+    /// when nothing needs to be awaited (a commit that holds its events, the time running
+    /// out, a replacement): a thousand polls woken by one message are answered in turn on
+    /// the hub's queue, without a task each. Otherwise a task reads the feed and answers,
+    /// or parks again when there is nothing for this login after all.
     private static func park(_ poll: Poll, _ context: RequestContext, _ deferred: DeferredResponse) {
         let core = context.core
         let waiter = core.hub.park(
             tokenID: poll.session.tokenID, userID: poll.session.userID, after: poll.cursor.position,
             timeout: poll.deadline - core.monotonic()
         ) { wake in
-            Task {
-                let response: Response
-                do {
-                    guard let answer = try await answer(after: wake, poll, context) else {
-                        park(poll, context, deferred)
-                        return
+            let next: Next
+            do {
+                next = try self.next(after: wake, poll, core: core)
+            } catch {
+                send(failure(error, context), deferred, core: core)
+                return
+            }
+            switch next {
+            case .answer(let response):
+                send(response, deferred, core: core)
+            case .read(let recheck):
+                Task {
+                    let response: Response
+                    do {
+                        guard let answer = try await answer(afterReading: recheck, poll, context) else {
+                            park(poll, context, deferred)
+                            return
+                        }
+                        response = answer
+                    } catch {
+                        response = failure(error, context)
                     }
-                    response = answer
-                } catch {
-                    response = failure(error, context)
+                    send(response, deferred, core: core)
                 }
-                core.metrics.recordRequest(method: "GET", route: "/v1/events", status: response.status)
-                deferred.send(response)
             }
         }
         deferred.onCancel { core.hub.cancel(tokenID: poll.session.tokenID, waiterID: waiter) }
     }
 
-    /// The parked wait inside the request's task, for requests without a connection.
-    private static func waitInTask(_ poll: Poll, _ context: RequestContext) async throws -> Response {
-        let core = context.core
-        while true {
-            let wake = await core.hub.wait(
-                tokenID: poll.session.tokenID, userID: poll.session.userID, after: poll.cursor.position,
-                timeout: poll.deadline - core.monotonic())
-            if let response = try await answer(after: wake, poll, context) { return response }
-        }
+    private static func send(_ response: Response, _ deferred: DeferredResponse, core: ServerServices) {
+        core.metrics.recordRequest(method: "GET", route: "/v1/events", status: response.status)
+        deferred.send(response)
     }
 
-    /// The answer after a wake, or nil to park again.
-    private static func answer(after wake: EventHub.Wake, _ poll: Poll, _ context: RequestContext) async throws
+    /// The answer once the feed is read again after a wake, or nil to park again.
+    private static func answer(afterReading recheck: Bool, _ poll: Poll, _ context: RequestContext) async throws
         -> Response?
     {
         let core = context.core
-        switch try next(after: wake, poll, core: core) {
-        case .answer(let response):
-            return response
-        case .read(let recheck):
-            // The login may have ended while parked (a password change): never hand
-            // events to a login that is no longer valid.
-            if recheck { _ = try await core.authenticator.authenticate(context.request.headers["Authorization"]) }
-            let events = try await read(poll, core: core)
-            return try answer(events, poll, waited: true, core: core)
-        }
+        // The login may have ended while parked (a password change): never hand
+        // events to a login that is no longer valid.
+        if recheck { _ = try await core.authenticator.authenticate(context.request.headers["Authorization"]) }
+        let events = try await read(poll, core: core)
+        return try answer(events, poll, waited: true, core: core)
     }
 
     /// The error envelope of a deferred answer (APIResponder's, for the others).
@@ -147,18 +153,13 @@ enum EventRoutes {
     /// The user's events after the cursor. Not inlined: its frame is gone while the poll
     /// is parked.
     @inline(never)
-    private static func read(_ poll: Poll, core: ServerCore) async throws -> [Event] {
-        do {
-            return try await core.store.events(for: poll.session.userID, after: poll.cursor.position, limit: poll.limit)
-        } catch StoreError.cursorTooOld {
-            throw APIError(
-                .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync")
-        }
+    private static func read(_ poll: Poll, core: ServerServices) async throws -> [Event] {
+        try await core.store.events(for: poll.session.userID, after: poll.cursor.position, limit: poll.limit)
     }
 
     /// The answer when there are events or the time is up; nil to park.
     @inline(never)
-    private static func answer(_ events: [Event], _ poll: Poll, waited: Bool, core: ServerCore) throws -> Response? {
+    private static func answer(_ events: [Event], _ poll: Poll, waited: Bool, core: ServerServices) throws -> Response? {
         if !events.isEmpty || waited && core.monotonic() >= poll.deadline {
             return try deliver(events, after: poll.cursor, core: core)
         }
@@ -167,20 +168,19 @@ enum EventRoutes {
     }
 
     @inline(never)
-    private static func next(after wake: EventHub.Wake, _ poll: Poll, core: ServerCore) throws -> Next {
+    private static func next(after wake: EventHub.Wake, _ poll: Poll, core: ServerServices) throws -> Next {
         switch wake {
         case .ready:
             return .read(recheck: true)
-        case .published(let update):
-            // Messages come with the update: a thousand polls woken by one group message
-            // are answered without a thousand reads of their feeds.
+        case .published(let answers):
+            // Messages come with the update, each encoded once for all the polls it wakes:
+            // a thousand polls woken by one group message are answered without a thousand
+            // reads of their feeds or encodings of the message.
             let recheck = !core.authenticator.isStillValid(poll.session)
-            if !recheck,
-                let events = update.events(for: poll.session.userID, after: poll.cursor.position, limit: poll.limit),
-                !events.isEmpty
-            {
+            if !recheck, let (body, count) = answers.answer(after: poll.cursor, limit: poll.limit) {
                 core.metrics.pollsAnsweredFromCommits.add(1, ordering: .relaxed)
-                return .answer(try deliver(events, after: poll.cursor, core: core))
+                core.metrics.eventsDelivered.add(count, ordering: .relaxed)
+                return .answer(Response(status: 200, headers: ["Content-Type": "application/json"], body: body))
             }
             return .read(recheck: recheck)
         case .timedOut, .cancelled:
@@ -198,7 +198,7 @@ enum EventRoutes {
 
     /// 410 for a cursor of another user or database, or from the future. (One older than
     /// the retained feed is found when the feed is read.)
-    private static func check(_ cursor: FeedCursor, session: Session, core: ServerCore) throws {
+    private static func check(_ cursor: FeedCursor, session: Session, core: ServerServices) throws {
         let store = core.store
         guard cursor.epoch == store.epoch, cursor.userID == session.userID,
             cursor.position <= store.issuedPosition
@@ -208,7 +208,9 @@ enum EventRoutes {
         }
     }
 
-    private static func deliver(_ events: [Event], after cursor: FeedCursor, core: ServerCore) throws -> Response {
+    private static func deliver(_ events: [Event], after cursor: FeedCursor, core: ServerServices) throws -> Response {
+        // At most `Limits.answerBytes`: the rest comes with the next poll, from the cursor.
+        let events = AnswerBudget.fitting(events, size: AnswerBudget.bytes(of:))
         var next = cursor
         if let last = events.last { next.position = last.position }
         core.metrics.eventsDelivered.add(events.count, ordering: .relaxed)

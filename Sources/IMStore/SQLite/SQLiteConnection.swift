@@ -140,6 +140,14 @@ public final class SQLiteConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs `body`'s reads in one read transaction, so they all see the same commits
+    /// (each statement outside one sees the newest commit when it starts).
+    public func snapshot<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        defer { _ = try? execute("COMMIT") }
+        return try body()
+    }
+
     /// Runs `body` in a transaction (`BEGIN IMMEDIATE` … `COMMIT`), rolled back on error.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")

@@ -4,8 +4,12 @@ import Glibc
 import Lifecycle
 
 /// SIGINT and SIGTERM cancel the running command (a graceful stop); a second one exits
-/// at once. Commands that run services (`run`, `up`) watch the signals in their own
-/// `ServiceGroup` instead.
+/// at once.
+///
+/// The watching is Lifecycle's `ShutdownSignals`, which counts who needs a signal ignored:
+/// a command that runs a `ServiceGroup` with the same signals (`serve`, `run`, `up`) adds
+/// a second watcher, and both hear every signal. (Two watchers that each set the
+/// disposition themselves would undo the first one's set-up, and the signal would be lost.)
 enum Signals {
     /// Runs `work` until it ends or SIGINT or SIGTERM cancels it.
     ///

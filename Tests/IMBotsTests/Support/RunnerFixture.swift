@@ -95,12 +95,17 @@ func withRunningRunner<T>(
 
 /// A server with an administrator and a bots folder, removed afterwards however `body`
 /// ends: the set-up of every runner test.
+///
+/// `adminToken` is the server's process-local administration credential, the one
+/// `switchboard up` gives its runner: it creates the bots' accounts.
 func withBotsFolder<T>(
     _ body: (TestServer, RunnerFixture, _ adminToken: String) async throws -> T
 ) async throws -> T {
     let fixture = try RunnerFixture()
     defer { fixture.remove() }
-    return try await withAdministeredServer { server, token in try await body(server, fixture, token) }
+    return try await withServer { server in
+        try await body(server, fixture, try await server.app.localAdministratorToken())
+    }
 }
 
 extension TestClient {
@@ -112,13 +117,15 @@ extension TestClient {
     /// The texts of messages from `sender` arriving in this account's feed until `count`
     /// have arrived (long-polling: each answer comes with the events; the hang guard only
     /// stops a test that would hang).
-    func messages(from sender: String, count: Int, after start: String) async throws -> [String] {
+    func messages(from sender: String, count: Int, after start: String, hangGuard: Duration = .seconds(60))
+        async throws -> [String]
+    {
         var cursor = start
         var texts: [String] = []
-        let deadline = HangGuard.deadline
+        let giveUp = ContinuousClock.now + hangGuard
         while texts.count < count {
-            guard Date() < deadline else {
-                throw TestFailure("only \(texts.count) of \(count) messages from \(sender): \(texts)")
+            guard ContinuousClock.now < giveUp else {
+                throw HangError(what: "only \(texts.count) of \(count) messages from \(sender): \(texts)")
             }
             let batch = try await get("/v1/events?cursor=\(cursor)&timeout=5").decode(EventBatch.self)
             cursor = batch.cursor

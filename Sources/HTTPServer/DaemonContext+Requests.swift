@@ -1,0 +1,289 @@
+import CMicroHTTPD
+import Foundation
+import Glibc
+
+/// The request pipeline, run on MHD's thread for each connection. Once a request is read
+/// a task asks the responder, starting on MHD's thread. If it answers without waiting,
+/// the response is queued at once. Otherwise the connection is suspended; when the task
+/// is done it stores the response and resumes the connection, and MHD calls the access
+/// handler again, which queues the response (the thread-safe way: `MHD_queue_response`
+/// belongs to MHD's own thread). Responses are never queued on the first call except for
+/// early rejections: MHD would close the keep-alive connection.
+extension DaemonContext {
+    /// How much of a body past its limit is read (and dropped) so that a 413 can be sent
+    /// at the end; a client sending more is cut off.
+    static let discardAllowance = 16 << 20
+
+    func connectionOpened(_ handle: OpaquePointer) -> ConnectionState {
+        let state = ConnectionState(handle: handle, trustedProxies: configuration.trustedProxies)
+        if !connections.add(state) {
+            // Over the per-address limit: MHD sees the socket fail and closes it.
+            Glibc.shutdown(state.fd, Int32(SHUT_RDWR))
+        }
+        return state
+    }
+
+    func connectionClosed(_ state: ConnectionState) {
+        connections.remove(state)
+    }
+
+    /// First call: the headers are in. Chooses the body limit, or rejects at once.
+    func headersReceived(
+        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let state = connectionState(of: connection) else { return .NO }
+        connections.startDeadline(.body, for: state)
+        if shuttingDown.load(ordering: .relaxed) {
+            return queue(shuttingDownResponse(), on: connection, state: state)
+        }
+        let head = RequestHead(
+            method: HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET"),
+            path: url.map { String(cString: $0) } ?? "/",
+            headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND)))
+        let client = forwarded.client(of: head, on: state)
+        if client != state.peerAddress, !forwarded.admit(client) {
+            // Before any of the body is read; MHD closes the connection after this.
+            counters.refusedForwarded.add(1, ordering: .relaxed)
+            return queue(tooManyInFlightResponse(client), on: connection, state: state)
+        }
+        let limit = max(responder.bodyLimit(for: head) ?? configuration.maxBodyBytes, 0)
+        let declared = declaredBodyLength(connection)
+        if let declared, declared > limit {
+            if client != state.peerAddress { forwarded.release(client) }
+            counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
+            return queue(tooLargeResponse(limit: limit), on: connection, state: state)
+        }
+        let link = ConnectionLink(
+            watcher: watcher, connection: state, head: head, bodyLimit: limit,
+            expectedBodyBytes: declared ?? 0, clientAddress: client)
+        context.pointee = Unmanaged.passRetained(link).toOpaque()
+        return .YES
+    }
+
+    /// A piece of the body. Past the limit (a chunked body has no declared length) the
+    /// rest is dropped and a 413 sent once the body ends.
+    func bodyReceived(
+        link: ConnectionLink, data: UnsafeRawPointer?, size: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        let count = size.pointee
+        size.pointee = 0
+        link.bodyBytes += count
+        if link.bodyBytes > link.bodyLimit {
+            if !link.bodyTooLarge {
+                link.bodyTooLarge = true
+                link.body = Data()
+            }
+            return link.bodyBytes - link.bodyLimit > DaemonContext.discardAllowance ? .NO : .YES
+        }
+        if link.body.isEmpty { link.body.reserveCapacity(max(link.expectedBodyBytes, count)) }
+        if let data { link.body.append(data.assumingMemoryBound(to: UInt8.self), count: count) }
+        return .YES
+    }
+
+    /// The request is complete: hand it to a task, and answer at once or suspend.
+    func requestReceived(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
+        if link.bodyTooLarge {
+            counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
+            return queue(tooLargeResponse(limit: link.bodyLimit), on: connection, state: link.connection)
+        }
+        // The body is in: the server works now, and a parked request may wait long.
+        link.connection.clearDeadline()
+        // Counted before the flag is read; `shutdown` sets the flag before it reads the
+        // count (both sequentially consistent), so no request slips past the drain.
+        counters.inFlightRequests.add(1, ordering: .sequentiallyConsistent)
+        if shuttingDown.load(ordering: .sequentiallyConsistent) {
+            requestLeftFlight()
+            return queue(shuttingDownResponse(), on: connection, state: link.connection)
+        }
+        counters.requestsTotal.add(1, ordering: .relaxed)
+        link.dispatched = true
+        let request = Request(
+            method: link.head.method, path: link.head.path,
+            query: values(of: connection, kind: .GET_ARGUMENT_KIND),
+            headers: link.head.headers, body: link.body,
+            remoteAddress: link.clientAddress, peerAddress: link.connection.peerAddress, connection: link)
+        link.body = Data()
+
+        // The task starts on this thread, so a responder that does not wait is answered
+        // here without suspending the connection (no resume, no thread hand-off).
+        let generation = link.connection.beginRequest()
+        link.generation = generation
+        let responder = self.responder
+        // Nothing cancels it: a handler runs to its answer (a long-poll defers its answer
+        // and ends at once), and shutdown answers for handlers past the grace.
+        Task.immediate {
+            let response = await responder.respond(to: request)
+            if let deferral = response.deferral, deferral.link === link { return }
+            link.finishDirectly(with: response)
+        }
+        if link.connection.transition(generation: generation, from: .finishedInline, to: .active) {
+            return queueTaskResponse(link: link, connection: connection)
+        }
+        // The task waits elsewhere. Suspend first: the task resumes the connection only
+        // after it sees `suspended`, and resuming an unsuspended connection is undefined
+        // behaviour in MHD.
+        counters.suspendedRequests.add(1, ordering: .relaxed)
+        link.countedSuspended = true
+        MHD_suspend_connection(connection)
+        if !link.connection.transition(generation: generation, from: .running, to: .suspended) {
+            // It finished between the check and the suspension, or `shutdown` took it
+            // over: resume it ourselves; the access handler is called again and answers.
+            MHD_resume_connection(connection)
+        }
+        return .YES
+    }
+
+    /// Called again after the task resumed the connection (or `shutdown` took it over).
+    func resumed(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
+        leaveSuspension(link)
+        if link.connection.currentPhase() == .abandoned {
+            return queue(shuttingDownResponse(), on: connection, state: link.connection)
+        }
+        return queueTaskResponse(link: link, connection: connection)
+    }
+
+    private func queueTaskResponse(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
+        guard let response = link.response else {
+            return queue(
+                responder.errorResponse(status: 500, message: "no response"), on: connection, state: link.connection)
+        }
+        link.response = nil
+        return queue(response, on: connection, state: link.connection)
+    }
+
+    /// The request is over (response sent, or the connection failed): the next request's
+    /// headers are due within `headerTimeout`.
+    func requestCompleted(link: ConnectionLink?, connection: OpaquePointer?) {
+        // A deferral nobody answered (the connection failed) must not stay counted as
+        // parked, nor keep its link alive.
+        if let link, link.deferralStarted.load(ordering: .acquiring) { watcher.deferral(of: link)?.retire() }
+        if let state = link?.connection ?? connection.flatMap(connectionState(of:)) {
+            connections.startDeadline(.headers, for: state)
+        }
+        if let link {
+            leaveSuspension(link)
+            if link.clientAddress != link.connection.peerAddress { forwarded.release(link.clientAddress) }
+        }
+        if link?.dispatched == true { requestLeftFlight() }
+    }
+
+    /// Uncounts a suspended request once, whichever comes first: the access handler's
+    /// next call, or the end of the request (a client that went away while suspended is
+    /// never called back).
+    private func leaveSuspension(_ link: ConnectionLink) {
+        guard link.countedSuspended else { return }
+        link.countedSuspended = false
+        if counters.suspendedRequests.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
+           shuttingDown.load(ordering: .sequentiallyConsistent) {
+            gaugeReachedZero.notify()
+        }
+    }
+
+    private func requestLeftFlight() {
+        if counters.inFlightRequests.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
+           shuttingDown.load(ordering: .sequentiallyConsistent) {
+            gaugeReachedZero.notify()
+        }
+    }
+
+    // MARK: Responses
+
+    private func tooLargeResponse(limit: Int) -> Response {
+        responder.errorResponse(
+            status: 413, message: "request body too large (limit \(limit) bytes)")
+    }
+
+    private func tooManyInFlightResponse(_ client: String) -> Response {
+        var response = responder.errorResponse(
+            status: 429, message: "too many requests in flight from \(client): finish some first")
+        response.headers.set("Retry-After", "1")
+        return response
+    }
+
+    private func shuttingDownResponse() -> Response {
+        var response = responder.errorResponse(status: 503, message: "server is shutting down")
+        response.headers.set("Connection", "close")
+        return response
+    }
+
+    /// Hands a response to MHD, which adds `Content-Length` and `Date` and leaves the body
+    /// out for HEAD; the client must take it within `sendTimeout`.
+    func queue(_ response: Response, on connection: OpaquePointer, state: ConnectionState) -> MHD_Result {
+        connections.startDeadline(.send, for: state)
+        let mhdResponse = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse else {
+            log("cannot create a response of \(response.body.count) bytes")
+            return .NO
+        }
+        defer { MHD_destroy_response(mhdResponse) }
+        for field in response.headers where !field.name.isContentLength {
+            if MHD_add_response_header(mhdResponse, field.name, field.value) == .NO {
+                log("response header '\(field.name)' dropped: not a valid header line")
+            }
+        }
+        let status = (100...999).contains(response.status) ? response.status : 500
+        return MHD_queue_response(connection, UInt32(status), mhdResponse)
+    }
+
+    // MARK: Request values
+
+    /// Headers or query arguments in the order they came, as MHD parsed (and for query
+    /// arguments percent-decoded) them.
+    private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        withUnsafeMutablePointer(to: &fields) { pointer in
+            _ = MHD_get_connection_values_n(connection, kind, collectValue, pointer)
+        }
+        return fields
+    }
+
+    private func declaredBodyLength(_ connection: OpaquePointer) -> Int? {
+        guard var digit = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
+        else { return nil }
+        // MHD has checked the value; this only reads its digits, saturating.
+        var length = 0
+        while (0x30...0x39).contains(digit.pointee) {
+            let (product, overflowed) = length.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = product.addingReportingOverflow(Int(digit.pointee - 0x30))
+            if overflowed || carried { return Int.max }
+            length = sum
+            digit += 1
+        }
+        return length
+    }
+}
+
+/// Appends one key/value pair to the array `cls` points to.
+private func collectValue(
+    cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind,
+    key: UnsafePointer<CChar>?, keySize: Int, value: UnsafePointer<CChar>?, valueSize: Int
+) -> MHD_Result {
+    guard let cls else { return .NO }
+    let fields = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
+    var valueCount = valueSize
+    if kind == .HEADER_KIND, let value {
+        // MHD drops the whitespace before a header value but keeps the one after it.
+        while valueCount > 0, value[valueCount - 1] == 0x20 || value[valueCount - 1] == 0x09 {
+            valueCount -= 1
+        }
+    }
+    fields.pointee.append((name: text(key, keySize), value: text(value, valueCount)))
+    return .YES
+}
+
+private func text(_ pointer: UnsafePointer<CChar>?, _ count: Int) -> String {
+    guard let pointer, count > 0 else { return "" }
+    return String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+}
+
+extension String {
+    /// `Content-Length`, in any case: MHD computes it, and refuses a second one.
+    fileprivate var isContentLength: Bool {
+        utf8.count == 14 && lowercased() == "content-length"
+    }
+}

@@ -1,0 +1,55 @@
+import SwitchboardCrypto
+import Templates
+
+/// A rule's `dedupe:`: a key template rendered against each payload, and how long a key
+/// suppresses repeats.
+///
+/// The default for alert notifications is `{{groupKey}}/{{status}}/{{fingerprints}}`:
+/// both peers of an HA Alertmanager pair send the same group, status and set of alerts,
+/// so the second copy folds into the first, while a changed set of alerts (one more
+/// firing, one resolved) is new.
+public struct DedupeKey: Sendable {
+    /// The default key template for `alertmanager` and `grafana` routes.
+    public static let defaultAlertSource = "{{groupKey}}/{{status}}/{{fingerprints}}"
+
+    /// The key template.
+    public let template: Template
+    /// How long a key suppresses repeats (`for:`).
+    public let lifetime: Duration
+
+    /// Parses `source` as a Mustache template.
+    public init(source: String = DedupeKey.defaultAlertSource, lifetime: Duration = .seconds(3600)) throws(TemplateError) {
+        template = try Template(source: source, name: "dedupe.key")
+        self.lifetime = lifetime
+    }
+
+    /// The key of `payload`: the rendered template, hashed so keys stay small whatever a
+    /// group's size (a thousand fingerprints make a long key).
+    public func key(for payload: WebhookPayload) -> String {
+        let rendered = template.render(payload.templateValue, escaping: .none)
+        return Digest.hex(Digest.sha256(Array(rendered.utf8)))
+    }
+}
+
+/// The dedupe state of one rule: its key and the keys it has seen.
+public struct Deduplicator: Sendable {
+    public let key: DedupeKey
+    public private(set) var seen: SeenSet
+
+    public init(key: DedupeKey, capacity: Int = 10_000) {
+        self.key = key
+        self.seen = SeenSet(lifetime: key.lifetime, capacity: capacity)
+    }
+
+    /// Restores the seen keys a journal kept (their lifetime must match the rule's).
+    public init(key: DedupeKey, seen: SeenSet) {
+        self.key = key
+        self.seen = seen
+    }
+
+    /// True for the first delivery of a payload's key within the lifetime, false for a
+    /// repeat (the HA twin, or a redelivery after a timeout).
+    public mutating func admit(_ payload: WebhookPayload, now: Int64) -> Bool {
+        seen.insert(key.key(for: payload), now: now)
+    }
+}

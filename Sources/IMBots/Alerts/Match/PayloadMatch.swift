@@ -1,0 +1,37 @@
+import Templates
+
+/// A webhook rule's `match:`: every entry's condition must hold on the payload.
+///
+/// ```yaml
+/// match:
+///   status: firing                                   # equality
+///   commonLabels.severity: { in: [critical, page] }  # list membership
+///   alerts.labels.instance: { regex: '^db-' }        # any alert's instance
+///   commonAnnotations.runbook_url: { present: true }
+/// ```
+public struct PayloadMatch: Sendable {
+    /// One `path: condition` entry.
+    public struct Clause: Sendable {
+        public let path: PayloadPath
+        public let condition: PayloadCondition
+
+        public init(path: PayloadPath, condition: PayloadCondition) {
+            self.path = path
+            self.condition = condition
+        }
+    }
+
+    public let clauses: [Clause]
+
+    public init(_ clauses: [Clause]) { self.clauses = clauses }
+
+    /// Whether every clause holds on `payload` (its ``WebhookPayload/templateValue``).
+    public func matches(_ payload: WebhookPayload) -> Bool {
+        firstFailure(in: payload.templateValue) == nil
+    }
+
+    /// The first clause that does not hold, for `explain`; nil when all hold.
+    public func firstFailure(in value: TemplateValue) -> Clause? {
+        clauses.first { !$0.condition.holds(for: $0.path.values(in: value)) }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import HTTPServer
+
+/// One `webhooks:` entry of a bot: where it listens, what it reads and who may call it.
+///
+/// ``accept(headers:body:nowMilliseconds:)`` is everything the listener does before the
+/// inbox: the secret first (so nobody unauthenticated gets a body parsed), then the
+/// format and its bounds. Pure: time is passed in from an injected clock.
+public struct WebhookRoute: Sendable {
+    /// The listener path, e.g. `/hooks/alertmanager`.
+    public var path: String
+    /// The body format it reads.
+    public var format: WebhookFormat
+    /// The secret callers must present.
+    public var auth: WebhookAuth
+    /// Bounds on one notification.
+    public var limits: PayloadLimits
+
+    /// A route; `limits` default to ``PayloadLimits/init(maxAlerts:maxLabels:maxLabelBytes:maxDepth:)``.
+    public init(path: String, format: WebhookFormat, auth: WebhookAuth, limits: PayloadLimits = PayloadLimits()) {
+        self.path = path
+        self.format = format
+        self.auth = auth
+        self.limits = limits
+    }
+
+    /// Checks the credentials and decodes the body; throws the answer to give otherwise.
+    public func accept(headers: HTTPHeaders, body: Data, nowMilliseconds: Int64) throws(WebhookRejection) -> WebhookPayload {
+        do {
+            try auth.verify(headers: headers, body: body, nowMilliseconds: nowMilliseconds)
+        } catch {
+            throw .unauthorized(error)
+        }
+        do {
+            return try format.decode(body, limits: limits)
+        } catch {
+            throw .invalidPayload(error)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import IMProtocol
+
+/// How the feeds are stored (docs/architecture.md, "Storage: the event feed layout"):
+///
+/// - an event of a conversation is one row of `conversation_events`, at one position
+///   that every member's feed shares, whatever the number of members;
+/// - a member reads a conversation's events from `members.joined_position` on, and
+///   someone who left reads up to their `former_members.left_position`;
+/// - events of one user (read markers, profile changes, contacts) are rows of
+///   `user_events`, which also holds the per-user rows written before this layout.
+///
+/// A user's feed is the union of both, in position order.
+extension SQLiteStore {
+    // MARK: Writing (writer thread only)
+
+    /// The members of a conversation in user order, with their mutes: who a
+    /// conversation event reaches.
+    func members(of conversationID: ConversationID, _ connection: SQLiteConnection) throws
+        -> [(user: UserID, mutedUntil: Int64?)]
+    {
+        var members: [(user: UserID, mutedUntil: Int64?)] = []
+        try connection.query(
+            "SELECT user_id, muted_until FROM members WHERE conversation_id = ? ORDER BY user_id",
+            [conversationID.rawValue]
+        ) { row in members.append((UserID(rawValue: row.int(0)), row.optionalInt(1))) }
+        return members
+    }
+
+    /// Stores one event of a conversation at `position` (the next one when nil) and
+    /// arranges for the feeds' observers to hear of it after commit. It reaches
+    /// `recipients` now (the conversation's members when nil) and, through membership,
+    /// every later read of their feeds.
+    ///
+    /// With `message` (a chat message and its conversation's kind and name) the event
+    /// travels with the update, so parked polls can be answered without reading their
+    /// feeds. It is reported only if the job commits.
+    func appendConversationEvent(
+        _ context: SQLiteDatabase.WriteContext, type: EventType, conversationID: ConversationID,
+        messageID: MessageID?, payload: EventPayload? = nil, at: Timestamp, position: Int64? = nil,
+        recipients: [UserID]? = nil, message: (Message, kind: ConversationKind, name: String)? = nil
+    ) throws {
+        let connection = context.connection
+        let position = position ?? positions.issue()
+        try connection.execute(
+            "INSERT INTO conversation_events (position, conversation_id, type, message_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            position, conversationID.rawValue, type.rawValue, messageID?.rawValue, try payload.map(Self.text),
+            at.milliseconds)
+        let recipients = try recipients ?? members(of: conversationID, connection).map(\.user)
+        guard !recipients.isEmpty else { return }
+        var feedMessage: FeedMessage?
+        if let (message, kind, name) = message {
+            let addresses =
+                kind == .direct
+                ? try recipients.map { try address(of: (kind, name), viewer: $0, connection) }
+                : [ConversationAddress(kind: kind, name: name)]
+            feedMessage = FeedMessage(message: message, kind: kind, addresses: addresses)
+        }
+        let entry = FeedEntry(position: position, recipients: recipients, message: feedMessage)
+        context.afterCommit { [notifier] in notifier.add(entry) }
+    }
+
+    /// Stores one event in the feeds of `users` only, at one position.
+    func appendUserEvent(
+        _ context: SQLiteDatabase.WriteContext, type: EventType, users: [UserID], conversationID: ConversationID? = nil,
+        payload: EventPayload, at: Timestamp
+    ) throws {
+        guard !users.isEmpty else { return }
+        let position = positions.issue()
+        let payloadText = try Self.text(payload)
+        for user in users {
+            try context.connection.execute(
+                "INSERT INTO user_events (user_id, position, type, conversation_id, message_id, payload, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)",
+                user.rawValue, position, type.rawValue, conversationID?.rawValue, payloadText, at.milliseconds)
+        }
+        let entry = FeedEntry(position: position, recipients: users.sorted { $0.rawValue < $1.rawValue })
+        context.afterCommit { [notifier] in notifier.add(entry) }
+    }
+
+    /// Makes `user` a member from `position` on: they read the conversation's events from
+    /// there (the event announcing their joining, when there is one).
+    func insertMember(
+        _ connection: SQLiteConnection, _ conversationID: ConversationID, _ user: UserID, role: MemberRole,
+        lastReadSeq: Int64? = nil, at now: Timestamp, position: Int64
+    ) throws -> Bool {
+        try connection.execute(
+            """
+            INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position)
+            SELECT ?, ?, ?, ?, coalesce(?, last_seq), ? FROM conversations WHERE id = ? ON CONFLICT DO NOTHING
+            """,
+            conversationID.rawValue, user.rawValue, role.rawValue, now.milliseconds, lastReadSeq, position,
+            conversationID.rawValue) == 1
+    }
+
+    /// Ends a membership at `position` (the event announcing it, which the leaver still
+    /// reads); false when `user` was not a member.
+    func deleteMember(_ connection: SQLiteConnection, _ conversationID: ConversationID, _ user: UserID, position: Int64)
+        throws -> Bool
+    {
+        guard let joined = try connection.scalar(
+            "SELECT joined_position FROM members WHERE conversation_id = ? AND user_id = ?",
+            conversationID.rawValue, user.rawValue)
+        else { return false }
+        try connection.execute(
+            "DELETE FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, user.rawValue)
+        if joined <= position {
+            try connection.execute(
+                "INSERT INTO former_members (user_id, left_position, conversation_id, joined_position) VALUES (?, ?, ?, ?)",
+                user.rawValue, position, conversationID.rawValue, joined)
+        }
+        return true
+    }
+
+    private static func text(_ payload: EventPayload) throws -> String {
+        String(decoding: try WireJSON.encoder().encode(payload), as: UTF8.self)
+    }
+}
+
+/// The fields of a non-message event, stored as JSON in its row.
+struct EventPayload: Codable, Sendable {
+    var user: User?
+    var by: String?
+    var info: ConversationInfo?
+    var seq: Int64?
+    var reason: String?
+    var until: Timestamp?
+}

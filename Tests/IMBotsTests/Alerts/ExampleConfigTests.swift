@@ -1,0 +1,21 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The shipped `examples/alertmanager.yml` is a config Alertmanager accepts.
+@Suite("Shipped Alertmanager example")
+struct ExampleConfigTests {
+    @Test("amtool check-config accepts examples/alertmanager.yml, which points at the runner's default listener")
+    func amtoolAccepts() async throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let path = repository.appendingPathComponent("examples/alertmanager.yml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("url: http://127.0.0.1:8090/hooks/alertmanager"))
+        #expect(!text.contains("credentials:"), "no secret is shipped; the token comes from a file")
+        let log = TestServer.temporaryDirectory() + "/amtool.log"
+        let amtool = try ChildProcess("/usr/bin/amtool", arguments: ["check-config", path], log: log)
+        let status = try await amtool.exitStatus()
+        #expect(status == 0, "\(amtool.logTail())")
+    }
+}
