@@ -63,7 +63,7 @@ extension ServerSuites {
                 try fixture.write(RunnerFixture.echoBot())
                 try await withRunningRunner(fixture.configuration(server: server, adminToken: nil)) { running in
                     try await running.logs.line(containing: "bot echo cannot log in as echo")
-                    #expect(running.logs.contains("Create it with `switchboard user add --bot echo`"))
+                    #expect(running.logs.contains("Create it with `switchboard user add echo --bot` on the server"))
                     #expect(running.logs.contains("or set runner.admin_token"))
                 }
                 // Nothing was created: registering bot accounts is for administrators.

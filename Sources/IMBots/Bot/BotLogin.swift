@@ -90,9 +90,13 @@ struct BotLogin: Sendable {
         let account = definition.account
         switch error.apiCode {
         case .unauthorized? where account.register && parts.configuration.adminToken == nil:
+            let password = account.password.isEmpty
+                ? "the password the runner generated, in \(parts.configuration.stateDirectory)/\(parts.name)/password"
+                : "the bot's password"
             return ". If the account does not exist yet, this runner cannot create it: it has no administration "
-                + "credential. Create it with `switchboard user add --bot \(account.username)` (with the bot's "
-                + "password), or set runner.admin_token to an administrator's token"
+                + "credential. Create it with `switchboard user add \(account.username) --bot` on the server "
+                + "(--data DIR, or --server URL --user ADMIN), giving it \(password); or set runner.admin_token "
+                + "to an administrator's login token. (`switchboard up` needs neither: it uses the embedded server's)"
         case .unauthorized? where !account.register:
             return " (set account.register: true to have the runner create the account)"
         case .conflict?:

@@ -15,7 +15,9 @@ struct UpCommand: Command {
         ./data) and, once it listens, the bots of the bots folder connected to it over HTTP,
         as a separate deployment would be. Runs until SIGINT or SIGTERM, then stops the bots
         first (they send what is queued while the server still answers) and the server
-        after them. SIGHUP or a changed bot file reloads the bots.
+        after them. SIGHUP or a changed bot file reloads the bots. Bots with
+        register: true get their accounts from the embedded server (through its
+        process-local administration credential): nothing needs to be set.
 
         options:
           --config FILE      configuration file (default: config.yaml)
@@ -70,8 +72,14 @@ struct UpCommand: Command {
         }
         let runner: BotRunner
         do {
+            // The bots' accounts are made with the embedded server's process-local
+            // administration credential (it opens `/v1/admin` only and never leaves this
+            // process), so `register: true` needs nothing set.
+            let localAdministration = file.runner?.server == nil ? try await app.localAdministratorToken() : nil
             runner = try RunCommand.makeRunner(
-                try file.runnerConfiguration(directory: directory, serverURL: url), logger: logger)
+                try file.runnerConfiguration(
+                    directory: directory, serverURL: url, localAdministration: localAdministration),
+                logger: logger)
         } catch {
             await app.shutdown()
             throw error
