@@ -33,40 +33,33 @@ final class LogWatch: LogSink {
     }
 
     /// Returns once a line containing `text` was logged (before or after the call);
-    /// throws `HangError` after `hangGuard` (a guard against a broken test, not a timing
-    /// assertion).
+    /// throws `HangError` after `hangGuard` (TestSupport's hang guard: it only stops a
+    /// broken test).
     func line(containing text: String, hangGuard: Duration = .seconds(30)) async throws {
+        try await withHangGuard("a log line with '\(text)'", hangGuard: hangGuard) { await self.wait(for: text) }
+    }
+
+    /// Waits for a line with `text`; returns at once when cancelled (the hang guard).
+    private func wait(for text: String) async {
         let id = state.withLock { state -> Int in
             state.nextID += 1
             return state.nextID
         }
-        let arrived = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let seen = self.state.withLock { state -> Bool in
-                        if state.lines.contains(where: { $0.message.contains(text) }) { return true }
-                        state.waiters.append((id, text, continuation))
-                        return false
-                    }
-                    if seen { continuation.resume() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let seen = state.withLock { state -> Bool in
+                    if Task.isCancelled || state.lines.contains(where: { $0.message.contains(text) }) { return true }
+                    state.waiters.append((id, text, continuation))
+                    return false
                 }
-                return true
+                if seen { continuation.resume() }
             }
-            group.addTask {
-                try? await Task.sleep(for: hangGuard)
-                return false
+        } onCancel: {
+            let waiter = state.withLock { state in
+                defer { state.waiters.removeAll { $0.id == id } }
+                return state.waiters.first { $0.id == id }
             }
-            let first = await group.next() ?? false
-            if !first {
-                let waiter = self.state.withLock { state in
-                    defer { state.waiters.removeAll { $0.id == id } }
-                    return state.waiters.first { $0.id == id }
-                }
-                waiter?.continuation.resume()
-            }
-            group.cancelAll()
-            return first
+            waiter?.continuation.resume()
         }
-        guard arrived else { throw HangError(what: "a log line with '\(text)'") }
     }
 }
