@@ -170,3 +170,28 @@ extension ServerSuites {
         #expect(throws: RunnerError.self) { try HTTPAllowList(["not a host!"]) }
     }
 }
+
+/// `check` refuses an `http` URL whose host a message could choose.
+@Suite struct HTTPHostTemplateTests {
+    @Test(arguments: ["https://{{args}}/hook", "https://tickets.{{sender.username}}.example/x", "http://{{args}}:8080/"])
+    func aTemplatedHostIsRefusedAtItsPosition(_ url: String) {
+        let errors = Bots.errors("""
+            bot: b
+            account: { username: b, password: secret-password }
+            rules:
+              - { name: r, do: [ { http: { url: "\(url)" } } ] }
+            """)
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.hasPrefix("bot.yaml:4:38: the host of an http url cannot be a template") == true,
+                "\(errors)")
+    }
+
+    @Test func aTemplateInThePathIsFine() {
+        #expect(Bots.errors("""
+            bot: b
+            account: { username: b, password: secret-password }
+            rules:
+              - { name: r, do: [ { http: { url: "https://tickets.example/{{args}}?from={{sender.username}}" } } ] }
+            """).isEmpty)
+    }
+}

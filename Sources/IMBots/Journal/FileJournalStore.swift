@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import Foundation
+import IMClient
 import IMProtocol
 import Synchronization
 
@@ -151,7 +152,7 @@ final class FileJournalStore: JournalStore {
         guard let fd = try openJournal() else {
             throw RunnerError("bot \(bot): its journal was written after the bot was released")
         }
-        guard LocalFiles.writeAll(fd, lines) else {
+        guard AtomicFile.writeAll(fd, lines) else {
             throw RunnerError("cannot append to \(journalPath): \(SystemError.text())")
         }
         state.withLock { $0.recordBytes += lines.count }

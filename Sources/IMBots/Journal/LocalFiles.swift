@@ -69,23 +69,6 @@ enum LocalFiles {
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw RunnerError("cannot sync the folder \(folder): \(SystemError.text())") }
     }
-
-    /// Writes every byte of `bytes` to `fd`, retrying after interrupts.
-    static func writeAll(_ fd: Int32, _ bytes: some ContiguousBytes) -> Bool {
-        bytes.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return true }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
-        }
-    }
 }
 
 /// The text of the C library's last error.
