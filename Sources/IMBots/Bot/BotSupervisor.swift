@@ -83,20 +83,7 @@ final class BotSupervisor: Service {
 
     /// Runs the bot until cancelled or its login ends; then stops its parts in order.
     func run() async throws {
-        // What the last run left: messages to send and lane events to handle.
-        let left = parts.journal.state
-        outbox.offer(left.outbox)
-        for event in left.accepted { lanes.resume(event) }
-        outbox.start()
-        let tasks = services.map { service in
-            Task { [logger = parts.logger] in
-                do {
-                    try await service.run()
-                } catch {
-                    logger.error("\(service.name) failed: \(error)")
-                }
-            }
-        }
+        let tasks = startParts()
         // Returns when this task is cancelled or the login ends.
         try? await loop.run()
         for task in tasks.reversed() {
@@ -105,6 +92,26 @@ final class BotSupervisor: Service {
         }
         await outbox.stop()
         await journal.close()
+    }
+
+    /// Starts the outbox with what the last run left (messages to send, lane events to
+    /// handle) and the added services in tasks of their own. Not inlined into ``run()``:
+    /// its values would stay in the frame under every poll.
+    @inline(never)
+    private func startParts() -> [Task<Void, Never>] {
+        let left = parts.journal.state
+        outbox.offer(left.outbox)
+        for event in left.accepted { lanes.resume(event) }
+        outbox.start()
+        return services.map { service in
+            Task { [logger = parts.logger] in
+                do {
+                    try await service.run()
+                } catch {
+                    logger.error("\(service.name) failed: \(error)")
+                }
+            }
+        }
     }
 
     /// Gives the bot up without running it: releases its lock.

@@ -16,11 +16,12 @@ struct EventLoop: Service {
     let lanes: ConversationLanes
     let password: String
 
-    // Kept shallow on purpose: this runs for the bot's whole life in the bot's task,
-    // which keeps the memory of its deepest calls (large values stay out of this frame).
+    // Kept shallow on purpose: this runs for the bot's whole life in the bot's task, and a
+    // task keeps the memory of its deepest calls. Login, setup and handling an event are
+    // calls of their own (never inlined here), so that their values are not part of this
+    // frame, which lies under every poll.
     func run() async throws {
-        guard let identity = await BotLogin(parts: parts, password: password).run() else { return }
-        session.begin(as: await BotSetup(parts: parts).apply(identity))
+        guard await connect() else { return }
         lanes.start(handler: handler)
         let stream = makeStream()
         do {
@@ -32,7 +33,16 @@ struct EventLoop: Service {
         await lanes.stop()
     }
 
+    /// Logs in and applies the file's setup; false when the login is refused for good.
+    @inline(never)
+    private func connect() async -> Bool {
+        guard let identity = await BotLogin(parts: parts, password: password).run() else { return false }
+        session.begin(as: await BotSetup(parts: parts).apply(identity))
+        return true
+    }
+
     /// The bot's feed from its journal's cursor, announced in the log.
+    @inline(never)
     private func makeStream() -> EventStream {
         let definition = parts.rules.now.definition
         let time = parts.time
@@ -46,6 +56,7 @@ struct EventLoop: Service {
         return parts.client.events(cursor: cursor, options: options)
     }
 
+    @inline(never)
     private func handle(_ item: LiveEvent) async {
         let bot = parts.name
         switch item {
