@@ -86,13 +86,13 @@ public final class IMServerApp: Service {
         }
         core = try ServerServices(configuration: configuration, store: store, logger: logger, time: time)
         http = HTTPServer(configuration: configuration.http, responder: APIResponder(core: core), time: time)
-        core.addGauges { [http] in HTTPMetrics.gauges(http.stats) }
-        core.addGauges { [store] in StoreMetrics.gauges(store.writerStats) }
-        core.addGauges { [core] in
+        core.addMetrics { [http] in HTTPMetrics.samples(http.stats) }
+        core.addMetrics { [store] in StoreMetrics.samples(store.writerStats) }
+        core.addMetrics { [core] in
             [
-                ("switchboard_password_checks_total", "Password checks run (logins, password changes).", core.hashing.checks.load(ordering: .relaxed)),
-                ("switchboard_password_hashing_refused_total", "Password checks refused with 503 because the hashing queue was full.", core.hashing.refused.load(ordering: .relaxed)),
-                ("switchboard_password_hashing_queued", "Password hashes waiting or running now.", core.hashing.queued),
+                .counter("switchboard_password_checks_total", "Password checks run (logins, password changes).", core.hashing.checks.load(ordering: .relaxed)),
+                .counter("switchboard_password_hashing_refused_total", "Password checks refused with 503 because the hashing queue was full.", core.hashing.refused.load(ordering: .relaxed)),
+                .gauge("switchboard_password_hashing_queued", "Password hashes waiting or running now.", core.hashing.queued),
             ]
         }
     }
