@@ -51,6 +51,7 @@ let package = Package(
                 path: "Tests/TestSupport"),
         .testTarget(name: "IMProtocolTests", dependencies: ["IMProtocol"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "Lifecycle"]),
         .target(name: "PostgresTestSupport", dependencies: ["IMStore"], path: "Tests/PostgresTestSupport"),

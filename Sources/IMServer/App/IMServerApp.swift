@@ -85,7 +85,12 @@ public final class IMServerApp: Service {
             throw ServerStartError(message: "cannot open the database in \(directory): \(error)")
         }
         core = try ServerServices(configuration: configuration, store: store, logger: logger, time: time)
-        http = HTTPServer(configuration: configuration.http, responder: APIResponder(core: core), time: time)
+        // The HTTP library's messages go where the server's own lines go (its log file,
+        // reopened on SIGHUP, when it has one).
+        var listener = configuration.http
+        let httpLogger = logger.child("http")
+        listener.errorLog = { httpLogger.warning($0) }
+        http = HTTPServer(configuration: listener, responder: APIResponder(core: core), time: time)
         core.addMetrics { [http] in HTTPMetrics.samples(http.stats) }
         core.addMetrics { [store] in StoreMetrics.samples(store.writerStats) }
         core.addMetrics { [core] in

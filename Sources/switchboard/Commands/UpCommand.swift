@@ -38,7 +38,8 @@ struct UpCommand: Command {
 
     func run() async throws -> Int32 {
         let (file, directory) = try ConfigFile.load(configPath)
-        let level = try file.level(override: logLevel)
+        let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: nil)
+        defer { log.close() }
         var section = file.server ?? ServerFileConfig()
         if section.data == nil { section.data = (directory as NSString).appendingPathComponent("data") }
         let serverConfiguration: ServerConfiguration
@@ -49,7 +50,7 @@ struct UpCommand: Command {
         }
         let app: IMServerApp
         do {
-            app = try IMServerApp(configuration: serverConfiguration, logger: Logger(label: "server", level: level))
+            app = try IMServerApp(configuration: serverConfiguration, logger: log.logger("server"))
             try await app.start()
         } catch let error as ServerStartError {
             throw ConfigurationError(error.message)
@@ -59,7 +60,7 @@ struct UpCommand: Command {
         let url = file.runner?.server ?? "http://\(reachable):\(app.port)"
         do {
             let runner = try file.runnerConfiguration(directory: directory, serverURL: url)
-            try await RunCommand.runBots(runner, logger: Logger(label: "runner", level: level))
+            try await RunCommand.runBots(runner, logger: log.logger("runner"))
         } catch {
             await app.shutdown()
             throw error
