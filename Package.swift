@@ -44,7 +44,7 @@ let package = Package(
                 dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
                                "SwitchboardCrypto", "Logging", "Lifecycle"]),
         .executableTarget(name: "switchboard",
-                          dependencies: ["IMServer", "IMBots", "IMChat", "IMClient", "YAMLCoding", "Logging", "Lifecycle"]),
+                          dependencies: ["IMServer", "IMStore", "IMBots", "IMChat", "IMClient", "YAMLCoding", "Logging", "Lifecycle"]),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["IMServer", "IMClient", "Lifecycle"],
@@ -66,7 +66,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "IMChatTests", dependencies: ["IMChat", "IMClient", "IMServer", "TestSupport"],
                     exclude: ["Snapshots"]),
-        .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "TestSupport", "Lifecycle"]),
+        .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "IMStore", "TestSupport", "Lifecycle"]),
 
         // MARK: Benchmarks (`make bench`)
         .target(name: "BenchSupport", dependencies: ["IMClient", "IMProtocol"],

@@ -26,6 +26,9 @@ public final class IMServerApp: Service {
     let core: ServerServices
     let http: HTTPServer
     let store: SQLiteStore
+    /// Held from start to the end of `shutdown()`: one server per data folder, and no
+    /// restore under a running one.
+    private let folderLock: DataFolderLock
     let logger: Logger
     let time: any TimeSource
     /// Opened by `shutdown()`, so a `run()` in progress stops too.
@@ -76,6 +79,11 @@ public final class IMServerApp: Service {
         }
         guard FileManager.default.isWritableFile(atPath: directory) else {
             throw ServerStartError(message: "the data folder \(directory) is not writable")
+        }
+        do {
+            folderLock = try DataFolderLock(directory: directory)
+        } catch {
+            throw ServerStartError(message: error.description)
         }
         do {
             store = try SQLiteStore(
@@ -203,6 +211,7 @@ public final class IMServerApp: Service {
                 await http.shutdown()
                 await recordLoginUse()
                 await store.close()
+                folderLock.release()
                 logger.info("stopped")
             }
             task = started
