@@ -10,8 +10,9 @@ BENCH_PACKAGES := wrk
 # real Alertmanager pair (Tests/IMBotsTests/Alerts), tmux, the terminal the chat
 # client's end-to-end test runs in (Tests/IMChatTests), promtool (from prometheus), which
 # lints the server's /metrics, and nginx, run in front of server nodes as
-# examples/nginx.conf sets it up (Tests/DeploymentTests).
-TEST_PACKAGES := postgresql prometheus-alertmanager tmux prometheus nginx
+# examples/nginx.conf sets it up, with openssl making its test certificate
+# (Tests/DeploymentTests).
+TEST_PACKAGES := postgresql prometheus-alertmanager tmux prometheus nginx openssl
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # $(call install-missing,PACKAGES): apt-get install those not installed yet (apt-get

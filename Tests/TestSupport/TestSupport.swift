@@ -102,7 +102,12 @@ public struct TestClient: Sendable {
     public static let sharedTransport = CurlTransport()
 
     public init(server: TestServer, token: String? = nil, transport: any HTTPTransport = TestClient.sharedTransport) {
-        self.baseURL = server.baseURL
+        self.init(baseURL: server.baseURL, token: token, transport: transport)
+    }
+
+    /// A client of whatever answers at `baseURL` (a proxy in front of servers, say).
+    public init(baseURL: String, token: String? = nil, transport: any HTTPTransport = TestClient.sharedTransport) {
+        self.baseURL = baseURL
         self.transport = transport
         self.token = token
     }
