@@ -10,7 +10,7 @@ import Synchronization
 /// Each `append` is one `write` call on a descriptor opened with `O_APPEND`, under a
 /// lock: lines from many threads never interleave, and they land at the end of the file
 /// even after logrotate's `copytruncate`. A line that cannot be written (a full disk) is
-/// dropped and reported by the return value: a log must never stop the program.
+/// dropped and the error says why: a log must never stop the program.
 public final class LogFile: Sendable {
     /// The file's path; nil for standard error.
     public let path: String?
@@ -38,11 +38,11 @@ public final class LogFile: Sendable {
         if path != nil { close(fd) }
     }
 
-    /// Appends `bytes`; false when they could not all be written (what was not is dropped).
-    @discardableResult
-    public func append(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return true }
+    /// Appends `bytes`, or throws why they could not all be written (what was not is
+    /// dropped; the next line is tried afresh).
+    public func append(_ bytes: [UInt8]) throws(LogFileError) {
+        let failure: String? = bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return nil }
             return descriptor.withLock { fd in
                 var offset = 0
                 while offset < raw.count {
@@ -52,17 +52,17 @@ public final class LogFile: Sendable {
                     } else if written < 0, errno == EINTR {
                         continue
                     } else {
-                        return false
+                        return written < 0 ? String(cString: strerror(errno)) : "only \(offset) of \(raw.count) bytes written"
                     }
                 }
-                return true
+                return nil
             }
         }
+        if let failure { throw LogFileError(path: path ?? "standard error", reason: failure, writing: true) }
     }
 
-    /// Appends `text` as UTF-8; false when it could not all be written.
-    @discardableResult
-    public func append(_ text: String) -> Bool { append(Array(text.utf8)) }
+    /// Appends `text` as UTF-8, or throws why it could not all be written.
+    public func append(_ text: String) throws(LogFileError) { try append(Array(text.utf8)) }
 
     /// Opens the path again and writes there from now on; the old descriptor is closed
     /// once the lines being written to it are done. When the path cannot be opened the
@@ -84,14 +84,18 @@ public final class LogFile: Sendable {
     }
 }
 
-/// A log file that could not be opened: its path and the system's reason.
+/// A log file that could not be opened or written: its path and the system's reason.
 public struct LogFileError: Error, CustomStringConvertible, Equatable, Sendable {
     public var path: String
     public var reason: String
-    public var description: String { "cannot open the log file \(path): \(reason)" }
+    /// True when writing failed, false when opening did.
+    public var writing: Bool
 
-    public init(path: String, reason: String) {
+    public var description: String { "cannot \(writing ? "write" : "open") the log file \(path): \(reason)" }
+
+    public init(path: String, reason: String, writing: Bool = false) {
         self.path = path
         self.reason = reason
+        self.writing = writing
     }
 }

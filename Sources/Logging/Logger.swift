@@ -92,7 +92,8 @@ public final class FileLogSink: LogSink {
             line += " \(key)=\(value.contains(" ") ? "\"\(value)\"" : value)"
         }
         line += "\n"
-        file.append(line)
+        // A line that cannot be written has nowhere to be reported: it is dropped.
+        try? file.append(line)
     }
 }
 
