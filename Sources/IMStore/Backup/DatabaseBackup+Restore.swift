@@ -47,16 +47,14 @@ extension DatabaseBackup {
             throw BackupError("\(file) is the data folder's database itself: restore from a backup file")
         }
         let backup = try inspectNow(file)
-        let temporary = try FileReplacement.temporaryFile(beside: database, label: "restoring")
         do {
-            let source = try SQLiteConnection(path: file, readOnly: true)
-            try source.copyDatabase(to: temporary)
-            try FeedEpochs.fork(SQLiteConnection(path: temporary))
-            let previous = try setAside(database, now: now)
-            try FileReplacement.commit(temporary, to: database)
+            let previous = try FileReplacement.replace(database, label: "restoring") { temporary in
+                try SQLiteConnection(path: file, readOnly: true).copyDatabase(to: temporary)
+                try FeedEpochs.fork(SQLiteConnection(path: temporary))
+                return try setAside(database, now: now)
+            }
             return Restored(backup: backup, previous: previous)
         } catch {
-            FileReplacement.discard(temporary)
             throw error as? BackupError ?? BackupError("cannot restore \(file) into \(directory): \(error); nothing was replaced")
         }
     }

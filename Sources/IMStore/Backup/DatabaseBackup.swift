@@ -40,12 +40,9 @@ public enum DatabaseBackup {
         }
         let source = try open(database, as: "the database in \(directory)")
         _ = try check(source, path: database)
-        let temporary = try FileReplacement.temporaryFile(beside: file, label: "partial")
         do {
-            try source.copyDatabase(to: temporary)
-            try FileReplacement.commit(temporary, to: file)
+            try FileReplacement.replace(file, label: "partial") { try source.copyDatabase(to: $0) }
         } catch {
-            FileReplacement.discard(temporary)
             throw error as? BackupError ?? BackupError("cannot back up \(database) to \(file): \(error)")
         }
         return try inspectNow(file)

@@ -6,6 +6,21 @@ import Foundation
 /// Files written beside their final place and renamed into it, so that a reader (or a
 /// crash) finds either the old file or the whole new one, never a part.
 enum FileReplacement {
+    /// Makes the file at `path` whole or not at all: `fill` writes a new, empty file of
+    /// mode 0600 beside it, which is then synced and renamed over `path`; when `fill` or
+    /// the rename fails the new file is removed and `path` is as it was.
+    static func replace<T>(_ path: String, label: String, _ fill: (_ temporary: String) throws -> T) throws -> T {
+        let temporary = try temporaryFile(beside: path, label: label)
+        do {
+            let result = try fill(temporary)
+            try commit(temporary, to: path)
+            return result
+        } catch {
+            discard(temporary)
+            throw error
+        }
+    }
+
     /// A new, empty file of mode 0600 beside `path` (same folder, so the rename stays on
     /// one file system), named after it with `label` and a random part.
     static func temporaryFile(beside path: String, label: String) throws -> String {

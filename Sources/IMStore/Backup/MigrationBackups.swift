@@ -27,13 +27,9 @@ struct MigrationBackups {
     /// Copies the database (open on `connection`, at `version`) to its versioned name,
     /// written beside and renamed, then removes all but the `newest` copies.
     func keep(_ connection: SQLiteConnection, version: Int, newest: Int) throws {
-        let target = path(version: version)
-        let temporary = try FileReplacement.temporaryFile(beside: target, label: "partial")
         do {
-            try connection.copyDatabase(to: temporary)
-            try FileReplacement.commit(temporary, to: target)
+            try FileReplacement.replace(path(version: version), label: "partial") { try connection.copyDatabase(to: $0) }
         } catch {
-            FileReplacement.discard(temporary)
             throw StoreError.internalFailure(
                 "cannot keep a copy of \(database) before migrating it (\(error)); nothing was migrated")
         }

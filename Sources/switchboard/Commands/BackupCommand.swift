@@ -23,30 +23,15 @@ struct BackupCommand: Command {
     static let options: Set<String> = ["data", "to"]
     static let flags: Set<String> = []
 
-    var data: String
-    var file: String
+    var target: DatabaseFileArguments
 
     init(arguments: Arguments) throws {
-        guard let data = arguments[option: "data"] else { throw UsageError(message: "--data DIR is needed: the server's data folder") }
-        guard let file = arguments[option: "to"] else { throw UsageError(message: "--to FILE is needed: where the backup goes") }
-        guard arguments.positionals.isEmpty else {
-            throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'")
-        }
-        self.data = data
-        self.file = file
+        target = try DatabaseFileArguments(arguments, file: "to", meaning: "where the backup goes")
     }
 
     func run() async throws -> Int32 {
-        let summary = try await DatabaseBackup.backUp(directory: data, to: file)
-        printOutput("backed up \(SQLiteStore.databasePath(in: data)) to \(file): \(summary.described)")
+        let summary = try await DatabaseBackup.backUp(directory: target.data, to: target.file)
+        printOutput("backed up \(SQLiteStore.databasePath(in: target.data)) to \(target.file): \(summary.described)")
         return ExitCode.ok
-    }
-}
-
-extension DatabaseBackup.Summary {
-    /// `schema version 3, 12 accounts, 3,456 messages, 1.2 MiB`.
-    var described: String {
-        let size = bytes < 1 << 20 ? "\((bytes + 1023) / 1024) KiB" : String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
-        return "schema version \(schemaVersion), \(accounts) accounts, \(messages) messages, \(size)"
     }
 }

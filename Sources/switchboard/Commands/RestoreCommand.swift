@@ -29,22 +29,15 @@ struct RestoreCommand: Command {
     static let options: Set<String> = ["data", "from"]
     static let flags: Set<String> = []
 
-    var data: String
-    var file: String
+    var target: DatabaseFileArguments
 
     init(arguments: Arguments) throws {
-        guard let data = arguments[option: "data"] else { throw UsageError(message: "--data DIR is needed: the server's data folder") }
-        guard let file = arguments[option: "from"] else { throw UsageError(message: "--from FILE is needed: the backup to restore") }
-        guard arguments.positionals.isEmpty else {
-            throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'")
-        }
-        self.data = data
-        self.file = file
+        target = try DatabaseFileArguments(arguments, file: "from", meaning: "the backup to restore")
     }
 
     func run() async throws -> Int32 {
-        let restored = try await DatabaseBackup.restore(from: file, into: data)
-        printOutput("restored \(file) into \(data): \(restored.backup.described)")
+        let restored = try await DatabaseBackup.restore(from: target.file, into: target.data)
+        printOutput("restored \(target.file) into \(target.data): \(restored.backup.described)")
         if let previous = restored.previous { printOutput("the database it replaced is kept as \(previous)") }
         return ExitCode.ok
     }
