@@ -56,14 +56,15 @@ public final class SQLiteStore: Sendable {
                 notifier.tell(update)
             })
         self.clock = clock
-        let (epoch, last) = try Self.loadMeta(configuration.path)
+        let (epoch, earlier, last) = try Self.loadMeta(configuration.path)
         self.epoch = epoch
-        self.earlierEpochs = try FeedEpochs.earlier(in: SQLiteConnection(path: configuration.path, readOnly: true))
+        self.earlierEpochs = earlier
         positions.start(after: last)
     }
 
-    /// Reads (creating on first start) the database's epoch and last feed position.
-    private static func loadMeta(_ path: String) throws -> (String, Int64) {
+    /// Reads (creating on first start) the database's epoch, the epochs it was restored
+    /// from, and its last feed position.
+    private static func loadMeta(_ path: String) throws -> (String, [String: Int64], Int64) {
         let connection = try SQLiteConnection(path: path)
         let epoch: String
         if let existing = try connection.first("SELECT value FROM meta WHERE key = 'epoch'", as: { $0.text(0) }) {
@@ -73,7 +74,7 @@ public final class SQLiteStore: Sendable {
             try connection.execute("INSERT INTO meta (key, value) VALUES ('epoch', ?)", epoch)
         }
         let last = try connection.first("SELECT value FROM meta WHERE key = 'feed_position'", as: { Int64($0.text(0)) ?? 0 }) ?? 0
-        return (epoch, last)
+        return (epoch, try FeedEpochs.earlier(in: connection), last)
     }
 
     /// What the database's writer has done: batches, writes, busy and commit time.
