@@ -15,20 +15,23 @@ public enum MemberRole: String, Codable, Sendable, Hashable, CaseIterable, Compa
     public static func < (lhs: MemberRole, rhs: MemberRole) -> Bool { lhs.rank < rhs.rank }
 }
 
-/// Who may join a group.
+/// Who may join a group (and, in `member_joined`'s `via`, how someone did).
 public enum JoinPolicy: String, Sendable, Hashable, CaseIterable, Codable {
-    /// Only people a member with the right invited (the default): the group is invisible
-    /// to everyone else.
+    /// Only people an admin invited (the default): the group is invisible to everyone
+    /// else.
     case invite
     /// Anyone may join, and see its info.
     case open
+    /// Anyone may ask to join and an admin approves; others see only its name and
+    /// description.
+    case approval
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let policy = JoinPolicy(rawValue: text) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "'\(text)' is not a join policy: use open or invite")
+                in: container, debugDescription: "'\(text)' is not a join policy: use open, approval or invite")
         }
         self = policy
     }
@@ -168,16 +171,29 @@ public struct Member: Codable, Sendable, Hashable {
     public var user: User
     public var role: MemberRole
     public var joinedAt: Timestamp
+    /// True while the member is muted.
+    public var muted: Bool?
+    /// When the mute ends; absent while muted until unmuted.
+    public var mutedUntil: Timestamp?
+    /// True while a newcomer waits for an admin to let them post (`new_members: restricted`).
+    public var restricted: Bool?
 
-    public init(user: User, role: MemberRole, joinedAt: Timestamp) {
+    public init(
+        user: User, role: MemberRole, joinedAt: Timestamp, muted: Bool? = nil, mutedUntil: Timestamp? = nil,
+        restricted: Bool? = nil
+    ) {
         self.user = user
         self.role = role
         self.joinedAt = joinedAt
+        self.muted = muted
+        self.mutedUntil = mutedUntil
+        self.restricted = restricted
     }
 
     enum CodingKeys: String, CodingKey {
-        case user, role
+        case user, role, muted, restricted
         case joinedAt = "joined_at"
+        case mutedUntil = "muted_until"
     }
 }
 

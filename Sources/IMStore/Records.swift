@@ -174,18 +174,33 @@ public struct NewMessage: Sendable, Hashable {
 }
 
 /// What a membership change does besides the change itself: the system notice written
-/// into the conversation and carried by the event.
+/// into the conversation and carried by the event, and the event's details.
 public struct MembershipChange: Sendable, Hashable {
     public var event: EventType
-    /// The notice's text, e.g. "alice joined the group".
-    public var notice: String
+    /// The notice's text, e.g. "alice joined the group"; nil for an event without one.
+    public var notice: String?
     /// Who made the change when it is not the member (kicks, mutes).
     public var by: UserID?
+    /// Why, as the moderator gave it.
+    public var reason: String?
+    /// When a mute or ban ends.
+    public var until: Timestamp?
+    /// The member's new role (`role_changed`).
+    public var role: MemberRole?
+    /// How they came in (`member_joined`).
+    public var via: JoinPolicy?
 
-    public init(event: EventType, notice: String, by: UserID? = nil) {
+    public init(
+        event: EventType, notice: String?, by: UserID? = nil, reason: String? = nil, until: Timestamp? = nil,
+        role: MemberRole? = nil, via: JoinPolicy? = nil
+    ) {
         self.event = event
         self.notice = notice
         self.by = by
+        self.reason = reason
+        self.until = until
+        self.role = role
+        self.via = via
     }
 }
 
@@ -216,6 +231,8 @@ public enum JoinOutcome: Sendable, Hashable {
     case alreadyMember
     /// The group is invite-only and the user holds no invitation.
     case notInvited
+    /// The user is banned from the group (until then; nil: until unbanned).
+    case banned(until: Timestamp?)
 }
 
 /// Who is acting in a group: an account, and whether it administers the server (server
@@ -259,5 +276,70 @@ public struct MessageDeletion: Sendable, Hashable {
         self.messageID = messageID
         self.by = by
         self.notice = notice
+    }
+}
+
+/// One moderation act in a group (`GroupStore.moderate`).
+public struct ModerationAct: Sendable, Hashable {
+    public var conversationID: ConversationID
+    public var by: ActingUser
+    public var action: ModerationAction
+    public var target: UserID
+    /// When a mute or ban ends; nil: until lifted.
+    public var until: Timestamp?
+    public var reason: String?
+    /// The system notice the act leaves in the group ("alice muted bob for 10m").
+    public var notice: String
+
+    public init(
+        conversationID: ConversationID, by: ActingUser, action: ModerationAction, target: UserID,
+        until: Timestamp? = nil, reason: String? = nil, notice: String
+    ) {
+        self.conversationID = conversationID
+        self.by = by
+        self.action = action
+        self.target = target
+        self.until = until
+        self.reason = reason
+        self.notice = notice
+    }
+}
+
+/// What a moderation act did.
+public struct ModerationOutcome: Sendable, Hashable {
+    /// False when there was nothing to do; then nothing was written.
+    public var changed: Bool
+    /// The target's role afterwards; nil when they are not a member.
+    public var role: MemberRole?
+    /// When the target's mute or ban ends, when it does.
+    public var until: Timestamp?
+
+    public init(changed: Bool, role: MemberRole?, until: Timestamp? = nil) {
+        self.changed = changed
+        self.role = role
+        self.until = until
+    }
+}
+
+/// A ban in force.
+public struct BanRecord: Sendable, Hashable {
+    public var conversationID: ConversationID
+    public var user: User
+    public var bannedBy: String?
+    public var reason: String?
+    /// Nil: until unbanned.
+    public var until: Timestamp?
+    public var createdAt: Timestamp
+
+    public init(
+        conversationID: ConversationID, user: User, bannedBy: String?, reason: String?, until: Timestamp?,
+        createdAt: Timestamp
+    ) {
+        self.conversationID = conversationID
+        self.user = user
+        self.bannedBy = bannedBy
+        self.reason = reason
+        self.until = until
+        self.createdAt = createdAt
     }
 }

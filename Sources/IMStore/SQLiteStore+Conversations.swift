@@ -152,42 +152,57 @@ extension SQLiteStore: ConversationStore {
         return true
     }
 
-    /// Writes a membership notice into the conversation and its event, at `position`, for
-    /// every member.
-    private func announce(
+    /// Writes a membership notice (when the change has one) into the conversation and its
+    /// event, at `position`, for every member. With `tellingOutsider`, `member` (who is not
+    /// a member before or after, e.g. someone banned or invited) gets the event too, in
+    /// their own feed.
+    func announce(
         _ context: SQLiteDatabase.WriteContext, _ conversationID: ConversationID, member: UserID,
-        change: MembershipChange, at now: Timestamp, position: Int64
+        change: MembershipChange, at now: Timestamp, position: Int64? = nil, tellingOutsider: Bool = false
     ) throws {
         let connection = context.connection
         guard let user = try connection.first(
             "SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", member.rawValue, as: { Self.userRecord($0).user })
         else { throw StoreError.notFound("no account \(member)") }
         let byName = try change.by.flatMap { try username($0, connection) }
-        let notice = try insertMessage(
-            context,
-            NewMessage(
-                conversationID: conversationID, senderID: change.by ?? member, type: .system, text: change.notice,
-                requireMembership: false),
-            at: now
-        ).message
+        let notice = try change.notice.map { text in
+            try insertMessage(
+                context,
+                NewMessage(
+                    conversationID: conversationID, senderID: change.by ?? member, type: .system, text: text,
+                    requireMembership: false),
+                at: now
+            ).message
+        }
+        let payload = EventPayload(
+            user: user, by: byName, reason: change.reason, until: change.until, role: change.role, via: change.via)
         try appendConversationEvent(
-            context, type: change.event, conversationID: conversationID, messageID: notice.id,
-            payload: EventPayload(user: user, by: byName), at: now, position: position)
+            context, type: change.event, conversationID: conversationID, messageID: notice?.id, payload: payload,
+            at: now, position: position)
+        if tellingOutsider {
+            try appendUserEvent(
+                context, type: change.event, users: [member], conversationID: conversationID, payload: payload, at: now)
+        }
     }
 
     public func members(_ conversationID: ConversationID) async throws -> [Member] {
-        try await database.read { connection in
+        let now = clock().milliseconds
+        return try await database.read { connection in
             try connection.rows(
                 """
-                SELECT \(Self.userColumns), mb.role, mb.joined_at FROM members mb JOIN users u ON u.id = mb.user_id
+                SELECT \(Self.userColumns), mb.role, mb.joined_at, mb.muted_until, mb.restricted
+                FROM members mb JOIN users u ON u.id = mb.user_id
                 WHERE mb.conversation_id = ? ORDER BY mb.joined_at, u.username
                 """,
                 conversationID.rawValue,
                 as: { row in
-                    Member(
-                        user: Self.userRecord(row).user,
-                        role: MemberRole(rawValue: row.text(Self.userColumnCount)) ?? .member,
-                        joinedAt: Timestamp(milliseconds: row.int(Self.userColumnCount + 1)))
+                    let at = Self.userColumnCount
+                    let mutedUntil = row.optionalInt(at + 2).flatMap { $0 > now ? $0 : nil }
+                    return Member(
+                        user: Self.userRecord(row).user, role: MemberRole(rawValue: row.text(at)) ?? .member,
+                        joinedAt: Timestamp(milliseconds: row.int(at + 1)), muted: mutedUntil.map { _ in true },
+                        mutedUntil: mutedUntil.flatMap { $0 == MemberState.untilUnmuted ? nil : Timestamp(milliseconds: $0) },
+                        restricted: row.bool(at + 3) ? true : nil)
                 })
         }
     }

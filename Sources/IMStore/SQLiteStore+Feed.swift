@@ -34,12 +34,12 @@ extension SQLiteStore {
             conversationID.rawValue, user.rawValue, as: { Self.memberState($0) })
     }
 
-    private static let memberStateColumns = "user_id, role, muted_until"
+    private static let memberStateColumns = "user_id, role, muted_until, restricted"
 
     private static func memberState(_ row: SQLiteRow) -> MemberState {
         MemberState(
             user: UserID(rawValue: row.int(0)), role: MemberRole(rawValue: row.text(1)) ?? .member,
-            mutedUntil: row.optionalInt(2))
+            mutedUntil: row.optionalInt(2), restricted: row.bool(3))
     }
 
     /// Stores one event of a conversation at `position` (the next one when nil) and
@@ -139,4 +139,6 @@ struct EventPayload: Codable, Sendable {
     var seq: Int64?
     var reason: String?
     var until: Timestamp?
+    var role: MemberRole?
+    var via: JoinPolicy?
 }

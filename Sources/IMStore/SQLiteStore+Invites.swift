@@ -14,6 +14,10 @@ extension SQLiteStore {
             {
                 throw StoreError.conflict("'\(try username(userID, connection) ?? "they")' is a member already")
             }
+            if try activeBan(conversationID, userID, at: now, connection) != nil {
+                throw StoreError.invalidState(
+                    "'\(try username(userID, connection) ?? "they")' is banned from this group: unban them first")
+            }
             return try connection.execute(
                 "INSERT INTO invites (conversation_id, user_id, invited_by, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 conversationID.rawValue, userID.rawValue, inviter.rawValue, now.milliseconds) == 1
@@ -41,7 +45,10 @@ extension SQLiteStore {
             {
                 return .alreadyMember
             }
-            if conversation.kind == .group, conversation.joinPolicy == .invite {
+            if conversation.kind == .group, let ban = try activeBan(conversationID, userID, at: now, connection) {
+                return .banned(until: ban.until)
+            }
+            if conversation.kind == .group, conversation.joinPolicy != .open {
                 let used = try connection.execute(
                     "DELETE FROM invites WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
                 guard used == 1 else { return .notInvited }

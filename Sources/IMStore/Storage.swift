@@ -185,6 +185,32 @@ public protocol MessageEditStore: Sendable {
     func deleteMessage(_ deletion: MessageDeletion) async throws -> Message
 }
 
+/// Roles, moderation and bans in groups. Who may do what is `GroupRules` (shared by
+/// every store): members moderate nobody, admins moderate members, the owner also
+/// moderates admins, promotes, demotes and hands the group over, and server
+/// administrators stand above the owner in every group.
+public protocol GroupModerationStore: Sendable {
+    /// Carries out one act and leaves its notice; returns what changed (nothing for an
+    /// act with nothing to do: no event then). `.refused` (`not_group_admin`,
+    /// `not_group_owner`, `outranked`) when the actor may not; `.notFound` when the target
+    /// must be a member and is not; `.invalidState` when demoting the owner.
+    ///
+    /// - mute: sets the member's mute (until `until`, else until unmuted): `member_muted`.
+    /// - unmute: lifts a mute and a newcomer's restriction: `member_unmuted`.
+    /// - kick: removes the member: `member_kicked` (read by them too, as their last).
+    /// - ban: records the ban (replacing an earlier one), drops the target's invitation
+    ///   and join request, and removes them if they are a member: `member_banned`.
+    /// - unban: ends a ban in force: `member_unbanned`.
+    /// - promote, demote: member to admin and back: `role_changed` (with `role`).
+    /// - transfer: the target becomes owner (a server administrator naming themselves
+    ///   joins as owner), every owner before becomes admin: `role_changed` for each.
+    func moderate(_ act: ModerationAct) async throws -> ModerationOutcome
+    /// The bans in force in a group, oldest first.
+    func bans(_ conversationID: ConversationID) async throws -> [BanRecord]
+    /// The ban of one account in force now, if any.
+    func activeBan(_ conversationID: ConversationID, _ userID: UserID) async throws -> BanRecord?
+}
+
 /// Everything the server stores.
 public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
-    & MessageStore & EventStore & MediaStore & MessageEditStore
+    & MessageStore & EventStore & MediaStore & MessageEditStore & GroupModerationStore

@@ -128,7 +128,7 @@ import Testing
         let open = try await alice.create(.group, Names.unique("open"), join: .open)
         #expect(closed.join == .invite)
         #expect(open.join == .open)
-        let bad = try await alice.send("POST", "/v1/groups", raw: #"{"name":"\#(Names.unique("x"))","join":"approval"}"#)
+        let bad = try await alice.send("POST", "/v1/groups", raw: #"{"name":"\#(Names.unique("x"))","join":"secret"}"#)
         expectError(bad, .invalidRequest, field: "join")
         let room = try await alice.send("POST", "/v1/rooms", json: CreateConversationRequest(name: Names.unique("r"), join: .open))
         expectError(room, .invalidRequest, field: "join")

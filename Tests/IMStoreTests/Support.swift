@@ -136,6 +136,8 @@ extension StoreError {
         case .internalFailure: "internalFailure"
         case .notMember: "notMember"
         case .muted: "muted"
+        case .restricted: "restricted"
+        case .banned: "banned"
         case .refused(let reason, _): "refused(\(reason))"
         case .invalidState: "invalidState"
         case .invalidReference: "invalidReference"

@@ -31,6 +31,26 @@ extension IMClient {
         return try await call(request, as: GroupInvite.self)
     }
 
+    /// Acts on a member (or, for `ban` and `unban`, any account): mute, unmute, kick, ban,
+    /// unban, promote, demote, or transfer ownership. Admins act on members, the owner on
+    /// everyone, server administrators in any group; `FORBIDDEN` with reason
+    /// `not_group_admin`, `not_group_owner` or `outranked` otherwise. `duration` (mute,
+    /// ban) ends it by itself; `reason` goes into the notice.
+    @discardableResult
+    public func moderate(
+        group name: String, _ action: ModerationAction, user username: String, duration: ConfigDuration? = nil,
+        reason: String? = nil
+    ) async throws(IMClientError) -> ModerationResult {
+        let body = ModerationRequest(action: action, user: username, duration: duration, reason: reason)
+        return try await call(
+            try APIRequest("POST", Self.path(.group, name, "moderation")).json(body), as: ModerationResult.self)
+    }
+
+    /// The bans in force in a group (its owner and admins, and server administrators).
+    public func groupBans(_ name: String) async throws(IMClientError) -> [GroupBan] {
+        try await call(APIRequest("GET", Self.path(.group, name, "bans")), as: GroupBanList.self).bans
+    }
+
     /// Leaves a group; `FORBIDDEN` when not a member.
     public func leaveGroup(_ name: String) async throws(IMClientError) {
         try await callDiscardingBody(APIRequest("POST", Self.path(.group, name, "leave")))

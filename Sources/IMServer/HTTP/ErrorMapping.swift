@@ -54,7 +54,14 @@ enum ErrorMapping {
             }
             return (APIError(.forbidden, "you are not a member of this conversation", reason: "not_member"), false)
         case .muted(let until):
-            return (APIError(.forbidden, "you are muted in this conversation until \(until)", reason: "muted"), false)
+            let end = until.map { "until \($0)" } ?? "until a moderator unmutes you"
+            return (APIError(.forbidden, "you are muted in this conversation \(end)", reason: "muted", until: until), false)
+        case .restricted:
+            return (APIError(
+                .forbidden, "newcomers to this group may post once an admin lets them", reason: "restricted"), false)
+        case .banned(let until):
+            let end = until.map { "until \($0)" } ?? "until an admin unbans you"
+            return (APIError(.forbidden, "you are banned from this group \(end)", reason: "banned", until: until), false)
         case .refused(let reason, let message):
             return (APIError(.forbidden, message, reason: reason), false)
         case .invalidState(let message):

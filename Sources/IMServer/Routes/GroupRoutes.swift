@@ -47,6 +47,8 @@ enum GroupRoutes {
     /// Who, besides members, may learn that an invite-only group exists.
     enum Visibility {
         case members
+        /// Members and server administrators (who moderate any group).
+        case membersAndAdministrators
         /// Members, the invited, and server administrators (the group's info).
         case membersInvitedAndAdministrators
     }
@@ -57,9 +59,20 @@ enum GroupRoutes {
         let session = try context.caller
         let store = context.core.store
         if try await store.membership(record.id, session.userID) != nil { return true }
-        guard visibility == .membersInvitedAndAdministrators else { return false }
-        if session.isAdmin { return true }
-        return try await store.isInvited(session.userID, to: record.id)
+        switch visibility {
+        case .members: return false
+        case .membersAndAdministrators: return session.isAdmin
+        case .membersInvitedAndAdministrators:
+            if session.isAdmin { return true }
+            return try await store.isInvited(session.userID, to: record.id)
+        }
+    }
+
+    /// Where the caller stands in a group.
+    static func standing(_ record: ConversationRecord, _ context: RequestContext) async throws -> GroupRules.Standing {
+        let session = try context.caller
+        let role = try await context.core.store.membership(record.id, session.userID)?.role
+        return GroupRules.Standing(role: role, isServerAdministrator: session.isAdmin)
     }
 
     static func mine(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
@@ -144,8 +157,15 @@ enum GroupRoutes {
         guard let record = try await context.core.store.conversation(kind: kind, name: name) else {
             throw APIError(.notFound, "no \(noun(kind)) '\(name)'")
         }
-        if try await join(context.core, record, session) == .notInvited {
+        switch try await join(context.core, record, session) {
+        case .joined, .alreadyMember:
+            break
+        case .notInvited:
             throw ConversationAccess.noSuchGroup(name)
+        case .banned(let until):
+            // Banned from an invite-only group is outside it: it stays invisible.
+            if record.joinPolicy == .invite { throw ConversationAccess.noSuchGroup(name) }
+            throw StoreError.banned(until: until)
         }
         let fresh = try await context.core.store.conversation(id: record.id) ?? record
         return try .json(try await context.core.store.info(fresh), encoder: context.core.encoder)

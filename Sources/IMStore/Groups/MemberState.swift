@@ -5,14 +5,26 @@ import IMProtocol
 struct MemberState: Sendable, Hashable {
     var user: UserID
     var role: MemberRole
-    /// Muted until then (milliseconds; `Int64.max`: until unmuted).
+    /// Muted until then, in milliseconds (`untilUnmuted`: until someone unmutes them).
     var mutedUntil: Int64?
+    /// A newcomer kept from posting until an admin lets them (`new_members: restricted`).
+    var restricted: Bool
+
+    /// What `muted_until` holds for a mute without an end.
+    static let untilUnmuted = Int64.max
+
+    func isMuted(at now: Timestamp) -> Bool { (mutedUntil ?? 0) > now.milliseconds }
+
+    /// When the mute ends, for the API: nil when it lasts until unmuted (or there is none).
+    var muteEnd: Timestamp? {
+        guard let mutedUntil, mutedUntil != Self.untilUnmuted else { return nil }
+        return Timestamp(milliseconds: mutedUntil)
+    }
 
     /// Why the member may not post at `now`, or nil when they may.
     func postingRefusal(at now: Timestamp) -> StoreError? {
-        if let mutedUntil, mutedUntil > now.milliseconds {
-            return .muted(until: Timestamp(milliseconds: mutedUntil))
-        }
+        if isMuted(at: now) { return .muted(until: muteEnd) }
+        if restricted { return .restricted }
         return nil
     }
 }
