@@ -89,15 +89,26 @@ public struct ConversationRecord: Sendable, Hashable {
     public var lastSeq: Int64
     public var updatedAt: Timestamp
     public var memberCount: Int
-    /// Who may join a group (rooms and direct conversations ignore it).
+    /// Who may join a group (rooms and direct conversations ignore it, and the settings
+    /// below).
     public var joinPolicy: JoinPolicy
+    /// Whether a group's newcomers may post at once.
+    public var newMembers: NewMemberPolicy
+    /// Seconds a group member waits between posts; 0: no slow mode.
+    public var slowModeSeconds: Int
+    /// Who may change a group's title, logo and description.
+    public var infoEditableBy: InfoEditors
 
     public init(
         id: ConversationID, kind: ConversationKind, name: String, title: String, logoURL: String,
         description: String, createdBy: UserID?, createdAt: Timestamp, lastSeq: Int64,
-        updatedAt: Timestamp, memberCount: Int, joinPolicy: JoinPolicy = .invite
+        updatedAt: Timestamp, memberCount: Int, joinPolicy: JoinPolicy = .invite, newMembers: NewMemberPolicy = .full,
+        slowModeSeconds: Int = 0, infoEditableBy: InfoEditors = .admins
     ) {
         self.joinPolicy = joinPolicy
+        self.newMembers = newMembers
+        self.slowModeSeconds = slowModeSeconds
+        self.infoEditableBy = infoEditableBy
         self.id = id
         self.kind = kind
         self.name = name
@@ -133,11 +144,14 @@ public struct MembershipRecord: Sendable, Hashable {
     public var joinedAt: Timestamp
     public var lastReadSeq: Int64
     public var mutedUntil: Timestamp?
+    /// The conversation's last `seq` when they joined: in a room they read what came after.
+    public var joinedSeq: Int64
 
     public init(
         conversationID: ConversationID, userID: UserID, role: MemberRole, joinedAt: Timestamp,
-        lastReadSeq: Int64, mutedUntil: Timestamp?
+        lastReadSeq: Int64, mutedUntil: Timestamp?, joinedSeq: Int64 = 0
     ) {
+        self.joinedSeq = joinedSeq
         self.conversationID = conversationID
         self.userID = userID
         self.role = role
@@ -233,6 +247,8 @@ public enum JoinOutcome: Sendable, Hashable {
     case notInvited
     /// The user is banned from the group (until then; nil: until unbanned).
     case banned(until: Timestamp?)
+    /// The group takes requests (`approval`): the user's request waits for an admin.
+    case requested
 }
 
 /// Who is acting in a group: an account, and whether it administers the server (server

@@ -93,17 +93,19 @@ extension SQLiteStore {
     }
 
     /// Makes `user` a member from `position` on: they read the conversation's events from
-    /// there (the event announcing their joining, when there is one).
+    /// there (the event announcing their joining, when there is one), and in a room its
+    /// history from the conversation's next message on. A `restricted` member may not
+    /// post until lifted.
     func insertMember(
         _ connection: SQLiteConnection, _ conversationID: ConversationID, _ user: UserID, role: MemberRole,
-        lastReadSeq: Int64? = nil, at now: Timestamp, position: Int64
+        lastReadSeq: Int64? = nil, restricted: Bool = false, at now: Timestamp, position: Int64
     ) throws -> Bool {
         try connection.execute(
             """
-            INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position)
-            SELECT ?, ?, ?, ?, coalesce(?, last_seq), ? FROM conversations WHERE id = ? ON CONFLICT DO NOTHING
+            INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position, joined_seq, restricted)
+            SELECT ?, ?, ?, ?, coalesce(?, last_seq), ?, last_seq, ? FROM conversations WHERE id = ? ON CONFLICT DO NOTHING
             """,
-            conversationID.rawValue, user.rawValue, role.rawValue, now.milliseconds, lastReadSeq, position,
+            conversationID.rawValue, user.rawValue, role.rawValue, now.milliseconds, lastReadSeq, position, restricted,
             conversationID.rawValue) == 1
     }
 

@@ -80,14 +80,16 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    public func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message] {
+    public func messages(_ conversationID: ConversationID, after: Int64, before: Int64?, limit: Int) async throws
+        -> [Message]
+    {
         try await database.read { connection in
             try connection.rows(
                 """
                 SELECT \(Self.messageColumns) FROM messages m JOIN users su ON su.id = m.sender_id
-                WHERE m.conversation_id = ? AND m.seq < ? ORDER BY m.seq DESC LIMIT ?
+                WHERE m.conversation_id = ? AND m.seq > ? AND m.seq < ? ORDER BY m.seq DESC LIMIT ?
                 """,
-                conversationID.rawValue, before ?? Int64.max, limit,
+                conversationID.rawValue, after, before ?? Int64.max, limit,
                 as: { Self.message($0) }
             ).compactMap { $0 }
         }

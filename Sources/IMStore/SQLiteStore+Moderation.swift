@@ -11,9 +11,7 @@ extension SQLiteStore: GroupModerationStore {
             let connection = context.connection
             let group = try record(act.conversationID, connection)
             guard group.kind == .group else { throw StoreError.invalidState("only groups have moderators") }
-            let actor = GroupRules.Standing(
-                role: try memberState(group.id, act.by.id, connection)?.role,
-                isServerAdministrator: act.by.isServerAdministrator)
+            let actor = try standing(act.by, in: group.id, connection)
             let target = try memberState(group.id, act.target, connection)
             try GroupRules.authorize(act.action, actor: actor, target: target?.role)
             let change = { (event: EventType) in

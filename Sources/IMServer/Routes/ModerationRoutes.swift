@@ -25,7 +25,7 @@ enum ModerationRoutes {
             throw APIError.invalid("user", "you cannot \(body.action.rawValue) yourself")
         }
         let act = ModerationAct(
-            conversationID: record.id, by: ActingUser(id: session.userID, isServerAdministrator: session.isAdmin),
+            conversationID: record.id, by: session.acting,
             action: body.action, target: target.id,
             until: body.duration.map { core.now().adding(seconds: $0.seconds) }, reason: body.reason,
             notice: GroupNotices.moderation(
