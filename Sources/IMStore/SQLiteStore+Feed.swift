@@ -34,12 +34,12 @@ extension SQLiteStore {
             conversationID.rawValue, user.rawValue, as: { Self.memberState($0) })
     }
 
-    private static let memberStateColumns = "user_id, role, muted_until, restricted"
+    private static let memberStateColumns = "user_id, role, muted_until, restricted, last_posted_at"
 
     private static func memberState(_ row: SQLiteRow) -> MemberState {
         MemberState(
             user: UserID(rawValue: row.int(0)), role: MemberRole(rawValue: row.text(1)) ?? .member,
-            mutedUntil: row.optionalInt(2), restricted: row.bool(3))
+            mutedUntil: row.optionalInt(2), restricted: row.bool(3), lastPostedAt: row.optionalInt(4))
     }
 
     /// Stores one event of a conversation at `position` (the next one when nil) and

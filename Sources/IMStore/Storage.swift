@@ -110,8 +110,11 @@ public protocol MessageStore: Sendable {
     /// Appends a message and puts it in the feed of every member. When the sender already
     /// sent a message with the same client id, that message is returned with
     /// `duplicate: true` and nothing is written. Otherwise, with `requireMembership`, a
-    /// sender who is not a member throws `.notMember` and a muted one `.muted`; a
-    /// `replyTo` outside the conversation throws `.invalidReference`.
+    /// sender who is not a member throws `.notMember`, a muted one `.muted`, a restricted
+    /// newcomer `.restricted`, a member of a group in slow mode who posted less than its
+    /// interval ago `.slowMode` (owner and admins are not slowed), and someone blocked by
+    /// the other side of a one-to-one conversation `.blocked`, all checked in the append's
+    /// transaction; a `replyTo` outside the conversation throws `.invalidReference`.
     func appendMessage(_ message: NewMessage) async throws -> (message: Message, duplicate: Bool)
     /// One message by id, deleted or not.
     func message(id: MessageID) async throws -> Message?
@@ -257,6 +260,18 @@ public protocol GroupAdmissionStore: Sendable {
         -> Bool
 }
 
+/// Whom a user takes no one-to-one messages from. A send (or edit) of a blocked user into
+/// a one-to-one conversation with the blocker throws `.blocked`; nobody is told of a block.
+public protocol BlockStore: Sendable {
+    /// Blocks `blockedID` for `userID`; false when it was already. `.notFound` for no account.
+    func block(_ userID: UserID, _ blockedID: UserID) async throws -> Bool
+    /// Lifts a block; false when there was none.
+    func unblock(_ userID: UserID, _ blockedID: UserID) async throws -> Bool
+    /// The accounts `userID` blocks, by name.
+    func blocked(by userID: UserID) async throws -> [User]
+}
+
 /// Everything the server stores.
 public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
     & MessageStore & EventStore & MediaStore & MessageEditStore & GroupModerationStore & GroupAdmissionStore
+    & BlockStore

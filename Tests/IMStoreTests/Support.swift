@@ -138,6 +138,8 @@ extension StoreError {
         case .muted: "muted"
         case .restricted: "restricted"
         case .banned: "banned"
+        case .slowMode: "slowMode"
+        case .blocked: "blocked"
         case .refused(let reason, _): "refused(\(reason))"
         case .invalidState: "invalidState"
         case .invalidReference: "invalidReference"

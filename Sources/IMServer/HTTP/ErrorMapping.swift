@@ -54,6 +54,13 @@ enum ErrorMapping {
         case .banned(let until):
             let end = until.map { "until \($0)" } ?? "until an admin unbans you"
             return (APIError(.forbidden, "you are banned from this group \(end)", reason: "banned", until: until), false)
+        case .slowMode(let seconds):
+            return (APIError(
+                .rateLimited, "this group is in slow mode: you may post again in \(seconds) s", retryAfter: seconds,
+                reason: "slow_mode"), false)
+        case .blocked:
+            // The blocked are told no more than that.
+            return (APIError(.forbidden, "you cannot send messages to this user"), false)
         case .refused(let reason, let message):
             return (APIError(.forbidden, message, reason: reason), false)
         case .invalidState(let message):
