@@ -243,8 +243,8 @@ public protocol GroupAdmissionStore: Sendable {
     /// Joins a group by its policy, in one transaction: an invitation lets anyone in (and
     /// is used up); without one an open group takes anyone, an approval group records a
     /// request (`join_requested`, once), an invite-only group nobody. A ban keeps everyone
-    /// out. The member's `member_joined` says how (`via`); in a group whose newcomers are
-    /// `restricted` they join unable to post. Rooms take anyone.
+    /// out. The member's `member_joined` says how (`via`), and a request of theirs goes; in
+    /// a group whose newcomers are `restricted` they join unable to post. Rooms take anyone.
     func join(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange) async throws -> JoinOutcome
     /// The group's pending join requests, oldest first.
     func joinRequests(to conversationID: ConversationID) async throws -> [GroupJoinRequest]
