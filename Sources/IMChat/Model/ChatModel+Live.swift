@@ -33,7 +33,9 @@ extension ChatModel {
         let key = event.conversation.map { DialogueKey(address: $0.address, id: $0.id) }
         var commands: [ChatEffect] = []
         switch event.type {
-        case .message, .memberJoined, .memberLeft, .memberKicked, .memberMuted, .conversationUpdated:
+        case .message, .memberJoined, .memberLeft, .memberKicked, .memberMuted, .memberUnmuted, .memberBanned,
+            .memberUnbanned, .roleChanged, .memberInvited, .inviteRevoked, .joinRequested, .joinRequestRevoked,
+            .conversationUpdated:
             if let info = event.info, let key {
                 contacts.upsert(info)
                 sessions.rename(key.address, to: info.title)
@@ -43,7 +45,7 @@ extension ChatModel {
                 commands += membershipChanged(event, key: key)
             }
             if let message = event.message, let key { commands += receive(message, key: key) }
-        case .messageDeleted:
+        case .messageEdited, .messageDeleted:
             if let message = event.message {
                 if dialogue?.key.id == message.conversationID { dialogue?.update(message) }
                 sessions.replaceLast(message)
@@ -79,19 +81,21 @@ extension ChatModel {
     private mutating func membershipChanged(_ event: Event, key: DialogueKey) -> [ChatEffect] {
         let open = dialogue?.key.matches(key) == true
         switch event.type {
-        case .memberKicked, .memberLeft:
+        case .memberKicked, .memberBanned, .memberLeft:
             if case .group(let name) = key.address { contacts.remove(kind: .group, name: name) }
             if case .room(let name) = key.address { contacts.remove(kind: .room, name: name) }
             if open {
-                dialogue?.notice = event.type == .memberKicked
+                dialogue?.notice = event.type != .memberLeft
                     ? "You were removed from this conversation\(event.by.map { " by \($0)" } ?? "")."
                     : "You left this conversation."
             }
         case .memberMuted:
             if open {
                 dialogue?.notice = event.until.map { "You are muted here until \(time.day($0)) \(time.clock($0))." }
-                    ?? "You are no longer muted here."
+                    ?? "You are muted here until a moderator unmutes you."
             }
+        case .memberUnmuted:
+            if open { dialogue?.notice = "You are no longer muted here." }
         default:
             break
         }
