@@ -101,19 +101,19 @@ enum KeyHelp {
         case .sessions, .contacts, .profile:
             keys = [("1 2 3, Tab", "Sessions, Contacts, Profile"), ("↑↓ j k, PgUp PgDn", "move"),
                     ("Enter", "open the conversation / the info page"), ("r", "reload from the server"),
-                    ("+", "Contacts: add a contact, create or join a group, create or enter a room"),
+                    ("+", "Contacts: add a contact, create/join groups and rooms"),
                     ("m", "Contacts: message the selected entry"),
-                    ("Enter/a x", "Invitations: join, decline; requests: approve (a), deny or withdraw"),
-                    ("e x l b", "Info page: edit, remove contact, leave, block or unblock"),
-                    ("↑↓ Enter, i", "Group info: a member's actions (by your role), invite someone"),
+                    ("Enter/a x", "invitation: join, decline; request: approve, deny"),
+                    ("e x l b", "Info page: edit, remove contact, leave, (un)block"),
+                    ("↑↓ Enter, i", "Group info: act on a member (by role), invite"),
                     ("n s a o", "Profile: nickname, signature, avatar file, log out"), ("q", "quit")]
         case .dialogue:
             keys = [("Enter", "send (a failed send stays, marked ✗, to retry)"), ("PgUp PgDn, wheel", "scroll; at the top older messages load"),
                     ("End (empty line)", "back to the newest"), ("Tab", "select messages: ↑↓ j k, g/G oldest/newest"),
-                    ("r or Enter", "reply to the selected message; Enter on a failed send retries it"),
-                    ("e", "edit your selected message (Enter saves, Esc cancels)"),
-                    ("d or Delete", "delete it for everyone: your own, or anyone's as a group's admin"),
-                    ("u", "jump to the first unread message"), ("Esc", "cancel the reply, else back to the list")]
+                    ("r or Enter", "reply to it; Enter on a failed send retries it"),
+                    ("e", "edit your message (Enter saves, Esc cancels)"),
+                    ("d or Delete", "delete for everyone (yours; any, as a group admin)"),
+                    ("u", "jump to the first unread message"), ("Esc", "cancel the reply or edit, else back to the list")]
         }
         return keys + common
     }
