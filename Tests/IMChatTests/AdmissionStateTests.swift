@@ -22,9 +22,7 @@ import Testing
 
     @Test func creatingAGroupAsksWhoMayJoinInviteOnlyFirst() {
         var model = Fixture.loggedIn()
-        model.press(.character("2"))
-        model.press(.character("+"))
-        model.press(.character("g"))
+        model.press(.character("2"), .character("+"), .character("g"))
         model.type("ops")
         #expect(model.contacts.prompt?.join == .invite)
         #expect(model.screenText.contains("[invited only]"))
@@ -33,8 +31,7 @@ import Testing
         model.press(.tab)
         #expect(model.screenText.contains("[on approval]"))
         #expect(model.screenText.contains("an admin approves each request"))
-        model.press(.tab)
-        model.press(.backTab)
+        model.press(.tab, .backTab)
         #expect(model.press(.enter) == [.createGroup("ops", join: .approval)])
     }
 
@@ -96,9 +93,7 @@ import Testing
 
     @Test func joiningAGroupThatTakesRequestsWaitsAndTheApprovalArrivesLive() {
         var model = Fixture.loggedIn()
-        model.press(.character("2"))
-        model.press(.character("+"))
-        model.press(.character("j"))
+        model.press(.character("2"), .character("+"), .character("j"))
         model.type("team")
         #expect(model.press(.enter) == [.joinGroup("team")])
         let mine = GroupJoinRequest(group: "team", user: "alice", createdAt: Fixture.start)

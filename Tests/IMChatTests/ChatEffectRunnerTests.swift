@@ -38,14 +38,20 @@ import Testing
         }
     }
 
-    @Test func requestsRefusalsAndListsAsTheServerDecides() async throws {
+    /// Runs `body` with alice's and bob's clients, registered on a server of their own.
+    static func withAliceAndBob(_ body: (ChatEffectRunner, ChatEffectRunner) async throws -> Void) async throws {
         try await withServer { server in
             let folder = TestServer.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let (alice, bob) = (Self.runner(server, folder, "alice"), Self.runner(server, folder, "bob"))
             try await Self.logIn(alice, "alice")
             try await Self.logIn(bob, "bob")
+            try await body(alice, bob)
+        }
+    }
 
+    @Test func requestsRefusalsAndListsAsTheServerDecides() async throws {
+        try await Self.withAliceAndBob { alice, bob in
             // A group that takes requests, with newcomers waiting and slow mode.
             guard case .joined? = await bob.perform(.createGroup("club", join: .approval)) else { throw TestFailure("no club") }
             let club = try #require(bob.client)
@@ -91,12 +97,7 @@ import Testing
     }
 
     @Test func invitationsDeclinedAndBlocksShowInTheLists() async throws {
-        try await withServer { server in
-            let folder = TestServer.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            let (alice, bob) = (Self.runner(server, folder, "alice"), Self.runner(server, folder, "bob"))
-            try await Self.logIn(alice, "alice")
-            try await Self.logIn(bob, "bob")
+        try await Self.withAliceAndBob { alice, bob in
             guard case .joined(let inner)? = await bob.perform(.createGroup("inner", join: .invite)) else {
                 throw TestFailure("no group")
             }

@@ -22,9 +22,7 @@ import Testing
 
     @Test func creatingAGroupChoosesWhoMayJoin() throws {
         var model = Fixture.loggedIn()
-        model.press(.character("2"))
-        model.press(.character("+"))
-        model.press(.character("g"))
+        model.press(.character("2"), .character("+"), .character("g"))
         model.type("release-crew")
         model.press(.tab)
         try Snapshot.check(ChatView.render(model), named: "contacts-create-group")
@@ -53,17 +51,14 @@ import Testing
     @Test func dialogueWithAnEditADeletionAndEditingOwnMessage() throws {
         var model = Self.dialogue()
         try Snapshot.check(ChatView.render(model), named: "dialogue-edited-deleted")
-        model.press(.tab)
-        model.press(.character("e"))
+        model.press(.tab, .character("e"))
         model.type(" at 15:00")
         try Snapshot.check(ChatView.render(model), named: "dialogue-editing")
     }
 
     @Test func dialogueAskingBeforeADeletion() throws {
         var model = Self.dialogue()
-        model.press(.tab)
-        model.press(.up)
-        model.press(.up)
+        model.press(.tab, .up, .up)
         model.press(.up)  // bob's edited message: an admin may delete it
         model.press(.character("d"))
         try Snapshot.check(ChatView.render(model), named: "dialogue-delete-confirm")
@@ -98,9 +93,7 @@ import Testing
     /// ops' info page for its owner alice: bob an admin, carol muted, dave a waiting newcomer.
     static func infoPage() -> ChatModel {
         var model = Fixture.loggedIn()
-        model.press(.character("2"))
-        model.press(.down)
-        model.press(.enter)
+        model.press(.character("2"), .down, .enter)
         var info = Fixture.info("ops", members: 4)
         info.join = .approval
         info.newMembers = .restricted
@@ -127,11 +120,16 @@ import Testing
         try Snapshot.check(ChatView.render(model), named: "group-moderation-form")
     }
 
+    @Test func theKeysOfTheMainScreens() throws {
+        var model = Fixture.loggedIn()
+        model.press(.character("2"), .function(1))
+        try Snapshot.check(ChatView.render(model), named: "main-help")
+    }
+
     @Test func aBlockedContactsInfoPage() throws {
         var model = Fixture.loggedIn()
         _ = model.handle(.result(.contacts(ContactLists(users: [Fixture.bob], blocked: [Fixture.bob]))))
-        model.press(.character("2"))
-        model.press(.enter)
+        model.press(.character("2"), .enter)
         try Snapshot.check(ChatView.render(model), named: "contact-blocked")
     }
 }

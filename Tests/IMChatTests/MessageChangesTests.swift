@@ -49,25 +49,18 @@ import Testing
 
     @Test func escCancelsAnEditAndAnUnchangedOneSendsNothing() {
         var model = Self.open()
-        model.press(.tab)
-        model.press(.up)
-        model.press(.character("e"))
-        model.press(.escape)
+        model.press(.tab, .up, .character("e"), .escape)
         #expect(model.dialogue?.editing == nil)
         #expect(model.dialogue?.compose.isEmpty == true)
         #expect(model.screen == .dialogue)
-        model.press(.tab)
-        model.press(.up)
-        model.press(.character("e"))
+        model.press(.tab, .up, .character("e"))
         #expect(model.press(.enter) == [])
         #expect(model.dialogue?.editing == nil)
     }
 
     @Test func aFailedEditPutsTheTextBackWithTheReason() {
         var model = Self.open()
-        model.press(.tab)
-        model.press(.up)
-        model.press(.character("e"))
+        model.press(.tab, .up, .character("e"))
         model.type("!")
         let id = Fixture.message(2, "").id
         _ = model.press(.enter)
@@ -82,8 +75,7 @@ import Testing
 
     @Test func deletingAsksFirstAndOnlyYDeletes() {
         var model = Self.open()
-        model.press(.tab)
-        model.press(.up)
+        model.press(.tab, .up)
         #expect(model.press(.character("d")) == [])
         #expect(model.screenText.contains("Delete this message for everyone?"))
         #expect(model.press(.character("n")) == [])
@@ -130,9 +122,7 @@ import Testing
 
     @Test func historyShowsEditsAndDeletionsAsTheServerKeepsThem() {
         var model = Fixture.loggedIn()
-        model.press(.character("2"))
-        model.press(.down)
-        model.press(.character("m"))
+        model.press(.character("2"), .down, .character("m"))
         var edited = Fixture.message(1, "said better")
         edited.editedAt = Fixture.time(5)
         var deleted = Fixture.message(2, "")

@@ -87,6 +87,9 @@ import Testing
         model.type("hello?")
         #expect(model.press(.enter) == [])
         #expect(model.screenText.contains("You are no longer in this group"))
+        // Invited back and joined (from another client): posting is open again.
+        _ = model.handle(Fixture.event(2, .memberJoined, user: Fixture.alice, via: .invite))
+        #expect(model.dialogue?.posting == nil)
     }
 
     @Test func aKickFromAGroupNotOnScreenShowsInTheStatusLine() {
@@ -100,9 +103,7 @@ import Testing
     /// ops' info page with alice as `role`, bob an admin and carol a member.
     static func infoPage(as role: MemberRole) -> ChatModel {
         var model = Fixture.loggedIn()
-        model.press(.character("2"))
-        model.press(.down)
-        model.press(.enter)
+        model.press(.character("2"), .down, .enter)
         let members = [Fixture.member(Fixture.alice, role), Fixture.member(Fixture.bob, .admin), Fixture.member(Fixture.carol)]
         _ = model.handle(.result(.info(Fixture.info("ops", members: 3), members)))
         return model
@@ -136,11 +137,9 @@ import Testing
 
     @Test func anOwnerMutesWithADurationAndAReasonAndPromotesAtOnce() {
         var model = Self.infoPage(as: .owner)
-        model.press(.down)
-        model.press(.down)
+        model.press(.down, .down)
         model.press(.down)  // carol
-        model.press(.enter)
-        model.press(.character("m"))
+        model.press(.enter, .character("m"))
         guard case .moderate(let form)? = model.contacts.info?.form else {
             Issue.record("no moderation form")
             return

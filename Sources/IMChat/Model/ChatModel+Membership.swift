@@ -43,6 +43,7 @@ extension ChatModel {
         case .memberJoined:
             if aboutMe {
                 contacts.settle(group: group)
+                if open, case .removed? = dialogue?.posting { dialogue?.posting = nil }  // back in
                 if event.via == .approval { status = ("your request was approved: you are in #\(group) now", false) }
                 commands.append(.loadContacts)
             } else {

@@ -103,6 +103,12 @@ extension ChatModel {
     @discardableResult
     mutating func press(_ key: Key) -> [ChatEffect] { handle(.key(key)) }
 
+    /// Presses keys one after another; returns the effects of the last.
+    @discardableResult
+    mutating func press(_ first: Key, _ then: Key...) -> [ChatEffect] {
+        then.reduce(press(first)) { _, key in press(key) }
+    }
+
     /// The screen as text.
     var screenText: String { ChatView.render(self).text }
 }
