@@ -193,8 +193,8 @@ final class ChatEffectRunner: Sendable {
             do {
                 lists.requests += try await client.groupJoinRequests(group.name)
                 lists.decides.insert(group.name)
-            } catch where error.apiCode == .forbidden {
-                continue  // a member who does not decide
+            } catch where error.apiCode == .forbidden || error.apiCode == .notFound {
+                continue  // a member who does not decide, or a group gone meanwhile
             }
         }
         return lists
