@@ -168,6 +168,14 @@ import Testing
         #expect(effects == [.loadInfo(.group, "ops")])
     }
 
+    @Test func powersWaitForTheMembersList() {
+        var model = Fixture.loggedIn()
+        model.press(.character("2"), .down, .enter)
+        #expect(model.press(.character("e")) == [])
+        #expect(model.contacts.info?.form == nil)
+        #expect(model.screenText.contains("loading the members first…"))
+    }
+
     @Test func adminsInviteFromTheInfoPageAndMembersAreTold() {
         var member = Self.infoPage(as: .member)
         #expect(member.press(.character("i")) == [])

@@ -132,6 +132,11 @@ extension ChatModel {
         -> [ChatEffect]
     {
         let moderated = group.kind == .group
+        // A group's powers follow this user's role, which its members list tells.
+        if moderated, info.members == nil, key == .character("e") || key == .character("i") {
+            status = ("loading the members first…", false)
+            return []
+        }
         switch key {
         case .up, .character("k"), .down, .character("j"):
             guard moderated, let count = info.members?.count, count > 0 else { return [] }
