@@ -109,6 +109,16 @@ import Testing
         #expect(model.screenText.contains("your request was approved: you are in #team now"))
     }
 
+    @Test func aGroupThatStartsTakingRequestsLoadsTheListsAgain() {
+        var model = Fixture.loggedIn()
+        var info = Fixture.info("ops")
+        info.join = .approval
+        let notice = Fixture.message(1, "bob changed the group info", type: .system)
+        let effects = model.handle(Fixture.event(1, .conversationUpdated, message: notice, info: info, by: "bob"))
+        #expect(effects.first == .loadContacts)
+        #expect(model.handle(Fixture.event(2, .conversationUpdated, info: info, by: "bob")) == [])
+    }
+
     @Test func aDeniedRequestSaysSo() {
         var model = Fixture.loggedIn()
         _ = model.handle(.result(.contacts(ContactLists(myRequests: [GroupJoinRequest(group: "team", user: "alice", createdAt: Fixture.start)]))))

@@ -37,6 +37,13 @@ extension ChatModel {
             .memberUnbanned, .roleChanged, .memberInvited, .inviteRevoked, .joinRequested, .joinRequestRevoked,
             .conversationUpdated:
             if let info = event.info, let key {
+                // A group that starts taking requests: whether this user decides them
+                // is for the server to say (loading the lists asks it).
+                if info.join == .approval, let known = contacts.groups.first(where: { $0.id == info.id }),
+                    known.join != .approval
+                {
+                    commands.append(.loadContacts)
+                }
                 contacts.upsert(info)
                 sessions.rename(key.address, to: info.title)
                 if dialogue?.key.matches(key) == true { dialogue?.title = info.title }
