@@ -2,13 +2,19 @@ import IMProtocol
 
 /// Everything the Contacts screen loads from the server at once.
 public struct ContactLists: Sendable, Equatable {
+    /// Contacts (friends).
     public var users: [User]
+    /// Groups this user belongs to.
     public var groups: [ConversationInfo]
+    /// Rooms this user is present in.
     public var rooms: [ConversationInfo]
+    /// Accounts this user blocks.
     public var blocked: [User]
+    /// Invitations to this user, waiting.
     public var invites: [GroupInvite]
     /// Requests to groups this user decides.
     public var requests: [GroupJoinRequest]
+    /// This user's own requests, waiting.
     public var myRequests: [GroupJoinRequest]
     /// Groups whose join requests this user decides (those that take requests and where
     /// the server let them list the requests).

@@ -121,9 +121,11 @@ public struct ContactsState: Sendable, Equatable {
     public var rooms: [ConversationInfo] = []
     /// Usernames this user blocks.
     public var blocked: Set<String> = []
+    /// Invitations to this user, waiting to be accepted by joining.
     public var invites: [GroupInvite] = []
     /// Requests this user decides (to groups they own or administer).
     public var requests: [GroupJoinRequest] = []
+    /// This user's own requests, waiting for an admin.
     public var myRequests: [GroupJoinRequest] = []
     /// Groups whose join requests this user decides.
     public var decides: Set<String> = []
