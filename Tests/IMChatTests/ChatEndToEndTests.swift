@@ -125,8 +125,14 @@ import Testing
         try await tmux.wait(for: "#design invited by carol")
         try await tmux.press("Enter")
         try await tmux.wait(for: "alice joined the group")
+
+        // carol mutes her, then removes her: the input line says so, live.
+        try await carol.moderate(group: "design", .mute, user: "alice")
+        try await tmux.wait(for: "> You are muted here until a moderator unmutes you.")
+        try await carol.moderate(group: "design", .kick, user: "alice", reason: "wrong room")
+        try await tmux.wait(for: "> You were removed from this group by carol: wrong room. Esc goes back.")
         try await tmux.press("Escape")
-        try await tmux.wait(for: "the group among alice's") { $0.contains("[2 Contacts]") && $0.contains("Groups (2)") }
+        try await tmux.wait(for: "the group gone from alice's") { $0.contains("[2 Contacts]") && $0.contains("Groups (1)") }
         try await tmux.press("1")
         for index in 1...200 { try await bob.send(String(format: "history %03d", index), to: .user("alice")) }
         try await tmux.wait(for: "200 unread") { $0.contains("[1 Sessions (200)]") && $0.contains("bob: history 200") }
