@@ -27,7 +27,7 @@ struct CheckCommandTests {
             "\(file):5:28: invalid regex '(unclosed': a '(' is never closed",
             "\(file):7:9: unknown key 'repyl' (did you mean 'reply'?)",
             "\(file):11:20: unknown template variable 'sendr.nickname' (did you mean 'sender'?) "
-                + "(known: args, argv, bot, conversation, event, match, member, message, now, sender, state)",
+                + "(known: bot, conversation, event, message, now, sender, state)",
         ])
         #expect(result.outputLines == ["1 file checked, 4 errors"])
     }
@@ -64,7 +64,7 @@ struct CheckCommandTests {
             "\(first):6:13: unknown key 'repyl' (did you mean 'reply'?)",
             "\(first):7:5: duplicate rule name 'r' (first defined at 5:5)",
             "\(first):8:21: unknown template variable 'nope' "
-                + "(known: args, argv, bot, conversation, event, match, member, message, now, sender, state)",
+                + "(known: bot, conversation, event, message, now, sender, state)",
             "\(second):1:6: '..' is not a valid name: it needs a letter, digit, '_' or '-' besides dots",
             "\(second):4:39: regex '(a|aa)+$' repeats a choice whose alternatives can start alike (like '(a|aa)+'), "
                 + "which can take exponential time on some messages; make the alternatives start differently",

@@ -23,8 +23,8 @@ struct ExplainCommandTests {
             "fallback: suppressed — matches, but rule 'greet' stopped evaluation before it",
             "",
             Self.dryRunHeading,
-            "  greet[0] reply to user:someone: Hi someone!",
-            "  greet[1] stop: no later rule runs",
+            "  greet action 1: reply to user:someone: Hi someone!",
+            "  greet: its stop ends evaluation; no later rule runs",
         ])
     }
 
@@ -38,7 +38,7 @@ struct ExplainCommandTests {
         #expect(result.status == 0)
         #expect(result.outputLines.contains("greet: not matched — text does not match regex '^(hi|hello)\\b' (ignoring case)"))
         #expect(result.outputLines.contains("fallback: fired — all conditions hold"))
-        #expect(result.outputLines.last == "  fallback[0] reply to user:bob: Say hi, bob.")
+        #expect(result.outputLines.last == "  fallback action 1: reply to user:bob: Say hi, bob.")
     }
 
     @Test func inAGroupTheDirectOnlyRuleDoesNotMatchAndNothingIsDone() async throws {
@@ -86,7 +86,7 @@ struct ExplainCommandTests {
         #expect(member.outputLines.contains("admins: not matched — from: 'bob' is member, rule wants admin or higher"))
         let owner = await sandbox.run(["explain", "--file", file, "--from", "bob", "--role", "owner", "--in", "group:team", "go"])
         #expect(owner.outputLines.contains("admins: fired — all conditions hold"))
-        #expect(owner.outputLines.last == "  admins[0] reply to group:team: yes, boss")
+        #expect(owner.outputLines.last == "  admins action 1: reply to group:team: yes, boss")
         let bad = await sandbox.run(["explain", "--file", file, "--role", "boss", "go"])
         #expect(bad.status == 2)
         #expect(bad.errors.contains("--role 'boss' is not a role: use member, admin or owner"))
@@ -141,7 +141,7 @@ struct ExplainCommandTests {
 
         #expect(result.status == 0)
         #expect(result.outputLines.first?.hasSuffix(": \"--help me\"") == true)
-        #expect(result.outputLines.last == "  fallback[0] reply to user:someone: Say hi, someone.")
+        #expect(result.outputLines.last == "  fallback action 1: reply to user:someone: Say hi, someone.")
     }
 
     @Test func theActionsOfADryRuleAreMarked() async throws {
@@ -163,8 +163,8 @@ struct ExplainCommandTests {
         #expect(result.outputLines.contains(
             "echo: fired — all conditions hold (args = 'one two'); dry mode: its actions are logged, not performed"))
         #expect(result.outputLines.suffix(2) == [
-            "  echo[0] reply to user:someone (dry mode: not performed even when live): one two",
-            "  echo[1] set: last = one two (dry mode: not performed even when live)",
+            "  echo action 1: reply to user:someone (dry mode: not performed even when live): one two",
+            "  echo action 2: set: last = one two (dry mode: not performed even when live)",
         ])
     }
 

@@ -44,10 +44,17 @@ actor SenderDirectory {
         }
     }
 
-    /// The profile of whoever caused `event`: the event's own for non-messages, else
-    /// looked up (a failed lookup gives the last one known, or nil).
+    /// The profile of whoever caused `event`: the member's own for a member event of
+    /// theirs, else looked up (a message's sender, whoever acted on a member); a failed
+    /// lookup gives the last one known, or nil.
     func profile(causing event: Event) async -> User? {
-        guard let username = event.message?.sender else { return event.user }
+        var name: String?
+        if event.type == .message {
+            name = event.message?.sender
+        } else if let by = event.by, by.lowercased() != event.user?.username.lowercased() {
+            name = by
+        }
+        guard let username = name else { return event.user }
         let now = time.seconds
         if let cached = profiles.fresh(username, now: now) { return cached }
         guard let user = try? await client.user(named: username) else { return profiles.any(username) }

@@ -58,10 +58,10 @@ extension HTTPSpec: Decodable {
 
         var name: String?
         if let written = try container.decodeIfPresent(Located<String>.self, forKey: .as) {
-            if Self.isIdentifier(written.value), !TemplateRoots.builtin.contains(written.value) {
+            if Self.isIdentifier(written.value), !TemplateVariables.roots.contains(written.value) {
                 name = written.value
             } else {
-                let reason = TemplateRoots.builtin.contains(written.value)
+                let reason = TemplateVariables.roots.contains(written.value)
                     ? "'\(written.value)' is a built-in template variable; choose another name"
                     : "'\(written.value)' is not a usable name (letters, digits and '_', not starting with a digit)"
                 fail(reason, written.mark, .as)

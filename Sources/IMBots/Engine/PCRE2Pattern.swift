@@ -21,6 +21,8 @@ final class PCRE2Pattern: @unchecked Sendable {
     private let context: OpaquePointer
     /// Names of named groups, with their group numbers.
     let names: [(name: String, group: Int)]
+    /// How many capturing groups the pattern has.
+    let captureCount: Int
 
     /// Why a pattern does not compile: PCRE2's words and where, in characters from the start.
     struct CompileError: Error {
@@ -61,6 +63,8 @@ final class PCRE2Pattern: @unchecked Sendable {
         self.code = compiled
         self.context = context
         self.names = Self.namedGroups(compiled)
+        var count: UInt32 = 0
+        self.captureCount = pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_CAPTURECOUNT), &count) == 0 ? Int(count) : 0
     }
 
     deinit {

@@ -50,6 +50,11 @@ final class RegexMatcher: Sendable {
         }
     }
 
+    /// What a match binds under `match.`: `0`, the numbered groups, then the named ones.
+    var groups: [String] {
+        (0...regex.captureCount).map(String.init) + regex.names.map(\.name)
+    }
+
     /// Matches the event's text; on success adds `0`, numbered and named captures.
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
         guard facts.text != nil else { return false }
