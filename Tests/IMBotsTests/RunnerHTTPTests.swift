@@ -173,7 +173,8 @@ extension ServerSuites {
 
 /// `check` refuses an `http` URL whose host a message could choose.
 @Suite struct HTTPHostTemplateTests {
-    @Test(arguments: ["https://{{args}}/hook", "https://tickets.{{sender.username}}.example/x", "http://{{args}}:8080/"])
+    @Test(arguments: ["https://{{message.text}}/hook", "https://tickets.{{sender.username}}.example/x",
+                      "http://{{message.text}}:8080/"])
     func aTemplatedHostIsRefusedAtItsPosition(_ url: String) {
         let errors = Bots.errors("""
             bot: b
@@ -191,7 +192,7 @@ extension ServerSuites {
             bot: b
             account: { username: b, password: secret-password }
             rules:
-              - { name: r, do: [ { http: { url: "https://tickets.example/{{args}}?from={{sender.username}}" } } ] }
+              - { name: r, do: [ { http: { url: "https://tickets.example/{{message.text}}?from={{sender.username}}" } } ] }
             """).isEmpty)
     }
 }

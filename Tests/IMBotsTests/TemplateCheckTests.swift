@@ -155,7 +155,10 @@ import Testing
             account: { username: b, password: secret-password }
             rules:
               - { name: r, when: { text: { regex: '(unclosed' } }, do: [ { reply: "{{match.1}} {{args}}" } ] }
-            """) == ["bot.yaml:4:39: invalid regex '(unclosed': a '(' is never closed"])
+            """) == [
+            "bot.yaml:4:39: invalid regex '(unclosed': a '(' at character 1 is never closed (add ')' where its group ends, "
+                + "or write \\( to match a '(')",
+        ])
     }
 
     // MARK: The table is what templates see

@@ -24,7 +24,8 @@ struct CheckCommandTests {
         #expect(result.status == 2)
         #expect(result.errorLines == [
             "\(file):2:40: environment variable 'BROKEN_PASSWORD' is not set (set it, or write ${BROKEN_PASSWORD:-default})",
-            "\(file):5:28: invalid regex '(unclosed': a '(' is never closed",
+            "\(file):5:28: invalid regex '(unclosed': a '(' at character 1 is never closed (add ')' where its group ends, "
+                + "or write \\( to match a '(')",
             "\(file):7:9: unknown key 'repyl' (did you mean 'reply'?)",
             "\(file):11:20: unknown template variable 'sendr.nickname' (did you mean 'sender'?) "
                 + "(known: bot, conversation, event, message, now, sender, state)",

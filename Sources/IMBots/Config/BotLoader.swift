@@ -10,6 +10,7 @@ public enum BotLoader {
     /// - Parameter environment: what `${VAR}` and `${VAR:-default}` read.
     /// - Throws: every problem found, never an empty list.
     public static func load(file: String, environment: [String: String]) throws(BotConfigErrors) -> BotDefinition {
+        let file = displayPath(file)
         guard let data = FileManager.default.contents(atPath: file) else {
             throw BotConfigErrors([BotConfigError(code: .unreadableFile, location: SourceLocation(file: file, line: 0, column: 0),
                                                   message: "cannot read the file (does it exist, and may it be read?)")])
@@ -50,7 +51,7 @@ public enum BotLoader {
         var bots: [BotDefinition] = []
         var errors: [BotConfigError] = []
         for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
-            let file = URL(fileURLWithPath: path).appendingPathComponent(name).path
+            let file = displayPath((path as NSString).appendingPathComponent(name))
             do {
                 let bot = try load(file: file, environment: environment)
                 if let other = bots.first(where: { $0.name == bot.name }) {
@@ -85,7 +86,9 @@ public enum BotLoader {
             // checks across the file still run, so their problems come in the same report.
             parsed = context.kept
         }
-        var errors = (problems + context.reportedErrors).map { convert($0, file: file, context: context) }
+        let all = problems + context.reportedErrors
+        let paths = all.contains { $0.message.contains("'rules[") } ? ReadablePaths(text: text) : nil
+        var errors = all.map { convert($0, file: file, context: context, paths: paths) }
         guard let parsed else { throw BotConfigErrors(errors) }
         do {
             let definition = try BotDefinition(parsed, file: file, directory: directory, version: version)
@@ -101,7 +104,18 @@ public enum BotLoader {
         String(Digest.hex(Digest.sha256(data)).prefix(12))
     }
 
-    private static func convert(_ error: YAMLError, file: String, context: BotDecoding) -> BotConfigError {
+    /// A path as people read it: `./bots/x.yaml` and `bots/./x.yaml` are `bots/x.yaml`.
+    public static func displayPath(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") where part != "." { parts.append(part) }
+        let joined = parts.joined(separator: "/")
+        if absolute { return "/" + joined }
+        return joined.isEmpty ? "." : joined
+    }
+
+    private static func convert(_ error: YAMLError, file: String, context: BotDecoding,
+                                paths: ReadablePaths?) -> BotConfigError {
         let code: BotConfigError.Code = context.code(for: error) ?? {
             switch error.code {
             case .syntax, .multipleDocuments, .undefinedAlias, .sizeLimit, .depthLimit, .duplicateKey,
@@ -115,7 +129,11 @@ public enum BotLoader {
             case .invalidValue: return .invalidValue
             }
         }()
+        var message = paths?.rewrite(error.message) ?? error.message
+        if code == .syntax, message.hasPrefix("found unknown escape character"), let mark = error.mark {
+            message = context.unknownEscape(at: mark) ?? message
+        }
         return BotConfigError(code: code, location: SourceLocation(file: error.file ?? file, mark: error.mark),
-                              message: error.message)
+                              message: message)
     }
 }
