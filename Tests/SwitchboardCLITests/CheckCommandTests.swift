@@ -91,6 +91,29 @@ struct CheckCommandTests {
         #expect(result.errorLines.allSatisfy { $0.hasPrefix(sandbox.path("bots/broken.yaml") + ":") })
     }
 
+    /// The runner refuses a file whose examples fail (its bot keeps its old rules), and
+    /// check on the live folder says the same.
+    @Test func aFailingExampleIsAProblemAsTheRunnerSeesIt() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/failing.yaml", BotTexts.failing)
+        try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let result = await sandbox.run(["check", sandbox.path("bots")])
+
+        #expect(result.status == 2)
+        #expect(result.errorLines == [
+            "\(file):10:9: rule 'greet' example 2: failed: expected reply \"Hi Bob!\", got \"Hi bob!\" "
+                + "(first difference at character 4)",
+            "\(file):19:9: rule 'quiet' example 2: failed: expected nothing, but the bot would: reply \"Hi alice!\", "
+                + "reply \"...\" (rules fired: greet, quiet)",
+        ])
+        #expect(result.outputLines == [
+            "\(sandbox.path("bots/greeter.yaml")): ok (bot 'greeter': 2 rules, 3 examples)",
+            "2 files checked, 2 errors",
+        ])
+    }
+
     @Test func anUnknownKeyGetsASuggestion() async throws {
         let sandbox = Sandbox()
         defer { sandbox.remove() }

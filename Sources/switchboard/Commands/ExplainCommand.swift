@@ -100,7 +100,7 @@ struct ExplainCommand: Command {
     }
 
     func run() async throws -> Int32 {
-        let definition = try findBot()
+        let definition = try await findBot()
         let now = time ?? .now()
         let senderPerson = (sender ?? (member == nil ? "someone" : nil)).map { BotEvent.Person($0, role: role) }
         // The member is the sender unless --from names who acted: the role is theirs then.
@@ -166,8 +166,8 @@ struct ExplainCommand: Command {
 
     /// The bot asked for, or a configuration error that says why there is none (listing
     /// the bots there are).
-    private func findBot() throws -> BotDefinition {
-        let loaded = selection.load(environment: CommandContext.current.environment)
+    private func findBot() async throws -> BotDefinition {
+        let loaded = await selection.load(environment: CommandContext.current.environment)
         if let file = selection.paths.first {
             guard let result = loaded.results.first(where: { $0.file == file }) else {
                 throw ConfigurationError("--file \(file) is not a bot file")
