@@ -1,4 +1,5 @@
 import IMClient
+import IMProtocol
 import TestSupport
 import Testing
 @testable import switchboard
@@ -48,6 +49,57 @@ struct TailCommandTests {
             #expect(line.hasSuffix(" user:alice alice: are you there?"))
             #expect(output.lines.count == 1)
             #expect(status == 0)
+        }
+    }
+
+    @Test func joinsLeavesAndRepliesWithWhatTheyAnswerArePrinted() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice", password: Self.password)
+            let (carol, _) = try await server.client.register("carol", password: Self.password)
+            let (bob, _) = try await server.client.register("bob", password: Self.password)
+            #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open))
+                .status == 201)
+            #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
+
+            var sandbox = Sandbox()
+            defer { sandbox.remove() }
+            let (started, startedSignal) = AsyncStream<Void>.makeStream()
+            sandbox.transport = InterceptingTransport(base: IMClient.sharedTransport) { request, response in
+                if request.url.contains("/v1/events"), !request.url.contains("cursor=") { startedSignal.yield() }
+                return response
+            }
+            let output = CapturedText()
+            let context = sandbox.context(output: output, errors: CapturedText(),
+                                          extra: ["SWITCHBOARD_PASSWORD": Self.password])
+            let tail = Task {
+                await CommandContext.$current.withValue(context) {
+                    await CLI.main(["tail", "--server", server.baseURL, "--user", "bob", "group:team"])
+                }
+            }
+            defer { tail.cancel() }
+            try await withHangGuard("tail's first poll") {
+                for await _ in started { return }
+            }
+            #expect(try await carol.send("POST", "/v1/groups/team/join").status == 200)
+            let first = try await alice.send("POST", "/v1/conversations/group:team/messages",
+                                             json: SendMessageRequest(text: "who takes the pager this week?"))
+            let id = try first.decode(Message.self).id
+            #expect(try await carol.send("POST", "/v1/conversations/group:team/messages",
+                                         json: SendMessageRequest(text: "me", replyTo: id)).status == 201)
+            #expect(try await carol.send("POST", "/v1/groups/team/leave").status == 204)
+            try await withHangGuard("carol's leaving in tail's output") {
+                await output.waitFor("carol left the group\n")
+            }
+            tail.cancel()
+            _ = try await withHangGuard("tail stopping") { await tail.value }
+
+            let lines = output.lines.map { $0.split(separator: " ", maxSplits: 2).last.map(String.init) ?? $0 }
+            #expect(lines == [
+                "group:team * carol joined the group",
+                "group:team alice: who takes the pager this week?",
+                "group:team carol (replying to alice: \"who takes the pager this week?\"): me",
+                "group:team * carol left the group",
+            ])
         }
     }
 }
