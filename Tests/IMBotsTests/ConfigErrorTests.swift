@@ -114,20 +114,6 @@ import Testing
                 + "e.g. '{{now.rfc3339}}'")
     }
 
-    @Test func anHTTPResultIsKnownOnlyToTheActionsAfterIt() {
-        #expect(Bots.errors(header + """
-            rules:
-              - name: r
-                do:
-                  - reply: "{{created.body.id}}"
-                  - http: { url: "https://tickets.example.com", as: created }
-                  - reply: "{{created.body.id}} {{created.status}}"
-            """) == [
-                "bot.yaml:6:17: template variable 'created.body.id' is used before the http action that sets "
-                    + "'created' (as: created)",
-            ])
-    }
-
     @Test func aMissingEnvironmentVariableIsReportedAtTheScalar() {
         #expect(Bots.errors("""
             bot: helpdesk

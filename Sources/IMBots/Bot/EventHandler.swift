@@ -70,6 +70,8 @@ struct EventHandler: Sendable {
     /// or muted the member), as in examples.
     private func decide(_ event: Event, _ rules: LiveRules.Current) async -> Decided? {
         let actedOnOther = event.by != nil && event.by?.lowercased() != event.user?.username.lowercased()
+        // `joinedVia` stays unknown here until the feed's `member_joined` says how a member
+        // came in (`via`, with the group model): a `member: {via: …}` matcher then reads it.
         var botEvent = BotEvent(event: event, sender: event.type == .message || actedOnOther ? nil : event.user)
         let lookups = rules.engine.decisionLookups
         if lookups.contains(.profile) { botEvent.sender = await senders.profile(causing: event) }

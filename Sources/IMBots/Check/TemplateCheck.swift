@@ -60,12 +60,17 @@ struct TemplateCheck {
     /// `increment` actions write.
     static func declaredState(initial: [String: YAMLValue], rules: [Rule]) -> TemplateShape {
         let root = TemplateShape.state(.object)
-        for (key, value) in initial.sorted(by: { $0.key < $1.key }) { root.merge(shape(of: value), at: [key]) }
+        for (key, value) in initial.sorted(by: { $0.key < $1.key }) {
+            root.merge(shape(of: TemplateValue(yaml: value)), at: [key])
+        }
         for rule in rules {
             for action in rule.actions {
                 switch action.spec {
                 case .set(let assignments):
-                    for assignment in assignments { root.merge(shape(of: assignment.value), at: assignment.key.path) }
+                    // Rendered without variables: only the value's structure counts here.
+                    for assignment in assignments {
+                        root.merge(shape(of: assignment.value.render(.object([:])).templateValue), at: assignment.key.path)
+                    }
                 case .increment(let spec):
                     root.merge(TemplateShape.state(.number), at: spec.key.path)
                 default:
@@ -76,7 +81,7 @@ struct TemplateCheck {
         return root
     }
 
-    private static func shape(of value: YAMLValue) -> TemplateShape {
+    private static func shape(of value: TemplateValue) -> TemplateShape {
         switch value {
         case .null: .state(.any)
         case .bool: .state(.boolean)
@@ -85,19 +90,8 @@ struct TemplateCheck {
         case .array: .state(.list(.any))
         // An empty object is a place for keys still to come.
         case .object(let members) where members.isEmpty: .state(.any)
-        case .object(let members): .state(.object, fields: members.map { ($0.key, shape(of: $0.value)) })
-        }
-    }
-
-    private static func shape(of value: ValueTemplate) -> TemplateShape {
-        switch value {
-        case .null: .state(.any)
-        case .bool: .state(.boolean)
-        case .int, .double: .state(.number)
-        case .string: .state(.text)
-        case .array: .state(.list(.any))
-        case .object(let entries) where entries.isEmpty: .state(.any)
-        case .object(let entries): .state(.object, fields: entries.map { ($0.key, shape(of: $0.value)) })
+        case .object(let members):
+            .state(.object, fields: members.sorted { $0.key < $1.key }.map { ($0.key, shape(of: $0.value)) })
         }
     }
 }
