@@ -104,6 +104,14 @@ import Testing
                 "bot.yaml:6:39: expected true or false for 'reply.quote' of action 1 in rule 2, found \"maybe\"",
                 "bot.yaml:7:59: expected a string for 'expect.reply[1]' of example 1 in rule 2, found a mapping",
             ])
+        #expect(Bots.errors(Self.header + """
+              - { name: a, do: [] }
+              - { do: [] }
+            """) == [
+                "bot.yaml:4:20: rule 'a' needs at least one action in 'do'",
+                "bot.yaml:5:5: missing required key 'name' in rule 2",
+                "bot.yaml:5:11: rule 2 needs at least one action in 'do'",
+            ])
     }
 
     @Test func filePathsAreShownWithoutDotSegments() throws {

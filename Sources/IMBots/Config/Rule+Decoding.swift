@@ -28,7 +28,10 @@ extension Rule: Decodable {
             ?? nil) ?? []
 
         if actions?.isEmpty ?? false, rawActions.sequence?.isEmpty ?? false {
-            context.report(.invalidValue, "rule '\(name.value)' needs at least one action in 'do'", at: rawActions.mark)
+            // A rule without a usable name is counted from 1, as people count.
+            let rule = name.mark.isKnown ? "rule '\(name.value)'"
+                : "rule \((decoder.codingPath.last?.intValue ?? 0) + 1)"
+            context.report(.invalidValue, "\(rule) needs at least one action in 'do'", at: rawActions.mark)
         }
         // An `http` action's `as` name, read from the file as written.
         let results = (rawActions.sequence ?? []).compactMap { node -> (name: String, location: SourceLocation)? in
