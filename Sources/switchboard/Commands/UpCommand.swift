@@ -48,7 +48,8 @@ struct UpCommand: Command {
 
     func run() async throws -> Int32 {
         let (file, directory) = try ConfigFile.load(configPath)
-        let level = try file.level(override: logLevel)
+        let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: nil)
+        defer { log.close() }
         var section = file.server ?? ServerFileConfig()
         if section.data == nil { section.data = (directory as NSString).appendingPathComponent("data") }
         let serverConfiguration: ServerConfiguration
@@ -57,10 +58,9 @@ struct UpCommand: Command {
         } catch let error as ServerFileConfig.Invalid {
             throw ConfigurationError(error.description)
         }
-        let logger = Logger(label: "runner", level: level)
         let app: IMServerApp
         do {
-            app = try IMServerApp(configuration: serverConfiguration, logger: Logger(label: "server", level: level))
+            app = try IMServerApp(configuration: serverConfiguration, logger: log.logger("server"))
             // Started before the group, so that a busy port is a configuration error and the
             // runner knows the port.
             try await app.start()
@@ -84,12 +84,12 @@ struct UpCommand: Command {
             var configuration = try file.runnerConfiguration(
                 directory: directory, serverURL: url, localAdministration: localAdministration)
             configuration.strict = strict
-            runner = try RunCommand.makeRunner(configuration, logger: logger)
+            runner = try RunCommand.makeRunner(configuration, logger: log.logger("runner"))
         } catch {
             await app.shutdown()
             throw error
         }
-        try await RunCommand.serve([server, runner], reloading: runner, logger: logger)
+        try await RunCommand.serve([server, runner], reloading: runner, logger: log.logger("runner"))
         return RunCommand.exitStatus(after: runner)
     }
 }
