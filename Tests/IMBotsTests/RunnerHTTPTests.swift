@@ -184,7 +184,7 @@ extension ServerSuites {
               - { name: r, do: [ { http: { url: "\(url)" } } ] }
             """)
         #expect(errors.count == 1, "\(errors)")
-        #expect(errors.first?.hasPrefix("bot.yaml:4:37: the host of an http url cannot be a template") == true,
+        #expect(errors.first?.hasPrefix("bot.yaml:4:38: the host of an http url cannot be a template") == true,
                 "\(errors)")
     }
 
