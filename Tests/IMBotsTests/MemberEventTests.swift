@@ -86,6 +86,30 @@ import Testing
         #expect(results.count == 5)
     }
 
+    @Test func bansMutesAndRoleChangesAreMemberEventsToo() async throws {
+        let bot = try Bots.withRules("""
+              - name: noted
+                when: { event: [member_banned, member_unbanned, member_unmuted, role_changed], member: { is_bot: false } }
+                do: [ { send: "{{member.nickname}} ({{event.type}}, by {{sender.username}})" } ]
+                examples:
+                  - { event: member_banned, from: alice, member: { username: dave, nickname: Dave }, in: "group:team",
+                      expect: { send: "Dave (member_banned, by alice)" } }
+                  - { event: role_changed, from: alice, member: { username: dave, nickname: Dave }, in: "group:team",
+                      expect: { send: "Dave (role_changed, by alice)" } }
+            """)
+        let results = await ExampleRunner.run(bot: bot)
+        let failed = results.filter { !$0.passed }.map(\.description)
+        #expect(failed.isEmpty, "\(failed)")
+        #expect(results.count == 2)
+        let dave = BotEvent.Person("dave")
+        for type in [EventType.memberBanned, .memberUnbanned, .memberUnmuted, .roleChanged] {
+            let event = BotEvent.made(type, from: BotEvent.Person("alice"), member: dave, in: .group("team"),
+                                      position: 5, at: Self.now)
+            #expect(event.member?.username == "dave")
+            #expect(Bots.fired(bot, event) == ["noted"])
+        }
+    }
+
     @Test func anExampleMemberEventNeedsItsMember() {
         #expect(Bots.errors("""
             bot: b

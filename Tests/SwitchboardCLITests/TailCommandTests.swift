@@ -90,4 +90,19 @@ struct TailCommandTests {
             }
         }
     }
+    @Test func aBanIsPrintedAsTheServersNoticeOrElseAsWhatHappened() {
+        let group = ConversationRef(id: ConversationID(rawValue: 3), kind: .group, address: .group("team"))
+        let dave = User(id: UserID(rawValue: 5), username: "dave", nickname: "Dave", createdAt: Timestamp(milliseconds: 0))
+        let at = Timestamp(milliseconds: 1_736_157_600_000)
+        var lines = TailLines()
+        let bare = lines.line(for: Event(position: 1, type: .memberBanned, at: at, conversation: group,
+                                         user: dave, by: "alice"))
+        #expect(bare?.hasSuffix(" group:team * dave was banned") == true, "\(bare ?? "nothing")")
+        let notice = Message(id: MessageID(rawValue: 9), conversationID: group.id, seq: 4, type: .system,
+                             sender: "alice", senderID: UserID(rawValue: 2), text: "alice banned dave: spam",
+                             createdAt: at)
+        let told = lines.line(for: Event(position: 2, type: .memberBanned, at: at, conversation: group,
+                                         message: notice, user: dave, by: "alice"))
+        #expect(told?.hasSuffix(" group:team * alice banned dave: spam") == true, "\(told ?? "nothing")")
+    }
 }

@@ -7,7 +7,7 @@ import Lifecycle
 ///
 /// Looked up only when a rule needs them, and kept a minute in caches with a bound (a
 /// flood from many accounts costs lookups, not memory); `profile_updated` refreshes a
-/// profile, membership changes a group's roles.
+/// profile, membership and role changes a group's roles.
 actor SenderDirectory {
     private let client: IMClient
     private let time: any TimeSource
@@ -26,7 +26,8 @@ actor SenderDirectory {
     /// Whether `event` tells something about users or groups (a profile, a membership).
     static func observes(_ event: Event) -> Bool {
         switch event.type {
-        case .profileUpdated, .memberJoined, .memberLeft, .memberKicked, .conversationUpdated: true
+        case .profileUpdated, .memberJoined, .memberLeft, .memberKicked, .memberBanned, .roleChanged, .conversationUpdated:
+            true
         default: false
         }
     }
@@ -38,7 +39,8 @@ actor SenderDirectory {
         }
         if case .group(let group)? = event.conversation?.address {
             switch event.type {
-            case .memberJoined, .memberLeft, .memberKicked, .conversationUpdated: roles.remove(group.lowercased())
+            case .memberJoined, .memberLeft, .memberKicked, .memberBanned, .roleChanged, .conversationUpdated:
+                roles.remove(group.lowercased())
             default: break
             }
         }

@@ -56,7 +56,10 @@ public struct BotEvent: Sendable {
     }
 
     /// The kinds of events that are about a group member.
-    static let memberEventTypes: [EventType] = [.memberJoined, .memberLeft, .memberKicked, .memberMuted]
+    static let memberEventTypes: [EventType] = [
+        .memberJoined, .memberLeft, .memberKicked, .memberBanned, .memberUnbanned, .memberMuted, .memberUnmuted,
+        .roleChanged,
+    ]
 }
 
 extension BotEvent {

@@ -19,7 +19,7 @@ struct TailLines {
             remember(message)
             return "\(Self.time(message.createdAt)) \(conversation.address) \(message.sender)"
                 + replying(to: message.replyTo) + ": " + message.text.replacingOccurrences(of: "\n", with: "\n    ")
-        case .memberJoined, .memberLeft, .memberKicked, .memberMuted:
+        case .memberJoined, .memberLeft, .memberKicked, .memberBanned, .memberMuted:
             let member = event.user?.username ?? "someone"
             let notice = event.message?.text ?? "\(member) \(Self.verb(event.type))"
             return "\(Self.time(event.at)) \(conversation.address) * \(notice)"
@@ -47,6 +47,7 @@ struct TailLines {
         case .memberJoined: "joined"
         case .memberLeft: "left"
         case .memberKicked: "was removed"
+        case .memberBanned: "was banned"
         default: "was muted"
         }
     }
