@@ -97,6 +97,9 @@ extension ServerSuites {
                     try await alice.awaitUser("echo")
                     try await server.awaitParkedPolls(1)
                     #expect(!running.runner.health.isDegraded)
+                    let before = try await Self.metrics(running)
+                    #expect(before.contains("switchboard_bot_reload_failures_total{bot=\"echo\"} 0"))
+                    #expect(before.contains("switchboard_bot_config_failing{bot=\"echo\"} 0"))
                     let version = try fixture.version()
 
                     try fixture.write(RunnerFixture.echoBot(prefix: "v2").replacingOccurrences(of: "reply:", with: "repyl:"))

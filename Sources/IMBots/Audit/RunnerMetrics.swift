@@ -104,6 +104,15 @@ public final class RunnerMetrics: Sendable {
         state.withLock { $0.configFailing[bot] = failing }
     }
 
+    /// The bot's file was taken: it does not fail, and its failed reloads are shown from
+    /// 0, so that an alert on their increase sees the first one.
+    func fileTaken(bot: String) {
+        state.withLock {
+            $0.configFailing[bot] = false
+            if $0.reloadFailures[bot] == nil { $0.reloadFailures[bot] = 0 }
+        }
+    }
+
     /// Failed reloads of a bot's file (for tests).
     public func reloadFailures(bot: String) -> Int {
         state.withLock { $0.reloadFailures[bot] ?? 0 }

@@ -201,7 +201,7 @@ public final class BotRunner: Service {
             logger.error("\(file.path) has \(file.problems.count) problem(s); \(what):\n"
                          + file.problems.joined(separator: "\n"))
         }
-        for file in catalog.files where file.bot != nil { health.fine(file.path) }
+        for file in catalog.files where file.bot != nil { health.fine(file) }
         health.keep(only: Set(catalog.files.map(\.path)))
     }
 

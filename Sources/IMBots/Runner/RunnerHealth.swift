@@ -60,10 +60,12 @@ public final class RunnerHealth: Sendable {
         metrics.configFailing(bot: bot, true)
     }
 
-    /// Notes that `path` was taken: its bot runs on its rules.
-    func fine(_ path: String) {
-        guard let gone = entries.withLock({ $0.removeValue(forKey: path) }) else { return }
-        metrics.configFailing(bot: gone.problem.bot, false)
+    /// Notes that `file` was taken: its bot runs on its rules.
+    func fine(_ file: BotCatalog.File) {
+        if let gone = entries.withLock({ $0.removeValue(forKey: file.path) }), gone.problem.bot != file.label {
+            metrics.configFailing(bot: gone.problem.bot, false)
+        }
+        metrics.fileTaken(bot: file.label)
     }
 
     /// Forgets the files that are no longer in the folder.
