@@ -44,6 +44,12 @@ import Testing
         ("{{argv.first}}", "{ command: status }",
          "unknown template variable 'argv.first': 'argv' is a list of text; write argv.1 for its first item, "
             + "argv.length for their number, or repeat over it with {{#argv}}...{{/argv}}"),
+        ("{{args.2}}", "{ command: status }",
+         "unknown template variable 'args.2' (did you mean 'argv.2'?): 'args' is the arguments as one text; 'argv' "
+            + "is them as a list, 'argv.1' the first"),
+        ("{{args.0}}", "{ command: status }",
+         "unknown template variable 'args.0' (did you mean 'argv.1'?): 'args' is the arguments as one text; 'argv' "
+            + "is them as a list, 'argv.1' the first"),
         ("{{args}}", "{ direct: true }",
          "'{{args}}' is always empty in rule 'r': 'args' is set by a 'command' matcher, which the rule does not have"),
         ("{{match.0}}", "{ command: status }",

@@ -41,6 +41,12 @@ extension TemplateCheck {
                         + "first item, \(prefix).length for their number, or repeat over it with "
                         + "{{#\(prefix)}}...{{/\(prefix)}}"
                 }
+                if prefix == "args", path.count == 2, let number = Int(path[1]) {
+                    // The docs' {{match.1}} makes {{args.1}} look like the first argument.
+                    let position = number < 1 ? "1" : path[1]
+                    return "unknown template variable '\(name)' (did you mean 'argv.\(position)'?): 'args' is the "
+                        + "arguments as one text; 'argv' is them as a list, 'argv.1' the first"
+                }
                 return "unknown template variable '\(name)': '\(prefix)' is \(type), which has no fields"
             case .badPosition(let index):
                 let prefix = path[..<index].joined(separator: ".")
