@@ -66,9 +66,58 @@ struct UpCommandTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
-    /// The server's URL from its "server listening on http://…" log line.
-    static func listeningURL(in log: String) -> String? {
-        guard let range = log.range(of: "server listening on http://127.0.0.1:") else { return nil }
+    /// A broken bot file next to a good one: the good bot runs, the runner's /healthz says
+    /// "degraded" and names the broken file, and the stop exits 2 saying why; with
+    /// --strict the start fails at once.
+    @Test(.timeLimit(.minutes(3)))
+    func aBrokenBotFileLeavesTheOthersRunningAndTheExitStatusSaysSo() async throws {
+        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.write("bots/greeter.yaml", BotTexts.greeter.replacingOccurrences(
+            of: "password: \"${GREETER_PASSWORD:-not-a-secret}\"", with: "register: true"))
+        let broken = try sandbox.write("bots/broken.yaml", BotTexts.broken)
+        let config = try sandbox.write("config.yaml", """
+            log_level: info
+            server: { listen: 127.0.0.1:0, data: \(sandbox.path("data")), durability: normal }
+            runner: { listen: 127.0.0.1:0, bots: \(sandbox.path("bots")), state: \(sandbox.path("data/bots")) }
+
+            """)
+        let environment = ["PATH": "/usr/bin:/bin", "HOME": sandbox.path("home")]
+        let up = try SpawnedProcess(binary, ["up", "--config", config], environment: environment)
+        try await ensuring({
+            var runnerURL = ""
+            try await eventually("the runner listening") {
+                guard let url = Self.listeningURL(in: up.errors, of: "runner") else { return up.exitStatus != nil }
+                runnerURL = url
+                return true
+            }
+            try await eventually("the greeter polls") { up.errors.contains("bot greeter is running as greeter") }
+            let health = try await TestClient(baseURL: runnerURL).get("/healthz")
+            #expect(health.status == 200)
+            #expect(health.text.hasPrefix(#"{"bots":["greeter"],"problems":[{"bot":"broken","errors":["\#(broken):2:40: "#),
+                    "\(health.text)")
+            #expect(health.text.hasSuffix(#""state":"not_running"}],"status":"degraded"}"#), "\(health.text)")
+            #expect(try await up.stop(SIGTERM) == 2, "\(up.errors)")
+            #expect(up.errors.contains("switchboard: \(broken): bot broken did not run: \(broken):2:40: environment variable"))
+        }) {
+            if up.exitStatus == nil { _ = try? await up.stop(SIGKILL) }
+        }
+
+        let strict = try SpawnedProcess(binary, ["up", "--config", config, "--strict"], environment: environment)
+        try await ensuring({
+            let status = try await withHangGuard("up --strict ending") { await strict.waitForExit() }
+            #expect(status == 2)
+            #expect(strict.errors.contains("\(broken):7:9: unknown key 'repyl' (did you mean 'reply'?)"))
+        }) {
+            if strict.exitStatus == nil { _ = try? await strict.stop(SIGKILL) }
+        }
+    }
+
+    /// The URL of the server's or the runner's listener from its "… listening on
+    /// http://…" log line.
+    static func listeningURL(in log: String, of part: String = "server") -> String? {
+        guard let range = log.range(of: "\(part) listening on http://127.0.0.1:") else { return nil }
         let port = log[range.upperBound...].prefix { $0.isNumber }
         return port.isEmpty ? nil : "http://127.0.0.1:\(port)"
     }

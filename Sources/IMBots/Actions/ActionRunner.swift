@@ -5,8 +5,10 @@ import Templates
 ///
 /// Enforced rules' actions are performed; dry and shadow rules' actions are rendered
 /// and reported as `dryRun` without touching the effects or the state. A failed action
-/// ends its own rule (the rest is reported `skipped`) but not the other rules. Retrying
-/// is the effects' business, not this one's.
+/// ends its own rule (the rest is reported `skipped`) but not the other rules. A `stop`
+/// is no action here: the engine has already ended evaluation there (`stoppedBy`), and it
+/// holds whatever happens to the rule's actions. Retrying is the effects' business, not
+/// this one's.
 public enum ActionRunner {
     /// Runs every action of every fired rule, in order.
     public static func run(_ decision: Decision, event: BotEvent, context: BotContext,
@@ -19,21 +21,22 @@ public enum ActionRunner {
     /// http responses included, can be checked).
     static func run(_ decision: Decision, event: BotEvent, context: BotContext, effects: some BotEffects,
                     performingAll: Bool) async -> ActionReport {
-        var report = ActionReport(state: context.state)
+        let stopper = decision.firings.first { $0.rule.name == decision.stoppedBy }
+        var report = ActionReport(state: context.state, stop: stopper.map { ($0.rule.name, $0.mode) })
         for firing in decision.firings {
             var run = RuleRun(decision: decision, firing: firing, event: event, context: context,
                               state: report.state, performs: performingAll || firing.mode == .enforce)
-            var failed = false
-            for (index, action) in firing.rule.actions.enumerated() {
+            var failed: Int?
+            for (index, action) in firing.rule.actions.enumerated() where action.kind != .stop {
                 let status: ActionOutcome.Status
-                if failed {
-                    status = .skipped
+                if let failed {
+                    status = .skipped(after: failed)
                 } else {
                     do {
                         let effect = try await run.execute(action, index: index, effects: effects)
                         status = run.performs ? .performed(effect) : .dryRun(effect)
                     } catch {
-                        failed = true
+                        failed = index
                         status = .failed(error)
                     }
                 }
@@ -87,6 +90,8 @@ struct RuleRun {
         return .object(all)
     }
 
+    /// Performs (or, in dry and shadow rules, describes) one action; never a `stop`, which
+    /// the runner leaves out.
     mutating func execute(_ action: Action, index: Int,
                           effects: some BotEffects) async throws(ActionError) -> ActionEffect {
         let root = self.root
@@ -155,7 +160,8 @@ struct RuleRun {
             apply(spec.key, next, as: .add(path: spec.key.path, amount: spec.by))
             return .state([StateChange(key: spec.key.description, value: next)])
         case .stop:
-            return .stop
+            // Not reached (`run` leaves stops out); as an effect it changes nothing.
+            return .state([])
         }
     }
 

@@ -12,7 +12,9 @@ struct BotReporter: Sendable {
     let logger: Logger
     let time: any TimeSource
 
-    /// The outcomes of one event's actions.
+    /// The outcomes of one event's actions, one audit line each; then, when a rule's
+    /// `stop` ended evaluation, a line for that (a stop is no action: it holds even when
+    /// an action of its rule failed).
     func record(_ report: ActionReport, event: Event?, version: String) {
         var counted: Set<String> = []
         for outcome in report.outcomes {
@@ -28,7 +30,8 @@ struct BotReporter: Sendable {
                 outcomeName = "failed"
                 let suppressed = error.message.hasPrefix("loop guard")
                 metrics.count(bot: bot, rule: outcome.rule, suppressed ? .suppressed : .failed)
-                logger.error("bot \(bot), rule \(outcome.rule), action \(outcome.actionIndex) (\(outcome.kind)): \(error.message)")
+                logger.error("bot \(bot), rule \(outcome.rule), action \(outcome.actionIndex + 1) (\(outcome.kind)): "
+                             + error.message)
             case .skipped:
                 outcomeName = "skipped"
             }
@@ -36,6 +39,17 @@ struct BotReporter: Sendable {
                 rule: outcome.rule, version: version, action: outcome.kind.rawValue, mode: "\(outcome.mode)",
                 outcome: outcomeName, conversation: event?.conversation?.address.description, event: event?.position,
                 detail: outcome.effect.map { "\($0)" } ?? outcome.description))
+        }
+        if let (rule, mode) = report.stop {
+            let failed = report.outcomes.first { outcome in
+                guard outcome.rule == rule, case .failed = outcome.status else { return false }
+                return true
+            }
+            audit.record(entry(
+                rule: rule, version: version, action: nil, mode: "\(mode)", outcome: "stopped",
+                conversation: event?.conversation?.address.description, event: event?.position,
+                detail: "its stop ended evaluation: no later rule ran for this event"
+                    + (failed.map { " (it holds although action \($0.actionIndex + 1), \($0.kind), failed)" } ?? "")))
         }
     }
 
@@ -68,7 +82,7 @@ struct BotReporter: Sendable {
             event: event.position, detail: "the conversation's lane was full (\(cap) events)"))
     }
 
-    private func entry(rule: String, version: String, action: String, mode: String, outcome: String,
+    private func entry(rule: String, version: String, action: String?, mode: String, outcome: String,
                        conversation: String?, event: Int64?, detail: String?) -> AuditLog.Entry {
         AuditLog.Entry(
             at: Timestamp(milliseconds: time.wallMilliseconds).rfc3339, bot: bot, rule: rule, configVersion: version,

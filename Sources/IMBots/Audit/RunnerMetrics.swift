@@ -44,6 +44,8 @@ public final class RunnerMetrics: Sendable {
         var connected: [String: Bool] = [:]
         var shed: [ShedKey: Int] = [:]
         var auditFailures = 0
+        var reloadFailures: [String: Int] = [:]
+        var configFailing: [String: Bool] = [:]
     }
 
     /// What a full queue dropped.
@@ -92,6 +94,30 @@ public final class RunnerMetrics: Sendable {
         state.withLock { $0.shed[ShedKey(bot: bot, kind: kind), default: 0] += count }
     }
 
+    /// A reload found the bot's file changed and could not take it.
+    func reloadFailed(bot: String) {
+        state.withLock { $0.reloadFailures[bot, default: 0] += 1 }
+    }
+
+    /// Whether the bot's file fails now (the bot runs on old rules, or not at all).
+    func configFailing(bot: String, _ failing: Bool) {
+        state.withLock { $0.configFailing[bot] = failing }
+    }
+
+    /// The bot's file was taken: it does not fail, and its failed reloads are shown from
+    /// 0, so that an alert on their increase sees the first one.
+    func fileTaken(bot: String) {
+        state.withLock {
+            $0.configFailing[bot] = false
+            if $0.reloadFailures[bot] == nil { $0.reloadFailures[bot] = 0 }
+        }
+    }
+
+    /// Failed reloads of a bot's file (for tests).
+    public func reloadFailures(bot: String) -> Int {
+        state.withLock { $0.reloadFailures[bot] ?? 0 }
+    }
+
     func auditFailed() {
         state.withLock { $0.auditFailures += 1 }
     }
@@ -133,6 +159,12 @@ public final class RunnerMetrics: Sendable {
                       snapshot.eventsHandled.mapValues(String.init))
         out += family("switchboard_bot_connected", "gauge", "Whether a bot's event stream is connected.",
                       snapshot.connected.mapValues { $0 ? "1" : "0" })
+        out += family("switchboard_bot_reload_failures_total", "counter",
+                      "Reloads that found a bot's file changed and could not take it (the old rules stay).",
+                      snapshot.reloadFailures.mapValues(String.init))
+        out += family("switchboard_bot_config_failing", "gauge",
+                      "Whether a bot's file fails now: the bot runs on old rules, or not at all.",
+                      snapshot.configFailing.mapValues { $0 ? "1" : "0" })
         out += "# HELP switchboard_bot_shed_total Replies (message) and events (event) dropped from a full conversation queue.\n# TYPE switchboard_bot_shed_total counter\n"
         for (key, count) in snapshot.shed.sorted(by: { ($0.key.bot, $0.key.kind.rawValue) < ($1.key.bot, $1.key.kind.rawValue) }) {
             out += "switchboard_bot_shed_total{bot=\"\(key.bot)\",kind=\"\(key.kind.rawValue)\"} \(count)\n"

@@ -63,12 +63,22 @@ struct EventHandler: Sendable {
     }
 
     /// The rules that fire, with the event as they see it; nil when none does. The
-    /// sender's profile and role are looked up only when a rule needs them.
+    /// sender's profile and role, and a member's role, are looked up only when a rule
+    /// needs them.
+    ///
+    /// A member event's sender is its member, unless someone else acted (`by`: who kicked
+    /// or muted the member), as in examples.
     private func decide(_ event: Event, _ rules: LiveRules.Current) async -> Decided? {
-        var botEvent = BotEvent(event: event, sender: event.type == .message ? nil : event.user)
+        let actedOnOther = event.by != nil && event.by?.lowercased() != event.user?.username.lowercased()
+        // `joinedVia` stays unknown here until the feed's `member_joined` says how a member
+        // came in (`via`, with the group model): a `member: {via: …}` matcher then reads it.
+        var botEvent = BotEvent(event: event, sender: event.type == .message || actedOnOther ? nil : event.user)
         let lookups = rules.engine.decisionLookups
         if lookups.contains(.profile) { botEvent.sender = await senders.profile(causing: event) }
         if lookups.contains(.role) { botEvent.senderRole = await senders.role(of: botEvent.actor, in: event) }
+        if lookups.contains(.memberRole), let member = botEvent.member {
+            botEvent.memberRole = await senders.role(of: member.username, in: event)
+        }
         let context = BotContext(
             bot: session.identity, state: parts.journal.variables,
             now: Timestamp(milliseconds: parts.time.wallMilliseconds), timezone: rules.definition.timezone ?? "UTC")

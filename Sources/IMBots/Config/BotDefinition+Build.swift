@@ -43,6 +43,11 @@ extension BotDefinition {
             }
         }
 
+        let state = parsed.knowsAllState
+            ? TemplateCheck.declaredState(initial: parsed.state ?? [:], rules: parsed.rules) : nil
+        let templates = TemplateCheck(file: file, state: state)
+        for rule in parsed.rules { errors += templates.problems(in: rule) }
+
         var profile: Profile?
         if let section = parsed.profile {
             var avatarPath: String?

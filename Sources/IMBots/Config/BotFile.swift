@@ -22,6 +22,9 @@ struct BotFile: Decodable, Sendable {
     var state: [String: YAMLValue]?
     var timezone: TimeZoneName?
     var rules: [Rule]
+    /// Whether the `state:` section and every rule's actions decoded, so that every state
+    /// key the bot declares is known (the template check accepts any key otherwise).
+    var knowsAllState = true
 
     /// Reads every section even when an earlier one is wrong, so that `check` reports the
     /// problems of the whole file at once (the loader refuses the file if there are any).
@@ -41,9 +44,12 @@ struct BotFile: Decodable, Sendable {
         onStart = try context.attempt { try container.decodeIfPresent(OnStartSection.self, forKey: .onStart) } ?? nil
         limits = try context.attempt { try container.decodeIfPresent(LimitsSection.self, forKey: .limits) } ?? nil
         loopGuard = try context.attempt { try container.decodeIfPresent(LoopGuardSection.self, forKey: .loopGuard) } ?? nil
-        state = try context.attempt { try container.decodeIfPresent([String: YAMLValue].self, forKey: .state) } ?? nil
+        let state = try context.attempt { try container.decodeIfPresent([String: YAMLValue].self, forKey: .state) }
+        self.state = state ?? nil
         timezone = try context.attempt { try container.decodeIfPresent(TimeZoneName.self, forKey: .timezone) } ?? nil
-        rules = try Self.rules(in: container, context)
+        let (rules, complete) = try Self.rules(in: container, context)
+        self.rules = rules
+        knowsAllState = state != nil && complete && rules.allSatisfy(\.decodedActions)
         context.keep(self)
     }
 }
@@ -52,18 +58,22 @@ extension BotFile {
     /// The rules that decode: a broken rule is reported and left out, so the others are
     /// checked, and so are the checks across the file (duplicate names, examples).
     private static func rules(in container: KeyedDecodingContainer<CodingKeys>,
-                              _ context: BotDecoding) throws -> [Rule] {
-        guard container.contains(.rules),
-              var list = try context.attempt({ try container.nestedUnkeyedContainer(forKey: .rules) }) else { return [] }
+                              _ context: BotDecoding) throws -> (rules: [Rule], complete: Bool) {
+        guard container.contains(.rules) else { return ([], true) }
+        guard var list = try context.attempt({ try container.nestedUnkeyedContainer(forKey: .rules) }) else {
+            return ([], false)
+        }
         var rules: [Rule] = []
+        var complete = true
         while !list.isAtEnd {
             if let rule = try context.attempt({ try list.decode(Rule.self) }) {
                 rules.append(rule)
             } else {
+                complete = false
                 _ = try list.decode(YAMLNode.self)
             }
         }
-        return rules
+        return (rules, complete)
     }
 }
 

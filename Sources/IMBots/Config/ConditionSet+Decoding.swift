@@ -5,7 +5,7 @@ import YAMLCoding
 extension ConditionSet: Decodable {
     /// The matchers of a `when` mapping; the last group is planned and reported as such.
     enum Key: String, CodingKey, CaseIterable {
-        case text, command, from, `in`, direct, group, room, mentionsMe, event, any, not
+        case text, command, from, member, `in`, direct, group, room, mentionsMe, event, any, not
         case hours, days, timezone
         case webhook, match, schedule, rate
     }
@@ -31,6 +31,8 @@ extension ConditionSet: Decodable {
                 conditions.append(.command(try container.decode(CommandCondition.self, forKey: key)))
             case .from:
                 conditions.append(.from(try container.decode(SenderCondition.self, forKey: key)))
+            case .member:
+                conditions.append(.member(try container.decode(MemberCondition.self, forKey: key)))
             case .in:
                 let patterns = try container.decode(OneOrMany<ConversationPattern>.self, forKey: key).items
                 conditions.append(.conversation(.within(patterns, key: "in")))

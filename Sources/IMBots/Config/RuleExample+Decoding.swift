@@ -55,6 +55,10 @@ extension RuleExample: Decodable {
             throw context.failure(.missingKey, "an example message needs 'text'",
                                   at: decoder.mark, path: decoder.codingPath)
         }
+        if event != .message, from == nil, member == nil {
+            throw context.failure(.missingKey, "an example \(event.rawValue) event needs 'member' (who it is about; "
+                                  + "'from' too when someone else acted)", at: decoder.mark, path: decoder.codingPath)
+        }
         self.init(location: SourceLocation(file: context.file, mark: decoder.mark), from: from, text: text,
                   conversation: conversation, event: event, member: member,
                   state: state.mapValues(TemplateValue.init(yaml:)), now: now,
@@ -70,19 +74,20 @@ extension RuleExample: Decodable {
 }
 
 extension ExampleUser: Decodable {
-    enum Key: String, CodingKey, CaseIterable { case username, nickname, isBot, role }
+    enum Key: String, CodingKey, CaseIterable { case username, nickname, isBot, role, via }
 
-    /// `alice` or `{username, nickname, is_bot, role}`.
+    /// `alice` or `{username, nickname, is_bot, role, via}`.
     init(from decoder: any Decoder) throws {
         guard try decoder.node().mapping != nil else {
-            self.init(username: try decoder.decodeValue(String.self).lowercased(), nickname: nil, isBot: false)
+            self.init(person: BotEvent.Person(try decoder.decodeValue(String.self)), via: nil)
             return
         }
         let container = try decoder.container(keyedBy: Key.self)
-        self.init(username: try container.decode(String.self, forKey: .username).lowercased(),
-                  nickname: try container.decodeIfPresent(String.self, forKey: .nickname),
-                  isBot: try container.decodeIfPresent(Bool.self, forKey: .isBot) ?? false,
-                  role: try container.decodeIfPresent(MemberRole.self, forKey: .role))
+        let person = BotEvent.Person(try container.decode(String.self, forKey: .username),
+                                     nickname: try container.decodeIfPresent(String.self, forKey: .nickname),
+                                     isBot: try container.decodeIfPresent(Bool.self, forKey: .isBot) ?? false,
+                                     role: try container.decodeIfPresent(MemberRole.self, forKey: .role))
+        self.init(person: person, via: try container.decodeIfPresent(JoinVia.self, forKey: .via))
     }
 }
 

@@ -33,6 +33,9 @@ extension TextCondition: Decodable {
             case .endsWith: tests.append(.endsWith(try literals(key)))
             case .regex:
                 let pattern = try container.decode(Located<String>.self, forKey: key)
+                if let problem = Self.quotingProblem(try container.decode(YAMLNode.self, forKey: key), pattern.value) {
+                    throw context.failure(.invalidRegex, problem, at: pattern.mark, path: container.codingPath + [key])
+                }
                 if normalize {
                     throw context.failure(.invalidValue,
                         "'normalize' does not apply to 'regex' (use ignore_case, or any_word with normalize)",
@@ -65,6 +68,27 @@ extension TextCondition: Decodable {
                 at: decoder.mark, path: decoder.codingPath)
         }
         self.init(tests: tests, ignoreCase: ignoreCase, normalize: normalize)
+    }
+}
+
+extension TextCondition {
+    /// What YAML's double quotes did to a regex before it was read: `"\b"` is a
+    /// backspace there (and `"\N"`, `"\_"`, `"\L"`, `"\P"` other characters), where the
+    /// regex meant a word boundary, a property or a class. Nil when nothing was changed.
+    static func quotingProblem(_ node: YAMLNode, _ pattern: String) -> String? {
+        guard node.scalar?.style == .doubleQuoted else { return nil }
+        let escapes: [Unicode.Scalar: String] = ["\u{08}": "\\b", "\u{85}": "\\N", "\u{A0}": "\\_",
+                                                 "\u{2028}": "\\L", "\u{2029}": "\\P"]
+        guard let first = pattern.unicodeScalars.first(where: { escapes[$0] != nil }), let escape = escapes[first] else {
+            return nil
+        }
+        var written = ""
+        for scalar in pattern.unicodeScalars {
+            if let escape = escapes[scalar] { written += escape } else { written.unicodeScalars.append(scalar) }
+        }
+        let quoted = written.replacingOccurrences(of: "'", with: "''")
+        return "use single quotes for regexes: in double quotes YAML reads '\(escape)' itself (as a control "
+            + "character) before the regex sees it; write regex: '\(quoted)'"
     }
 }
 

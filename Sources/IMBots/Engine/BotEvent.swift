@@ -11,12 +11,19 @@ public struct BotEvent: Sendable {
     public var sender: User?
     /// The sender's role in the event's group, when the runner knows it.
     public var senderRole: MemberRole?
+    /// The role of a member event's member in the group, when the runner knows it.
+    public var memberRole: MemberRole?
+    /// How the member of a `member_joined` event came in, when the feed says (`via`).
+    public var joinedVia: JoinVia?
 
     /// Wraps a feed event.
-    public init(event: Event, sender: User? = nil, senderRole: MemberRole? = nil) {
+    public init(event: Event, sender: User? = nil, senderRole: MemberRole? = nil, memberRole: MemberRole? = nil,
+                joinedVia: JoinVia? = nil) {
         self.event = event
         self.sender = sender
         self.senderRole = senderRole
+        self.memberRole = memberRole
+        self.joinedVia = joinedVia
     }
 
     /// The feed position: what outgoing message ids and idempotency keys derive from.
@@ -45,11 +52,14 @@ public struct BotEvent: Sendable {
 
     /// The member a member event (`member_joined`, `member_left`, ...) is about.
     public var member: User? {
-        switch event.type {
-        case .memberJoined, .memberLeft, .memberKicked, .memberMuted: event.user
-        default: nil
-        }
+        Self.memberEventTypes.contains(event.type) ? event.user : nil
     }
+
+    /// The kinds of events that are about a group member.
+    static let memberEventTypes: [EventType] = [
+        .memberJoined, .memberLeft, .memberKicked, .memberBanned, .memberUnbanned, .memberMuted, .memberUnmuted,
+        .roleChanged,
+    ]
 }
 
 extension BotEvent {
@@ -60,36 +70,62 @@ extension BotEvent {
     public static func message(from username: String, text: String,
                                in conversation: ConversationAddress? = nil,
                                position: Int64 = 1, at time: Timestamp = .now()) -> BotEvent {
-        let sender = syntheticUser(username, at: time)
-        return synthetic(type: .message, sender: sender, text: text, in: conversation,
-                         member: nil, position: position, at: time)
+        made(.message, from: Person(username), text: text, in: conversation, position: position, at: time)
     }
 
-    /// An event made up from its parts, as examples describe them.
-    static func synthetic(type: EventType, sender: User?, text: String?,
-                          in address: ConversationAddress?, member: User?,
-                          position: Int64, at time: Timestamp) -> BotEvent {
+    /// Someone an event made up from a few fields names: its sender or its member.
+    public struct Person: Sendable, Hashable {
+        /// Lowered.
+        public var username: String
+        /// The display name.
+        public var nickname: String
+        public var isBot: Bool
+        /// Their role in the event's group.
+        public var role: MemberRole?
+
+        /// Creates a person; the nickname is the username as written unless given.
+        public init(_ username: String, nickname: String? = nil, isBot: Bool = false, role: MemberRole? = nil) {
+            self.username = username.lowercased()
+            self.nickname = nickname ?? username
+            self.isBot = isBot
+            self.role = role
+        }
+    }
+
+    /// An event made up from its parts, as examples and `switchboard explain` describe
+    /// one.
+    ///
+    /// A member event's sender is its member unless `sender` names someone else, who
+    /// is then the one who acted (`by`: an admin who kicked the member); its member is the
+    /// sender when `member` is nil. `in` defaults to the direct conversation with the sender.
+    public static func made(_ type: EventType, from sender: Person?, member: Person? = nil, via: JoinVia? = nil,
+                            text: String? = nil, in address: ConversationAddress? = nil,
+                            position: Int64, at time: Timestamp) -> BotEvent {
+        let isMessage = type == .message
+        let member = isMessage ? nil : member ?? sender
+        let sender = sender ?? member
+        let senderUser = sender.map { syntheticUser($0, at: time) }
         let conversation = syntheticConversation(address ?? .user(sender?.username ?? "someone"))
         var message: Message?
-        if type == .message, let sender {
+        if isMessage, let senderUser {
             message = Message(id: MessageID(rawValue: max(1, position)),
                               conversationID: conversation.id, seq: max(1, position),
-                              sender: sender.username, senderID: sender.id,
+                              sender: senderUser.username, senderID: senderUser.id,
                               text: text ?? "", createdAt: time)
         }
         // `by` names who acted only when that is someone other than the member.
-        let actedOnOther = type != .message && member != nil && member?.username != sender?.username
+        let actedOnOther = member != nil && sender?.username != member?.username
         let event = Event(position: position, type: type, at: time, conversation: conversation,
-                          message: message, user: type == .message ? nil : (member ?? sender),
+                          message: message, user: member.map { syntheticUser($0, at: time) },
                           by: actedOnOther ? sender?.username : nil)
-        return BotEvent(event: event, sender: sender)
+        return BotEvent(event: event, sender: senderUser, senderRole: sender?.role, memberRole: member?.role,
+                        joinedVia: type == .memberJoined ? via : nil)
     }
 
-    /// A user profile with only a name: nickname equal to the username.
-    static func syntheticUser(_ username: String, nickname: String? = nil, isBot: Bool = false,
-                              at time: Timestamp) -> User {
-        User(id: UserID(rawValue: stableNumber(username)), username: username.lowercased(),
-             nickname: nickname ?? username, isBot: isBot, createdAt: time)
+    /// The profile of a made-up person, with an id that is the same on every run.
+    private static func syntheticUser(_ person: Person, at time: Timestamp) -> User {
+        User(id: UserID(rawValue: stableNumber(person.username)), username: person.username,
+             nickname: person.nickname, isBot: person.isBot, createdAt: time)
     }
 
     private static func syntheticConversation(_ address: ConversationAddress) -> ConversationRef {

@@ -10,6 +10,7 @@ enum Condition: Sendable {
     case text(TextCondition)
     case command(CommandCondition)
     case from(SenderCondition)
+    case member(MemberCondition)
     case conversation(ConversationCondition)
     /// `mentions_me: true` (or `false`: does not mention the bot).
     case mentionsMe(Bool)
@@ -24,6 +25,7 @@ enum Condition: Sendable {
         case .text(let text): return text.matches(&facts, &bindings)
         case .command(let command): return command.matches(&facts, &bindings)
         case .from(let sender): return sender.matches(&facts)
+        case .member(let member): return member.matches(&facts)
         case .conversation(let conversation): return conversation.matches(&facts)
         case .mentionsMe(let wanted): return facts.text != nil && facts.mentionsBot == wanted
         case .time(let window): return window.matches(&facts)
@@ -48,6 +50,7 @@ enum Condition: Sendable {
         case .text(let text): return text.failure(&facts)
         case .command(let command): return command.failure(&facts)
         case .from(let sender): return sender.failure(&facts)
+        case .member(let member): return member.failure(facts) ?? "member: does not match"
         case .conversation(let conversation): return conversation.failure(&facts)
         case .mentionsMe(let wanted):
             guard facts.text != nil else { return "mentions_me: the event has no text" }
@@ -73,6 +76,7 @@ enum Condition: Sendable {
         case .text(let text): text.summary
         case .command(let command): command.summary
         case .from(let sender): sender.summary
+        case .member(let member): member.summary
         case .conversation(let conversation): conversation.summary
         case .mentionsMe(let wanted): wanted ? "text mentions the bot" : "text does not mention the bot"
         case .time(let window): window.summary
@@ -86,6 +90,7 @@ enum Condition: Sendable {
         switch self {
         case .from(let sender):
             (sender.bots != nil ? SenderLookups.profile : []).union(sender.role != nil ? .role : [])
+        case .member(let member): member.role != nil ? .memberRole : []
         case .any(let alternatives): alternatives.reduce([]) { $0.union($1.lookups) }
         case .not(let inner): inner.lookups
         case .text, .command, .conversation, .mentionsMe, .time: []
@@ -96,7 +101,7 @@ enum Condition: Sendable {
     /// only run for events that passed the rest.
     var cost: Int {
         switch self {
-        case .conversation, .from: 1
+        case .conversation, .from, .member: 1
         case .command: 2
         case .mentionsMe: 12
         case .time: 20

@@ -22,6 +22,21 @@ struct EventFacts {
     let text: String?
     /// Who caused the event, lowered.
     let actor: String?
+    /// The kind of event.
+    let type: EventType
+    /// The member a member event is about.
+    let member: Member?
+
+    /// What `member:` reads about the member of a member event.
+    struct Member {
+        /// Lowered.
+        let username: String
+        let isBot: Bool
+        /// The member's role in the group, when the runner knows it.
+        let role: MemberRole?
+        /// How they joined (`member_joined`), when the event says.
+        let via: JoinVia?
+    }
 
     private var cachedBytes: [UInt8]?
     private var cachedIsASCII: Bool?
@@ -43,6 +58,11 @@ struct EventFacts {
         self.defaultTimeZone = context.timezone
         self.text = event.text
         self.actor = event.actor.map(Self.lowercasedName)
+        self.type = event.type
+        self.member = event.member.map { user in
+            Member(username: Self.lowercasedName(user.username), isBot: user.isBot, role: event.memberRole,
+                   via: event.joinedVia)
+        }
     }
 
     /// The text's UTF-8 (empty without text).

@@ -27,9 +27,22 @@ public final class Rule: Sendable {
     /// Whether it calls out over HTTP when it fires (enforced): the runner then hands the
     /// event to its conversation's lane, so a slow endpoint holds up only that conversation.
     public let callsOut: Bool
+    /// The `as` names of its `http` actions, each with where its action is written, for
+    /// the template check (read from the file, so that an action that failed to decode
+    /// still counts).
+    let results: [(name: String, location: SourceLocation)]
+    /// Whether its `when` and its `do` decoded whole; when not, the template check does not
+    /// judge what they would have provided (their own problems are reported).
+    let decodedWhen: Bool
+    let decodedActions: Bool
 
     init(name: String, mode: RuleMode, location: SourceLocation, when: ConditionSet,
-         actions: [Action], examples: [RuleExample]) {
+         actions: [Action], examples: [RuleExample],
+         results: [(name: String, location: SourceLocation)] = [], decodedWhen: Bool = true,
+         decodedActions: Bool = true) {
+        self.results = results
+        self.decodedWhen = decodedWhen
+        self.decodedActions = decodedActions
         self.name = name
         self.mode = mode
         self.location = location

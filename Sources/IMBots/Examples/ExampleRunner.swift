@@ -32,11 +32,9 @@ public enum ExampleRunner {
     static func run(_ example: RuleExample, position: Int64, engine: RuleEngine) async -> String? {
         let bot = engine.bot
         let now = example.now ?? RuleExample.defaultNow
-        var event = BotEvent.synthetic(type: example.event, sender: example.from.map { user($0, at: now) },
-                                       text: example.text, in: example.conversation,
-                                       member: example.member.map { user($0, at: now) },
-                                       position: position, at: now)
-        event.senderRole = example.from?.role
+        let event = BotEvent.made(example.event, from: example.from?.person, member: example.member?.person,
+                                  via: example.member?.via ?? example.from?.via, text: example.text,
+                                  in: example.conversation, position: position, at: now)
         let state = bot.initialState.merging(example.state) { _, given in given }
         let context = BotContext(definition: bot, state: state, now: now)
         let decision = engine.decide(event, context: context)
@@ -58,10 +56,6 @@ public enum ExampleRunner {
         let observed = ObservedEffects(decision: decision, report: report, initialState: state)
         let problems = observed.problems(against: example.expectation, event: event)
         return problems.isEmpty ? nil : problems.joined(separator: "; ")
-    }
-
-    private static func user(_ user: ExampleUser, at time: Timestamp) -> User {
-        BotEvent.syntheticUser(user.username, nickname: user.nickname, isBot: user.isBot, at: time)
     }
 
     /// The scripted response: a mapping or list body as JSON, a string as text.

@@ -26,7 +26,6 @@ struct ObservedEffects {
                         let path = change.key.split(separator: ".").map(String.init)
                         StatePath.set(change.value, at: path, in: &state)
                     }
-                case .stop: break
                 case .message, .profile, .http: effects.append(effect)
                 }
             case .failed(let error):
@@ -39,7 +38,7 @@ struct ObservedEffects {
 
     /// Every way the observed effects differ from the expectation.
     func problems(against expectation: Expectation, event: BotEvent) -> [String] {
-        var problems = failures.map { "rule '\($0.rule)' action \($0.actionIndex) failed: \($0.message)" }
+        var problems = failures.map { "rule '\($0.rule)' action \($0.actionIndex + 1) failed: \($0.message)" }
         if expectation.nothing {
             if !effects.isEmpty || state != initialState {
                 var did = effects.map(Self.describe)
@@ -171,7 +170,7 @@ struct ObservedEffects {
                 : "\(message.action) to \(message.to) \(quote(message.text))"
         case .profile: "update_profile (\(effect))"
         case .http(let call): "http \(call.method) \(call.url)" + (call.name.map { " (as \($0))" } ?? "")
-        case .state, .stop: effect.description
+        case .state: effect.description
         }
     }
 

@@ -14,7 +14,8 @@ public struct RuleExample: Sendable {
     /// Where it happens; the direct conversation with the sender when nil.
     let conversation: ConversationAddress?
     let event: EventType
-    /// The member of a member event; the sender when nil.
+    /// The member of a member event; the sender when nil (and the sender is the member
+    /// when `from` is nil).
     let member: ExampleUser?
     /// State to start from, on top of the bot's initial state.
     let state: [String: TemplateValue]
@@ -31,13 +32,13 @@ public struct RuleExample: Sendable {
     public static let defaultNow = Timestamp(milliseconds: 1_736_157_600_000)
 }
 
-/// A user as an example names one: `alice`, or `{username, nickname, is_bot, role}`.
+/// A user as an example names one: `alice`, or `{username, nickname, is_bot, role, via}`.
 struct ExampleUser: Sendable, Hashable {
-    let username: String
-    let nickname: String?
-    let isBot: Bool
-    /// The sender's role in the example's group, for `from: { role: … }` rules.
-    var role: MemberRole?
+    /// Who, with their role in the example's group (for `from: {role: …}` and
+    /// `member: {role: …}`).
+    let person: BotEvent.Person
+    /// How a member joined, for `member: {via: …}`.
+    let via: JoinVia?
 }
 
 /// The response an example scripts for an `http` action.

@@ -3,7 +3,8 @@ import HTTPServer
 import IMProtocol
 import SwitchboardCrypto
 
-/// The runner's listener: `/healthz`, `/metrics` (behind `runner.metrics_token` when one
+/// The runner's listener: `/healthz` (`ok`, or `degraded` with the bot files the runner
+/// could not take), `/metrics` (behind `runner.metrics_token` when one
 /// is set, compared in constant time), and the paths bots' services added (webhooks).
 struct RunnerResponder: HTTPResponder {
     let runner: BotRunner
@@ -11,10 +12,11 @@ struct RunnerResponder: HTTPResponder {
     func respond(to request: Request) async -> Response {
         switch (request.method, request.path) {
         case (.get, "/healthz"):
-            let names = runner.botNames.map { "\"\($0)\"" }.joined(separator: ",")
+            // 200 also when degraded: the runner works, some bots on old rules (or none);
+            // the body says which and why.
             return Response(
                 status: 200, headers: ["Content-Type": "application/json"],
-                body: Data(#"{"status":"ok","bots":[\#(names)]}"#.utf8))
+                body: runner.health.report(bots: runner.botNames))
         case (.get, "/metrics"):
             guard authorized(request) else {
                 return error(.unauthorized, 401, "/metrics needs the runner's metrics token as a bearer token")
