@@ -97,6 +97,8 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
     case state([StateChange])
     /// Evaluation stops after this rule.
     case stop
+    /// A moderation action's acts, cases, strike and messages.
+    case moderation(ModerationEffect)
 
     /// One line: `to user:alice "Hi"`, `POST https://... -> 201`...
     public var description: String {
@@ -114,6 +116,8 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
             return changes.map { "\($0.key) = \($0.value.interpolatedText)" }.joined(separator: ", ")
         case .stop:
             return "stop"
+        case .moderation(let effect):
+            return effect.description
         }
     }
 }
@@ -160,6 +164,9 @@ public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidState = "invalid_state"
         /// The effects (server, network) failed.
         case effectFailed = "effect_failed"
+        /// A moderation action that does not apply to the event (`approve` of a message,
+        /// `mute` in a direct conversation, `/undo` of an unknown case).
+        case notApplicable = "not_applicable"
     }
 
     /// The kind of failure.

@@ -156,6 +156,8 @@ struct RuleRun {
             return .state([StateChange(key: spec.key.description, value: next)])
         case .stop:
             return .stop
+        case .moderation(let spec):
+            return try await moderation(spec, key: key, index: index, root: root, effects: effects, fail)
         }
     }
 

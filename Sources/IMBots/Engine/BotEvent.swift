@@ -11,6 +11,11 @@ public struct BotEvent: Sendable {
     public var sender: User?
     /// The sender's role in the event's group, when the runner knows it.
     public var senderRole: MemberRole?
+    /// When the sender joined the event's group, when the runner knows it
+    /// (`from: {joined_within: …}`).
+    public var senderJoinedAt: Timestamp? = nil
+    /// The `schedule` or `quiet` trigger a timer event is for (its id); nil for feed events.
+    public var trigger: String? = nil
 
     /// Wraps a feed event.
     public init(event: Event, sender: User? = nil, senderRole: MemberRole? = nil) {
@@ -46,7 +51,7 @@ public struct BotEvent: Sendable {
     /// The member a member event (`member_joined`, `member_left`, ...) is about.
     public var member: User? {
         switch event.type {
-        case .memberJoined, .memberLeft, .memberKicked, .memberMuted: event.user
+        case .memberJoined, .memberLeft, .memberKicked, .memberMuted, .joinRequested: event.user
         default: nil
         }
     }

@@ -18,6 +18,8 @@ enum Condition: Sendable {
     case any([ConditionSet])
     /// The conditions do not all hold; nothing inside binds.
     case not(ConditionSet)
+    /// `rate`, `repeated`, `links`, `mentions`, `state` (`IMBots/Moderation/Matchers`).
+    case moderation(ModerationCondition)
 
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
         switch self {
@@ -39,6 +41,7 @@ enum Condition: Sendable {
         case .not(let inner):
             var scratch = bindings
             return !inner.matches(&facts, &scratch)
+        case .moderation(let condition): return condition.matches(&facts)
         }
     }
 
@@ -64,6 +67,7 @@ enum Condition: Sendable {
             return "any: none of the alternatives holds: " + reasons.joined(separator: "; ")
         case .not(let inner):
             return "not: " + inner.summary + " holds"
+        case .moderation(let condition): return condition.failure(&facts)
         }
     }
 
@@ -78,6 +82,7 @@ enum Condition: Sendable {
         case .time(let window): window.summary
         case .any(let alternatives): "any of (" + alternatives.map(\.summary).joined(separator: " | ") + ")"
         case .not(let inner): "not (" + inner.summary + ")"
+        case .moderation(let condition): condition.summary
         }
     }
 
@@ -86,9 +91,10 @@ enum Condition: Sendable {
         switch self {
         case .from(let sender):
             (sender.bots != nil ? SenderLookups.profile : []).union(sender.role != nil ? .role : [])
+                .union(sender.joinedWithin != nil ? .joined : [])
         case .any(let alternatives): alternatives.reduce([]) { $0.union($1.lookups) }
         case .not(let inner): inner.lookups
-        case .text, .command, .conversation, .mentionsMe, .time: []
+        case .text, .command, .conversation, .mentionsMe, .time, .moderation: []
         }
     }
 
@@ -103,6 +109,7 @@ enum Condition: Sendable {
         case .text(let text): text.cost
         case .any(let alternatives): alternatives.map(\.cost).max() ?? 1
         case .not(let inner): inner.cost
+        case .moderation(let condition): condition.cost
         }
     }
 }

@@ -1,0 +1,207 @@
+import IMProtocol
+import SwitchboardCrypto
+import Templates
+
+extension RuleRun {
+    /// Carries out (or, in dry and shadow rules, describes) a moderation action: its acts
+    /// on the server, its case and mod-log line, its strike, its messages.
+    mutating func moderation(_ spec: ModerationSpec, key: String, index: Int, root: TemplateValue,
+                             effects: some BotEffects,
+                             _ fail: (ActionError.Code, String) -> ActionError) async throws(ActionError) -> ActionEffect {
+        var effect = ModerationEffect(kind: spec.kind)
+        var work = ModerationWork(run: self, key: key, index: index, effects: effects)
+        switch spec {
+        case .delete:
+            guard event.type == .message, let message = event.event.message, let conversation = event.conversation else {
+                throw fail(.notApplicable, "delete: the event is not a message")
+            }
+            try await work.act(.delete(message.id, in: conversation.address), &effect)
+            try await work.open(work.draft("delete", user: event.actor, text: message.text), &effect)
+        case .member(let action, let target):
+            let user = try work.user(target.user, root)
+            let group = try work.group(target.group, root, for: action.rawValue)
+            let reason = target.reason?.render(root) ?? "rule \(firing.rule.name)"
+            try await work.act(.member(action, group: group, user: user, duration: target.duration, reason: reason), &effect)
+            try await work.open(work.draft(action.rawValue, detail: target.duration?.description, user: user,
+                                           group: group, text: event.text), &effect)
+        case .warn(let template):
+            let user = try work.user(nil, root)
+            try await work.warn(template.render(root), &effect)
+            try await work.open(work.draft("warn", user: user, text: event.text), &effect)
+        case .joinRequest(let approve):
+            guard event.type == .joinRequested, let member = event.member else {
+                throw fail(.notApplicable, "\(approve ? "approve" : "deny"): the event is not a join request")
+            }
+            let group = try work.group(nil, root, for: approve ? "approve" : "deny")
+            try await work.act(.joinRequest(approve: approve, group: group, user: member.username), &effect)
+            try await work.open(work.draft(approve ? "approve" : "deny", user: member.username, group: group), &effect)
+        case .slowMode(let interval, let target):
+            let group = try work.group(target, root, for: "slow_mode")
+            try await work.act(.settings(group: group, GroupSettings(slowMode: interval)), &effect)
+            try await work.open(work.draft("slow_mode", detail: interval.seconds == 0 ? "off" : interval.description,
+                                           group: group), &effect)
+        case .joinPolicy(let policy, let target):
+            let group = try work.group(target, root, for: "join_policy")
+            if policy != .invite, context.modLog == .group(group) {
+                throw fail(.notApplicable, "join_policy: group:\(group) is the mod-log, which stays invite-only "
+                           + "(it repeats deleted messages); give the rule a 'group' condition or 'group:'")
+            }
+            try await work.act(.settings(group: group, GroupSettings(join: policy)), &effect)
+            try await work.open(work.draft("join_policy", detail: policy.rawValue, group: group), &effect)
+        case .strike(let strike):
+            try await work.strike(strike, root, &effect)
+        case .report(let template):
+            guard context.modLog != nil else {
+                throw fail(.notApplicable, "report needs a mod-log: set moderation.log in the bot file")
+            }
+            let text = template?.render(root) ?? event.text ?? ""
+            try await work.open(work.draft("report", user: event.actor, text: text), &effect)
+        case .verify(let verify):
+            try await work.verify(verify, root, &effect)
+        case .showCase(let template):
+            let number = try work.caseNumber(template.render(root))
+            let found = effects.moderation?.modCase(number)
+            try await work.answer(found?.line ?? "No case #\(number) is kept.", &effect)
+        case .undo(let template):
+            try await work.undo(work.caseNumber(template.render(root)), &effect)
+        }
+        return .moderation(effect)
+    }
+}
+
+/// The pieces of one moderation action: whom it is for, its acts, cases and messages.
+struct ModerationWork<Effects: BotEffects> {
+    let run: RuleRun
+    /// The action's idempotency key: its case's key, and the root of its messages' ids.
+    let key: String
+    /// The action's place in its rule's `do` list.
+    let index: Int
+    let effects: Effects
+    private var sent = 0
+
+    init(run: RuleRun, key: String, index: Int, effects: Effects) {
+        self.run = run
+        self.key = key
+        self.index = index
+        self.effects = effects
+    }
+
+    func fail(_ code: ActionError.Code, _ message: String) -> ActionError {
+        ActionError(code: code, message: message, rule: rule, actionIndex: index)
+    }
+
+    var event: BotEvent { run.event }
+    var rule: String { run.firing.rule.name }
+    var now: Int64 { run.context.now.milliseconds }
+
+    // MARK: Targets
+
+    /// The member an action is for: `user:` rendered, else the event's member, else its sender.
+    func user(_ template: TemplateText?, _ root: TemplateValue) throws(ActionError) -> String {
+        if let template {
+            var name = template.render(root).trimmedWhitespace.lowercased()
+            for prefix in ["user:", "@"] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
+            guard (try? Validate.username(name)) != nil else {
+                throw fail(.notApplicable, "'\(name)' (from '\(template.source)') is not a username")
+            }
+            return name
+        }
+        guard let name = event.member?.username ?? event.actor else {
+            throw fail(.notApplicable, "the event has no member or sender to act on")
+        }
+        return name.lowercased()
+    }
+
+    /// The group an action is in: `group:` rendered, else the event's group.
+    func group(_ template: TemplateText?, _ root: TemplateValue, for action: String) throws(ActionError) -> String {
+        if let template {
+            var name = template.render(root).trimmedWhitespace.lowercased()
+            if name.hasPrefix("group:") { name.removeFirst(6) }
+            guard (try? Validate.conversationName(name)) != nil else {
+                throw fail(.notApplicable, "'\(name)' (from '\(template.source)') is not a group name")
+            }
+            return name
+        }
+        guard case .group(let name)? = event.conversation?.address else {
+            throw fail(.notApplicable, "\(action) needs a group: the event is not in one (give 'group')")
+        }
+        return name
+    }
+
+    /// `#12`, `12` or ` 12 ` as a case number.
+    func caseNumber(_ text: String) throws(ActionError) -> Int {
+        var trimmed = text.trimmedWhitespace
+        if trimmed.hasPrefix("#") { trimmed.removeFirst() }
+        guard let number = Int(trimmed), number > 0 else {
+            throw fail(.notApplicable, "'\(text)' is not a case number (write e.g. /case 12)")
+        }
+        return number
+    }
+
+    // MARK: Acts, cases, messages
+
+    /// Asks the server for `act` (when the rule is enforced) and notes it.
+    func act(_ act: ModerationAct, _ effect: inout ModerationEffect) async throws(ActionError) {
+        effect.acts.append(act)
+        guard run.performs else { return }
+        do {
+            try await effects.moderate(act)
+        } catch {
+            throw fail(.effectFailed, "\(act) failed: \(error)")
+        }
+    }
+
+    /// A case of this action, not yet numbered.
+    func draft(_ action: String, detail: String? = nil, user: String? = nil, group: String? = nil, text: String? = nil,
+               strike: String? = nil) -> ModerationCase {
+        let place = group.map { "group:\($0)" } ?? event.conversation?.address.description
+        return ModerationCase(number: 0, key: key, at: run.context.now, action: action, detail: detail,
+                              user: user, conversation: place, rule: rule, by: run.context.bot.username, text: text,
+                              strike: strike, undoes: nil, undoneBy: nil, dry: run.performs ? nil : true)
+    }
+
+    /// Opens the case (when enforced) and posts its line to the mod-log.
+    mutating func open(_ draft: ModerationCase, _ effect: inout ModerationEffect) async throws(ActionError) {
+        var opened = draft
+        if run.performs {
+            guard let book = effects.moderation else { throw fail(.effectFailed, "cases cannot be kept here") }
+            opened = book.open(draft)
+        }
+        effect.cases.append(opened)
+        if let log = run.context.modLog { try await send(to: log, opened.line, as: .report, &effect) }
+    }
+
+    /// A warning in the event's conversation, answering its message.
+    mutating func warn(_ text: String, _ effect: inout ModerationEffect) async throws(ActionError) {
+        guard let conversation = event.conversation else { throw fail(.noConversation, "warn: the event has no conversation") }
+        try await send(to: conversation.address, text, as: .warn, replyTo: event.event.message?.id, &effect)
+    }
+
+    /// An answer in the event's conversation.
+    mutating func answer(_ text: String, _ effect: inout ModerationEffect) async throws(ActionError) {
+        guard let conversation = event.conversation else { throw fail(.noConversation, "the event has no conversation") }
+        try await send(to: conversation.address, text, as: effect.kind, &effect)
+    }
+
+    /// Sends (when enforced) a message of this action, with an id derived from the action's.
+    mutating func send(to address: ConversationAddress, _ text: String, as kind: ActionKind, replyTo: MessageID? = nil,
+                       _ effect: inout ModerationEffect) async throws(ActionError) {
+        sent += 1
+        let message = OutgoingMessage(to: address, text: text, clientMessageID: Self.subkey(key, "m\(sent)"),
+                                      replyTo: replyTo, rule: rule, action: kind)
+        effect.messages.append(message)
+        guard run.performs else { return }
+        do {
+            _ = try await effects.send(message)
+        } catch {
+            throw fail(.effectFailed, "sending to \(address) failed: \(error)")
+        }
+    }
+
+    /// `key` and a suffix, within the length the server accepts as a client id.
+    static func subkey(_ key: String, _ suffix: String) -> String {
+        let full = key + ":" + suffix
+        guard full.utf8.count > IdempotencyKey.maximumLength else { return full }
+        return "b:h:" + String(Digest.hex(Digest.sha256(Array(full.utf8))).prefix(40))
+    }
+}
