@@ -31,16 +31,18 @@ public final class RecordingEffects: BotEffects {
         init(_ responses: [String: TransportResponse]) { self.responses = Mutex(responses) }
     }
     /// Strikes and cases, in memory.
-    public let moderation: ModerationBook? = ModerationBook()
+    public let moderation: ModerationBook?
 
     /// Answers every request with `responder`.
-    public init(responder: @escaping Responder) {
+    public init(responder: @escaping Responder, moderation: ModerationBook = ModerationBook()) {
         self.responder = responder
         self.scripted = nil
+        self.moderation = moderation
     }
 
-    private init(script: Script) {
+    private init(script: Script, moderation: ModerationBook) {
         self.scripted = script
+        self.moderation = moderation
         self.responder = { request in
             request.header("Idempotency-Key").flatMap { key in script.responses.withLock { $0[key] } }
                 ?? TransportResponse(status: 200)
@@ -50,8 +52,10 @@ public final class RecordingEffects: BotEffects {
     /// Answers requests by their `Idempotency-Key` header (which names the bot, event,
     /// rule and action); any other request gets 200 with an empty body. More responses
     /// can be added with ``script(_:)``.
-    public convenience init(responses: [String: TransportResponse] = [:]) {
-        self.init(script: Script(responses))
+    ///
+    /// - Parameter moderation: the strikes and cases to start from (`SavedBotState`).
+    public convenience init(responses: [String: TransportResponse] = [:], moderation: ModerationBook = ModerationBook()) {
+        self.init(script: Script(responses), moderation: moderation)
     }
 
     /// Adds responses by `Idempotency-Key` (effects made with ``init(responses:)`` only).

@@ -30,10 +30,13 @@ struct ExplainCommand: Command {
                              (default: the direct conversation with the sender)
           --at TIME          when, in RFC 3339 (2025-01-06T09:30:00+01:00; default: now),
                              for hours/days matchers and {{now}}
+          --state DIR        the runner's state folder (runner.state): start from the bot's
+                             state variables, strikes and cases as it kept them (rate and
+                             repeated counters live in the runner's memory: they count from 0)
 
         exit codes: 0 explained, 2 unknown bot, a bot file with problems, or usage
         """
-    static let options: Set<String> = ["bot", "file", "config", "from", "role", "in", "at"]
+    static let options: Set<String> = ["bot", "file", "config", "from", "role", "in", "at", "state"]
     static let flags: Set<String> = []
 
     var bot: String?
@@ -42,6 +45,7 @@ struct ExplainCommand: Command {
     var role: MemberRole?
     var address: ConversationAddress?
     var time: Timestamp?
+    var stateFolder: String?
     var text: String
 
     init(arguments: Arguments) throws {
@@ -73,6 +77,7 @@ struct ExplainCommand: Command {
             }
             self.time = time
         }
+        stateFolder = arguments[option: "state"]
         text = arguments.positionals.joined(separator: " ")
         guard !text.isEmpty else { throw UsageError(message: "give the message text after the options") }
     }
@@ -82,7 +87,14 @@ struct ExplainCommand: Command {
         let now = time ?? .now()
         var event = BotEvent.message(from: sender, text: text, in: address, position: 1, at: now)
         event.senderRole = role
-        let context = BotContext(definition: definition, now: now)
+        let saved = try stateFolder.flatMap { folder throws -> SavedBotState? in
+            do {
+                return try SavedBotState.read(folder: folder + "/" + definition.name)
+            } catch {
+                throw ConfigurationError("--state: \(error)")
+            }
+        }
+        let context = BotContext(definition: definition, state: saved?.variables, now: now)
         let engine = RuleEngine(bot: definition)
 
         let place = event.conversation.map { " in \($0.address)" } ?? ""
@@ -98,7 +110,8 @@ struct ExplainCommand: Command {
             printOutput("no rule fires: the bot would do nothing")
             return ExitCode.ok
         }
-        let report = await ActionRunner.run(decision, event: event, context: context, effects: RecordingEffects())
+        let effects = RecordingEffects(moderation: saved?.moderation ?? ModerationBook())
+        let report = await ActionRunner.run(decision, event: event, context: context, effects: effects)
         printOutput("dry run, nothing is sent: what the fired rules would do "
                     + "(http actions are not called; they get an empty 200 answer)")
         for outcome in report.outcomes {

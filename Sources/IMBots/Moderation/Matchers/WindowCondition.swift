@@ -61,6 +61,18 @@ final class WindowCondition: Sendable {
         }
     }
 
+    /// What the counter holds with this event, for `explain`.
+    func state(_ facts: inout EventFacts) -> String {
+        guard let (hit, _) = hit(&facts) else { return summary }
+        let count = seen(hit, &facts) + 1
+        switch kind {
+        case .rate(let per, let limit):
+            return "rate: \(count) within \(window) per \(per.rawValue) '\(hit.key.subject)', more than \(limit)"
+        case .repeated(let times):
+            return "repeated: this text \(count) time(s) within \(window), \(times) wanted"
+        }
+    }
+
     var summary: String {
         switch kind {
         case .rate(let per, let limit): "more than \(limit) within \(window) per \(per.rawValue)"
