@@ -157,3 +157,30 @@ import Testing
         }
     }
 }
+
+/// A newcomer's answer to their challenge, handled before the rules.
+@Suite(.timeLimit(.minutes(1))) struct VerificationAnswerTests {
+    @Test func theRightAnswerLetsThemPostAndWrongOnesGetAFewHints() async throws {
+        let server = ModerationTimerTests.QuietServer()
+        let fixture = try await BotPartsFixture(transport: server.transport)
+        let book = fixture.parts.moderation.book
+        book.setVerification(group: "lobby", user: "dave", PendingVerification(
+            group: "lobby", user: "dave", answer: "blue", deadline: .max, rule: "verify", fail: "kick"))
+        let observer = ModerationObserver(parts: fixture.parts)
+        func say(_ text: String, _ position: Int64, from user: String = "dave") async -> [String]? {
+            let event = Bots.message(text, from: user, position: position).event
+            return await observer.answer(event)?.map(\.text)
+        }
+        #expect(await say("hello", 1, from: "erin") == nil)
+        for position in 2...4 {
+            #expect(await say("green?", Int64(position)) == ["That is not the answer; please read the question again."])
+        }
+        #expect(await say("red", 5) == [])
+        #expect(book.verification(of: "dave")?.attempts == 4)
+        #expect(server.requests.isEmpty)
+        #expect(await say("It is BLUE!", 6) == ["Thank you! You can post in group:lobby now."])
+        #expect(server.requests == ["POST http://127.0.0.1:1/v1/groups/lobby/moderation"])
+        #expect(book.verification(of: "dave") == nil)
+        #expect(await say("blue", 7) == nil)
+    }
+}

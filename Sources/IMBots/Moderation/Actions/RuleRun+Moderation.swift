@@ -1,5 +1,4 @@
 import IMProtocol
-import SwitchboardCrypto
 import Templates
 
 extension RuleRun {
@@ -156,7 +155,8 @@ struct ModerationWork<Effects: BotEffects> {
                strike: String? = nil) -> ModerationCase {
         let place = group.map { "group:\($0)" } ?? event.conversation?.address.description
         return ModerationCase(number: 0, key: key, at: run.context.now, action: action, detail: detail,
-                              user: user, conversation: place, rule: rule, by: run.context.bot.username, text: text,
+                              user: user, conversation: place, rule: rule, by: run.context.bot.username,
+                              text: text.map { ModerationCase.excerpt($0, limit: ModerationCase.textLimit) },
                               strike: strike, undoes: nil, undoneBy: nil, dry: run.performs ? nil : true)
     }
 
@@ -187,7 +187,7 @@ struct ModerationWork<Effects: BotEffects> {
     mutating func send(to address: ConversationAddress, _ text: String, as kind: ActionKind, replyTo: MessageID? = nil,
                        _ effect: inout ModerationEffect) async throws(ActionError) {
         sent += 1
-        let message = OutgoingMessage(to: address, text: text, clientMessageID: Self.subkey(key, "m\(sent)"),
+        let message = OutgoingMessage(to: address, text: text, clientMessageID: IdempotencyKey.derived(from: key, "m\(sent)"),
                                       replyTo: replyTo, rule: rule, action: kind)
         effect.messages.append(message)
         guard run.performs else { return }
@@ -196,12 +196,5 @@ struct ModerationWork<Effects: BotEffects> {
         } catch {
             throw fail(.effectFailed, "sending to \(address) failed: \(error)")
         }
-    }
-
-    /// `key` and a suffix, within the length the server accepts as a client id.
-    static func subkey(_ key: String, _ suffix: String) -> String {
-        let full = key + ":" + suffix
-        guard full.utf8.count > IdempotencyKey.maximumLength else { return full }
-        return "b:h:" + String(Digest.hex(Digest.sha256(Array(full.utf8))).prefix(40))
     }
 }

@@ -10,6 +10,8 @@ struct ModerationObserver: Sendable {
     let parts: BotParts
 
     private var book: ModerationBook { parts.moderation.book }
+    /// Wrong answers that get a hint.
+    static let hints = 3
 
     /// Re-arms the `quiet` triggers that watch this kind of event in its conversation, ends
     /// the verification of a member who left, and promotes a moderator who joined the mod-log.
@@ -62,6 +64,8 @@ struct ModerationObserver: Sendable {
             var again = pending
             again.attempts += 1
             book.setVerification(group: pending.group, user: pending.user, again)
+            // A few hints, then silence: the bot is not made to answer a flood.
+            guard again.attempts <= Self.hints else { return [] }
             text = "That is not the answer; please read the question again."
         }
         let reply = OutgoingMessage(

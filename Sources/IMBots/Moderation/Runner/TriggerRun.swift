@@ -71,7 +71,7 @@ struct TriggerRun: Sendable {
             undoes: nil, undoneBy: nil, dry: nil))
         book.setVerification(group: pending.group, user: pending.user, nil)
         guard let log = parts.rules.now.definition.moderation.log else { return }
-        let line = OutgoingMessage(to: log, text: opened.line, clientMessageID: ModerationWork<ClientEffects>.subkey(key, "log"),
+        let line = OutgoingMessage(to: log, text: opened.line, clientMessageID: IdempotencyKey.derived(from: key, "log"),
                                    rule: pending.rule, action: .report)
         let messages = [PendingMessage(line, position: 0)]
         parts.journal.record(.queued(messages))

@@ -51,6 +51,9 @@ public struct ModerationCase: Sendable, Hashable, Codable {
         return text
     }
 
+    /// The most of a message a case keeps (the journal holds every case).
+    static let textLimit = 500
+
     /// The start of a text, on one line, for a mod-log line.
     static func excerpt(_ text: String, limit: Int = 200) -> String {
         let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
