@@ -117,5 +117,51 @@ extension ServerSuites {
                 }
             }
         }
+
+        @Test func strikesAndCaseNumbersSurviveARunnerRestart() async throws {
+            let bot = """
+                bot: moderator
+                account: { username: moderator, password: moderator-password, register: true }
+                join: [ { group: lobby, policy: open } ]
+                listen: ["group:lobby"]
+                moderation: { log: "group:mods", moderators: [olga] }
+                limits: { per_conversation: 1000/s, per_group: 1000/s, total: 1000/s }
+                on_start: { backlog: all }
+                rules:
+                  - name: spam
+                    when: { group: lobby, text: { any_word: [scam], normalize: true } }
+                    do:
+                      - delete: message
+                      - strike: { counter: spam, decay: 24h, escalate: [ warn, { mute: 10m } ] }
+                """
+            try await withBotsFolder { server, fixture, adminToken in
+                try fixture.write(bot, as: "moderator.yaml")
+                let configuration = fixture.configuration(server: server, adminToken: adminToken)
+                let (mallory, _) = try await server.client.register("mallory")
+                let (olga, _) = try await server.client.register("olga")
+                try await withRunningRunner(configuration, services: BotRunner.standardServices) { _ in
+                    try await server.awaitParkedPolls(1)
+                    #expect(try await olga.send("POST", "/v1/groups/mods/join").status == 200)
+                    #expect(try await mallory.send("POST", "/v1/groups/lobby/join").status == 200)
+                    #expect(try await Self.post(mallory, "scam one", in: "group:lobby").status == 201)
+                    try await eventually("the warning came") {
+                        try await Self.lines(mallory, in: "group:lobby").contains { $0.contains("this is a warning") }
+                    }
+                }
+                // A new runner over the same state folder: the strike is still there.
+                try await withRunningRunner(configuration, services: BotRunner.standardServices) { _ in
+                    try await server.awaitParkedPolls(1)
+                    #expect(try await Self.post(mallory, "scam two", in: "group:lobby").status == 201)
+                    try await eventually("mallory is muted: her second strike") {
+                        try await Self.post(mallory, "hello?", in: "group:lobby").error?.code == .forbidden
+                    }
+                    try await eventually("four cases in the mod-log") {
+                        try await Self.lines(olga, in: "group:mods").count == 4
+                    }
+                    let log = try await Self.lines(olga, in: "group:mods")
+                    #expect(log.map { String($0.prefix(10)) } == ["#1 delete ", "#2 warn @m", "#3 delete ", "#4 mute 10"])
+                }
+            }
+        }
     }
 }
