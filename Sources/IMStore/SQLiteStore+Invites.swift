@@ -103,6 +103,10 @@ extension SQLiteStore: GroupAdmissionStore {
                 try requestToJoin(context, conversationID, userID, at: now)
                 return .requested
             }
+            // Once in, a request of theirs (made before an invitation came) has nothing to wait for.
+            try connection.execute(
+                "DELETE FROM join_requests WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue,
+                userID.rawValue)
             _ = try addMember(
                 context, conversationID, userID, role: .member, restricted: conversation.newMembers == .restricted,
                 change: change, at: now)

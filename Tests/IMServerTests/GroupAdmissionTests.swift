@@ -94,9 +94,13 @@ import Testing
         expectStatus(try await asker.send("POST", "/v1/groups/\(name)/join"), 202)
         expectStatus(try await asker.send("DELETE", "/v1/groups/\(name)/requests/\(askerUser.username)"), 204)
         #expect(try await owner.get("/v1/groups/\(name)/requests").decode(GroupJoinRequestList.self).requests.isEmpty)
-        // An invitation lets the one asking straight in, policy or not.
+        // An invitation lets the one asking straight in, policy or not, and their request
+        // has nothing left to wait for.
+        expectStatus(try await asker.send("POST", "/v1/groups/\(name)/join"), 202)
         try await owner.invite(askerUser.username, to: name)
         #expect(try await asker.join(.group, name).memberCount == 3)
+        #expect(try await owner.get("/v1/groups/\(name)/requests").decode(GroupJoinRequestList.self).requests.isEmpty)
+        #expect(try await asker.get("/v1/me/requests").decode(GroupJoinRequestList.self).requests.isEmpty)
     }
 
     /// Issue 11, item 2: the invited user sees an event and accepts by joining; pending

@@ -7,7 +7,10 @@ import Testing
 /// non-member, banned, anonymous, and a server administrator who is no member) × the
 /// group's policy (open, approval, invite), one named case per cell, each on a fresh
 /// group (`GroupPowersWorld`). A refused act leaves the group exactly as it was.
-@Suite(GroupPowersWorld()) struct GroupPowersMatrixTests {
+///
+/// The cells run one at a time: each makes a group and about twenty requests, and
+/// hundreds of them at once starved the other suites' requests of a loaded machine.
+@Suite(GroupPowersWorld(), .serialized) struct GroupPowersMatrixTests {
     enum Actor: String, CaseIterable, Sendable {
         case owner, admin, member, nonMember = "non-member", banned, anonymous
         case serverAdministrator = "server administrator"
