@@ -69,4 +69,19 @@ import Testing
         #expect(decoded.moderation.strikes["spam/mallory"]?.points == 3)
         #expect(decoded.moderation.verifications["lobby/dave"]?.deadline == 99)
     }
+
+    @Test func newcomersWaitingAreBoundedAndTheEarliestDeadlinesGoFirst() {
+        var state = ModerationState()
+        let limit = ModerationState.verificationLimit
+        for index in 0...limit {
+            // The first newcomer has the latest deadline, the second the earliest.
+            let deadline = index == 0 ? Int64.max : Int64(index)
+            state.apply(.verification(key: "lobby/u\(index)", pending: PendingVerification(
+                group: "lobby", user: "u\(index)", answer: "blue", deadline: deadline, rule: "verify", fail: "kick")))
+        }
+        #expect(state.verifications.count == limit)
+        #expect(state.verifications["lobby/u1"] == nil)
+        #expect(state.verifications["lobby/u0"] != nil)
+        #expect(state.verifications["lobby/u\(limit)"] != nil)
+    }
 }

@@ -21,6 +21,8 @@ struct ModerationState: Sendable, Equatable, Codable {
     static let caseLimit = 10_000
     /// The most strike counters kept; those at zero go first.
     static let strikeLimit = 100_000
+    /// The most newcomers waiting for verification at once (a raid's worth).
+    static let verificationLimit = 20_000
 
     var isEmpty: Bool {
         strikes.isEmpty && cases.isEmpty && verifications.isEmpty && quiet.isEmpty && schedules.isEmpty
@@ -62,6 +64,13 @@ struct ModerationState: Sendable, Equatable, Codable {
             if let index = cases.lastIndex(where: { $0.number == number }) { cases[index].undoneBy = by }
         case .verification(let key, let pending):
             verifications[key] = pending
+            if verifications.count > Self.verificationLimit {
+                // The earliest deadlines go: those newcomers stay restricted, unable to post.
+                for key in verifications.sorted(by: { $0.value.deadline < $1.value.deadline })
+                    .prefix(verifications.count - Self.verificationLimit).map(\.key) {
+                    verifications.removeValue(forKey: key)
+                }
+            }
         case .quiet(let key, let watch):
             quiet[key] = watch
         case .scheduled(let rule, let at):
