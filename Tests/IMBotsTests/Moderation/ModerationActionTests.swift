@@ -178,4 +178,45 @@ import Testing
         #expect(Self.summary(effects.acts) == ["unmute erin in group:lobby"])
         #expect(effects.messages.count == 1)
     }
+
+    @Test func denyUnbanBanForAWhileAndAMuteUntilLifted() async throws {
+        let bot = try Bots.withRules("""
+              - { name: door, when: { event: join_requested }, do: [ { deny: true } ] }
+              - { name: ban, when: { command: ban }, do: [ { ban: { user: "{{args}}", duration: 2d, reason: "spam" } } ] }
+              - { name: unban, when: { command: unban }, do: [ { unban: { user: "{{args}}" } } ] }
+              - { name: hush, when: { command: hush }, do: [ { mute: { user: "{{args}}", group: "group:ops" } } ] }
+              - { name: approve-message, when: { command: approve }, do: [ { approve: true } ] }
+            """)
+        let effects = RecordingEffects()
+        _ = await Self.run(bot, ModerationMatcherTests.memberEvent(.joinRequested, "dave"), effects)
+        _ = await Self.run(bot, Bots.message("/ban erin", in: "group:lobby"), effects)
+        _ = await Self.run(bot, Bots.message("/unban erin", in: "group:lobby"), effects)
+        _ = await Self.run(bot, Bots.message("/hush frank", in: "group:lobby"), effects)
+        let report = await Self.run(bot, Bots.message("/approve", in: "group:lobby"), effects)
+        #expect(Self.summary(effects.acts) == [
+            "deny the join request of dave to group:lobby", "ban erin in group:lobby for 2d", "unban erin in group:lobby",
+            "mute frank in group:ops",
+        ])
+        #expect(effects.acts[1] == .member(.ban, group: "lobby", user: "erin", duration: ConfigDuration(seconds: 172_800),
+                                           reason: "spam"))
+        #expect(report.failures.map(\.message) == ["approve: the event is not a join request"])
+    }
+
+    @Test func badModerationActionsAreRefusedWithTheirPlace() {
+        let errors = Bots.errors("""
+            bot: b
+            account: { username: b, password: secret-password }
+            rules:
+              - { name: a, do: [ { kick: 10m } ] }
+              - { name: b, do: [ { slow_mode: 2d } ] }
+              - { name: c, do: [ { join_policy: secret } ] }
+              - { name: d, do: [ { strike: { counter: spam, escalate: [ warn, shout ] } } ] }
+              - { name: e, do: [ { delete: everything } ] }
+            """)
+        #expect(errors.contains { $0.contains(":4:") && $0.contains("'kick' takes no duration (only mute and ban do)") })
+        #expect(errors.contains { $0.contains(":5:") && $0.contains("slow_mode is whole seconds from 1s to 1d, or off") })
+        #expect(errors.contains { $0.contains(":6:") && $0.contains("join_policy is open, approval or invite, not 'secret'") })
+        #expect(errors.contains { $0.contains(":7:") && $0.contains("unknown escalation step 'shout'") })
+        #expect(errors.contains { $0.contains(":8:") && $0.contains("write 'delete: message'") })
+    }
 }
