@@ -163,5 +163,67 @@ extension ServerSuites {
                 }
             }
         }
+
+        @Test func aRestrictedNewcomerPostsOnlyAfterTheRightAnswerAndOneWhoDoesNotAnswerIsRemoved() async throws {
+            let bot = """
+                bot: moderator
+                account: { username: moderator, password: moderator-password, register: true }
+                join: [ { group: lobby, policy: open, new_members: restricted } ]
+                listen: ["group:lobby", direct]
+                moderation: { log: "group:mods", moderators: [olga] }
+                limits: { per_conversation: 1000/s, per_group: 1000/s, total: 1000/s }
+                rules:
+                  - name: verify
+                    when: { event: member_joined, group: lobby }
+                    do: [ { verify: { text: "Hi {{member.username}}! Answer 'purple' to post.", answer: purple, within: 10m } } ]
+                """
+            try await withBotsFolder { server, fixture, adminToken in
+                try fixture.write(bot, as: "moderator.yaml")
+                let time = ManualTime(wallMilliseconds: SystemTime().wallMilliseconds)
+                let configuration = fixture.configuration(server: server, adminToken: adminToken, time: time)
+                let (olga, _) = try await server.client.register("olga")
+                let (dave, _) = try await server.client.register("dave")
+                let (erin, _) = try await server.client.register("erin")
+                try await withRunningRunner(configuration, services: BotRunner.standardServices) { _ in
+                    try await server.awaitParkedPolls(1)
+                    #expect(try await olga.send("POST", "/v1/groups/mods/join").status == 200)
+                    #expect(try await dave.send("POST", "/v1/groups/lobby/join").status == 200)
+                    // Restricted from the join on, before the bot has seen it: no race with a first post.
+                    let early = try await Self.post(dave, "first!", in: "group:lobby")
+                    #expect(early.error?.code == .forbidden)
+                    #expect(early.error?.reason == "restricted")
+                    try await eventually("dave has his challenge") {
+                        try await Self.lines(dave, in: "user:moderator") == ["Hi dave! Answer 'purple' to post."]
+                    }
+                    #expect(try await Self.post(dave, "green", in: "user:moderator").status == 201)
+                    try await eventually("a hint") {
+                        try await Self.lines(dave, in: "user:moderator").last
+                            == "That is not the answer; please read the question again."
+                    }
+                    #expect(try await Self.post(dave, "PURPLE!", in: "user:moderator").status == 201)
+                    try await eventually("dave may post") {
+                        try await Self.post(dave, "hello all", in: "group:lobby").status == 201
+                    }
+                    #expect(try await Self.lines(dave, in: "user:moderator").last
+                        == "Thank you! You can post in group:lobby now.")
+
+                    // Erin does not answer: ten minutes on the runner's clock remove her, with a case.
+                    #expect(try await erin.send("POST", "/v1/groups/lobby/join").status == 200)
+                    try await eventually("erin has her challenge") {
+                        try await Self.lines(erin, in: "user:moderator").count == 1
+                    }
+                    try await eventually("erin is removed") {
+                        time.advance(by: .seconds(61))
+                        let members = try await dave.get("/v1/groups/lobby/members").decode(MemberList.self).members
+                        return !members.contains { $0.user.username == "erin" }
+                    }
+                    try await eventually("the kick is in the mod-log") {
+                        try await Self.lines(olga, in: "group:mods").contains(
+                            "#1 kick @erin in group:lobby, rule verify: \"no answer to the verification\"")
+                    }
+                    #expect(try await Self.post(dave, "still here", in: "group:lobby").status == 201)
+                }
+            }
+        }
     }
 }
