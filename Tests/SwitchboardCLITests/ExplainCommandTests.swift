@@ -197,6 +197,9 @@ struct ExplainStateTests {
           - name: spam
             when: { group: lobby, text: { any_word: [scam], normalize: true } }
             do: [ { strike: { counter: spam, escalate: [ warn, { mute: 10m }, { mute: 1d }, ban ] } } ]
+          - name: links
+            when: { group: lobby, links: 1 }
+            do: [ { strike: { counter: links, decay: 1h } } ]
         """
 
     @Test func explainStartsFromTheStrikesTheBotKeptAndShowsTheRateCounter() async throws {
@@ -213,6 +216,8 @@ struct ExplainStateTests {
         #expect(result.status == 0)
         #expect(result.outputLines.contains(
             "flood: not matched — rate: 1 within 10s per sender 'mallory' (this one included), rule wants more than 5"))
+        #expect(result.outputLines.contains("strikes of mallory on spam: 2 (they never fall off)"))
+        #expect(result.outputLines.contains("strikes of mallory on links: 0 (one falls off per 1h without a new strike)"))
         #expect(result.outputLines.contains { $0.hasPrefix("  spam[0] strike: spam strike 3 (step 3); mute mallory in group:lobby for 1d") })
     }
 }

@@ -32,8 +32,9 @@ struct ExplainCommand: Command {
           --at TIME          when, in RFC 3339 (2025-01-06T09:30:00+01:00; default: now),
                              for hours/days matchers and {{now}}
           --state DIR        the runner's state folder (runner.state): start from the bot's
-                             state variables, strikes and cases as it kept them (rate and
-                             repeated counters live in the runner's memory: they count from 0)
+                             state variables, strikes and cases as it kept them, and show the
+                             sender's points on each strike counter (rate and repeated
+                             counters live in the runner's memory: they count from 0)
 
         exit codes: 0 explained, 2 unknown bot, a bot file with problems, or usage
         """
@@ -104,6 +105,9 @@ struct ExplainCommand: Command {
         printOutput("")
         for explanation in engine.explain(event, context: context) {
             printOutput(explanation.description)
+        }
+        for line in saved?.strikes(of: sender, in: definition, at: now) ?? [] {
+            printOutput(line)
         }
         printOutput("")
         let decision = engine.decide(event, context: context)

@@ -1,4 +1,5 @@
 import Foundation
+import IMProtocol
 import Templates
 
 /// What a bot kept between runs, read from its state folder without taking its lock and
@@ -31,5 +32,24 @@ public struct SavedBotState: Sendable {
             state.apply(record)
         }
         return SavedBotState(variables: state.variables, moderation: ModerationBook(state: state.moderation) { _ in })
+    }
+}
+
+extension SavedBotState {
+    /// One line for each strike counter of `definition`'s rules: `user`'s points on it at
+    /// `now`, decayed as the running bot would count them.
+    public func strikes(of user: String, in definition: BotDefinition, at now: Timestamp) -> [String] {
+        var seen: Set<String> = []
+        var lines: [String] = []
+        for rule in definition.rules {
+            for action in rule.actions {
+                guard case .moderation(.strike(let spec)) = action.spec, seen.insert(spec.counter).inserted else { continue }
+                let points = moderation.points(counter: spec.counter, user: user, decay: spec.decayMilliseconds,
+                                               at: now.milliseconds)
+                let decay = spec.decay.map { "one falls off per \($0) without a new strike" } ?? "they never fall off"
+                lines.append("strikes of \(user.lowercased()) on \(spec.counter): \(points) (\(decay))")
+            }
+        }
+        return lines
     }
 }
