@@ -52,7 +52,23 @@ extension FeedBench {
         var delivered: [Double] = []
         var lasts: [Double] = []
         var busy = Set<Int>()
-        var queued: [Int: [[UInt8]]] = [:]
+        var queued: [Int: [(Int, [UInt8])]] = [:]
+        var inFlight: [Int: [Int]] = [:]
+        // Deletions read before their message's id was known (a message deleted before a
+        // member's poll answer was made is delivered with its text gone, and the send's own
+        // answer can come last), by id: their arrival times.
+        var early: [MessageID: [Double]] = [:]
+        func deleted(_ id: MessageID, at arrived: Double) {
+            guard let index = spamByID[id] else { return early[id, default: []].append(arrived) }
+            let latency = (arrived - sentAt[index]) * 1000
+            samples.append(latency)
+            seenBy[index] += 1
+            if seenBy[index] == members { lasts.append(latency) }
+        }
+        func learn(_ id: MessageID, _ index: Int) {
+            guard spamByID.updateValue(index, forKey: id) == nil else { return }
+            for arrived in early.removeValue(forKey: id) ?? [] { deleted(id, at: arrived) }
+        }
         let runnerCPU = runner.cpuSeconds
         let start = Machine.monotonicSeconds()
         var next = 0
@@ -73,10 +89,11 @@ extension FeedBench {
                 let request = RawClient.request("POST", "/v1/conversations/group:lobby/messages", token: tokens[sender],
                                                 body: #"{"text":"\#(text)"}"#)
                 sentAt[next] = Machine.monotonicSeconds()
+                inFlight[senders[sender], default: []].append(next)
                 if busy.insert(senders[sender]).inserted {
                     try client.send(request, on: senders[sender])
                 } else {
-                    queued[senders[sender], default: []].append(request)
+                    queued[senders[sender], default: []].append((next, request))
                 }
                 next += 1
             }
@@ -93,23 +110,18 @@ extension FeedBench {
                         guard let message = event.message, message.text.hasPrefix(Self.spamText),
                               let index = Int(message.text.dropFirst(Self.spamText.count)) else { continue }
                         delivered.append((answer.arrived - sentAt[index]) * 1000)
-                        // Known before its deletion reaches this member (each member's feed is
-                        // in order), however late the send's own answer comes.
-                        spamByID[message.id] = index
+                        learn(message.id, index)
                     }
                     for event in batch.events where event.type == .messageDeleted {
-                        guard let id = event.message?.id, let index = spamByID[id] else { continue }
-                        let latency = (answer.arrived - sentAt[index]) * 1000
-                        samples.append(latency)
-                        seenBy[index] += 1
-                        if seenBy[index] == members { lasts.append(latency) }
+                        if let id = event.message?.id { deleted(id, at: answer.arrived) }
                     }
                 } else {
-                    guard answer.status == 201 else {
+                    guard answer.status == 201, let index = inFlight[answer.connection]?.removeFirst() else {
                         throw BenchError("send: HTTP \(answer.status)")
                     }
+                    if index % 10 == 0 { learn(try WireJSON.decoder().decode(Message.self, from: Data(answer.body)).id, index) }
                     if var waiting = queued[answer.connection], !waiting.isEmpty {
-                        try client.send(waiting.removeFirst(), on: answer.connection)
+                        try client.send(waiting.removeFirst().1, on: answer.connection)
                         queued[answer.connection] = waiting
                     } else {
                         busy.remove(answer.connection)
