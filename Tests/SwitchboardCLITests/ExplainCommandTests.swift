@@ -251,3 +251,40 @@ struct ExplainCommandTests {
         #expect(badTime.errorLines.first?.hasPrefix("switchboard: --at 'tomorrow' is not an RFC 3339 time") == true)
     }
 }
+
+@Suite("switchboard explain --state")
+struct ExplainStateTests {
+    static let moderator = """
+        bot: mod
+        account: { username: mod, password: secret-password }
+        rules:
+          - name: flood
+            when: { group: lobby, rate: { per: sender, more_than: 5, within: 10s } }
+            do: [ { mute: 5m } ]
+          - name: spam
+            when: { group: lobby, text: { any_word: [scam], normalize: true } }
+            do: [ { strike: { counter: spam, escalate: [ warn, { mute: 10m }, { mute: 1d }, ban ] } } ]
+          - name: links
+            when: { group: lobby, links: 1 }
+            do: [ { strike: { counter: links, decay: 1h } } ]
+        """
+
+    @Test func explainStartsFromTheStrikesTheBotKeptAndShowsTheRateCounter() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/mod.yaml", Self.moderator)
+        // Two strikes of mallory, as the runner's journal holds them.
+        _ = try sandbox.write("state/mod/journal.jsonl", """
+            {"moderation":{"strike":{"count":{"key":"b:mod:7:spam:0","points":2,"since":1736157000000},"key":"spam\\/mallory"}},"seq":1}
+
+            """)
+        let result = await sandbox.run(["explain", "--file", file, "--state", sandbox.path("state"), "--from", "mallory",
+                                        "--in", "group:lobby", "--at", "2025-01-06T10:00:00Z", "a sc4m"])
+        #expect(result.status == 0)
+        #expect(result.outputLines.contains(
+            "flood: not matched — rate: 1 within 10s per sender 'mallory' (this one included), rule wants more than 5"))
+        #expect(result.outputLines.contains("strikes of mallory on spam: 2 (they never fall off)"))
+        #expect(result.outputLines.contains("strikes of mallory on links: 0 (one falls off per 1h without a new strike)"))
+        #expect(result.outputLines.contains { $0.hasPrefix("  spam action 1: strike: spam strike 3 (step 3); mute mallory in group:lobby for 1d") })
+    }
+}

@@ -16,6 +16,27 @@ public enum ActionKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case increment
     /// No later rule for this event.
     case stop
+    /// Moderation (`IMBots/Moderation`): the event's message deleted for everyone.
+    case delete
+    /// A member muted, unmuted, kicked, banned or unbanned.
+    case mute, unmute, kick, ban, unban
+    /// A reply that is also a case.
+    case warn
+    /// A join request approved or denied.
+    case approve, deny
+    /// A group's slow mode or join policy changed.
+    case slowMode = "slow_mode"
+    case joinPolicy = "join_policy"
+    /// A point on a member's strike counter, and the escalation it reaches.
+    case strike
+    /// A case and a line in the mod-log.
+    case report
+    /// A newcomer's challenge.
+    case verify
+    /// A case's line shown (`/case N`).
+    case showCase = "case"
+    /// A mute or ban case reversed (`/undo N`).
+    case undo
 
     /// The name as written in bot files.
     public var description: String { rawValue }
@@ -46,6 +67,7 @@ enum ActionSpec: Sendable {
     case set([StateAssignment])
     case increment(IncrementSpec)
     case stop
+    case moderation(ModerationSpec)
 
     var kind: ActionKind {
         switch self {
@@ -57,6 +79,7 @@ enum ActionSpec: Sendable {
         case .set: .set
         case .increment: .increment
         case .stop: .stop
+        case .moderation(let spec): spec.kind
         }
     }
 
@@ -83,6 +106,8 @@ enum ActionSpec: Sendable {
             return assignments.flatMap(\.value.templates)
         case .increment, .stop:
             return []
+        case .moderation(let spec):
+            return spec.templates
         }
     }
 }

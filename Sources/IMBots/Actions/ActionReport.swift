@@ -108,6 +108,8 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
     case http(HTTPCall)
     /// State keys set to new values (`set`, `increment`).
     case state([StateChange])
+    /// A moderation action's acts, cases, strike and messages.
+    case moderation(ModerationEffect)
 
     /// One line: `to user:alice "Hi"`, `POST https://... -> 201`...
     public var description: String {
@@ -123,6 +125,8 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
             return "\(call.method) \(call.url)" + (call.status.map { " -> \($0)" } ?? "")
         case .state(let changes):
             return changes.map { "\($0.key) = \($0.value.interpolatedText)" }.joined(separator: ", ")
+        case .moderation(let effect):
+            return effect.description
         }
     }
 }
@@ -169,6 +173,9 @@ public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidState = "invalid_state"
         /// The effects (server, network) failed.
         case effectFailed = "effect_failed"
+        /// A moderation action that does not apply to the event (`approve` of a message,
+        /// `mute` in a direct conversation, `/undo` of an unknown case).
+        case notApplicable = "not_applicable"
     }
 
     /// The kind of failure.

@@ -162,6 +162,8 @@ struct RuleRun {
         case .stop:
             // Not reached (`run` leaves stops out); as an effect it changes nothing.
             return .state([])
+        case .moderation(let spec):
+            return try await moderation(spec, key: key, index: index, root: root, effects: effects, fail)
         }
     }
 

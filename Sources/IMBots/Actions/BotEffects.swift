@@ -41,4 +41,23 @@ public protocol BotEffects: Sendable {
     func updateProfile(_ update: ProfileUpdate) async throws
     /// Makes an outgoing HTTP request (`http` action); any status is a response.
     func http(_ request: TransportRequest) async throws -> TransportResponse
+    /// Carries out a moderation act on the server (the bot must be an admin of the group).
+    func moderate(_ act: ModerationAct) async throws
+    /// Where strikes and cases are kept; nil where there is no such place.
+    var moderation: ModerationBook? { get }
+}
+
+extension BotEffects {
+    /// Effects without a server to moderate on.
+    public func moderate(_ act: ModerationAct) async throws {
+        throw ModerationUnavailable()
+    }
+
+    /// No strikes or cases are kept.
+    public var moderation: ModerationBook? { nil }
+}
+
+/// A moderation action where the effects cannot moderate.
+struct ModerationUnavailable: Error, CustomStringConvertible {
+    var description: String { "these effects cannot moderate" }
 }

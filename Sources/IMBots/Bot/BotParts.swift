@@ -21,6 +21,8 @@ final class BotParts: Sendable {
     let configuration: RunnerConfiguration
     /// The runner listener's paths that bots' services answer.
     let routes: RunnerRoutes
+    /// Moderation's counters and look-ups.
+    let moderation: BotModeration
     init(name: String, client: IMClient, transport: any HTTPTransport, rules: LiveRules, journal: BotJournal,
          time: any TimeSource, reporter: BotReporter, configuration: RunnerConfiguration, routes: RunnerRoutes) {
         self.name = name
@@ -32,6 +34,7 @@ final class BotParts: Sendable {
         self.reporter = reporter
         self.configuration = configuration
         self.routes = routes
+        self.moderation = BotModeration(bot: name, client: client, journal: journal, time: time, logger: reporter.logger)
     }
 
     /// Messages one conversation's outbox holds at most (`limits.queue`).

@@ -15,12 +15,19 @@ public protocol BotServiceMaker: Sendable {
 
 /// What a bot's extra service may use of the bot.
 public struct BotHandle: Sendable {
-    private let parts: BotParts
-    private let outbox: Outbox
+    /// The bot's parts and outbox, for the services this module makes (moderation's timers).
+    let parts: BotParts
+    let outbox: Outbox
+    /// The bot's login, which the timers wait for; nil in tests of a part alone.
+    let session: BotSession?
+    /// The runner's client for `http` actions; nil in tests of a part alone.
+    let http: HTTPActionClient?
 
-    init(parts: BotParts, outbox: Outbox) {
+    init(parts: BotParts, outbox: Outbox, session: BotSession? = nil, http: HTTPActionClient? = nil) {
         self.parts = parts
         self.outbox = outbox
+        self.session = session
+        self.http = http
     }
 
     /// The bot's name.

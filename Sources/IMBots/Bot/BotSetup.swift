@@ -39,17 +39,24 @@ struct BotSetup: Sendable {
         return nickname
     }
 
-    /// Joins the groups and enters the rooms of `join:`, creating those that do not exist.
+    /// Joins the groups and enters the rooms of `join:`, creating those that do not exist
+    /// (groups with the settings `join:` gives them), then the mod-log.
     private func joinConversations() async {
-        for address in parts.rules.now.definition.join {
+        let definition = parts.rules.now.definition
+        for address in definition.join {
             do {
                 switch address {
                 case .group(let name):
                     do {
                         _ = try await parts.client.joinGroup(name)
                     } catch where error.apiCode == .notFound {
-                        _ = try await parts.client.createGroup(name: name)
-                        parts.logger.notice("bot \(parts.name): created group:\(name)")
+                        let settings = definition.groupSettings[name] ?? GroupSettings()
+                        _ = try await parts.client.createGroup(name: name, join: settings.join)
+                        var rest = settings
+                        rest.join = nil
+                        if !rest.isEmpty { _ = try await parts.client.updateGroupSettings(name, rest) }
+                        parts.logger.notice("bot \(parts.name): created group:\(name)"
+                                            + (settings.join.map { " (join: \($0.rawValue))" } ?? ""))
                     }
                 case .room(let name):
                     _ = try await parts.client.createRoom(name: name)
@@ -60,5 +67,6 @@ struct BotSetup: Sendable {
                 parts.logger.warning("bot \(parts.name): cannot join \(address): \(error.message)")
             }
         }
+        await ModLogSetup(parts: parts).ensure()
     }
 }

@@ -74,7 +74,7 @@ final class BotSupervisor: Service {
         }
         let handler = EventHandler(parts: parts, session: session, senders: senders, outbox: outbox, lanes: lanes,
                                    http: http)
-        let handle = BotHandle(parts: parts, outbox: outbox)
+        let handle = BotHandle(parts: parts, outbox: outbox, session: session, http: http)
         loop = EventLoop(name: "event loop \(bot)", parts: parts, session: session, handler: handler, lanes: lanes,
                          password: password)
         self.journal = journal

@@ -22,10 +22,21 @@ struct EventHandler: Sendable {
         guard event.type != .kickedOut, parts.journal.isNew(event.position) else { return }
         let now = parts.time.wallMilliseconds
         parts.metrics.pollLag(bot: parts.name, seconds: Double(now - event.at.milliseconds) / 1000)
-        if SenderDirectory.observes(event) { await senders.observe(event) }
+        if SenderDirectory.observes(event) {
+            await senders.observe(event)
+            await parts.moderation.joins.observe(event)
+        }
         let rules = parts.rules.now
         if case .newerThan(let age) = rules.definition.backlog,
            event.at.milliseconds < session.startedAt - Int64(age.seconds * 1000) {
+            parts.metrics.eventHandled(bot: parts.name)
+            return
+        }
+        let moderation = ModerationObserver(parts: parts)
+        await moderation.observe(event, rules.definition)
+        if let replies = await moderation.answer(event) {
+            parts.journal.record(.handled(position: event.position, state: [], messages: replies))
+            outbox.offer(replies)
             parts.metrics.eventHandled(bot: parts.name)
             return
         }
@@ -38,9 +49,11 @@ struct EventHandler: Sendable {
             return
         }
         if decided.decision.firings.contains(where: { $0.rule.callsOut }) {
+            // Decided again, and counted then, when the lane takes it.
             lanes.accept(event)
             return
         }
+        parts.moderation.windows.record(decided.decision.windowHits, at: decided.context.now.milliseconds)
         _ = await act(decided, rules, event: event)
     }
 
@@ -53,6 +66,7 @@ struct EventHandler: Sendable {
             parts.metrics.eventHandled(bot: parts.name)
             return true
         }
+        parts.moderation.windows.record(decided.decision.windowHits, at: decided.context.now.milliseconds)
         return await act(decided, rules, event: event)
     }
 
@@ -70,8 +84,7 @@ struct EventHandler: Sendable {
     /// or muted the member), as in examples.
     private func decide(_ event: Event, _ rules: LiveRules.Current) async -> Decided? {
         let actedOnOther = event.by != nil && event.by?.lowercased() != event.user?.username.lowercased()
-        // `joinedVia` stays unknown here until the feed's `member_joined` says how a member
-        // came in (`via`, with the group model): a `member: {via: …}` matcher then reads it.
+        // A `member_joined` event says how the member came in (`via`), which `member: {via: …}` reads.
         var botEvent = BotEvent(event: event, sender: event.type == .message || actedOnOther ? nil : event.user)
         let lookups = rules.engine.decisionLookups
         if lookups.contains(.profile) { botEvent.sender = await senders.profile(causing: event) }
@@ -79,11 +92,18 @@ struct EventHandler: Sendable {
         if lookups.contains(.memberRole), let member = botEvent.member {
             botEvent.memberRole = await senders.role(of: member.username, in: event)
         }
-        let context = BotContext(
+        if lookups.contains(.joined) { botEvent.senderJoinedAt = await parts.moderation.joins.joinedAt(botEvent.actor, in: event) }
+        var context = BotContext(
             bot: session.identity, state: parts.journal.variables,
             now: Timestamp(milliseconds: parts.time.wallMilliseconds), timezone: rules.definition.timezone ?? "UTC")
+        context.windows = parts.moderation.windows
+        context.modLog = rules.definition.moderation.log
         let decision = rules.engine.decide(botEvent, context: context)
-        guard !decision.firings.isEmpty else { return nil }
+        guard !decision.firings.isEmpty else {
+            // Nothing fired, but the event still counts for the rules' `rate` and `repeated`.
+            parts.moderation.windows.record(decision.windowHits, at: context.now.milliseconds)
+            return nil
+        }
         if botEvent.sender == nil, decision.firings.contains(where: { $0.rule.actionLookups.contains(.profile) }) {
             botEvent.sender = await senders.profile(causing: event)
         }
@@ -93,7 +113,8 @@ struct EventHandler: Sendable {
     private func act(_ decided: Decided, _ rules: LiveRules.Current, event: Event) async -> Bool {
         for firing in decided.decision.firings { parts.metrics.count(bot: parts.name, rule: firing.rule.name, .matched) }
         let started = parts.time.elapsed
-        let effects = ClientEffects(client: parts.client, http: http, loopGuard: rules.loopGuard)
+        let effects = ClientEffects(client: parts.client, http: http, loopGuard: rules.loopGuard,
+                                    moderation: parts.moderation.book)
         let report = await ActionRunner.run(decided.decision, event: decided.event, context: decided.context, effects: effects)
         // Stopped midway: nothing is recorded, so the event is handled again at the next start.
         guard !Task.isCancelled else { return false }

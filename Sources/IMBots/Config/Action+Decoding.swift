@@ -2,10 +2,11 @@ import IMProtocol
 import YAMLCoding
 
 extension Action: Decodable {
-    /// The action names; the last group is planned and reported as such.
+    /// The action names; the second group is moderation's (`ModerationSpec+Decoding.swift`).
     enum Key: String, CodingKey, CaseIterable {
         case reply, send, forward, updateProfile, http, set, increment, stop
-        case delete, mute, kick, ban, warn, strike
+        case delete, mute, unmute, kick, ban, unban, warn, approve, deny, slowMode, joinPolicy, strike, report, verify
+        case `case`, undo
     }
 
     /// One `do` item: a mapping with exactly one action name as its key.
@@ -46,16 +47,18 @@ extension Action: Decodable {
                                       at: value.mark, path: container.codingPath + [key])
             }
             spec = .stop
-        case .delete, .mute, .kick, .ban, .warn, .strike:
-            throw context.failure(.notAvailable,
-                "the '\(key.stringValue)' action is not available in this version",
-                at: node.mark, path: decoder.codingPath)
+        case .delete, .mute, .unmute, .kick, .ban, .unban, .warn, .approve, .deny, .slowMode, .joinPolicy, .strike,
+             .report, .verify, .case, .undo:
+            spec = .moderation(try ModerationSpec.decode(key, in: container, context: context))
         }
         self.init(spec: spec, location: SourceLocation(file: context.file, mark: node.mark))
     }
 
-    private static func text(_ key: Key) -> String {
-        key == .updateProfile ? "update_profile" : key.stringValue
+    /// The name as written in bot files.
+    static func text(_ key: Key) -> String {
+        key.stringValue.reduce(into: "") { name, character in
+            name += character.isUppercase ? "_" + character.lowercased() : String(character)
+        }
     }
 
     private static func found(_ node: YAMLNode) -> String {

@@ -90,7 +90,12 @@ extension BotDefinition {
             maxRepliesPerMinute: parsed.loopGuard?.maxRepliesPerMinute ?? 20,
             initialState: (parsed.state ?? [:]).mapValues(TemplateValue.init(yaml:)),
             timezone: parsed.timezone?.identifier,
-            rules: parsed.rules)
+            rules: parsed.rules,
+            moderation: parsed.moderation?.settings ?? ModerationSettings(),
+            groupSettings: Dictionary((parsed.join ?? []).compactMap { target -> (String, GroupSettings)? in
+                guard case .group(let name) = target.address, let settings = target.settings else { return nil }
+                return (name, settings)
+            }, uniquingKeysWith: { _, last in last }))
     }
 }
 

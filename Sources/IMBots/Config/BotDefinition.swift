@@ -132,10 +132,15 @@ public struct BotDefinition: Sendable {
     public let timezone: String?
     /// The rules, in order.
     public let rules: [Rule]
+    /// Where moderation logs its cases, and who moderates (`moderation:`).
+    public let moderation: ModerationSettings
+    /// The settings of groups of `join:` the bot creates when they are missing, by name.
+    public let groupSettings: [String: GroupSettings]
 
     init(name: String, file: String, version: String, account: Account, profile: Profile?,
          listen: [ConversationPattern], join: [ConversationAddress], backlog: Backlog, limits: Limits, maxRepliesPerMinute: Int,
-         initialState: [String: TemplateValue], timezone: String?, rules: [Rule]) {
+         initialState: [String: TemplateValue], timezone: String?, rules: [Rule],
+         moderation: ModerationSettings = ModerationSettings(), groupSettings: [String: GroupSettings] = [:]) {
         self.name = name
         self.file = file
         self.version = version
@@ -149,6 +154,8 @@ public struct BotDefinition: Sendable {
         self.initialState = initialState
         self.timezone = timezone
         self.rules = rules
+        self.moderation = moderation
+        self.groupSettings = groupSettings
     }
 
     /// Whether the bot handles events of this conversation.

@@ -8,7 +8,7 @@ import YAMLCoding
 struct BotFile: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case bot, account, profile, listen, join, onStart, limits, loopGuard, state, timezone, rules
-        case webhooks
+        case webhooks, moderation
     }
 
     var bot: Name
@@ -25,6 +25,7 @@ struct BotFile: Decodable, Sendable {
     /// Whether the `state:` section and every rule's actions decoded, so that every state
     /// key the bot declares is known (the template check accepts any key otherwise).
     var knowsAllState = true
+    var moderation: ModerationSection?
 
     /// Reads every section even when an earlier one is wrong, so that `check` reports the
     /// problems of the whole file at once (the loader refuses the file if there are any).
@@ -47,6 +48,8 @@ struct BotFile: Decodable, Sendable {
         let state = try context.attempt { try container.decodeIfPresent([String: YAMLValue].self, forKey: .state) }
         self.state = state ?? nil
         timezone = try context.attempt { try container.decodeIfPresent(TimeZoneName.self, forKey: .timezone) } ?? nil
+        moderation = try context.attempt { try container.decodeIfPresent(ModerationSection.self, forKey: .moderation) }
+            ?? nil
         let (rules, complete) = try Self.rules(in: container, context)
         self.rules = rules
         knowsAllState = state != nil && complete && rules.allSatisfy(\.decodedActions)
@@ -228,11 +231,40 @@ struct LoopGuardSection: Decodable, Sendable {
 }
 
 /// One entry of `join:`: `group:NAME` (joined, created when missing) or `room:NAME`
-/// (entered, created when missing).
+/// (entered, created when missing), or `{group: NAME, policy: open, new_members:
+/// restricted, slow_mode: 30s}`: a group the bot creates with these settings when it is
+/// missing (and so owns).
 struct JoinTarget: Decodable, Sendable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case group, policy, newMembers, slowMode }
+
     var address: ConversationAddress
+    /// The settings a group created by the bot gets; nil: the server's defaults.
+    var settings: GroupSettings?
 
     init(from decoder: any Decoder) throws {
+        if try decoder.node().mapping != nil {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let name = try container.decode(Located<String>.self, forKey: .group)
+            let bare = name.value.hasPrefix("group:") ? String(name.value.dropFirst(6)) : name.value
+            do {
+                _ = try Validate.conversationName(bare)
+            } catch {
+                throw decoder.botDecoding.failure(.invalidValue, "'\(name.value)': \(AccountSection.reason(error))",
+                                                  at: name.mark, path: container.codingPath + [CodingKeys.group])
+            }
+            address = .group(bare.lowercased())
+            var settings = GroupSettings(
+                join: try container.decodeIfPresent(JoinPolicy.self, forKey: .policy),
+                newMembers: try container.decodeIfPresent(NewMemberPolicy.self, forKey: .newMembers),
+                slowMode: try container.decodeIfPresent(ConfigDuration.self, forKey: .slowMode))
+            if settings.slowMode != nil, (try? settings.slowModeSeconds()) == nil {
+                throw decoder.botDecoding.failure(.invalidValue, "slow_mode is whole seconds from 0 (off) to 1d",
+                                                  at: decoder.mark, path: container.codingPath + [CodingKeys.slowMode])
+            }
+            if settings.isEmpty { settings = GroupSettings() }
+            self.settings = settings
+            return
+        }
         let text = try decoder.singleValueContainer().decode(String.self)
         let parsed = ConversationAddress(text)
         switch parsed {

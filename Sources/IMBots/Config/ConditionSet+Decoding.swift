@@ -7,7 +7,8 @@ extension ConditionSet: Decodable {
     enum Key: String, CodingKey, CaseIterable {
         case text, command, from, member, `in`, direct, group, room, mentionsMe, event, any, not
         case hours, days, timezone
-        case webhook, match, schedule, rate
+        case webhook, match
+        case rate, repeated, links, mentions, state, schedule, missed, quiet
     }
 
     /// Decodes a `when` mapping, keeping the conditions in the order written.
@@ -22,6 +23,7 @@ extension ConditionSet: Decodable {
         var hours: [TimeWindow.Span] = []
         var days: Set<Int>?
         var zone: TimeZone?
+        var triggers: [Key] = []
 
         for key in container.allKeys {
             switch key {
@@ -70,17 +72,27 @@ extension ConditionSet: Decodable {
             case .timezone:
                 let name = try container.decode(TimeZoneName.self, forKey: key)
                 zone = TimeZoneDatabase.zone(name.identifier)
-            case .webhook, .match, .schedule, .rate:
+            case .rate, .repeated, .links, .mentions, .state:
+                conditions.append(.moderation(try ModerationCondition.decode(key, in: container, nested: nested,
+                                                                             context: context)))
+            case .schedule, .missed, .quiet:
+                triggers.append(key)
+            case .webhook, .match:
                 let node = try container.decode(YAMLNode.self, forKey: key)
                 throw context.failure(.notAvailable,
                     "the '\(key.stringValue)' matcher is not available in this version",
                     at: node.mark, path: container.codingPath + [key])
             }
         }
+        if !triggers.isEmpty {
+            conditions.append(.moderation(try ModerationCondition.decodeTrigger(in: container, nested: nested, zone: zone,
+                                                                          context: context)))
+        }
         if let timeIndex {
             conditions.insert(.time(TimeWindow(hours: hours, days: days, timezone: zone)), at: timeIndex)
-        } else if zone != nil {
-            throw context.failure(.invalidValue, "'timezone' in 'when' applies to 'hours' and 'days'; add one of them",
+        } else if zone != nil, !triggers.contains(.schedule) {
+            throw context.failure(.invalidValue,
+                                  "'timezone' in 'when' applies to 'hours', 'days' and 'schedule'; add one of them",
                                   at: decoder.mark, path: decoder.codingPath)
         }
         self.init(conditions: conditions, events: events)

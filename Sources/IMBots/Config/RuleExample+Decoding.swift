@@ -4,7 +4,7 @@ import YAMLCoding
 
 extension RuleExample: Decodable {
     enum Key: String, CodingKey, CaseIterable {
-        case from, text, `in`, event, member, state, now, http, expect
+        case from, text, `in`, event, member, state, now, http, expect, times, every, via
     }
 
     /// Decodes one `examples:` entry.
@@ -46,6 +46,12 @@ extension RuleExample: Decodable {
         let state = try container.decodeIfPresent([String: YAMLValue].self, forKey: .state) ?? [:]
         let http = try container.decodeIfPresent(OrderedMap<ScriptedResponse>.self, forKey: .http)
         let expectation = try container.decode(Expectation.self, forKey: .expect)
+        let times = try container.decodeIfPresent(Located<Int>.self, forKey: .times)
+        if let times, !(1...1_000).contains(times.value) {
+            throw fail("times must be from 1 to 1000", times.mark, .times)
+        }
+        let every = try container.decodeIfPresent(ConfigDuration.self, forKey: .every)
+        let via = try container.decodeIfPresent(JoinPolicy.self, forKey: .via)
 
         if event == .message, from == nil {
             throw context.failure(.missingKey, "an example message needs 'from' (who sends it)",
@@ -65,6 +71,9 @@ extension RuleExample: Decodable {
                   http: Dictionary(uniqueKeysWithValues: (http?.entries ?? []).map { ($0.key, $0.value) }),
                   httpNames: (http?.entries ?? []).map { Located($0.key, mark: http?.keyMarks[$0.key] ?? .unknown) },
                   expectation: expectation)
+        self.times = times?.value ?? 1
+        self.every = every ?? ConfigDuration(seconds: 1)
+        self.via = via
     }
 
     private static func isID(_ address: ConversationAddress) -> Bool {

@@ -130,10 +130,10 @@ extension CommandCondition: Decodable {
 
 extension SenderCondition: Decodable {
     enum Key: String, CodingKey, CaseIterable {
-        case users, bots, role
+        case users, bots, role, joinedWithin
     }
 
-    /// `from: alice`, `from: [alice, bob]` or `from: {users, bots, role}`.
+    /// `from: alice`, `from: [alice, bob]` or `from: {users, bots, role, joined_within}`.
     convenience init(from decoder: any Decoder) throws {
         guard try decoder.node().mapping != nil else {
             let users = try decoder.decodeValue(OneOrMany<String>.self).items
@@ -144,11 +144,12 @@ extension SenderCondition: Decodable {
         let users = try container.decodeIfPresent(OneOrMany<String>.self, forKey: .users)?.items
         let bots = try container.decodeIfPresent(Bool.self, forKey: .bots)
         let role = try container.decodeIfPresent(MemberRole.self, forKey: .role)
+        let joinedWithin = try container.decodeIfPresent(ConfigDuration.self, forKey: .joinedWithin)
         // A key written with a bad value has its own error already.
         guard Key.allCases.contains(where: { container.contains($0) }) else {
-            throw decoder.botDecoding.failure(.invalidValue, "'from' needs one of: users, bots, role",
+            throw decoder.botDecoding.failure(.invalidValue, "'from' needs one of: users, bots, role, joined_within",
                                               at: decoder.mark, path: decoder.codingPath)
         }
-        self.init(users: users?.map { $0.lowercased() }, bots: bots, role: role)
+        self.init(users: users?.map { $0.lowercased() }, bots: bots, role: role, joinedWithin: joinedWithin)
     }
 }

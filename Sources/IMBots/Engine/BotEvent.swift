@@ -13,17 +13,23 @@ public struct BotEvent: Sendable {
     public var senderRole: MemberRole?
     /// The role of a member event's member in the group, when the runner knows it.
     public var memberRole: MemberRole?
-    /// How the member of a `member_joined` event came in, when the feed says (`via`).
-    public var joinedVia: JoinVia?
+    /// When the sender joined the event's group, when the runner knows it
+    /// (`from: {joined_within: …}`).
+    public var senderJoinedAt: Timestamp? = nil
+    /// The `schedule` or `quiet` trigger a timer event is for (its id); nil for feed events.
+    public var trigger: String? = nil
 
     /// Wraps a feed event.
-    public init(event: Event, sender: User? = nil, senderRole: MemberRole? = nil, memberRole: MemberRole? = nil,
-                joinedVia: JoinVia? = nil) {
+    public init(event: Event, sender: User? = nil, senderRole: MemberRole? = nil, memberRole: MemberRole? = nil) {
         self.event = event
         self.sender = sender
         self.senderRole = senderRole
         self.memberRole = memberRole
-        self.joinedVia = joinedVia
+    }
+
+    /// How the member of a `member_joined` event came in, as the feed says (`via`).
+    public var joinedVia: JoinVia? {
+        event.type == .memberJoined ? event.via.map(JoinVia.init) : nil
     }
 
     /// The feed position: what outgoing message ids and idempotency keys derive from.
@@ -58,7 +64,7 @@ public struct BotEvent: Sendable {
     /// The kinds of events that are about a group member.
     static let memberEventTypes: [EventType] = [
         .memberJoined, .memberLeft, .memberKicked, .memberBanned, .memberUnbanned, .memberMuted, .memberUnmuted,
-        .roleChanged,
+        .roleChanged, .joinRequested,
     ]
 }
 
@@ -115,11 +121,11 @@ extension BotEvent {
         }
         // `by` names who acted only when that is someone other than the member.
         let actedOnOther = member != nil && sender?.username != member?.username
-        let event = Event(position: position, type: type, at: time, conversation: conversation,
+        var event = Event(position: position, type: type, at: time, conversation: conversation,
                           message: message, user: member.map { syntheticUser($0, at: time) },
                           by: actedOnOther ? sender?.username : nil)
-        return BotEvent(event: event, sender: senderUser, senderRole: sender?.role, memberRole: member?.role,
-                        joinedVia: type == .memberJoined ? via : nil)
+        if type == .memberJoined { event.via = via.map(JoinPolicy.init) }
+        return BotEvent(event: event, sender: senderUser, senderRole: sender?.role, memberRole: member?.role)
     }
 
     /// The profile of a made-up person, with an id that is the same on every run.

@@ -19,6 +19,8 @@ enum Condition: Sendable {
     case any([ConditionSet])
     /// The conditions do not all hold; nothing inside binds.
     case not(ConditionSet)
+    /// `rate`, `repeated`, `links`, `mentions`, `state` (`IMBots/Moderation/Matchers`).
+    case moderation(ModerationCondition)
 
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
         switch self {
@@ -41,6 +43,7 @@ enum Condition: Sendable {
         case .not(let inner):
             var scratch = bindings
             return !inner.matches(&facts, &scratch)
+        case .moderation(let condition): return condition.matches(&facts)
         }
     }
 
@@ -67,6 +70,7 @@ enum Condition: Sendable {
             return "any: none of the alternatives holds: " + reasons.joined(separator: "; ")
         case .not(let inner):
             return "not: " + inner.summary + " holds"
+        case .moderation(let condition): return condition.failure(&facts)
         }
     }
 
@@ -82,6 +86,7 @@ enum Condition: Sendable {
         case .time(let window): window.summary
         case .any(let alternatives): "any of (" + alternatives.map(\.summary).joined(separator: " | ") + ")"
         case .not(let inner): "not (" + inner.summary + ")"
+        case .moderation(let condition): condition.summary
         }
     }
 
@@ -90,10 +95,11 @@ enum Condition: Sendable {
         switch self {
         case .from(let sender):
             (sender.bots != nil ? SenderLookups.profile : []).union(sender.role != nil ? .role : [])
+                .union(sender.joinedWithin != nil ? .joined : [])
         case .member(let member): member.role != nil ? .memberRole : []
         case .any(let alternatives): alternatives.reduce([]) { $0.union($1.lookups) }
         case .not(let inner): inner.lookups
-        case .text, .command, .conversation, .mentionsMe, .time: []
+        case .text, .command, .conversation, .mentionsMe, .time, .moderation: []
         }
     }
 
@@ -108,6 +114,7 @@ enum Condition: Sendable {
         case .text(let text): text.cost
         case .any(let alternatives): alternatives.map(\.cost).max() ?? 1
         case .not(let inner): inner.cost
+        case .moderation(let condition): condition.cost
         }
     }
 }

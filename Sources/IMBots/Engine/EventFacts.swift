@@ -1,5 +1,6 @@
 import Foundation
 import IMProtocol
+import Templates
 
 /// What conditions read from one event, each derived at most once and only when a
 /// condition asks: the UTF-8 bytes, the lowered text, word streams, the parsed command,
@@ -37,6 +38,16 @@ struct EventFacts {
         /// How they joined (`member_joined`), when the event says.
         let via: JoinVia?
     }
+    /// The bot's state variables (`state:` matchers).
+    let state: [String: TemplateValue]
+    /// The counters `rate` and `repeated` read; nil counts nothing before this event.
+    let windows: EventWindows?
+    /// When the sender joined the event's group, when the runner knows it.
+    let senderJoinedAt: Timestamp?
+    /// The `schedule` or `quiet` trigger this event is for (`BotEvent.trigger`).
+    let trigger: String?
+    /// The counters this event adds to, for the runner to record after the decision.
+    var windowHits: [WindowHit] = []
 
     private var cachedBytes: [UInt8]?
     private var cachedIsASCII: Bool?
@@ -63,6 +74,10 @@ struct EventFacts {
             Member(username: Self.lowercasedName(user.username), isBot: user.isBot, role: event.memberRole,
                    via: event.joinedVia)
         }
+        self.state = context.state
+        self.windows = context.windows
+        self.senderJoinedAt = event.senderJoinedAt
+        self.trigger = event.trigger
     }
 
     /// The text's UTF-8 (empty without text).

@@ -104,6 +104,7 @@ public struct RuleEngine: Sendable {
                 break
             }
         }
+        decision.windowHits = facts.windowHits
         return decision
     }
 

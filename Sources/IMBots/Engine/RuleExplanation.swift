@@ -57,6 +57,9 @@ extension RuleEngine {
             var reason = rule.when.conditions.isEmpty
                 ? "no conditions: matches every \(rule.events) event" : "all conditions hold"
             reason += Self.describe(bindings)
+            for condition in rule.when.conditions {
+                if case .moderation(.window(let window)) = condition { reason += "; " + window.state(&facts) }
+            }
             if let stopper = stoppedBy {
                 return result(.suppressed, "matches, but rule '\(stopper)' stopped evaluation before it", bindings)
             }

@@ -24,6 +24,12 @@ public struct RuleExample: Sendable {
     let now: Timestamp?
     /// Scripted responses for `http` actions, by their `as` name.
     let http: [String: ScriptedResponse]
+    /// How many times the event happens (`times:`), `every` apart; expectations are about
+    /// all of them together (a flood, a raid, a strike ladder).
+    var times = 1
+    var every = ConfigDuration(seconds: 1)
+    /// How the member of a `member_joined` example came in (`via: invite`).
+    var via: JoinPolicy?
     /// The names used in `http:`, with where they are written, for the loader's check.
     let httpNames: [Located<String>]
     let expectation: Expectation
@@ -63,6 +69,8 @@ struct Expectation: Sendable {
     var state: [OrderedEntry<TemplateValue>]?
     var rules: [Located<String>]?
     var actions: [ExpectedEffect]?
+    /// Cases and strikes (`delete: 1`, `strike: 2`, `case: [...]`).
+    var moderation: ModerationExpectation?
 }
 
 /// An expected `send` or `forward`: fields left nil are not compared.

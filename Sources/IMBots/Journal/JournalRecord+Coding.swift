@@ -3,7 +3,7 @@ import IMProtocol
 /// A record is one JSON object per line: `{"seq":7,"done":"b:helpdesk:12:greet:0"}`.
 extension JournalRecord: Codable {
     private enum Key: String, CodingKey {
-        case seq, handled, queued, accepted, done, cursor, resync, avatar
+        case seq, handled, queued, accepted, done, cursor, resync, avatar, moderation
     }
 
     private struct Handled: Codable {
@@ -29,6 +29,8 @@ extension JournalRecord: Codable {
             change = .resync
         } else if let hash = try container.decodeIfPresent(String.self, forKey: .avatar) {
             change = .avatar(hash)
+        } else if let moderation = try container.decodeIfPresent(ModerationChange.self, forKey: .moderation) {
+            change = .moderation(moderation)
         } else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: [], debugDescription: "a journal record of a kind this version does not know"))
@@ -49,6 +51,7 @@ extension JournalRecord: Codable {
         case .cursor(let cursor): try container.encode(cursor, forKey: .cursor)
         case .resync: try container.encode(true, forKey: .resync)
         case .avatar(let hash): try container.encode(hash, forKey: .avatar)
+        case .moderation(let change): try container.encode(change, forKey: .moderation)
         }
     }
 }

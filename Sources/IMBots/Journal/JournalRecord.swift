@@ -27,6 +27,8 @@ struct JournalRecord: Sendable, Equatable {
         case resync
         /// The avatar file last uploaded, by its SHA-256.
         case avatar(String)
+        /// Strikes, cases, verifications and trigger times (`IMBots/Moderation/State`).
+        case moderation(ModerationChange)
     }
 
     var sequence: UInt64

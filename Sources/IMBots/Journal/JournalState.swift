@@ -19,6 +19,8 @@ struct JournalState: Sendable, Equatable {
     var outbox: [PendingMessage] = []
     /// Feed events taken over by a conversation lane and not finished yet.
     var accepted: [Event] = []
+    /// Strikes, cases, verifications and trigger times.
+    var moderation = ModerationState()
     /// The sequence number of the last record this state holds.
     var sequence: UInt64 = 0
 
@@ -49,6 +51,8 @@ struct JournalState: Sendable, Equatable {
             accepted = []
         case .avatar(let hash):
             avatarHash = hash
+        case .moderation(let change):
+            moderation.apply(change)
         }
     }
 }
@@ -56,7 +60,7 @@ struct JournalState: Sendable, Equatable {
 extension JournalState: Codable {
     /// The snapshot file's keys; older runners wrote `state.json` with the same ones.
     private enum Key: String, CodingKey {
-        case cursor, variables, outbox, accepted, seq
+        case cursor, variables, outbox, accepted, seq, moderation
         case avatarHash = "avatar_hash"
         case handledThrough = "handled_through"
     }
@@ -69,6 +73,7 @@ extension JournalState: Codable {
         avatarHash = try container.decodeIfPresent(String.self, forKey: .avatarHash)
         outbox = try container.decodeIfPresent([PendingMessage].self, forKey: .outbox) ?? []
         accepted = try container.decodeIfPresent([Event].self, forKey: .accepted) ?? []
+        moderation = try container.decodeIfPresent(ModerationState.self, forKey: .moderation) ?? ModerationState()
         sequence = try container.decodeIfPresent(UInt64.self, forKey: .seq) ?? 0
     }
 
@@ -80,6 +85,7 @@ extension JournalState: Codable {
         try container.encodeIfPresent(avatarHash, forKey: .avatarHash)
         try container.encode(outbox, forKey: .outbox)
         if !accepted.isEmpty { try container.encode(accepted, forKey: .accepted) }
+        if !moderation.isEmpty { try container.encode(moderation, forKey: .moderation) }
         try container.encode(sequence, forKey: .seq)
     }
 }

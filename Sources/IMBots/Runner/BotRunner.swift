@@ -33,13 +33,17 @@ public final class BotRunner: Service {
     private let running = Mutex<[String: BotDefinition]>([:])
     private let listenerPort = Mutex<Int?>(nil)
 
+    /// The services every runner gives its bots: moderation's timers (schedules, quiet
+    /// periods, verification deadlines).
+    public static let standardServices: [any BotServiceMaker] = [ModerationTimers()]
+
     /// Prepares the runner (its state folder and audit log); nothing connects until
     /// ``run()``.
     ///
-    /// - Parameter services: makers of one more service per bot (a webhook inbox, a scheduler).
+    /// - Parameter services: makers of one more service per bot (the timers, a webhook inbox).
     public init(
         configuration: RunnerConfiguration, transport: any HTTPTransport = IMClient.sharedTransport,
-        logger: Logger = Logger(label: "runner"), services: [any BotServiceMaker] = []
+        logger: Logger = Logger(label: "runner"), services: [any BotServiceMaker] = BotRunner.standardServices
     ) throws {
         self.configuration = configuration
         self.transport = transport

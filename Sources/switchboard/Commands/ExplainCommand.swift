@@ -7,7 +7,8 @@ struct ExplainCommand: Command {
     static let name = "explain"
     static let summary = "show which rules a message (or a member event) would fire, and why the others do not"
     static let help = """
-        usage: switchboard explain --bot NAME [--config FILE] [--from USER] [--role ROLE] [--in ADDRESS] [--at TIME] TEXT...
+        usage: switchboard explain --bot NAME [--config FILE] [--from USER] [--role ROLE] [--in ADDRESS] [--at TIME]
+                                   [--state DIR] TEXT...
                switchboard explain --bot NAME --event KIND --member USER [--via HOW] [--from USER] [--in ADDRESS] ...
                switchboard explain --file FILE ...
 
@@ -36,10 +37,14 @@ struct ExplainCommand: Command {
                              (default: the direct conversation with the sender)
           --at TIME          when, in RFC 3339 (2025-01-06T09:30:00+01:00; default: now),
                              for hours/days matchers and {{now}}
+          --state DIR        the runner's state folder (runner.state): start from the bot's
+                             state variables, strikes and cases as it kept them, and show the
+                             sender's points on each strike counter (rate and repeated
+                             counters live in the runner's memory: they count from 0)
 
         exit codes: 0 explained, 2 unknown bot, a bot file with problems, or usage
         """
-    static let options: Set<String> = ["bot", "file", "config", "from", "role", "in", "at", "event", "member", "via"]
+    static let options: Set<String> = ["bot", "file", "config", "from", "role", "in", "at", "event", "member", "via", "state"]
     static let flags: Set<String> = []
 
     var bot: String?
@@ -51,6 +56,7 @@ struct ExplainCommand: Command {
     var role: MemberRole?
     var address: ConversationAddress?
     var time: Timestamp?
+    var stateFolder: String?
     var text: String
 
     init(arguments: Arguments) throws {
@@ -85,6 +91,7 @@ struct ExplainCommand: Command {
             }
             self.time = time
         }
+        stateFolder = arguments[option: "state"]
         text = arguments.positionals.joined(separator: " ")
         if type == .message {
             guard !text.isEmpty else { throw UsageError(message: "give the message text after the options") }
@@ -107,7 +114,14 @@ struct ExplainCommand: Command {
         let memberPerson = member.map { BotEvent.Person($0, role: sender == nil ? role : nil) }
         let event = BotEvent.made(type, from: senderPerson, member: memberPerson, via: via, text: text,
                                   in: address, position: 1, at: now)
-        let context = BotContext(definition: definition, now: now)
+        let saved = try stateFolder.flatMap { folder throws -> SavedBotState? in
+            do {
+                return try SavedBotState.read(folder: folder + "/" + definition.name)
+            } catch {
+                throw ConfigurationError("--state: \(error)")
+            }
+        }
+        let context = BotContext(definition: definition, state: saved?.variables, now: now)
         let engine = RuleEngine(bot: definition)
 
         printOutput("bot '\(definition.name)' (\(definition.file)), \(Self.describe(event, at: now))")
@@ -115,13 +129,17 @@ struct ExplainCommand: Command {
         for explanation in engine.explain(event, context: context) {
             printOutput(explanation.description)
         }
+        if let saved, let who = event.actor {
+            for line in saved.strikes(of: who, in: definition, at: now) { printOutput(line) }
+        }
         printOutput("")
         let decision = engine.decide(event, context: context)
         guard !decision.isEmpty else {
             printOutput("no rule fires: the bot would do nothing")
             return ExitCode.ok
         }
-        let report = await ActionRunner.run(decision, event: event, context: context, effects: RecordingEffects())
+        let effects = RecordingEffects(moderation: saved?.moderation ?? ModerationBook())
+        let report = await ActionRunner.run(decision, event: event, context: context, effects: effects)
         printOutput("dry run, nothing is sent: what the fired rules would do "
                     + "(http actions are not called; they get an empty 200 answer)")
         for outcome in report.outcomes {
