@@ -79,3 +79,5 @@ public final class SQLiteStore: Sendable {
         notifier.observe(observer)
     }
 }
+
+extension SQLiteStore: ServerStore {}

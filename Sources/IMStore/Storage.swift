@@ -144,8 +144,18 @@ public protocol EventStore: Sendable {
     /// stored once, whatever its number of members).
     func pruneEvents(before: Timestamp) async throws -> Int
     /// Called after every commit that added feed entries (on the writing thread: keep it
-    /// short).
+    /// short), in position order; where several server nodes write, also for the other
+    /// nodes' commits (their updates carry no messages: the feeds are read).
     func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void)
+    /// The newest position handed out by any writer of the database, asked afresh. Where
+    /// several server nodes write, a cursor one of them handed out can be past another's
+    /// `issuedPosition` until that one hears of the commit.
+    func newestIssuedPosition() async throws -> Int64
+}
+
+extension EventStore {
+    /// `issuedPosition`: one writer knows of every position it handed out.
+    public func newestIssuedPosition() async throws -> Int64 { issuedPosition }
 }
 
 /// Uploaded bytes (avatars), at most one copy of the same bytes per account, and none
@@ -163,3 +173,12 @@ public protocol MediaStore: Sendable {
 /// Everything the server stores.
 public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
     & MessageStore & EventStore & MediaStore
+
+/// A store a server opens, uses and closes: SQLite (`SQLiteStore`) or PostgreSQL
+/// (`PostgresStore`).
+public protocol ServerStore: AccountStore, TokenStore, ContactStore, ConversationStore, MessageStore, EventStore,
+    MediaStore
+{
+    /// Finishes queued work and closes.
+    func close() async
+}

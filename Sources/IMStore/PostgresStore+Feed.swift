@@ -1,0 +1,104 @@
+import Foundation
+import IMProtocol
+
+/// Writing the feeds (the layout of `SQLiteStore+Feed.swift`). A write job adds its
+/// events to the batch without positions; `PostgresStore+Batch.swift` gives them theirs
+/// when the batch ends, and sets the positions members joined and left at.
+///
+/// Who an event reaches is read after the job has locked the conversation's row (every
+/// job that changes a membership or writes a conversation's events locks it first), so
+/// the recipients of an event are exactly the members at its position, on any node.
+extension PostgresStore {
+    /// The members of a conversation in user order, with their mutes.
+    static func members(of conversationID: ConversationID, _ connection: PostgresConnection) throws
+        -> [(user: UserID, mutedUntil: Int64?)]
+    {
+        try connection.rows(
+            "SELECT user_id, muted_until FROM members WHERE conversation_id = $1 ORDER BY user_id",
+            conversationID.rawValue, as: { (UserID(rawValue: try $0.int(0)), try $0.optionalInt(1)) })
+    }
+
+    /// Adds one event of a conversation to the batch. It reaches `recipients` now (the
+    /// conversation's members when nil) and, through membership, every later read of
+    /// their feeds. With `message` the event travels with this node's update, so its
+    /// parked polls are answered without reading their feeds. Returns its index.
+    @discardableResult
+    static func appendConversationEvent(
+        _ context: PostgresWriteContext, type: EventType, conversationID: ConversationID, messageID: MessageID,
+        payload: EventPayload? = nil, at: Timestamp, recipients: [UserID]? = nil,
+        message: (Message, kind: ConversationKind, name: String)? = nil
+    ) throws -> Int {
+        let connection = context.connection
+        let recipients = try recipients ?? members(of: conversationID, connection).map(\.user)
+        var feedMessage: FeedMessage?
+        if let (message, kind, name) = message, !recipients.isEmpty {
+            var addresses = [ConversationAddress(kind: kind, name: name)]
+            if kind == .direct {
+                let names = try directNames(name, connection)
+                addresses = recipients.map { viewer in
+                    .user(names.first { $0.id != viewer }?.name ?? names.first?.name ?? "unknown")
+                }
+            }
+            feedMessage = FeedMessage(message: message, kind: kind, addresses: addresses)
+        }
+        return context.add(
+            PostgresBatch.Event(
+                target: .conversation(conversationID, messageID: messageID), type: type,
+                payload: try payload.map(text), createdAt: at.milliseconds, recipients: recipients, message: feedMessage))
+    }
+
+    /// The two participants of a direct conversation named `<low>:<high>`, with their names.
+    private static func directNames(_ name: String, _ connection: PostgresConnection) throws -> [(id: UserID, name: String)] {
+        let ids = name.split(separator: ":").compactMap { Int64($0) }
+        return try connection.rows(
+            "SELECT id, username FROM users WHERE id = ANY($1)", PostgresValue.integerArray(ids),
+            as: { (UserID(rawValue: try $0.int(0)), try $0.text(1)) })
+    }
+
+    /// Adds one event stored in the feeds of `users` only.
+    static func appendUserEvent(
+        _ context: PostgresWriteContext, type: EventType, users: [UserID], conversationID: ConversationID? = nil,
+        payload: EventPayload, at: Timestamp
+    ) throws {
+        guard !users.isEmpty else { return }
+        context.add(
+            PostgresBatch.Event(
+                target: .users(conversationID: conversationID), type: type, payload: try text(payload),
+                createdAt: at.milliseconds, recipients: Array(Set(users)).sorted { $0.rawValue < $1.rawValue }))
+    }
+
+    /// Makes `user` a member; the batch sets the position they read from (the event that
+    /// announces them, via `PostgresBatch.Event.joins`), or `position` when given.
+    static func insertMember(
+        _ connection: PostgresConnection, _ conversationID: ConversationID, _ user: UserID, role: MemberRole,
+        lastReadSeq: Int64? = nil, at now: Timestamp, position: Int64? = nil
+    ) throws -> Bool {
+        try connection.execute(
+            """
+            INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position)
+            SELECT $1, $2, $3, $4, coalesce($5, last_seq), coalesce($6, 9223372036854775807)
+            FROM conversations WHERE id = $1 ON CONFLICT DO NOTHING
+            """,
+            conversationID.rawValue, user.rawValue, role.rawValue, now.milliseconds, lastReadSeq, position) == 1
+    }
+
+    /// Ends a membership; returns where the member started reading (a position, or an
+    /// event of this batch), or nil when `user` was not a member. The caller ends the
+    /// reading at its announcing event (`PostgresBatch.Event.leaves`).
+    static func deleteMember(_ context: PostgresWriteContext, _ conversationID: ConversationID, _ user: UserID) throws
+        -> PostgresBatch.Start?
+    {
+        guard let joined = try context.connection.first(
+            "DELETE FROM members WHERE conversation_id = $1 AND user_id = $2 RETURNING joined_position",
+            conversationID.rawValue, user.rawValue, as: { try $0.int(0) })
+        else { return nil }
+        if joined == Int64.max, let event = context.batch.pendingJoin(of: user, in: conversationID) {
+            return .event(event)
+        }
+        return .position(joined)
+    }
+
+    static func text(_ payload: EventPayload) throws -> String {
+        String(decoding: try WireJSON.encoder().encode(payload), as: UTF8.self)
+    }
+}

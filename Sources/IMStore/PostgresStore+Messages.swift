@@ -1,0 +1,128 @@
+import Foundation
+import IMProtocol
+
+extension PostgresStore: MessageStore {
+    public func appendMessage(_ new: NewMessage) async throws -> (message: Message, duplicate: Bool) {
+        try await write(lockOrder: new.conversationID) { [clock] context in
+            let now = clock()
+            let connection = context.connection
+            if let clientID = new.clientMessageID,
+                let existing = try connection.first(
+                    """
+                    SELECT \(Self.messageColumns) FROM messages m JOIN users su ON su.id = m.sender_id
+                    WHERE m.sender_id = $1 AND m.client_msg_id = $2
+                    """,
+                    new.senderID.rawValue, clientID, as: { try Self.message($0) }),
+                let existing
+            {
+                return (existing, true)
+            }
+            // The message takes its number first, which locks the conversation's row: the
+            // members read next are the members at the message's position.
+            let (message, conversation): (Message, (kind: ConversationKind, name: String))
+            do {
+                (message, conversation) = try Self.insertMessage(context, new, at: now)
+            } catch let error as PostgresError where error.kind == .uniqueViolation && new.clientMessageID != nil {
+                // The same client id sent through another node at the same time: run again,
+                // and find the message it wrote.
+                throw PostgresWriter.RunAgain()
+            }
+            let members = try Self.members(of: new.conversationID, connection)
+            if new.requireMembership {
+                guard let sender = members.first(where: { $0.user == new.senderID }) else { throw StoreError.notMember }
+                if let muted = sender.mutedUntil, muted > now.milliseconds {
+                    throw StoreError.muted(until: Timestamp(milliseconds: muted))
+                }
+            }
+            if let replyTo = new.replyTo {
+                let home = try connection.first(
+                    "SELECT conversation_id FROM messages WHERE id = $1", replyTo.rawValue, as: { try $0.int(0) })
+                guard home == new.conversationID.rawValue else {
+                    throw StoreError.invalidReference("message \(replyTo) is not in this conversation")
+                }
+            }
+            if new.type == .chat {
+                try connection.execute(
+                    "UPDATE members SET last_read_seq = $1 WHERE conversation_id = $2 AND user_id = $3",
+                    message.seq, new.conversationID.rawValue, new.senderID.rawValue)
+            }
+            try Self.appendConversationEvent(
+                context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
+                recipients: members.map(\.user), message: (message, conversation.kind, conversation.name))
+            return (message, false)
+        }
+    }
+
+    /// Appends a message to its conversation (next `seq`, last message, time) in one
+    /// statement, locking the conversation's row; returns it with the conversation's kind
+    /// and name. The caller puts it into feeds.
+    @discardableResult
+    static func insertMessage(_ context: PostgresWriteContext, _ new: NewMessage, at now: Timestamp) throws
+        -> (message: Message, conversation: (kind: ConversationKind, name: String))
+    {
+        guard let (id, seq, kind, name, sender) = try context.connection.first(
+            """
+            WITH c AS (
+                UPDATE conversations SET last_seq = last_seq + 1, last_message_id = nextval('messages_id_seq'),
+                    updated_at = $7
+                WHERE id = $1 RETURNING id, last_seq, last_message_id, kind, name
+            ), m AS (
+                INSERT INTO messages (id, conversation_id, seq, type, sender_id, text, client_msg_id, reply_to, created_at)
+                SELECT c.last_message_id, c.id, c.last_seq, $2, $3, $4, $5, $6, $7 FROM c RETURNING id, seq
+            )
+            SELECT m.id, m.seq, c.kind, c.name, (SELECT username FROM users WHERE id = $3) FROM m, c
+            """,
+            new.conversationID.rawValue, new.type.rawValue, new.senderID.rawValue, new.text, new.clientMessageID,
+            new.replyTo?.rawValue, now.milliseconds,
+            as: { (try $0.int(0), try $0.int(1), try $0.text(2), try $0.text(3), try $0.optionalText(4)) })
+        else { throw StoreError.notFound("no conversation \(new.conversationID)") }
+        let message = Message(
+            id: MessageID(rawValue: id), conversationID: new.conversationID, seq: seq, type: new.type,
+            sender: sender ?? "", senderID: new.senderID, text: new.text, clientMessageID: new.clientMessageID,
+            replyTo: new.replyTo, createdAt: now)
+        return (message, (ConversationKind(rawValue: kind) ?? .group, name))
+    }
+
+    public func message(id: MessageID) async throws -> Message? {
+        try await read { connection in
+            try connection.first(
+                "SELECT \(Self.messageColumns) FROM messages m JOIN users su ON su.id = m.sender_id WHERE m.id = $1",
+                id.rawValue, as: { try Self.message($0) }) ?? nil
+        }
+    }
+
+    public func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message] {
+        try await read { connection in
+            try connection.rows(
+                """
+                SELECT \(Self.messageColumns) FROM messages m JOIN users su ON su.id = m.sender_id
+                WHERE m.conversation_id = $1 AND m.seq < $2 ORDER BY m.seq DESC LIMIT $3
+                """,
+                conversationID.rawValue, before ?? Int64.max, limit, as: { try Self.message($0) }
+            ).compactMap { $0 }
+        }
+    }
+
+    public func markRead(_ conversationID: ConversationID, _ userID: UserID, seq: Int64) async throws -> Int64 {
+        try await write(lockOrder: conversationID) { [clock] context in
+            let connection = context.connection
+            let changed = try connection.execute(
+                """
+                UPDATE members SET last_read_seq = least($1, (SELECT last_seq FROM conversations WHERE id = $2))
+                WHERE conversation_id = $2 AND user_id = $3
+                    AND last_read_seq < least($1, (SELECT last_seq FROM conversations WHERE id = $2))
+                """,
+                seq, conversationID.rawValue, userID.rawValue)
+            guard let marker = try connection.first(
+                "SELECT last_read_seq FROM members WHERE conversation_id = $1 AND user_id = $2",
+                conversationID.rawValue, userID.rawValue, as: { try $0.int(0) })
+            else { throw StoreError.notMember }
+            if changed == 1 {
+                try Self.appendUserEvent(
+                    context, type: .read, users: [userID], conversationID: conversationID,
+                    payload: EventPayload(seq: marker), at: clock())
+            }
+            return marker
+        }
+    }
+}
