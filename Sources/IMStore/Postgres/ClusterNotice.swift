@@ -101,7 +101,7 @@ enum ClusterNotice: Equatable, Sendable {
                 guard let equals = item.firstIndex(of: "="), let position = Self.number(item[..<equals]) else { return nil }
                 var recipients: [UserID] = []
                 var previous: Int64?
-                for part in item[item.index(after: equals)...].split(separator: ",") {
+                for part in item[item.index(after: equals)...].split(separator: ",", omittingEmptySubsequences: false) {
                     guard let value = Self.number(part) else { return nil }
                     let id = previous.map { $0 + value } ?? value
                     recipients.append(UserID(rawValue: id))
