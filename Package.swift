@@ -47,7 +47,7 @@ let package = Package(
                           dependencies: ["IMServer", "IMBots", "IMChat", "IMClient", "YAMLCoding", "Logging", "Lifecycle"]),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["IMServer", "IMClient", "Lifecycle"],
+        .target(name: "TestSupport", dependencies: ["IMServer", "IMClient", "Lifecycle", "PostgresTestSupport"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "IMProtocolTests", dependencies: ["IMProtocol"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),

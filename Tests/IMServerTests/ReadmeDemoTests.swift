@@ -32,7 +32,7 @@ import Testing
             }
 
             // 4: the operator's administrator, made on the data folder, invites alice.
-            let local = try AccountAdministration(
+            let local = try await AccountAdministration(
                 dataDirectory: server.directory, passwordHasher: server.app.configuration.passwordHasher)
             _ = try await local.addAccount(AdminCreateUser(username: "root", password: "root password", admin: true))
             await local.close()

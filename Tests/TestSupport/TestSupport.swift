@@ -51,7 +51,7 @@ public final class TestServer: Sendable {
         var config = configuration(directory: folder)
         configure(&config)
         let logs = MemoryLogSink()
-        let app = try IMServerApp(
+        let app = try await IMServerApp(
             configuration: config, logger: Logger(label: "test-server", level: .debug, sink: logs), time: time)
         try await app.start()
         return TestServer(app: app, directory: folder, logs: logs, time: time)
@@ -225,16 +225,12 @@ extension TestServer {
 }
 
 /// Runs `body` against a server of its own, then stops it and removes its data, however
-/// `body` ends.
+/// `body` ends. With `store: .postgres` its data is a fresh database of the test cluster.
 public func withServer<T>(
-    time: any TimeSource = SystemTime(),
+    store: TestStore = .sqlite, time: any TimeSource = SystemTime(),
     _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(time: time, configure)
-    return try await ensuring({ try await body(server) }) {
-        await server.stop()
-        server.removeData()
-    }
+    try await withNodes(1, store: store, time: time, configure) { servers in try await body(servers[0]) }
 }
 
 /// A server that a test restarts on the same data folder; `finish` stops the last one

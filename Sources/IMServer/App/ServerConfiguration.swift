@@ -2,12 +2,37 @@ import HTTPServer
 import IMStore
 import SwitchboardCrypto
 
+/// Where a server keeps its data.
+public enum StoreLocation: Sendable, Equatable {
+    /// A SQLite database in the data folder: one server node.
+    case sqlite
+    /// A PostgreSQL database (`postgres://…` or a libpq `key=value` string) that several
+    /// server nodes may share.
+    case postgres(url: String)
+
+    /// Reads `sqlite` or a PostgreSQL URL; nil for anything else.
+    public init?(_ text: String) {
+        if text == "sqlite" {
+            self = .sqlite
+        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            self = .postgres(url: text)
+        } else {
+            return nil
+        }
+    }
+}
+
 /// Everything that shapes one server, with production defaults.
 public struct ServerConfiguration: Sendable {
     /// The HTTP listener: address, port and connection limits.
     public var http: HTTPServerConfiguration
-    /// Folder for the database and its WAL; created when missing.
+    /// Folder for the SQLite database and its WAL; created when missing (unused with
+    /// PostgreSQL).
     public var dataDirectory: String
+    /// SQLite in `dataDirectory` (the default), or a PostgreSQL database.
+    public var store: StoreLocation
+    /// Sessions a node opens to PostgreSQL for reads at most (its writes use one more).
+    public var storeConnections: Int
     public var synchronous: SQLiteDatabase.Synchronous
     /// Argon2id cost for new password hashes.
     public var passwordHasher: PasswordHasher
@@ -35,6 +60,8 @@ public struct ServerConfiguration: Sendable {
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),
         dataDirectory: String = "data",
+        store: StoreLocation = .sqlite,
+        storeConnections: Int = 16,
         synchronous: SQLiteDatabase.Synchronous = .full,
         passwordHasher: PasswordHasher = .standard,
         concurrentHashes: Int = 2,
@@ -50,6 +77,8 @@ public struct ServerConfiguration: Sendable {
     ) {
         self.http = http
         self.dataDirectory = dataDirectory
+        self.store = store
+        self.storeConnections = storeConnections
         self.synchronous = synchronous
         self.passwordHasher = passwordHasher
         self.concurrentHashes = concurrentHashes

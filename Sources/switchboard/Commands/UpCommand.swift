@@ -11,7 +11,7 @@ struct UpCommand: Command {
         usage: switchboard up [--config FILE] [--log-level LEVEL]
 
         Starts the IM server of the config's server: section (default 127.0.0.1:8080, data in
-        ./data) and, once it listens, the bots of the bots folder connected to it over HTTP,
+        ./data, or the PostgreSQL database of server.store) and, once it listens, the bots of the bots folder connected to it over HTTP,
         as a separate deployment would be. Runs until SIGINT or SIGTERM, then stops the bots
         and the server gracefully. SIGHUP or a changed bot file reloads the bots.
 
@@ -49,7 +49,7 @@ struct UpCommand: Command {
         }
         let app: IMServerApp
         do {
-            app = try IMServerApp(configuration: serverConfiguration, logger: Logger(label: "server", level: level))
+            app = try await IMServerApp(configuration: serverConfiguration, logger: Logger(label: "server", level: level))
             try await app.start()
         } catch let error as ServerStartError {
             throw ConfigurationError(error.message)
