@@ -46,6 +46,9 @@ final class StoreFixture: Sendable {
         return try await ensuring({ try await body(fixture) }) { await fixture.remove() }
     }
 
+    /// The SQLite store's folder ("" for PostgreSQL).
+    var directoryPath: String { directory?.path ?? "" }
+
     /// Opens (again) the store.
     func open(clock: TestClock = TestClock(step: 1)) async throws -> any ServerStore {
         if let directory { return try openStore(directory, clock: clock) }
