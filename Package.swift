@@ -77,7 +77,7 @@ let package = Package(
                           dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
                           path: "Benchmarks/BotBench"),
         .executableTarget(name: "ServerBench",
-                          dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
+                          dependencies: ["BenchSupport", "IMClient", "IMProtocol", "PostgresTestSupport"],
                           path: "Benchmarks/ServerBench"),
         .executableTarget(name: "RulesBench", dependencies: ["IMBots"], path: "Benchmarks/RulesBench"),
         .executableTarget(name: "NotifyBench",
