@@ -73,8 +73,8 @@ public struct SQLiteToPostgres: Sendable {
         self.target = target
     }
 
-    /// Copies everything; `progress` hears of each table as it is done.
-    public func run(progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }) async throws -> Report {
+    /// Copies everything.
+    public func run() async throws -> Report {
         guard FileManager.default.fileExists(atPath: directory + "/switchboard.sqlite") else {
             throw StoreError.notFound("no Switchboard database in \(directory) (switchboard.sqlite)")
         }
@@ -82,10 +82,10 @@ public struct SQLiteToPostgres: Sendable {
         await (try SQLiteStore(directory: directory, readers: 1)).close()
         let thread = DedicatedThread(name: "sqlite-to-postgres")
         defer { thread.stop() }
-        return try await thread.run { [self] in try copy(progress) }
+        return try await thread.run { [self] in try copy() }
     }
 
-    private func copy(_ progress: (String, Int) -> Void) throws -> Report {
+    private func copy() throws -> Report {
         let source = try SQLiteConnection(path: directory + "/switchboard.sqlite", readOnly: true)
         let version = Int(try source.scalar("PRAGMA user_version") ?? 0)
         guard version == Self.sqliteVersion else {
@@ -104,7 +104,6 @@ public struct SQLiteToPostgres: Sendable {
                 for table in Self.tables {
                     let count = try copy(table.name, table.columns, from: source, to: destination)
                     rows.append((table.name, count))
-                    progress(table.name, count)
                 }
                 guard let epoch = try source.first("SELECT value FROM meta WHERE key = 'epoch'", as: { $0.text(0) }) else {
                     throw StoreError.incompatibleSchema("\(directory) has no epoch: was it ever opened by a server?")

@@ -44,3 +44,13 @@ public func withNodes<T>(
         if let (cluster, name) = database { try? await cluster.dropDatabase(name) }
     }
 }
+
+/// Runs `body` with the URL of a fresh, empty database of the PostgreSQL test cluster (no
+/// schema), dropped after however `body` ends.
+public func withEmptyPostgresDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+    let cluster = try await PostgresTestCluster.shared()
+    let name = try await cluster.createDatabase()
+    return try await ensuring({ try await body(cluster.url(database: name)) }) {
+        try? await cluster.dropDatabase(name)
+    }
+}

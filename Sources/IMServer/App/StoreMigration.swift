@@ -13,12 +13,9 @@ public enum StoreMigration {
     }
 
     /// Copies the SQLite database in `dataDirectory` into the empty PostgreSQL database at
-    /// `url` (see `SQLiteToPostgres`); `progress` hears of each table as it is done.
-    public static func sqliteToPostgres(
-        dataDirectory: String, url: String, progress: @escaping @Sendable (String, Int) -> Void = { _, _ in }
-    ) async throws -> Outcome {
-        let report = try await SQLiteToPostgres(directory: dataDirectory, target: PostgresConfiguration(url: url))
-            .run(progress: progress)
+    /// `url` (see `SQLiteToPostgres`).
+    public static func sqliteToPostgres(dataDirectory: String, url: String) async throws -> Outcome {
+        let report = try await SQLiteToPostgres(directory: dataDirectory, target: PostgresConfiguration(url: url)).run()
         return Outcome(rows: report.rows, epoch: report.epoch, position: report.position)
     }
 }

@@ -41,9 +41,8 @@ struct MigrateCommand: Command {
     }
 
     func run() async throws -> Int32 {
-        let report = try await StoreMigration.sqliteToPostgres(dataDirectory: from, url: to) { table, count in
-            printOutput("\(table): \(count) rows")
-        }
+        let report = try await StoreMigration.sqliteToPostgres(dataDirectory: from, url: to)
+        for (table, count) in report.rows { printOutput("\(table): \(count) rows") }
         printOutput(
             "moved \(from) to \(ServerFileConfig.redacted(to)): epoch \(report.epoch), feed position \(report.position)")
         return ExitCode.ok
