@@ -20,23 +20,26 @@ extension PostgresStore {
 
     /// Adds one event of a conversation to the batch. It reaches `recipients` now (the
     /// conversation's members when nil) and, through membership, every later read of
-    /// their feeds. With `message` the event travels with this node's update, so its
-    /// parked polls are answered without reading their feeds. Returns its index.
+    /// their feeds. With `message` (and for a direct conversation the names of its two
+    /// sides, low id first) the event travels with this node's update, so its parked
+    /// polls are answered without reading their feeds. Returns its index.
     @discardableResult
     static func appendConversationEvent(
         _ context: PostgresWriteContext, type: EventType, conversationID: ConversationID, messageID: MessageID,
         payload: EventPayload? = nil, at: Timestamp, recipients: [UserID]? = nil,
-        message: (Message, kind: ConversationKind, name: String)? = nil
+        message: (Message, kind: ConversationKind, name: String, sides: [String])? = nil
     ) throws -> Int {
         let connection = context.connection
         let recipients = try recipients ?? members(of: conversationID, connection).map(\.user)
         var feedMessage: FeedMessage?
-        if let (message, kind, name) = message, !recipients.isEmpty {
+        if let (message, kind, name, sides) = message, !recipients.isEmpty {
             var addresses = [ConversationAddress(kind: kind, name: name)]
             if kind == .direct {
-                let names = try directNames(name, connection)
+                // Each side addresses it by the other's name ("<low>:<high>").
+                let ids = name.split(separator: ":").compactMap { Int64($0) }
                 addresses = recipients.map { viewer in
-                    .user(names.first { $0.id != viewer }?.name ?? names.first?.name ?? "unknown")
+                    let other = ids.firstIndex { $0 != viewer.rawValue } ?? 0
+                    return .user(sides.indices.contains(other) ? sides[other] : sides.first ?? "unknown")
                 }
             }
             feedMessage = FeedMessage(message: message, kind: kind, addresses: addresses)
@@ -45,14 +48,6 @@ extension PostgresStore {
             PostgresBatch.Event(
                 target: .conversation(conversationID, messageID: messageID), type: type,
                 payload: try payload.map(text), createdAt: at.milliseconds, recipients: recipients, message: feedMessage))
-    }
-
-    /// The two participants of a direct conversation named `<low>:<high>`, with their names.
-    private static func directNames(_ name: String, _ connection: PostgresConnection) throws -> [(id: UserID, name: String)] {
-        let ids = name.split(separator: ":").compactMap { Int64($0) }
-        return try connection.rows(
-            "SELECT id, username FROM users WHERE id = ANY($1)", PostgresValue.integerArray(ids),
-            as: { (UserID(rawValue: try $0.int(0)), try $0.text(1)) })
     }
 
     /// Adds one event stored in the feeds of `users` only.

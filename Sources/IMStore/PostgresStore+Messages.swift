@@ -19,15 +19,25 @@ extension PostgresStore: MessageStore {
             }
             // The message takes its number first, which locks the conversation's row: the
             // members read next are the members at the message's position.
-            let (message, conversation): (Message, (kind: ConversationKind, name: String))
+            let (message, conversation, sides): (Message, (kind: ConversationKind, name: String), [String])
             do {
-                (message, conversation) = try Self.insertMessage(context, new, at: now)
+                (message, conversation, sides) = try Self.insertMessage(context, new, at: now)
             } catch let error as PostgresError where error.kind == .uniqueViolation && new.clientMessageID != nil {
                 // The same client id sent through another node at the same time: run again,
                 // and find the message it wrote.
                 throw PostgresWriter.RunAgain()
             }
-            let members = try Self.members(of: new.conversationID, connection)
+            // The members, and the sender's read marker moved to their own message, in
+            // one statement (undone with the job when the sender may not send).
+            let members = try connection.rows(
+                """
+                WITH marker AS (
+                    UPDATE members SET last_read_seq = $3 WHERE conversation_id = $1 AND user_id = $2 AND $4
+                )
+                SELECT user_id, muted_until FROM members WHERE conversation_id = $1 ORDER BY user_id
+                """,
+                new.conversationID.rawValue, new.senderID.rawValue, message.seq, new.type == .chat,
+                as: { (user: UserID(rawValue: try $0.int(0)), mutedUntil: try $0.optionalInt(1)) })
             if new.requireMembership {
                 guard let sender = members.first(where: { $0.user == new.senderID }) else { throw StoreError.notMember }
                 if let muted = sender.mutedUntil, muted > now.milliseconds {
@@ -41,26 +51,22 @@ extension PostgresStore: MessageStore {
                     throw StoreError.invalidReference("message \(replyTo) is not in this conversation")
                 }
             }
-            if new.type == .chat {
-                try connection.execute(
-                    "UPDATE members SET last_read_seq = $1 WHERE conversation_id = $2 AND user_id = $3",
-                    message.seq, new.conversationID.rawValue, new.senderID.rawValue)
-            }
             try Self.appendConversationEvent(
                 context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
-                recipients: members.map(\.user), message: (message, conversation.kind, conversation.name))
+                recipients: members.map(\.user), message: (message, conversation.kind, conversation.name, sides))
             return (message, false)
         }
     }
 
     /// Appends a message to its conversation (next `seq`, last message, time) in one
     /// statement, locking the conversation's row; returns it with the conversation's kind
-    /// and name. The caller puts it into feeds.
+    /// and name, and for a direct one the names of its two sides, low id first. The
+    /// caller puts it into feeds.
     @discardableResult
     static func insertMessage(_ context: PostgresWriteContext, _ new: NewMessage, at now: Timestamp) throws
-        -> (message: Message, conversation: (kind: ConversationKind, name: String))
+        -> (message: Message, conversation: (kind: ConversationKind, name: String), sides: [String])
     {
-        guard let (id, seq, kind, name, sender) = try context.connection.first(
+        guard let (id, seq, kind, name, sender, sides) = try context.connection.first(
             """
             WITH c AS (
                 UPDATE conversations SET last_seq = last_seq + 1, last_message_id = nextval('messages_id_seq'),
@@ -70,17 +76,30 @@ extension PostgresStore: MessageStore {
                 INSERT INTO messages (id, conversation_id, seq, type, sender_id, text, client_msg_id, reply_to, created_at)
                 SELECT c.last_message_id, c.id, c.last_seq, $2, $3, $4, $5, $6, $7 FROM c RETURNING id, seq
             )
-            SELECT m.id, m.seq, c.kind, c.name, (SELECT username FROM users WHERE id = $3) FROM m, c
+            SELECT m.id, m.seq, c.kind, c.name, (SELECT username FROM users WHERE id = $3),
+                CASE WHEN c.kind = 'direct' THEN ARRAY(
+                    SELECT u.username FROM users u
+                    WHERE u.id IN (split_part(c.name, ':', 1)::int8, split_part(c.name, ':', 2)::int8) ORDER BY u.id)
+                END
+            FROM m, c
             """,
             new.conversationID.rawValue, new.type.rawValue, new.senderID.rawValue, new.text, new.clientMessageID,
             new.replyTo?.rawValue, now.milliseconds,
-            as: { (try $0.int(0), try $0.int(1), try $0.text(2), try $0.text(3), try $0.optionalText(4)) })
+            as: { row in
+                (try row.int(0), try row.int(1), try row.text(2), try row.text(3), try row.optionalText(4),
+                 row.isNull(5) ? [] : try Self.texts(row.value(5)))
+            })
         else { throw StoreError.notFound("no conversation \(new.conversationID)") }
         let message = Message(
             id: MessageID(rawValue: id), conversationID: new.conversationID, seq: seq, type: new.type,
             sender: sender ?? "", senderID: new.senderID, text: new.text, clientMessageID: new.clientMessageID,
             replyTo: new.replyTo, createdAt: now)
-        return (message, (ConversationKind(rawValue: kind) ?? .group, name))
+        return (message, (ConversationKind(rawValue: kind) ?? .group, name), sides)
+    }
+
+    private static func texts(_ value: PostgresValue) throws -> [String] {
+        guard case .textArray(let texts) = value else { throw StoreError.internalFailure("expected a text array") }
+        return texts
     }
 
     public func message(id: MessageID) async throws -> Message? {

@@ -11,11 +11,13 @@ import Lifecycle
 /// callers. So a write is durable before its caller continues, many writers share one
 /// commit, and the feed counter and `NOTIFY`'s cluster-wide lock are taken once per batch.
 ///
-/// A job that fails is undone alone (its savepoint, and whatever it left in the batch).
-/// One that lost a deadlock or a serialization conflict, or asked to run again
-/// (`PostgresWriter.RunAgain`), is run again from its savepoint, up to `jobRetries` times:
-/// rolling back to a savepoint releases the locks taken after it, so the other side can
-/// go on. Within a batch, jobs that name a lock order (the conversation whose row they
+/// A job that fails is undone alone. Batches run without savepoints first (they would
+/// cost two round trips per job); when a job fails, the batch is undone and run again
+/// with a savepoint per job, so the failing one is undone alone (its savepoint, and
+/// whatever it left in the batch) and the others commit. A job that lost a deadlock or a
+/// serialization conflict, or asked to run again (`PostgresWriter.RunAgain`), is run
+/// again from its savepoint, up to `jobRetries` times: rolling back to a savepoint
+/// releases the locks taken after it, so the other side can go on. Within a batch, jobs that name a lock order (the conversation whose row they
 /// lock first) run after the others in that order, so batches of different nodes take
 /// those rows in one order and do not deadlock on them. A failed `BEGIN`, end or `COMMIT`
 /// fails the whole batch (run again after a conflict, up to the same bound).
@@ -119,6 +121,10 @@ final class PostgresWriter: Sendable {
         let startedCPU = WriterCounters.threadCPUTime()
         var commitStarted = started
         var attempt = 0
+        // First without savepoints (two round trips per job saved); if a job fails, the
+        // batch is undone and run again with a savepoint per job, so the failure is
+        // undone alone.
+        var guarded = false
         var outcome: (actions: [() -> Void], failure: (any Error)?)
         while true {
             outcome = ([], nil)
@@ -126,7 +132,23 @@ final class PostgresWriter: Sendable {
                 let session = try usable(&connection)
                 let batch = PostgresBatch()
                 try session.executeScript("BEGIN")
-                for job in jobs { try perform(job, in: batch, on: session, alone: jobs.count == 1) }
+                if guarded {
+                    for job in jobs { try perform(job, in: batch, on: session) }
+                } else if let failure = try runUnguarded(jobs, in: batch, on: session) {
+                    rollBack(connection)
+                    if jobs.count > 1 {
+                        guarded = true
+                        continue
+                    }
+                    // A batch of one: the job's failure is its answer, unless running it
+                    // again can succeed.
+                    if Self.runsAgain(failure), attempt < configuration.jobRetries {
+                        attempt += 1
+                        continue
+                    }
+                    jobs[0].fail(Self.answer(failure))
+                    break
+                }
                 try beforeCommit(session, batch)
                 commitStarted = DispatchTime.now().uptimeNanoseconds
                 try commit(session)
@@ -149,35 +171,58 @@ final class PostgresWriter: Sendable {
         for job in jobs { job.finish(outcome.failure) }
     }
 
-    /// Runs one job; throws only what fails the whole batch (a broken connection).
-    private func perform(_ job: Job, in batch: PostgresBatch, on connection: PostgresConnection, alone: Bool) throws {
+    /// Runs the jobs one after another in the open transaction; returns the first one's
+    /// failure (then the transaction must be undone), throws when the connection broke.
+    private func runUnguarded(_ jobs: [Job], in batch: PostgresBatch, on connection: PostgresConnection) throws
+        -> (any Error)?
+    {
+        let context = PostgresWriteContext(connection: connection, batch: batch)
+        for job in jobs {
+            do {
+                try job.run(context)
+            } catch {
+                guard connection.isConnected else { throw error }
+                return error
+            }
+        }
+        return nil
+    }
+
+    /// Runs one job in its own savepoint; throws only what fails the whole batch (a
+    /// broken connection).
+    private func perform(_ job: Job, in batch: PostgresBatch, on connection: PostgresConnection) throws {
         let context = PostgresWriteContext(connection: connection, batch: batch)
         var attempt = 0
         while true {
             let mark = batch.mark
-            // A batch of one needs no savepoint: its transaction is the job's.
-            if !alone { try connection.executeScript("SAVEPOINT job") }
+            try connection.executeScript("SAVEPOINT job")
             do {
                 try job.run(context)
-                if !alone { try connection.executeScript("RELEASE SAVEPOINT job") }
+                try connection.executeScript("RELEASE SAVEPOINT job")
                 return
             } catch {
                 batch.rollBack(to: mark)
                 guard connection.isConnected else { throw error }
-                if alone {
-                    try connection.executeScript("ROLLBACK; BEGIN")
-                } else {
-                    try connection.executeScript("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")
-                }
-                let again = error is RunAgain || (error as? PostgresError)?.isRetryable == true
-                if again, attempt < configuration.jobRetries {
+                try connection.executeScript("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")
+                if Self.runsAgain(error), attempt < configuration.jobRetries {
                     attempt += 1
                     continue
                 }
-                job.fail(error is RunAgain ? StoreError.internalFailure("a write kept losing races; try again") : error)
+                job.fail(Self.answer(error))
                 return
             }
         }
+    }
+
+    /// True for a failure that running the job again can mend: a lost deadlock or
+    /// serialization conflict, or the job's own `RunAgain`.
+    private static func runsAgain(_ error: any Error) -> Bool {
+        error is RunAgain || (error as? PostgresError)?.isRetryable == true
+    }
+
+    /// What the caller of a job that failed for good is told.
+    private static func answer(_ error: any Error) -> any Error {
+        error is RunAgain ? StoreError.internalFailure("a write kept losing races; try again") : error
     }
 
     private func commit(_ connection: PostgresConnection) throws {

@@ -83,9 +83,10 @@ import Testing
                 try context.connection.execute("INSERT INTO items VALUES (1, 'again')")
                 if attempts.update({ $0 += 1; return $0 }) == 1 { throw PostgresWriter.RunAgain() }
             }
-            async let late: Void = writer.write(order: 9) { _ in order.update { $0.append("nine") } }
-            async let early: Void = writer.write(order: 2) { _ in order.update { $0.append("two") } }
-            async let plain: Void = writer.write { _ in order.update { $0.append("plain") } }
+            // Noted once their batch commits (a batch may run more than once before).
+            async let late: Void = writer.write(order: 9) { $0.afterCommit { order.update { $0.append("nine") } } }
+            async let early: Void = writer.write(order: 2) { $0.afterCommit { order.update { $0.append("two") } } }
+            async let plain: Void = writer.write { $0.afterCommit { order.update { $0.append("plain") } } }
             try await eventually("4 jobs queued") { writer.queued >= 4 }
             hold.release()
             _ = try await (held, again, late, early, plain)
