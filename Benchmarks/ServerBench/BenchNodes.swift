@@ -29,7 +29,8 @@ final class BenchNodes: @unchecked Sendable {
     /// What the report says the servers run on.
     var describe: String {
         guard options.store == "postgres" else { return "SQLite, durability \(options.durability)" }
-        return "\(count) node\(count == 1 ? "" : "s") on one local PostgreSQL database (fsync and synchronous commit on)"
+        return "\(count) node\(count == 1 ? "" : "s") on one local PostgreSQL database (fsync and synchronous commit on), "
+            + "\(options.writers) writer session\(options.writers == 1 ? "" : "s") per node"
     }
 
     /// Starts the nodes (a cluster and a database first, for PostgreSQL) and waits until
@@ -61,6 +62,7 @@ final class BenchNodes: @unchecked Sendable {
                   password_hashing: { memory_kib: 256, iterations: 1, max_queued: 100000 }
                   login_limits: { in_flight_per_address: 100000 }
                   rate_limits: { enabled: false }
+                  store_writers: \(options.writers)
                 """
             let path = directory + "/config-\(port).yaml"
             try config.write(toFile: path, atomically: true, encoding: .utf8)

@@ -14,6 +14,8 @@ struct BenchOptions {
     var store = "sqlite"
     /// Server nodes on the one PostgreSQL database.
     var nodes = 1
+    /// Writer sessions of each node on PostgreSQL (`server.store_writers`).
+    var writers = 1
     /// Scenarios to run (all when empty): healthz, sends, latency, fanout, parked.
     var only: Set<String> = []
     /// Print scenario timestamps (CLOCK_MONOTONIC) to standard error.
@@ -37,6 +39,7 @@ struct BenchOptions {
             case "--durability": options.durability = next()
             case "--store": options.store = next()
             case "--nodes": options.nodes = Int(next()) ?? options.nodes
+            case "--writers": options.writers = Int(next()) ?? options.writers
             case "--trace": options.trace = true
             case "--only": options.only = Set(next().split(separator: ",").map(String.init))
             case "--quick":

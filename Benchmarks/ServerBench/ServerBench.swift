@@ -231,9 +231,11 @@ final class ServerBench: @unchecked Sendable {
         let owner = tokens[0]
         _ = try decode(
             ConversationInfo.self,
-            try await call("POST", "/v1/groups", token: owner, body: try json(CreateConversationRequest(name: "fanout"))))
+            try await call(
+                "POST", "/v1/groups", token: owner, body: try json(CreateConversationRequest(name: "fanout", join: .open))))
         try await forEachConcurrently(Array(tokens.dropFirst())) { token in
-            _ = try await self.call("POST", "/v1/groups/fanout/join", token: token, lane: self.lane(token))
+            let joined = try await self.call("POST", "/v1/groups/fanout/join", token: token, lane: self.lane(token))
+            guard joined.status == 200 else { throw BenchError("join: HTTP \(joined.status)") }
         }
         var rounds: [Double] = []
         var serverCPU = 0

@@ -33,7 +33,8 @@ enum OpenedStore: Sendable, CustomStringConvertible {
             do {
                 let store = try await PostgresStore.open(
                     PostgresStore.Configuration(
-                        connection: PostgresConfiguration(url: url), readConnections: configuration.storeConnections),
+                        connection: PostgresConfiguration(url: url), readConnections: configuration.storeConnections,
+                        writerSessions: configuration.storeWriters),
                     clock: clock, time: time)
                 return .postgres(store, target: shown)
             } catch {

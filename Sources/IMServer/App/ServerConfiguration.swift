@@ -31,8 +31,10 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: String
     /// SQLite in `dataDirectory` (the default), or a PostgreSQL database.
     public var store: StoreLocation
-    /// Sessions a node opens to PostgreSQL for reads at most (its writes use one more).
+    /// Sessions a node opens to PostgreSQL for reads at most.
     public var storeConnections: Int
+    /// Sessions committing a node's writes to PostgreSQL (each runs its own batches).
+    public var storeWriters: Int
     public var synchronous: SQLiteDatabase.Synchronous
     /// Argon2id cost for new password hashes.
     public var passwordHasher: PasswordHasher
@@ -62,6 +64,7 @@ public struct ServerConfiguration: Sendable {
         dataDirectory: String = "data",
         store: StoreLocation = .sqlite,
         storeConnections: Int = 16,
+        storeWriters: Int = 1,
         synchronous: SQLiteDatabase.Synchronous = .full,
         passwordHasher: PasswordHasher = .standard,
         concurrentHashes: Int = 2,
@@ -79,6 +82,7 @@ public struct ServerConfiguration: Sendable {
         self.dataDirectory = dataDirectory
         self.store = store
         self.storeConnections = storeConnections
+        self.storeWriters = storeWriters
         self.synchronous = synchronous
         self.passwordHasher = passwordHasher
         self.concurrentHashes = concurrentHashes

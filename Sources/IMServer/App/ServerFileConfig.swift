@@ -12,6 +12,8 @@ public struct ServerFileConfig: Decodable, Sendable {
     public var store: String?
     /// Sessions to PostgreSQL for reads at most.
     public var storeConnections: Int?
+    /// Sessions committing a node's writes to PostgreSQL.
+    public var storeWriters: Int?
     /// `open` (anyone may register) or `closed` (administrators create accounts).
     public var registration: String?
     /// No longer grants anything: a non-empty list is refused with what to run instead.
@@ -81,6 +83,7 @@ public struct ServerFileConfig: Decodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case listen, data, store, registration, admins, durability
         case storeConnections = "store_connections"
+        case storeWriters = "store_writers"
         case tokenLifetime = "token_lifetime"
         case eventRetention = "event_retention"
         case maxBodyBytes = "max_body_bytes"
@@ -122,6 +125,10 @@ public struct ServerFileConfig: Decodable, Sendable {
             config.store = location
         }
         if let storeConnections { config.storeConnections = try Self.count(storeConnections, "store_connections") }
+        if let storeWriters {
+            guard (1...16).contains(storeWriters) else { throw Invalid(key: "store_writers", message: "must be 1 to 16") }
+            config.storeWriters = storeWriters
+        }
         switch registration ?? "open" {
         case "open": config.openRegistration = true
         case "closed": config.openRegistration = false
