@@ -45,9 +45,13 @@ public struct LoginCounters: Sendable, Equatable {
 /// when several server nodes share one, so N nodes do not allow N times the guesses.
 public protocol LoginAttemptStore: Sendable {
     /// Runs `change` on the records of `username` from `address` with no other change of
-    /// them in between, and keeps what it leaves.
+    /// them in between, and keeps what it leaves. With `waitingAtMost`, a store that must
+    /// wait longer for another change of them to finish gives up with
+    /// `PostgresError.lockTimeout` (so a burst of checks of one account cannot hold the
+    /// database's sessions).
     func updateLoginCounters<T: Sendable>(
-        username: String, address: String, _ change: @escaping @Sendable (inout LoginCounters) -> T
+        username: String, address: String, waitingAtMost: Duration?,
+        _ change: @escaping @Sendable (inout LoginCounters) -> T
     ) async throws -> T
 
     /// Forgets records older than `staleBefore` that lock nothing and have nothing in

@@ -74,10 +74,13 @@ extension PostgresStore: LoginAttemptStore {
     /// writer): the three records and the account's trusted addresses, locked in one
     /// order, changed and written back.
     public func updateLoginCounters<T: Sendable>(
-        username: String, address: String, _ change: @escaping @Sendable (inout LoginCounters) -> T
+        username: String, address: String, waitingAtMost: Duration?,
+        _ change: @escaping @Sendable (inout LoginCounters) -> T
     ) async throws -> T {
         let keys = [("account", username), ("address", address), ("pair", username + "\u{1F}" + address)]
+        let wait = waitingAtMost.map { max(1, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
         return try await pool.transaction { connection in
+            if let wait { try connection.execute("SELECT set_config('lock_timeout', $1, true)", "\(wait)ms") }
             try connection.execute(
                 """
                 INSERT INTO login_counters (scope, key) SELECT * FROM unnest($1::text[], $2::text[])

@@ -144,4 +144,33 @@ import Testing
             }
         }
     }
+
+    @Test func guessesSentToBothNodesAtOnceRunNoMoreChecksThanOneNodeWould() async throws {
+        try await withNodes(2, { config in
+            config.loginLimits.failuresPerUser = 5
+            config.loginLimits.inFlightPerAddress = 1_000
+        }) { nodes in
+            _ = try await nodes[0].client.register("alice")
+            func checks() async throws -> Int {
+                var total = 0
+                for node in nodes { total += try await node.metric("switchboard_password_checks_total") ?? 0 }
+                return total
+            }
+            let before = try await checks()
+            let answers = try await withThrowingTaskGroup(of: TestClient.Answer.self) { group in
+                for index in 0..<40 {
+                    let node = nodes[index % 2]
+                    group.addTask {
+                        try await node.client.send(
+                            "POST", "/v1/login", json: LoginRequest(username: "alice", password: "guess \(index)"))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let ran = try await checks() - before
+            #expect(ran <= 5, "\(ran) password checks for 40 parallel guesses over two nodes")
+            #expect(answers.filter { $0.status == 401 }.count == ran)
+            #expect(answers.filter { $0.status == 429 }.count == 40 - ran)
+        }
+    }
 }

@@ -54,7 +54,8 @@ final class StoreFixture: Sendable {
         if let directory { return try openStore(directory, clock: clock) }
         guard let database else { throw StoreTestError("no store") }
         return try await PostgresStore.open(
-            PostgresStore.Configuration(connection: database.configuration, readConnections: 4), clock: clock.function)
+            PostgresStore.Configuration(connection: database.configuration, readConnections: 4, acquireTimeout: .seconds(60)),
+            clock: clock.function)
     }
 
     /// Removes the folder or drops the database.

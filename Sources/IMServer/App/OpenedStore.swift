@@ -34,7 +34,7 @@ enum OpenedStore: Sendable, CustomStringConvertible {
                 let store = try await PostgresStore.open(
                     PostgresStore.Configuration(
                         connection: PostgresConfiguration(url: url), readConnections: configuration.storeConnections,
-                        writerSessions: configuration.storeWriters),
+                        acquireTimeout: configuration.storeWait, writerSessions: configuration.storeWriters),
                     clock: clock, time: time)
                 return .postgres(store, target: shown)
             } catch {

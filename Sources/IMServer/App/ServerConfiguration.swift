@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     public var storeConnections: Int
     /// Sessions committing a node's writes to PostgreSQL (each runs its own batches).
     public var storeWriters: Int
+    /// How long a request waits for a PostgreSQL session before it answers 503.
+    public var storeWait: Duration = .seconds(5)
     public var synchronous: SQLiteDatabase.Synchronous
     /// Argon2id cost for new password hashes.
     public var passwordHasher: PasswordHasher

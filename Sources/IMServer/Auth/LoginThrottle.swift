@@ -57,7 +57,31 @@ final class LoginThrottle: Sendable {
     func begin(username: String, address: String) async throws -> Ticket {
         let now = clock()
         let (limits, window) = (self.limits, self.window)
-        let wait = try await store.updateLoginCounters(username: username, address: address) { counters -> (Int64, String)? in
+        let wait: (Int64, String)?
+        do {
+            wait = try await store.updateLoginCounters(
+                username: username, address: address, waitingAtMost: Self.admissionWait,
+                Self.admit(from: address, now, limits, window))
+        } catch let error as PostgresError where error.kind == .lockTimeout {
+            // Another check of the same records is being counted at this moment.
+            wait = (1000, "too many logins in progress")
+        }
+        if let (milliseconds, what) = wait {
+            let whole = RetryAfter.seconds(Double(milliseconds) / 1000)
+            throw APIError(.rateLimited, "\(what): try again in \(whole) s", retryAfter: whole)
+        }
+        return Ticket(username: username, address: address)
+    }
+
+    /// How long admitting a check waits for another check's change of the same records.
+    private static let admissionWait: Duration = .milliseconds(250)
+
+    /// The admission of one check: nil when admitted (counted as pending), else the wait
+    /// in milliseconds and why.
+    private static func admit(from address: String, _ now: Int64, _ limits: LoginLimits, _ window: Int64)
+        -> @Sendable (inout LoginCounters) -> (Int64, String)?
+    {
+        { counters in
             var pair = Self.fresh(counters.pair, now, window)
             var byAddress = Self.fresh(counters.address, now, window)
             var account = Self.fresh(counters.account, now, window)
@@ -85,11 +109,6 @@ final class LoginThrottle: Sendable {
             (counters.pair, counters.address, counters.account) = (pair, byAddress, account)
             return nil
         }
-        if let (milliseconds, what) = wait {
-            let whole = RetryAfter.seconds(Double(milliseconds) / 1000)
-            throw APIError(.rateLimited, "\(what): try again in \(whole) s", retryAfter: whole)
-        }
-        return Ticket(username: username, address: address)
     }
 
     /// Ends an admitted check: a failure counts against the pair, the address and the
@@ -97,7 +116,8 @@ final class LoginThrottle: Sendable {
     func finish(_ ticket: Ticket, succeeded: Bool) async throws {
         let now = clock()
         let (limits, window) = (self.limits, self.window)
-        try await store.updateLoginCounters(username: ticket.username, address: ticket.address) { counters in
+        try await store.updateLoginCounters(username: ticket.username, address: ticket.address, waitingAtMost: nil) {
+            counters in
             var pair = Self.fresh(counters.pair, now, window)
             var byAddress = Self.fresh(counters.address, now, window)
             var account = Self.fresh(counters.account, now, window)
@@ -129,7 +149,8 @@ final class LoginThrottle: Sendable {
     /// Ends an admitted check that never ran (the hashing queue was full): its pending
     /// counts go, and nothing is recorded.
     func cancel(_ ticket: Ticket) async throws {
-        try await store.updateLoginCounters(username: ticket.username, address: ticket.address) { counters in
+        try await store.updateLoginCounters(username: ticket.username, address: ticket.address, waitingAtMost: nil) {
+            counters in
             counters.pair.pending = max(counters.pair.pending - 1, 0)
             counters.address.pending = max(counters.address.pending - 1, 0)
             counters.account.pending = max(counters.account.pending - 1, 0)

@@ -29,7 +29,8 @@ final class MemoryLoginAttempts: LoginAttemptStore {
     }
 
     func updateLoginCounters<T: Sendable>(
-        username: String, address: String, _ change: @escaping @Sendable (inout LoginCounters) -> T
+        username: String, address: String, waitingAtMost: Duration?,
+        _ change: @escaping @Sendable (inout LoginCounters) -> T
     ) async throws -> T {
         let pair = Pair(username: username, address: address)
         let now = clock()

@@ -24,7 +24,8 @@ struct PostgresNodes {
             for _ in 0..<count {
                 stores.append(
                     try await PostgresStore.open(
-                        PostgresStore.Configuration(connection: database.configuration, readConnections: 4),
+                        PostgresStore.Configuration(
+                            connection: database.configuration, readConnections: 4, acquireTimeout: .seconds(60)),
                         clock: clock.function))
             }
             let nodes = PostgresNodes(stores: stores, database: database)

@@ -139,7 +139,8 @@ import Testing
                 for index in 0..<40 {
                     let store = index.isMultiple(of: 2) ? a : b
                     tasks.addTask {
-                        try await store.updateLoginCounters(username: "alice", address: "192.0.2.1") { counters in
+                        try await store.updateLoginCounters(username: "alice", address: "192.0.2.1", waitingAtMost: nil) {
+                            counters in
                             counters.pair.failures += 1
                             counters.address.pending += 1
                             counters.trusted["198.51.100.\(index % 3)"] = Int64(index)
@@ -148,11 +149,11 @@ import Testing
                 }
                 try await tasks.waitForAll()
             }
-            let seen = try await b.updateLoginCounters(username: "alice", address: "192.0.2.1") { $0 }
+            let seen = try await b.updateLoginCounters(username: "alice", address: "192.0.2.1", waitingAtMost: nil) { $0 }
             #expect(seen.pair.failures == 40 && seen.address.pending == 40 && seen.account == .init())
             #expect(Set(seen.trusted.keys) == ["198.51.100.0", "198.51.100.1", "198.51.100.2"])
             // Another address of the same account shares the account's record only.
-            let other = try await a.updateLoginCounters(username: "alice", address: "192.0.2.2") { $0 }
+            let other = try await a.updateLoginCounters(username: "alice", address: "192.0.2.2", waitingAtMost: nil) { $0 }
             #expect(other.pair == .init() && other.address == .init() && other.trusted == seen.trusted)
         }
     }
