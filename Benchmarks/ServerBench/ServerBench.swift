@@ -344,6 +344,12 @@ final class ServerBench: @unchecked Sendable {
         return Int(line?.split(separator: " ").last ?? "0") ?? 0
     }
 
+    /// A counter of seconds (`…_seconds_total`), in microseconds.
+    func microseconds(_ name: String, in text: String) -> Int {
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return Int((Double(line?.split(separator: " ").last ?? "0") ?? 0) * 1e6)
+    }
+
     /// The store's writer counters from /metrics, summed over the nodes (the largest batch:
     /// the largest of any).
     func writerCounters() async throws -> (batches: Int, writes: Int, largest: Int, busy: Int, commit: Int, cpu: Int) {
@@ -353,9 +359,9 @@ final class ServerBench: @unchecked Sendable {
             total.batches += try await metric("switchboard_store_batches_total", in: text)
             total.writes += try await metric("switchboard_store_writes_total", in: text)
             total.largest = max(total.largest, try await metric("switchboard_store_largest_batch", in: text))
-            total.busy += try await metric("switchboard_store_busy_microseconds_total", in: text)
-            total.commit += try await metric("switchboard_store_commit_microseconds_total", in: text)
-            total.cpu += try await metric("switchboard_store_cpu_microseconds_total", in: text)
+            total.busy += microseconds("switchboard_store_busy_seconds_total", in: text)
+            total.commit += microseconds("switchboard_store_commit_seconds_total", in: text)
+            total.cpu += microseconds("switchboard_store_cpu_seconds_total", in: text)
         }
         return total
     }

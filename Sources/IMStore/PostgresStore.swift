@@ -45,6 +45,9 @@ public final class PostgresStore: Sendable {
     }
 
     public let epoch: String
+    /// The epochs of databases this one was restored from (brought along by a move from
+    /// SQLite), with the last position each may name.
+    let earlierEpochs: [String: Int64]
     /// This process among the nodes (random at every open): how it tells its own
     /// notifications from the others'.
     public let node: String
@@ -71,9 +74,9 @@ public final class PostgresStore: Sendable {
                 maxWaiting: configuration.maxWaiting, acquireTimeout: configuration.acquireTimeout),
             time: time)
         do {
-            let (epoch, position, revocations) = try await pool.withConnection { connection in
+            let (epoch, earlier, position, revocations) = try await pool.withConnection { connection in
                 try PostgresMigrator(migrations: PostgresSchema.migrations).migrate(connection)
-                return try connection.transaction { () -> (String, Int64, Int64) in
+                return try connection.transaction { () -> (String, [String: Int64], Int64, Int64) in
                     var generator = SystemRandomNumberGenerator()
                     let fresh = String(UInt32.random(in: 1...UInt32.max, using: &generator), radix: 36)
                     try connection.execute(
@@ -84,11 +87,13 @@ public final class PostgresStore: Sendable {
                     guard let epoch, let position, let revocations else {
                         throw StoreError.incompatibleSchema("the database \(connection.target) lacks its counters")
                     }
-                    return (epoch, position, revocations)
+                    let earlier = try connection.first(
+                        "SELECT value FROM meta WHERE key = $1", FeedEpochs.key, as: { try $0.text(0) })
+                    return (epoch, FeedEpochs.parse(earlier), position, revocations)
                 }
             }
             return PostgresStore(
-                configuration: configuration, pool: pool, epoch: epoch, position: position,
+                configuration: configuration, pool: pool, epoch: epoch, earlierEpochs: earlier, position: position,
                 revocationEpoch: revocations, clock: clock, time: time)
         } catch {
             await pool.close()
@@ -97,9 +102,10 @@ public final class PostgresStore: Sendable {
     }
 
     private init(
-        configuration: Configuration, pool: PostgresPool, epoch: String, position: Int64, revocationEpoch: Int64,
-        clock: @escaping @Sendable () -> Timestamp, time: any TimeSource
+        configuration: Configuration, pool: PostgresPool, epoch: String, earlierEpochs: [String: Int64],
+        position: Int64, revocationEpoch: Int64, clock: @escaping @Sendable () -> Timestamp, time: any TimeSource
     ) {
+        self.earlierEpochs = earlierEpochs
         var generator = SystemRandomNumberGenerator()
         let node = String(UInt64.random(in: 1...UInt64.max, using: &generator) % 2_821_109_907_456, radix: 36)
         let notifier = FeedNotifier()
@@ -140,6 +146,13 @@ public final class PostgresStore: Sendable {
 
     /// The newest position this node has heard of (its own or another node's).
     public var issuedPosition: Int64 { order.newest }
+
+    /// This epoch up to the newest position heard of (a cursor past it is checked against
+    /// the clock by the server), or an earlier epoch up to its last position.
+    public func acceptsCursor(epoch: String, position: Int64) -> Bool {
+        if epoch == self.epoch { return position <= issuedPosition }
+        return earlierEpochs[epoch].map { position <= $0 } ?? false
+    }
 
     public func newestIssuedPosition() async throws -> Int64 {
         let position = try await pool.withConnection { connection in

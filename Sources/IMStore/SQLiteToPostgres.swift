@@ -115,6 +115,12 @@ public struct SQLiteToPostgres: Sendable {
                     as: { try $0.int(0) }) ?? 0
                 let position = max(saved, stored)
                 try destination.execute("INSERT INTO meta (key, value) VALUES ('epoch', $1)", epoch)
+                // The epochs of databases this one was restored from, whose cursors still read on.
+                if let earlier = try source.first(
+                    "SELECT value FROM meta WHERE key = ?", FeedEpochs.key, as: { $0.text(0) })
+                {
+                    try destination.execute("INSERT INTO meta (key, value) VALUES ($1, $2)", FeedEpochs.key, earlier)
+                }
                 try destination.execute("UPDATE feed_clock SET position = $1", position)
                 for table in Self.sequences {
                     // Table names are this file's constants, never input.

@@ -104,7 +104,12 @@ public struct TestClient: Sendable {
     public static let sharedTransport = CurlTransport()
 
     public init(server: TestServer, token: String? = nil, transport: any HTTPTransport = TestClient.sharedTransport) {
-        self.baseURL = server.baseURL
+        self.init(baseURL: server.baseURL, token: token, transport: transport)
+    }
+
+    /// A client of whatever answers at `baseURL`: a server a test started as a process, or a proxy in front of servers.
+    public init(baseURL: String, token: String? = nil, transport: any HTTPTransport = TestClient.sharedTransport) {
+        self.baseURL = baseURL
         self.transport = transport
         self.token = token
     }

@@ -80,14 +80,19 @@ public final class IMServerApp: Service {
             await store.close()
             throw error
         }
-        http = HTTPServer(configuration: configuration.http, responder: APIResponder(core: core), time: time)
-        core.addGauges { [http] in HTTPMetrics.gauges(http.stats) }
-        core.addGauges { [store] in store.gauges() }
-        core.addGauges { [core] in
+        // The HTTP library's messages go where the server's own lines go (its log file,
+        // reopened on SIGHUP, when it has one).
+        var listener = configuration.http
+        let httpLogger = logger.child("http")
+        listener.errorLog = { httpLogger.warning($0) }
+        http = HTTPServer(configuration: listener, responder: APIResponder(core: core), time: time)
+        core.addMetrics { [http] in HTTPMetrics.samples(http.stats) }
+        core.addMetrics { [store] in store.samples() }
+        core.addMetrics { [core] in
             [
-                ("switchboard_password_checks_total", "Password checks run (logins, password changes).", core.hashing.checks.load(ordering: .relaxed)),
-                ("switchboard_password_hashing_refused_total", "Password checks refused with 503 because the hashing queue was full.", core.hashing.refused.load(ordering: .relaxed)),
-                ("switchboard_password_hashing_queued", "Password hashes waiting or running now.", core.hashing.queued),
+                .counter("switchboard_password_checks_total", "Password checks run (logins, password changes).", core.hashing.checks.load(ordering: .relaxed)),
+                .counter("switchboard_password_hashing_refused_total", "Password checks refused with 503 because the hashing queue was full.", core.hashing.refused.load(ordering: .relaxed)),
+                .gauge("switchboard_password_hashing_queued", "Password hashes waiting or running now.", core.hashing.queued),
             ]
         }
     }

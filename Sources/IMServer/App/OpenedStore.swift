@@ -6,7 +6,9 @@ import Lifecycle
 /// The server's storage once opened: the SQLite database in the data folder, or a
 /// PostgreSQL database other server nodes may share.
 enum OpenedStore: Sendable, CustomStringConvertible {
-    case sqlite(SQLiteStore, directory: String)
+    /// The data folder's lock is held while it is open: one server per folder, and no
+    /// restore under a running one.
+    case sqlite(SQLiteStore, directory: String, lock: DataFolderLock)
     case postgres(PostgresStore, target: String)
 
     /// Opens what `configuration.store` names (creating the data folder, or migrating the
@@ -22,10 +24,17 @@ enum OpenedStore: Sendable, CustomStringConvertible {
             guard FileManager.default.isWritableFile(atPath: directory) else {
                 throw ServerStartError(message: "the data folder \(directory) is not writable")
             }
+            let lock: DataFolderLock
+            do {
+                lock = try DataFolderLock(directory: directory)
+            } catch {
+                throw ServerStartError(message: error.description)
+            }
             do {
                 let store = try SQLiteStore(directory: directory, synchronous: configuration.synchronous, clock: clock)
-                return .sqlite(store, directory: directory)
+                return .sqlite(store, directory: directory, lock: lock)
             } catch {
+                lock.release()
                 throw ServerStartError(message: "cannot open the database in \(directory): \(error)")
             }
         case .postgres(let url):
@@ -46,7 +55,7 @@ enum OpenedStore: Sendable, CustomStringConvertible {
     /// Every storage protocol.
     var storage: any ServerStore {
         switch self {
-        case .sqlite(let store, _): store
+        case .sqlite(let store, _, _): store
         case .postgres(let store, _): store
         }
     }
@@ -60,31 +69,35 @@ enum OpenedStore: Sendable, CustomStringConvertible {
     /// Where the data is, for logs (never a password).
     var description: String {
         switch self {
-        case .sqlite(_, let directory): "sqlite in \(directory)"
+        case .sqlite(_, let directory, _): "sqlite in \(directory)"
         case .postgres(_, let target): "postgres \(target)"
         }
     }
 
-    func close() async { await storage.close() }
+    /// Closes the database (and lets go of the data folder).
+    func close() async {
+        await storage.close()
+        if case .sqlite(_, _, let lock) = self { lock.release() }
+    }
 
-    /// The store's gauges for `/metrics`.
-    func gauges() -> [(name: String, help: String, value: Int)] {
+    /// The store's samples for `/metrics`.
+    func samples() -> [MetricSample] {
         switch self {
-        case .sqlite(let store, _):
-            return StoreMetrics.gauges(store.writerStats)
+        case .sqlite(let store, _, _):
+            return StoreMetrics.samples(store.writerStats)
         case .postgres(let store, _):
             let pool = store.poolStatistics
             let listener = store.cluster.listenerStatistics
-            return StoreMetrics.gauges(store.writerStats) + [
-                ("switchboard_postgres_sessions", "Read sessions open to PostgreSQL.", pool.slots),
-                ("switchboard_postgres_sessions_in_use", "Read sessions running a statement now.", pool.inUse),
-                ("switchboard_postgres_waiting", "Requests waiting for a read session now.", pool.waiting),
-                ("switchboard_postgres_pool_timeouts_total", "Requests that found no free session in time (503).", pool.timeouts),
-                ("switchboard_postgres_pool_rejected_total", "Requests refused because too many waited already (503).", pool.rejected),
-                ("switchboard_postgres_reconnects_total", "Read sessions found broken and opened again.", pool.reconnects),
-                ("switchboard_cluster_listens_total", "Times the cluster listener started listening (1 + reconnects).", listener.sessions),
-                ("switchboard_cluster_notifications_total", "Notifications heard from the nodes of the database.", listener.notifications),
-                ("switchboard_feed_position", "Every feed position up to this one is committed and was heard of.", Int(store.committedPosition)),
+            return StoreMetrics.samples(store.writerStats) + [
+                .gauge("switchboard_postgres_sessions", "Read sessions open to PostgreSQL.", pool.slots),
+                .gauge("switchboard_postgres_sessions_in_use", "Read sessions running a statement now.", pool.inUse),
+                .gauge("switchboard_postgres_waiting", "Requests waiting for a read session now.", pool.waiting),
+                .counter("switchboard_postgres_pool_timeouts_total", "Requests that found no free session in time (503).", pool.timeouts),
+                .counter("switchboard_postgres_pool_rejected_total", "Requests refused because too many waited already (503).", pool.rejected),
+                .counter("switchboard_postgres_reconnects_total", "Read sessions found broken and opened again.", pool.reconnects),
+                .counter("switchboard_cluster_listens_total", "Times the cluster listener started listening (1 + reconnects).", listener.sessions),
+                .counter("switchboard_cluster_notifications_total", "Notifications heard from the nodes of the database.", listener.notifications),
+                .gauge("switchboard_feed_position", "Every feed position up to this one is committed and was heard of.", Int(store.committedPosition)),
             ]
         }
     }

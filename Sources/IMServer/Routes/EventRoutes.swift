@@ -159,8 +159,12 @@ enum EventRoutes {
             throw APIError.invalid("cursor", "'\(text)' is not a cursor: poll without one to get a fresh cursor")
         }
         try check(cursor, session: session, core: core)
+        // A cursor of the database this one was restored from reads on in this one's
+        // epoch: the answer's cursor carries the current epoch.
+        var current = cursor
+        current.epoch = store.epoch
         return .poll(
-            Poll(session: session, cursor: cursor, limit: limit, deadline: core.monotonic() + Double(timeout), claim: claim))
+            Poll(session: session, cursor: current, limit: limit, deadline: core.monotonic() + Double(timeout), claim: claim))
     }
 
     /// The user's events after the cursor. Not inlined: its frame is gone while the poll
@@ -209,10 +213,13 @@ enum EventRoutes {
         }
     }
 
-    /// 410 for a cursor of another user or database. (One from the future is found by
-    /// `poll`, one older than the retained feed when the feed is read.)
+    /// 410 for a cursor of another user or database, or from a timeline a restore undid.
+    /// (One of this epoch past what this node has heard of is checked against the
+    /// database by `poll`; one older than the retained feed is found when the feed is read.)
     private static func check(_ cursor: FeedCursor, session: Session, core: ServerServices) throws {
-        guard cursor.epoch == core.store.epoch, cursor.userID == session.userID else { throw expired }
+        guard cursor.userID == session.userID else { throw expired }
+        guard core.store.acceptsCursor(epoch: cursor.epoch, position: cursor.position) || cursor.epoch == core.store.epoch
+        else { throw expired }
     }
 
     private static let expired = APIError(

@@ -12,7 +12,7 @@ enum CLI {
     static let commands: [any Command.Type] = [
         UpCommand.self, ServeCommand.self, RunCommand.self, CheckCommand.self, TestCommand.self,
         ExplainCommand.self, ChatCommand.self, SendCommand.self, TailCommand.self, UserCommand.self,
-        MigrateCommand.self,
+        BackupCommand.self, RestoreCommand.self, MigrateCommand.self,
     ]
 
     static var usage: String {
@@ -55,6 +55,7 @@ enum CLI {
         do {
             let arguments = try Arguments.parse(rest, options: type.options, flags: type.flags)
             let command = try type.init(arguments: arguments)
+            if type.watchesShutdownSignals { return try await command.run() }
             return try await Signals.runCancellable { try await command.run() }
         } catch let error as UsageError {
             printError("\(error.message)\nrun 'switchboard \(type.name) --help' for usage")

@@ -124,6 +124,9 @@ import Testing
             let before = try await Self.answers(sqlite, names: names, clock: clock)
             await sqlite.close()
             #expect(before.users.count == 5 && before.feeds.values.allSatisfy { !$0.isEmpty })
+            // As a restore leaves it: the epoch of the database it was restored from, whose
+            // cursors read on up to the backup's last position.
+            try fixture.execute("INSERT INTO meta (key, value) VALUES ('earlier_epochs', 'before1:4')")
 
             let cluster = try await PostgresTestCluster.shared()
             let database = PostgresTestDatabase(cluster: cluster, name: try await cluster.createDatabase())
@@ -139,6 +142,9 @@ import Testing
                 try await closing(postgres) { store in
                     let after = try await Self.answers(store, names: names, clock: clock)
                     #expect(after == before)
+                    #expect(store.acceptsCursor(epoch: "before1", position: 4))
+                    #expect(!store.acceptsCursor(epoch: "before1", position: 5))
+                    #expect(!store.acceptsCursor(epoch: "another", position: 1))
                     // It goes on: new rows take new ids, new events later positions, and
                     // every cursor of before reads on from where it was.
                     let frank = try await store.makeUser("frank")
