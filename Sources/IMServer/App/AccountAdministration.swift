@@ -23,7 +23,7 @@ public final class AccountAdministration: Sendable {
     {
         var configuration = ServerConfiguration(dataDirectory: dataDirectory, store: location, storeConnections: 1)
         configuration.synchronous = .full
-        store = try await OpenedStore.open(configuration, time: SystemTime())
+        store = try await OpenedStore.open(configuration, time: SystemTime(), lockingFolder: false)
         hashing = HashingPool(hasher: passwordHasher, width: 1, queueLimit: 1)
     }
 

@@ -6,14 +6,18 @@ import Lifecycle
 /// The server's storage once opened: the SQLite database in the data folder, or a
 /// PostgreSQL database other server nodes may share.
 enum OpenedStore: Sendable, CustomStringConvertible {
-    /// The data folder's lock is held while it is open: one server per folder, and no
-    /// restore under a running one.
-    case sqlite(SQLiteStore, directory: String, lock: DataFolderLock)
+    /// A server holds the data folder's lock while it is open: one server per folder, and
+    /// no restore under a running one.
+    case sqlite(SQLiteStore, directory: String, lock: DataFolderLock?)
     case postgres(PostgresStore, target: String)
 
     /// Opens what `configuration.store` names (creating the data folder, or migrating the
-    /// PostgreSQL database on first use); `ServerStartError` saying what is wrong.
-    static func open(_ configuration: ServerConfiguration, time: any TimeSource) async throws -> OpenedStore {
+    /// PostgreSQL database on first use); `ServerStartError` saying what is wrong. A
+    /// server takes the data folder's lock (`lockingFolder`); account administration on
+    /// the folder works beside a running server and does not.
+    static func open(_ configuration: ServerConfiguration, time: any TimeSource, lockingFolder: Bool = true)
+        async throws -> OpenedStore
+    {
         let clock: @Sendable () -> Timestamp = { Timestamp(milliseconds: time.wallMilliseconds) }
         switch configuration.store {
         case .sqlite:
@@ -24,17 +28,19 @@ enum OpenedStore: Sendable, CustomStringConvertible {
             guard FileManager.default.isWritableFile(atPath: directory) else {
                 throw ServerStartError(message: "the data folder \(directory) is not writable")
             }
-            let lock: DataFolderLock
-            do {
-                lock = try DataFolderLock(directory: directory)
-            } catch {
-                throw ServerStartError(message: error.description)
+            var lock: DataFolderLock?
+            if lockingFolder {
+                do {
+                    lock = try DataFolderLock(directory: directory)
+                } catch {
+                    throw ServerStartError(message: error.description)
+                }
             }
             do {
                 let store = try SQLiteStore(directory: directory, synchronous: configuration.synchronous, clock: clock)
                 return .sqlite(store, directory: directory, lock: lock)
             } catch {
-                lock.release()
+                lock?.release()
                 throw ServerStartError(message: "cannot open the database in \(directory): \(error)")
             }
         case .postgres(let url):
@@ -77,7 +83,7 @@ enum OpenedStore: Sendable, CustomStringConvertible {
     /// Closes the database (and lets go of the data folder).
     func close() async {
         await storage.close()
-        if case .sqlite(_, _, let lock) = self { lock.release() }
+        if case .sqlite(_, _, let lock?) = self { lock.release() }
     }
 
     /// The store's samples for `/metrics`.
