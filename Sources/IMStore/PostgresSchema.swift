@@ -3,7 +3,7 @@
 ///
 /// The tables are SQLite's (`Schema`) as they stand at its version 3, created in one
 /// migration numbered 3 so that the two stores' versions stay the same from here on (a
-/// change is a new version on both). Times are milliseconds since 1970 in `bigint`, as in
+/// change is a new version on both: version 4 is SQLite's version 4). Times are milliseconds since 1970 in `bigint`, as in
 /// SQLite, so a database moves between the two unchanged (`SQLiteToPostgres`). Besides the
 /// feed layout of docs/architecture.md it holds what several server nodes share: the feed
 /// clock, the revocation log, poll claims and login throttling.
@@ -210,6 +210,47 @@ public enum PostgresSchema {
                     at bigint NOT NULL,
                     PRIMARY KEY (username, address)
                 );
-                """)
+                """),
+        Migration(
+            version: 4, name: "groups with doors: edits, bans, join requests, blocks, group settings",
+            sql: """
+                -- as SQLite's version 4 (Schema.swift says what each column means)
+                ALTER TABLE messages ADD COLUMN edited_at bigint;
+
+                ALTER TABLE conversations ADD COLUMN new_members text NOT NULL DEFAULT 'full';
+                ALTER TABLE conversations ADD COLUMN slow_mode bigint NOT NULL DEFAULT 0;
+                ALTER TABLE conversations ADD COLUMN info_editable_by text NOT NULL DEFAULT 'admins';
+
+                ALTER TABLE members ADD COLUMN restricted boolean NOT NULL DEFAULT false;
+                ALTER TABLE members ADD COLUMN last_posted_at bigint;
+                ALTER TABLE members ADD COLUMN joined_seq bigint NOT NULL DEFAULT 0;
+
+                CREATE TABLE bans (
+                    conversation_id bigint NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    banned_by bigint REFERENCES users(id) ON DELETE SET NULL,
+                    reason text NOT NULL DEFAULT '',
+                    until bigint,
+                    created_at bigint NOT NULL,
+                    PRIMARY KEY (conversation_id, user_id)
+                );
+                CREATE INDEX bans_by_user ON bans(user_id);
+
+                CREATE TABLE join_requests (
+                    conversation_id bigint NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at bigint NOT NULL,
+                    PRIMARY KEY (conversation_id, user_id)
+                );
+                CREATE INDEX join_requests_by_user ON join_requests(user_id);
+
+                CREATE TABLE blocks (
+                    user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    blocked_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at bigint NOT NULL,
+                    PRIMARY KEY (user_id, blocked_id)
+                );
+                CREATE INDEX blocks_by_blocked ON blocks(blocked_id, user_id);
+                """),
     ]
 }

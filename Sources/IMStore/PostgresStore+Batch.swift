@@ -105,7 +105,7 @@ private struct EventRows {
             conversation.position.append(position)
             conversation.id.append(conversationID.rawValue)
             conversation.type.append(event.type.rawValue)
-            conversation.message.append(messageID.rawValue)
+            conversation.message.append(messageID?.rawValue ?? 0)
             conversation.payload.append(event.payload ?? "")
             conversation.at.append(event.createdAt)
             for member in event.joins {

@@ -4,7 +4,7 @@ import IMProtocol
 extension PostgresStore: ConversationStore {
     public func createConversation(
         kind: ConversationKind, name: String, title: String, description: String, logoURL: String,
-        creator: UserID, joinPolicy: JoinPolicy
+        creator: UserID, settings: GroupSettings
     ) async throws -> ConversationRecord {
         try await write { [clock] context in
             let now = clock()
@@ -13,10 +13,13 @@ extension PostgresStore: ConversationStore {
             do {
                 guard let inserted = try connection.first(
                     """
-                    INSERT INTO conversations (kind, name, title, logo_url, description, created_by, created_at, updated_at, join_policy)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) RETURNING id
+                    INSERT INTO conversations (kind, name, title, logo_url, description, created_by, created_at, updated_at,
+                        join_policy, new_members, slow_mode, info_editable_by)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9, $10, $11) RETURNING id
                     """,
-                    kind.rawValue, name, title, logoURL, description, creator.rawValue, now.milliseconds, joinPolicy.rawValue,
+                    kind.rawValue, name, title, logoURL, description, creator.rawValue, now.milliseconds,
+                    (settings.join ?? .invite).rawValue, (settings.newMembers ?? .full).rawValue,
+                    Int(settings.slowMode?.seconds ?? 0), (settings.infoEditableBy ?? .admins).rawValue,
                     as: { try $0.int(0) })
                 else { throw StoreError.internalFailure("INSERT INTO conversations returned nothing") }
                 id = ConversationID(rawValue: inserted)
@@ -90,14 +93,17 @@ extension PostgresStore: ConversationStore {
     public func membership(_ conversationID: ConversationID, _ userID: UserID) async throws -> MembershipRecord? {
         try await read { connection in
             try connection.first(
-                "SELECT role, joined_at, last_read_seq, muted_until FROM members WHERE conversation_id = $1 AND user_id = $2",
+                """
+                SELECT role, joined_at, last_read_seq, muted_until, joined_seq FROM members
+                WHERE conversation_id = $1 AND user_id = $2
+                """,
                 conversationID.rawValue, userID.rawValue,
                 as: { row in
                     MembershipRecord(
                         conversationID: conversationID, userID: userID,
                         role: MemberRole(rawValue: try row.text(0)) ?? .member,
                         joinedAt: Timestamp(milliseconds: try row.int(1)), lastReadSeq: try row.int(2),
-                        mutedUntil: try row.optionalInt(3).map { Timestamp(milliseconds: $0) })
+                        mutedUntil: try row.optionalInt(3).map { Timestamp(milliseconds: $0) }, joinedSeq: try row.int(4))
                 })
         }
     }
@@ -112,12 +118,14 @@ extension PostgresStore: ConversationStore {
 
     static func addMember(
         _ context: PostgresWriteContext, _ conversationID: ConversationID, _ userID: UserID,
-        role: MemberRole, change: MembershipChange, at now: Timestamp
+        role: MemberRole, restricted: Bool = false, change: MembershipChange, at now: Timestamp
     ) throws -> Bool {
         let connection = context.connection
         _ = try record(conversationID, connection, forUpdate: true)
         try requireUser(userID, connection)
-        guard try insertMember(connection, conversationID, userID, role: role, at: now) else { return false }
+        guard try insertMember(connection, conversationID, userID, role: role, restricted: restricted, at: now) else {
+            return false
+        }
         try connection.execute(
             "UPDATE conversations SET member_count = member_count + 1 WHERE id = $1", conversationID.rawValue)
         // The member reads the conversation from the event that announces them on.
@@ -166,87 +174,60 @@ extension PostgresStore: ConversationStore {
         return true
     }
 
-    /// Writes a membership notice into the conversation and adds its event for every
-    /// member; returns the event's index in the batch, for the caller to complete.
-    private static func announce(
+    /// Writes a membership notice (when the change has one) into the conversation and adds
+    /// its event for every member; returns the event's index in the batch, for the caller
+    /// to complete. With `tellingOutsider`, `member` (who is not a member before or after,
+    /// e.g. someone banned or invited) gets the event too, in their own feed.
+    @discardableResult
+    static func announce(
         _ context: PostgresWriteContext, _ conversationID: ConversationID, member: UserID,
-        change: MembershipChange, at now: Timestamp
+        change: MembershipChange, at now: Timestamp, tellingOutsider: Bool = false
     ) throws -> Int {
         let connection = context.connection
         guard let user = try connection.first(
             "SELECT \(userColumns) FROM users u WHERE u.id = $1", member.rawValue, as: { try userRecord($0).user })
         else { throw StoreError.notFound("no account \(member)") }
         let byName = try change.by.flatMap { try username($0, connection) }
-        let notice = try insertMessage(
-            context,
-            NewMessage(
-                conversationID: conversationID, senderID: change.by ?? member, type: .system, text: change.notice,
-                requireMembership: false),
-            at: now
-        ).message
-        return try appendConversationEvent(
-            context, type: change.event, conversationID: conversationID, messageID: notice.id,
-            payload: EventPayload(user: user, by: byName), at: now)
+        let notice = try change.notice.map { text in
+            try insertMessage(
+                context,
+                NewMessage(
+                    conversationID: conversationID, senderID: change.by ?? member, type: .system, text: text,
+                    requireMembership: false),
+                at: now
+            ).message
+        }
+        let payload = EventPayload(
+            user: user, by: byName, reason: change.reason, until: change.until, role: change.role, via: change.via)
+        let event = try appendConversationEvent(
+            context, type: change.event, conversationID: conversationID, messageID: notice?.id, payload: payload, at: now)
+        if tellingOutsider {
+            try appendUserEvent(
+                context, type: change.event, users: [member], conversationID: conversationID, payload: payload, at: now)
+        }
+        return event
     }
 
     public func members(_ conversationID: ConversationID) async throws -> [Member] {
-        try await read { connection in
+        let now = clock().milliseconds
+        return try await read { connection in
             try connection.rows(
                 """
-                SELECT \(Self.userColumns), mb.role, mb.joined_at FROM members mb JOIN users u ON u.id = mb.user_id
+                SELECT \(Self.userColumns), mb.role, mb.joined_at, mb.muted_until, mb.restricted
+                FROM members mb JOIN users u ON u.id = mb.user_id
                 WHERE mb.conversation_id = $1 ORDER BY mb.joined_at, u.username COLLATE "C"
                 """,
                 conversationID.rawValue,
                 as: { row in
-                    Member(
-                        user: try Self.userRecord(row).user,
-                        role: MemberRole(rawValue: try row.text(Self.userColumnCount)) ?? .member,
-                        joinedAt: Timestamp(milliseconds: try row.int(Self.userColumnCount + 1)))
+                    let at = Self.userColumnCount
+                    let mutedUntil = try row.optionalInt(at + 2).flatMap { $0 > now ? $0 : nil }
+                    return Member(
+                        user: try Self.userRecord(row).user, role: MemberRole(rawValue: try row.text(at)) ?? .member,
+                        joinedAt: Timestamp(milliseconds: try row.int(at + 1)), muted: mutedUntil.map { _ in true },
+                        mutedUntil: mutedUntil.flatMap { $0 == MemberState.untilUnmuted ? nil : Timestamp(milliseconds: $0) },
+                        restricted: try row.bool(at + 3) ? true : nil)
                 })
         }
-    }
-
-    public func updateInfo(
-        _ conversationID: ConversationID, _ update: ConversationInfoUpdate, by: UserID, notice: String
-    ) async throws -> ConversationRecord {
-        try await write(lockOrder: conversationID) { [clock] context in
-            let now = clock()
-            let connection = context.connection
-            let previousLogo = try Self.record(conversationID, connection, forUpdate: true).logoURL
-            try connection.execute(
-                """
-                UPDATE conversations SET title = coalesce($2, title), logo_url = coalesce($3, logo_url),
-                    description = coalesce($4, description)
-                WHERE id = $1
-                """,
-                conversationID.rawValue, update.title, update.logoURL, update.description)
-            let updated = try Self.record(conversationID, connection)
-            if previousLogo != updated.logoURL { try Self.deleteIfUnreferenced(path: previousLogo, connection) }
-            let info = try Self.info(updated, connection)
-            let actor = try Self.username(by, connection) ?? "someone"
-            let message = try Self.insertMessage(
-                context,
-                NewMessage(conversationID: conversationID, senderID: by, type: .system, text: notice, requireMembership: false),
-                at: now
-            ).message
-            try Self.appendConversationEvent(
-                context, type: .conversationUpdated, conversationID: conversationID, messageID: message.id,
-                payload: EventPayload(by: actor, info: info), at: now)
-            return try Self.record(conversationID, connection)
-        }
-    }
-
-    public func info(_ record: ConversationRecord) async throws -> ConversationInfo {
-        try await read { connection in try Self.info(record, connection) }
-    }
-
-    static func info(_ record: ConversationRecord, _ connection: PostgresConnection) throws -> ConversationInfo {
-        ConversationInfo(
-            id: record.id, kind: record.kind, name: record.name,
-            title: record.title.isEmpty ? record.name : record.title, logoURL: record.logoURL,
-            description: record.description, memberCount: record.memberCount,
-            createdBy: try record.createdBy.flatMap { try username($0, connection) }, createdAt: record.createdAt,
-            join: record.kind == .group ? record.joinPolicy : nil)
     }
 
     public func conversations(for userID: UserID) async throws -> [Conversation] {
@@ -261,7 +242,7 @@ extension PostgresStore: ConversationStore {
                 LEFT JOIN users o ON o.id = CASE WHEN c.kind != 'direct' THEN NULL
                     WHEN split_part(c.name, ':', 1)::int8 = $1 THEN split_part(c.name, ':', 2)::int8
                     ELSE split_part(c.name, ':', 1)::int8 END
-                LEFT JOIN messages m ON m.id = c.last_message_id
+                LEFT JOIN messages m ON m.id = c.last_message_id AND (c.kind != 'room' OR m.seq > mb.joined_seq)
                 LEFT JOIN users su ON su.id = m.sender_id
                 WHERE mb.user_id = $1 AND (c.kind != 'direct' OR c.last_seq > 0)
                 """,

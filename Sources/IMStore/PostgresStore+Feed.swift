@@ -9,13 +9,31 @@ import IMProtocol
 /// job that changes a membership or writes a conversation's events locks it first), so
 /// the recipients of an event are exactly the members at its position, on any node.
 extension PostgresStore {
-    /// The members of a conversation in user order, with their mutes.
-    static func members(of conversationID: ConversationID, _ connection: PostgresConnection) throws
-        -> [(user: UserID, mutedUntil: Int64?)]
-    {
+    /// The members of a conversation in user order, with their standing: who a
+    /// conversation event reaches, and whether a sender may post.
+    static func members(of conversationID: ConversationID, _ connection: PostgresConnection) throws -> [MemberState] {
         try connection.rows(
-            "SELECT user_id, muted_until FROM members WHERE conversation_id = $1 ORDER BY user_id",
-            conversationID.rawValue, as: { (UserID(rawValue: try $0.int(0)), try $0.optionalInt(1)) })
+            "SELECT \(memberStateColumns) FROM members WHERE conversation_id = $1 ORDER BY user_id",
+            conversationID.rawValue, as: { try memberState($0) })
+    }
+
+    /// One member's standing, or nil when `user` is not a member.
+    static func memberState(_ conversationID: ConversationID, _ user: UserID, _ connection: PostgresConnection) throws
+        -> MemberState?
+    {
+        try connection.first(
+            "SELECT \(memberStateColumns) FROM members WHERE conversation_id = $1 AND user_id = $2",
+            conversationID.rawValue, user.rawValue, as: { try memberState($0) })
+    }
+
+    static let memberStateColumns = "user_id, role, muted_until, restricted, last_posted_at"
+
+    /// Maps `memberStateColumns` starting at `start`.
+    static func memberState(_ row: PostgresRow, at start: Int = 0) throws -> MemberState {
+        MemberState(
+            user: UserID(rawValue: try row.int(start)), role: MemberRole(rawValue: try row.text(start + 1)) ?? .member,
+            mutedUntil: try row.optionalInt(start + 2), restricted: try row.bool(start + 3),
+            lastPostedAt: try row.optionalInt(start + 4))
     }
 
     /// Adds one event of a conversation to the batch. It reaches `recipients` now (the
@@ -25,7 +43,7 @@ extension PostgresStore {
     /// polls are answered without reading their feeds. Returns its index.
     @discardableResult
     static func appendConversationEvent(
-        _ context: PostgresWriteContext, type: EventType, conversationID: ConversationID, messageID: MessageID,
+        _ context: PostgresWriteContext, type: EventType, conversationID: ConversationID, messageID: MessageID?,
         payload: EventPayload? = nil, at: Timestamp, recipients: [UserID]? = nil,
         message: (Message, kind: ConversationKind, name: String, sides: [String])? = nil
     ) throws -> Int {
@@ -63,18 +81,21 @@ extension PostgresStore {
     }
 
     /// Makes `user` a member; the batch sets the position they read from (the event that
-    /// announces them, via `PostgresBatch.Event.joins`), or `position` when given.
+    /// announces them, via `PostgresBatch.Event.joins`), or `position` when given. In a
+    /// room they read its history from the conversation's next message on; a
+    /// `restricted` member may not post until lifted.
     static func insertMember(
         _ connection: PostgresConnection, _ conversationID: ConversationID, _ user: UserID, role: MemberRole,
-        lastReadSeq: Int64? = nil, at now: Timestamp, position: Int64? = nil
+        lastReadSeq: Int64? = nil, restricted: Bool = false, at now: Timestamp, position: Int64? = nil
     ) throws -> Bool {
         try connection.execute(
             """
-            INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position)
-            SELECT $1, $2, $3, $4, coalesce($5, last_seq), coalesce($6, 9223372036854775807)
+            INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position, joined_seq, restricted)
+            SELECT $1, $2, $3, $4, coalesce($5, last_seq), coalesce($6, 9223372036854775807), last_seq, $7
             FROM conversations WHERE id = $1 ON CONFLICT DO NOTHING
             """,
-            conversationID.rawValue, user.rawValue, role.rawValue, now.milliseconds, lastReadSeq, position) == 1
+            conversationID.rawValue, user.rawValue, role.rawValue, now.milliseconds, lastReadSeq, position, restricted)
+            == 1
     }
 
     /// Ends a membership; returns where the member started reading (a position, or an

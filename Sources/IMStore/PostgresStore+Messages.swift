@@ -27,22 +27,22 @@ extension PostgresStore: MessageStore {
                 // and find the message it wrote.
                 throw PostgresWriter.RunAgain()
             }
-            // The members, and the sender's read marker moved to their own message, in
-            // one statement (undone with the job when the sender may not send).
+            // The members as they were before this message, and the sender's read marker and
+            // last post moved to it, in one statement (undone with the job when the sender
+            // may not send).
             let members = try connection.rows(
                 """
                 WITH marker AS (
-                    UPDATE members SET last_read_seq = $3 WHERE conversation_id = $1 AND user_id = $2 AND $4
+                    UPDATE members SET last_read_seq = $3, last_posted_at = $5
+                    WHERE conversation_id = $1 AND user_id = $2 AND $4
                 )
-                SELECT user_id, muted_until FROM members WHERE conversation_id = $1 ORDER BY user_id
+                SELECT \(Self.memberStateColumns) FROM members WHERE conversation_id = $1 ORDER BY user_id
                 """,
-                new.conversationID.rawValue, new.senderID.rawValue, message.seq, new.type == .chat,
-                as: { (user: UserID(rawValue: try $0.int(0)), mutedUntil: try $0.optionalInt(1)) })
+                new.conversationID.rawValue, new.senderID.rawValue, message.seq, new.type == .chat, now.milliseconds,
+                as: { try Self.memberState($0) })
             if new.requireMembership {
                 guard let sender = members.first(where: { $0.user == new.senderID }) else { throw StoreError.notMember }
-                if let muted = sender.mutedUntil, muted > now.milliseconds {
-                    throw StoreError.muted(until: Timestamp(milliseconds: muted))
-                }
+                try Self.checkPosting(sender, in: new.conversationID, at: now, connection)
             }
             if let replyTo = new.replyTo {
                 let home = try connection.first(
@@ -55,6 +55,32 @@ extension PostgresStore: MessageStore {
                 context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
                 recipients: members.map(\.user), message: (message, conversation.kind, conversation.name, sides))
             return (message, false)
+        }
+    }
+
+    /// Throws why `sender` may not post in the conversation now: muted, a restricted
+    /// newcomer, slowed down in a group (when `slowed`: edits are not), or blocked by the
+    /// other side of a one-to-one conversation.
+    static func checkPosting(
+        _ sender: MemberState, in conversationID: ConversationID, at now: Timestamp, slowed: Bool = true,
+        _ connection: PostgresConnection
+    ) throws {
+        guard let (kind, slowMode) = try connection.first(
+            "SELECT kind, slow_mode FROM conversations WHERE id = $1", conversationID.rawValue,
+            as: { (ConversationKind(rawValue: try $0.text(0)) ?? .group, Int(try $0.int(1))) })
+        else { throw StoreError.notFound("no conversation \(conversationID)") }
+        if let refusal = sender.postingRefusal(at: now, slowMode: kind == .group && slowed ? slowMode : 0) {
+            throw refusal
+        }
+        if kind == .direct,
+            try connection.first(
+                """
+                SELECT 1 FROM blocks b JOIN members m ON m.user_id = b.user_id
+                WHERE m.conversation_id = $1 AND b.blocked_id = $2 AND b.user_id != b.blocked_id
+                """,
+                conversationID.rawValue, sender.user.rawValue, as: { _ in true }) != nil
+        {
+            throw StoreError.blocked
         }
     }
 
@@ -110,14 +136,16 @@ extension PostgresStore: MessageStore {
         }
     }
 
-    public func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message] {
+    public func messages(_ conversationID: ConversationID, after: Int64, before: Int64?, limit: Int) async throws
+        -> [Message]
+    {
         try await read { connection in
             try connection.rows(
                 """
                 SELECT \(Self.messageColumns) FROM messages m JOIN users su ON su.id = m.sender_id
-                WHERE m.conversation_id = $1 AND m.seq < $2 ORDER BY m.seq DESC LIMIT $3
+                WHERE m.conversation_id = $1 AND m.seq > $2 AND m.seq < $3 ORDER BY m.seq DESC LIMIT $4
                 """,
-                conversationID.rawValue, before ?? Int64.max, limit, as: { try Self.message($0) }
+                conversationID.rawValue, after, before ?? Int64.max, limit, as: { try Self.message($0) }
             ).compactMap { $0 }
         }
     }

@@ -52,7 +52,8 @@ extension PostgresStore {
             clientMessageID: try row.optionalText(start + 7),
             replyTo: try row.optionalInt(start + 8).map { MessageID(rawValue: $0) },
             createdAt: Timestamp(milliseconds: try row.int(start + 9)),
-            deletedAt: try row.optionalInt(start + 10).map { Timestamp(milliseconds: $0) })
+            deletedAt: try row.optionalInt(start + 10).map { Timestamp(milliseconds: $0) },
+            editedAt: try row.optionalInt(start + 11).map { Timestamp(milliseconds: $0) })
     }
 
     static let conversationColumns = SQLiteStore.conversationColumns
@@ -65,7 +66,10 @@ extension PostgresStore {
             createdBy: try row.optionalInt(start + 6).map { UserID(rawValue: $0) },
             createdAt: Timestamp(milliseconds: try row.int(start + 7)), lastSeq: try row.int(start + 8),
             updatedAt: Timestamp(milliseconds: try row.int(start + 9)), memberCount: Int(try row.int(start + 10)),
-            joinPolicy: JoinPolicy(rawValue: try row.text(start + 11)) ?? .invite)
+            joinPolicy: JoinPolicy(rawValue: try row.text(start + 11)) ?? .invite,
+            newMembers: NewMemberPolicy(rawValue: try row.text(start + 12)) ?? .full,
+            slowModeSeconds: Int(try row.int(start + 13)),
+            infoEditableBy: InfoEditors(rawValue: try row.text(start + 14)) ?? .admins)
     }
 
     /// The SQL of the name `viewer` ($`viewer`) addresses a conversation (`c`) by: the
@@ -95,6 +99,15 @@ extension PostgresStore {
     /// The username of an account, or nil.
     static func username(_ id: UserID, _ connection: PostgresConnection) throws -> String? {
         try connection.first("SELECT username FROM users WHERE id = $1", id.rawValue, as: { try $0.text(0) })
+    }
+
+    /// Where an acting user stands in a group, read in the write's transaction.
+    static func standing(_ actor: ActingUser, in conversationID: ConversationID, _ connection: PostgresConnection)
+        throws -> GroupRules.Standing
+    {
+        GroupRules.Standing(
+            role: try memberState(conversationID, actor.id, connection)?.role,
+            isServerAdministrator: actor.isServerAdministrator)
     }
 
     /// The conversation's row, or `StoreError.notFound`.

@@ -28,7 +28,7 @@ public struct SQLiteToPostgres: Sendable {
         case integer, text, bytes, boolean
     }
 
-    /// The tables in the order their references need, with the columns of schema version 3.
+    /// The tables in the order their references need, with the columns of schema version 4.
     private static let tables: [(name: String, columns: [(String, Kind)])] = [
         ("users", [("id", .integer), ("username", .text), ("password_hash", .text), ("nickname", .text),
                    ("avatar_url", .text), ("signature", .text), ("attrs", .text), ("is_bot", .boolean),
@@ -41,20 +41,26 @@ public struct SQLiteToPostgres: Sendable {
         ("conversations", [("id", .integer), ("kind", .text), ("name", .text), ("title", .text), ("logo_url", .text),
                            ("description", .text), ("created_by", .integer), ("created_at", .integer),
                            ("last_seq", .integer), ("last_message_id", .integer), ("updated_at", .integer),
-                           ("member_count", .integer), ("join_policy", .text)]),
+                           ("member_count", .integer), ("join_policy", .text), ("new_members", .text),
+                           ("slow_mode", .integer), ("info_editable_by", .text)]),
         ("members", [("conversation_id", .integer), ("user_id", .integer), ("role", .text), ("joined_at", .integer),
-                     ("last_read_seq", .integer), ("muted_until", .integer), ("joined_position", .integer)]),
+                     ("last_read_seq", .integer), ("muted_until", .integer), ("joined_position", .integer),
+                     ("restricted", .boolean), ("last_posted_at", .integer), ("joined_seq", .integer)]),
         ("former_members", [("user_id", .integer), ("left_position", .integer), ("conversation_id", .integer),
                             ("joined_position", .integer)]),
         ("invites", [("conversation_id", .integer), ("user_id", .integer), ("invited_by", .integer),
                      ("created_at", .integer)]),
         ("messages", [("id", .integer), ("conversation_id", .integer), ("seq", .integer), ("type", .text),
                       ("sender_id", .integer), ("text", .text), ("client_msg_id", .text), ("reply_to", .integer),
-                      ("created_at", .integer), ("deleted_at", .integer)]),
+                      ("created_at", .integer), ("deleted_at", .integer), ("edited_at", .integer)]),
         ("conversation_events", [("position", .integer), ("conversation_id", .integer), ("type", .text),
                                  ("message_id", .integer), ("payload", .text), ("created_at", .integer)]),
         ("user_events", [("user_id", .integer), ("position", .integer), ("type", .text), ("conversation_id", .integer),
                          ("message_id", .integer), ("payload", .text), ("created_at", .integer)]),
+        ("bans", [("conversation_id", .integer), ("user_id", .integer), ("banned_by", .integer), ("reason", .text),
+                  ("until", .integer), ("created_at", .integer)]),
+        ("join_requests", [("conversation_id", .integer), ("user_id", .integer), ("created_at", .integer)]),
+        ("blocks", [("user_id", .integer), ("blocked_id", .integer), ("created_at", .integer)]),
         ("media", [("id", .text), ("owner_id", .integer), ("content_type", .text), ("bytes", .bytes),
                    ("created_at", .integer), ("size", .integer), ("sha256", .bytes)]),
     ]
@@ -63,7 +69,7 @@ public struct SQLiteToPostgres: Sendable {
     private static let sequences = ["users", "tokens", "conversations", "messages"]
 
     /// The SQLite schema version this copy knows.
-    static let sqliteVersion = 3
+    static let sqliteVersion = 4
 
     public let directory: String
     public let target: PostgresConfiguration

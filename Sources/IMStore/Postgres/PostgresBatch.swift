@@ -12,7 +12,7 @@ final class PostgresBatch {
     struct Event {
         enum Target {
             /// An event of a conversation, read by its members through membership.
-            case conversation(ConversationID, messageID: MessageID)
+            case conversation(ConversationID, messageID: MessageID?)
             /// An event stored for these users only (`user_events`).
             case users(conversationID: ConversationID?)
         }

@@ -26,6 +26,10 @@ import Testing
         var records: [ConversationID: ConversationRecord]
         var invited: [String: Bool]
         var media: [String: MediaRecord]
+        var bans: [ConversationID: [BanRecord]]
+        var joinRequests: [String: [GroupJoinRequest]]
+        var invitations: [String: [GroupInvite]]
+        var blocked: [String: [User]]
     }
 
     static let hashes: [[UInt8]] = (1...6).map { [UInt8($0), 7, 7] }
@@ -33,7 +37,9 @@ import Testing
     /// A history with every kind of row: accounts (a bot, a suspended one, a deleted one),
     /// logins (replaced, logged out, live), contacts, groups with joins, leaves and a
     /// re-join, an invite used and one pending, a room, direct messages, replies, a client
-    /// id, read markers, an avatar, new info, and retention that dropped the oldest events.
+    /// id, read markers, an avatar, new info, and retention that dropped the oldest events;
+    /// and schema version 4's: group settings, a mute, a ban, a join request, a block, an
+    /// edit and a deletion.
     static func fill(_ store: any ServerStore, clock: TestClock) async throws -> [String] {
         let alice = try await store.makeUser("alice")
         let bob = try await store.makeUser("bob")
@@ -59,14 +65,34 @@ import Testing
         let first = try await store.send("hello ops", to: ops.id, from: alice.id, clientID: "c-1")
         _ = try await store.appendMessage(
             NewMessage(conversationID: ops.id, senderID: bob.id, text: "a reply", replyTo: first.id))
-        _ = try await store.invite(carol.id, to: ops.id, by: alice.id)
+        _ = try await store.invite(carol.id, to: ops.id, by: ActingUser(id: alice.id), notice: "carol was invited")
         _ = try await store.join(ops.id, carol.id, change: MembershipChange(event: .memberJoined, notice: "carol joined"))
         _ = try await store.removeMember(ops.id, bob.id, change: MembershipChange(event: .memberLeft, notice: "bob left"))
         try await store.send("without bob", to: ops.id, from: carol.id)
         _ = try await store.addMember(
             ops.id, bob.id, role: .member, change: MembershipChange(event: .memberJoined, notice: "bob is back"))
-        _ = try await store.invite(erin.id, to: ops.id, by: alice.id)
-        _ = try await store.updateInfo(ops.id, ConversationInfoUpdate(title: "Ops", description: "on call"), by: alice.id, notice: "new info")
+        _ = try await store.invite(erin.id, to: ops.id, by: ActingUser(id: alice.id), notice: "erin was invited")
+        _ = try await store.updateInfo(
+            ops.id, ConversationInfoUpdate(title: "Ops", description: "on call", join: .approval, newMembers: .restricted,
+                slowMode: ConfigDuration(seconds: 30)),
+            by: ActingUser(id: alice.id), notice: "new info")
+        _ = try await store.moderate(
+            ModerationAct(conversationID: ops.id, by: ActingUser(id: alice.id), action: .mute, target: carol.id,
+                until: Timestamp(milliseconds: TestClock.start + 400 * 86_400_000), reason: "calm down", notice: "muted"))
+        let edited = try await store.send("tpyo", to: ops.id, from: bob.id)
+        _ = try await store.editMessage(MessageEdit(conversationID: ops.id, messageID: edited.id, editor: bob.id, text: "typo"))
+        // Slow mode: a member posts once in 30 seconds.
+        clock.advance(milliseconds: 31_000)
+        let deleted = try await store.send("oops", to: ops.id, from: bob.id)
+        _ = try await store.deleteMessage(
+            MessageDeletion(conversationID: ops.id, messageID: deleted.id, by: ActingUser(id: alice.id), notice: "removed"))
+        let frank = try await store.makeUser("frank")
+        _ = try await store.join(ops.id, frank.id, change: MembershipChange(event: .memberJoined, notice: "frank joined"))
+        let grace = try await store.makeUser("grace")
+        _ = try await store.moderate(
+            ModerationAct(conversationID: ops.id, by: ActingUser(id: alice.id), action: .ban, target: grace.id,
+                reason: "spam", notice: "grace was banned"))
+        _ = try await store.block(alice.id, grace.id)
         let lounge = try await store.makeGroup("lounge", owner: bob.id, members: [dave.id], kind: .room)
         try await store.send("in the room", to: lounge.id, from: dave.id)
         try await store.send("hi alice", to: direct.id, from: bob.id)
@@ -78,14 +104,15 @@ import Testing
         try await store.setPasswordHash(carol.id, "newer-hash", revokeTokens: true)
         _ = try await store.setSuspended(erin.id, true)
         _ = try await store.deleteUser(dave.id)
-        return ["alice", "bob", "carol", SQLiteStore.deletedName(dave.id), "erin"]
+        return ["alice", "bob", "carol", SQLiteStore.deletedName(dave.id), "erin", "frank", "grace"]
     }
 
     static func answers(_ store: any ServerStore, names: [String], clock: TestClock) async throws -> Answers {
         var answers = Answers(
             epoch: store.epoch, committed: store.committedPosition, users: try await store.listUsers(after: nil, limit: 100),
             feeds: [:], conversations: [:], contacts: [:], logins: [:], tokens: [:], groups: [:], history: [:],
-            members: [:], records: [:], invited: [:], media: [:])
+            members: [:], records: [:], invited: [:], media: [:], bans: [:], joinRequests: [:], invitations: [:],
+            blocked: [:])
         for hash in hashes { answers.tokens[hash] = try await store.token(hash: hash)?.0 }
         for name in names {
             let user = try #require(try await store.user(named: name))
@@ -98,6 +125,9 @@ import Testing
             let conversations = try await store.conversations(for: user.id)
             answers.conversations[name] = conversations
             answers.contacts[name] = try await store.contacts(of: user.id)
+            answers.joinRequests[name] = try await store.joinRequests(for: user.id)
+            answers.invitations[name] = try await store.invitations(for: user.id)
+            answers.blocked[name] = try await store.blocked(by: user.id)
             answers.logins[name] = try await store.liveTokens(of: user.id, at: clock.now)
             answers.groups[name] =
                 try await store.conversationInfos(for: user.id, kind: .group)
@@ -110,6 +140,7 @@ import Testing
                 answers.members[conversation.id] = try await store.members(conversation.id)
                 answers.records[conversation.id] = try await store.conversation(id: conversation.id)
                 answers.invited["\(name)@\(conversation.id)"] = try await store.isInvited(user.id, to: conversation.id)
+                answers.bans[conversation.id] = try await store.bans(conversation.id)
             }
         }
         return answers
@@ -123,7 +154,7 @@ import Testing
             let names = try await Self.fill(sqlite, clock: clock)
             let before = try await Self.answers(sqlite, names: names, clock: clock)
             await sqlite.close()
-            #expect(before.users.count == 5 && before.feeds.values.allSatisfy { !$0.isEmpty })
+            #expect(before.users.count == 7 && before.feeds.values.allSatisfy { !$0.isEmpty })
             // As a restore leaves it: the epoch of the database it was restored from, whose
             // cursors read on up to the backup's last position.
             try fixture.execute("INSERT INTO meta (key, value) VALUES ('earlier_epochs', 'before1:4')")
@@ -147,10 +178,11 @@ import Testing
                     #expect(!store.acceptsCursor(epoch: "another", position: 1))
                     // It goes on: new rows take new ids, new events later positions, and
                     // every cursor of before reads on from where it was.
-                    let frank = try await store.makeUser("frank")
-                    #expect(frank.id.rawValue > (before.users.map(\.id.rawValue).max() ?? 0))
+                    let henry = try await store.makeUser("henry")
+                    #expect(henry.id.rawValue > (before.users.map(\.id.rawValue).max() ?? 0))
                     let bob = try #require(try await store.user(named: "bob"))
                     let ops = try #require(try await store.conversation(kind: .group, name: "ops"))
+                    clock.advance(milliseconds: 31_000)
                     let sent = try await store.send("after the move", to: ops.id, from: bob.id)
                     let next = try await store.events(for: bob.id, after: before.committed, limit: 10)
                     #expect(next.map(\.message?.id) == [sent.id])
