@@ -38,8 +38,10 @@ public final class TestServer: Sendable {
         config.loginLimits.inFlightPerAddress = 1_000
         // Every test client is 127.0.0.1; the per-address limit is tested apart.
         config.http.connectionsPerAddress = 100_000
-        // A loaded machine must not turn a test's wait for a database session into a 503.
+        // A loaded machine must not turn a test's wait for a database session into a 503,
+        // nor a wait for another test's login from 127.0.0.1 (the same address row) into a 429.
         config.storeWait = .seconds(60)
+        config.loginLimits.admissionWait = .seconds(60)
         return config
     }
 

@@ -156,6 +156,10 @@ public struct LoginLimits: Sendable {
     /// The first lock's length in seconds; it doubles with each further failure.
     public var baseLockout: Double
     public var maxLockout: Double
+    /// How long admitting a check waits for another check's change of the same records
+    /// (on PostgreSQL: a row lock); past it the login gets 429 "in progress", so a burst of
+    /// guesses cannot hold the database sessions.
+    public var admissionWait: Duration = .milliseconds(250)
 
     public init(
         failuresPerUser: Int = 5, failuresPerAddress: Int = 50, failuresPerAccount: Int = 100,

@@ -60,7 +60,7 @@ final class LoginThrottle: Sendable {
         let wait: (Int64, String)?
         do {
             wait = try await store.updateLoginCounters(
-                username: username, address: address, waitingAtMost: Self.admissionWait,
+                username: username, address: address, waitingAtMost: limits.admissionWait,
                 Self.admit(from: address, now, limits, window))
         } catch let error as PostgresError where error.kind == .lockTimeout {
             // Another check of the same records is being counted at this moment.
@@ -72,9 +72,6 @@ final class LoginThrottle: Sendable {
         }
         return Ticket(username: username, address: address)
     }
-
-    /// How long admitting a check waits for another check's change of the same records.
-    private static let admissionWait: Duration = .milliseconds(250)
 
     /// The admission of one check: nil when admitted (counted as pending), else the wait
     /// in milliseconds and why.
