@@ -49,7 +49,7 @@ let package = Package(
                           dependencies: ["IMServer", "IMStore", "IMBots", "IMChat", "IMClient", "YAMLCoding", "Logging", "Lifecycle"]),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["IMServer", "IMClient", "Lifecycle"],
+        .target(name: "TestSupport", dependencies: ["IMServer", "IMClient", "Lifecycle", "PostgresTestSupport"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "IMProtocolTests", dependencies: ["IMProtocol"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
@@ -81,7 +81,7 @@ let package = Package(
                           dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
                           path: "Benchmarks/BotBench"),
         .executableTarget(name: "ServerBench",
-                          dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
+                          dependencies: ["BenchSupport", "IMClient", "IMProtocol", "PostgresTestSupport"],
                           path: "Benchmarks/ServerBench"),
         .executableTarget(name: "RulesBench", dependencies: ["IMBots"], path: "Benchmarks/RulesBench"),
         .executableTarget(name: "NotifyBench",

@@ -12,7 +12,7 @@ struct UpCommand: Command {
         usage: switchboard up [--config FILE] [--log-level LEVEL] [--strict]
 
         Starts the IM server of the config's server: section (default 127.0.0.1:8080, data in
-        ./data) and, once it listens, the bots of the bots folder connected to it over HTTP,
+        ./data, or the PostgreSQL database of server.store) and, once it listens, the bots of the bots folder connected to it over HTTP,
         as a separate deployment would be. Runs until SIGINT or SIGTERM, then stops the bots
         first (they send what is queued while the server still answers) and the server
         after them. A bot file with a problem is logged and its bot left out (--strict:
@@ -59,7 +59,7 @@ struct UpCommand: Command {
         }
         let app: IMServerApp
         do {
-            app = try IMServerApp(configuration: serverConfiguration, logger: log.logger("server"))
+            app = try await IMServerApp(configuration: serverConfiguration, logger: log.logger("server"))
             // Started before the group, so that a busy port is a configuration error and the
             // runner knows the port.
             try await app.start()
