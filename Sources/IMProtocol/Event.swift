@@ -2,6 +2,7 @@
 /// `.other` so older clients keep working.
 public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
     case message
+    case messageEdited
     case messageDeleted
     case memberJoined
     case memberLeft
@@ -15,13 +16,14 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
     case other(String)
 
     public static let known: [EventType] = [
-        .message, .messageDeleted, .memberJoined, .memberLeft, .memberKicked, .memberMuted,
+        .message, .messageEdited, .messageDeleted, .memberJoined, .memberLeft, .memberKicked, .memberMuted,
         .conversationUpdated, .profileUpdated, .contactAdded, .read, .kickedOut,
     ]
 
     public init(rawValue: String) {
         switch rawValue {
         case "message": self = .message
+        case "message_edited": self = .messageEdited
         case "message_deleted": self = .messageDeleted
         case "member_joined": self = .memberJoined
         case "member_left": self = .memberLeft
@@ -39,6 +41,7 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
     public var rawValue: String {
         switch self {
         case .message: "message"
+        case .messageEdited: "message_edited"
         case .messageDeleted: "message_deleted"
         case .memberJoined: "member_joined"
         case .memberLeft: "member_left"
@@ -68,7 +71,9 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
 /// One entry of a user's event feed.
 ///
 /// Which optional fields are set depends on `type`: `message` carries `conversation` and
-/// `message`; member events carry `conversation`, `user` (the member), `message` (the
+/// `message`; `message_edited` and `message_deleted` carry `conversation` and `message`
+/// (as it is now: the new text, or no text), and `message_deleted` also `by` (who
+/// deleted it); member events carry `conversation`, `user` (the member), `message` (the
 /// system notice written into the conversation) and `by` (who did it, for kicks and
 /// mutes); `conversation_updated` carries `conversation`, `info`, `by` and `message`;
 /// `profile_updated` carries `user`; `contact_added` carries `user` (the other side) and

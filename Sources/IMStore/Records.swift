@@ -217,3 +217,47 @@ public enum JoinOutcome: Sendable, Hashable {
     /// The group is invite-only and the user holds no invitation.
     case notInvited
 }
+
+/// Who is acting in a group: an account, and whether it administers the server (server
+/// administrators may act in any group, as its owner would).
+public struct ActingUser: Sendable, Hashable {
+    public var id: UserID
+    public var isServerAdministrator: Bool
+
+    public init(id: UserID, isServerAdministrator: Bool = false) {
+        self.id = id
+        self.isServerAdministrator = isServerAdministrator
+    }
+}
+
+/// A sender's new text for one of their messages.
+public struct MessageEdit: Sendable, Hashable {
+    public var conversationID: ConversationID
+    public var messageID: MessageID
+    public var editor: UserID
+    public var text: String
+
+    public init(conversationID: ConversationID, messageID: MessageID, editor: UserID, text: String) {
+        self.conversationID = conversationID
+        self.messageID = messageID
+        self.editor = editor
+        self.text = text
+    }
+}
+
+/// A message to delete, by its sender or a group's admin.
+public struct MessageDeletion: Sendable, Hashable {
+    public var conversationID: ConversationID
+    public var messageID: MessageID
+    public var by: ActingUser
+    /// The system notice written into the conversation when someone other than the sender
+    /// deletes it ("alice deleted a message of bob"); none for a sender's own deletion.
+    public var notice: String
+
+    public init(conversationID: ConversationID, messageID: MessageID, by: ActingUser, notice: String) {
+        self.conversationID = conversationID
+        self.messageID = messageID
+        self.by = by
+        self.notice = notice
+    }
+}

@@ -14,17 +14,32 @@ import IMProtocol
 extension SQLiteStore {
     // MARK: Writing (writer thread only)
 
-    /// The members of a conversation in user order, with their mutes: who a
-    /// conversation event reaches.
-    func members(of conversationID: ConversationID, _ connection: SQLiteConnection) throws
-        -> [(user: UserID, mutedUntil: Int64?)]
-    {
-        var members: [(user: UserID, mutedUntil: Int64?)] = []
+    /// The members of a conversation in user order, with their standing: who a
+    /// conversation event reaches, and whether a sender may post.
+    func members(of conversationID: ConversationID, _ connection: SQLiteConnection) throws -> [MemberState] {
+        var members: [MemberState] = []
         try connection.query(
-            "SELECT user_id, muted_until FROM members WHERE conversation_id = ? ORDER BY user_id",
+            "SELECT \(Self.memberStateColumns) FROM members WHERE conversation_id = ? ORDER BY user_id",
             [conversationID.rawValue]
-        ) { row in members.append((UserID(rawValue: row.int(0)), row.optionalInt(1))) }
+        ) { row in members.append(Self.memberState(row)) }
         return members
+    }
+
+    /// One member's standing, or nil when `user` is not a member.
+    func memberState(_ conversationID: ConversationID, _ user: UserID, _ connection: SQLiteConnection) throws
+        -> MemberState?
+    {
+        try connection.first(
+            "SELECT \(Self.memberStateColumns) FROM members WHERE conversation_id = ? AND user_id = ?",
+            conversationID.rawValue, user.rawValue, as: { Self.memberState($0) })
+    }
+
+    private static let memberStateColumns = "user_id, role, muted_until"
+
+    private static func memberState(_ row: SQLiteRow) -> MemberState {
+        MemberState(
+            user: UserID(rawValue: row.int(0)), role: MemberRole(rawValue: row.text(1)) ?? .member,
+            mutedUntil: row.optionalInt(2))
     }
 
     /// Stores one event of a conversation at `position` (the next one when nil) and

@@ -21,9 +21,7 @@ extension SQLiteStore: MessageStore {
                     try requireConversation(new.conversationID, connection)
                     throw StoreError.notMember
                 }
-                if let muted = sender.mutedUntil, muted > now.milliseconds {
-                    throw StoreError.muted(until: Timestamp(milliseconds: muted))
-                }
+                if let refusal = sender.postingRefusal(at: now) { throw refusal }
             }
             if let replyTo = new.replyTo {
                 let home = try connection.scalar("SELECT conversation_id FROM messages WHERE id = ?", replyTo.rawValue)

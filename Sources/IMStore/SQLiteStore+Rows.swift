@@ -27,7 +27,7 @@ extension SQLiteStore {
     }
 
     static let messageColumns =
-        "m.id, m.conversation_id, m.seq, m.type, m.sender_id, su.username, m.text, m.client_msg_id, m.reply_to, m.created_at, m.deleted_at"
+        "m.id, m.conversation_id, m.seq, m.type, m.sender_id, su.username, m.text, m.client_msg_id, m.reply_to, m.created_at, m.deleted_at, m.edited_at"
 
     /// Maps `messageColumns` (with `users su` joined on the sender) starting at `start`;
     /// nil when the message columns are NULL (an outer join found none).
@@ -41,7 +41,8 @@ extension SQLiteStore {
             clientMessageID: row.optionalText(start + 7),
             replyTo: row.optionalInt(start + 8).map { MessageID(rawValue: $0) },
             createdAt: Timestamp(milliseconds: row.int(start + 9)),
-            deletedAt: row.optionalInt(start + 10).map { Timestamp(milliseconds: $0) })
+            deletedAt: row.optionalInt(start + 10).map { Timestamp(milliseconds: $0) },
+            editedAt: row.optionalInt(start + 11).map { Timestamp(milliseconds: $0) })
     }
 
     static let conversationColumns =

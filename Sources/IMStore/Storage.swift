@@ -160,6 +160,31 @@ public protocol MediaStore: Sendable {
     func media(id: String) async throws -> MediaRecord?
 }
 
+// MARK: - Groups with doors (schema version 4)
+//
+// Everything below came with schema version 4: editing and deleting messages, group
+// roles and moderation, invitations and join requests, bans, group settings and blocks.
+// Each method does its checks and its writes in one transaction (who may act is read in
+// the same transaction as the act, so a concurrent demotion or ban cannot be slipped
+// past), and writes its events the way the feed layout says: an event of a conversation
+// once, read through membership; a user's own event in `user_events`.
+
+/// Changing and deleting messages after they were sent.
+public protocol MessageEditStore: Sendable {
+    /// Replaces the text of a chat message by its sender and sets `editedAt`; every member
+    /// gets `message_edited`. `.notMember` when the editor is not a member, `.notFound`
+    /// when the message is not in the conversation, `.refused("not_sender")` for anyone
+    /// but the sender, `.muted` while they are muted, `.invalidState` for a deleted one.
+    /// The same text again changes nothing and writes no event.
+    func editMessage(_ edit: MessageEdit) async throws -> Message
+    /// Empties a chat message's text and sets `deletedAt`, for everyone and every later
+    /// read; every member gets `message_deleted` (with `by`). The sender may, and in a
+    /// group its admins and owner and server administrators, who also leave `notice` in
+    /// the group; `.refused("not_sender")` for anyone else, `.invalidState` for a system
+    /// notice. Deleting a deleted message returns it and writes nothing.
+    func deleteMessage(_ deletion: MessageDeletion) async throws -> Message
+}
+
 /// Everything the server stores.
 public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
-    & MessageStore & EventStore & MediaStore
+    & MessageStore & EventStore & MediaStore & MessageEditStore

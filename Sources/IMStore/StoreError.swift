@@ -10,6 +10,12 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case notMember
     /// The user is muted in the conversation until then.
     case muted(until: Timestamp)
+    /// The caller may not do this here; `reason` is the API's reason (`not_sender`,
+    /// `not_group_admin`, …) and `message` says why to a person.
+    case refused(reason: String, message: String)
+    /// The thing is not in a state that allows this (a deleted message edited, a system
+    /// notice deleted).
+    case invalidState(String)
     /// A message refers to something that is not there (e.g. `reply_to` in another
     /// conversation).
     case invalidReference(String)
@@ -31,6 +37,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .closed: "the store is closed"
         case .notMember: "not a member of the conversation"
         case .muted(let until): "muted until \(until)"
+        case .refused(_, let message), .invalidState(let message): message
         case .invalidReference(let message): message
         case .cursorTooOld: "the feed no longer holds events after this cursor"
         case .overBudget(let used, let limit): "over budget: \(used) of \(limit) bytes"

@@ -136,6 +136,8 @@ extension StoreError {
         case .internalFailure: "internalFailure"
         case .notMember: "notMember"
         case .muted: "muted"
+        case .refused(let reason, _): "refused(\(reason))"
+        case .invalidState: "invalidState"
         case .invalidReference: "invalidReference"
         case .cursorTooOld: "cursorTooOld"
         case .overBudget: "overBudget"

@@ -43,7 +43,7 @@ extension ChatModel {
                 commands += membershipChanged(event, key: key)
             }
             if let message = event.message, let key { commands += receive(message, key: key) }
-        case .messageDeleted:
+        case .messageEdited, .messageDeleted:
             if let message = event.message {
                 if dialogue?.key.id == message.conversationID { dialogue?.update(message) }
                 sessions.replaceLast(message)

@@ -55,6 +55,10 @@ enum ErrorMapping {
             return (APIError(.forbidden, "you are not a member of this conversation", reason: "not_member"), false)
         case .muted(let until):
             return (APIError(.forbidden, "you are muted in this conversation until \(until)", reason: "muted"), false)
+        case .refused(let reason, let message):
+            return (APIError(.forbidden, message, reason: reason), false)
+        case .invalidState(let message):
+            return (APIError(.conflict, message), false)
         case .invalidReference(let message):
             return (APIError(.invalidRequest, message, field: subject.field), false)
         case .cursorTooOld:

@@ -67,6 +67,10 @@ struct WireWriter {
             raw(",\"deleted_at\":")
             timestamp(deletedAt)
         }
+        if let editedAt = message.editedAt {
+            raw(",\"edited_at\":")
+            timestamp(editedAt)
+        }
         raw(",\"id\":")
         quoted(message.id.rawValue)
         if let replyTo = message.replyTo {

@@ -2,5 +2,5 @@
 enum Routes {
     static let all: [Route] =
         SystemRoutes.routes + AccountRoutes.routes + UserRoutes.routes + GroupRoutes.routes
-        + ConversationRoutes.routes + EventRoutes.routes + AdminRoutes.routes
+        + ConversationRoutes.routes + MessageChangeRoutes.routes + EventRoutes.routes + AdminRoutes.routes
 }
