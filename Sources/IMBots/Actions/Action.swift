@@ -16,6 +16,8 @@ public enum ActionKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case increment
     /// No later rule for this event.
     case stop
+    /// An alert group's living message (webhook rules).
+    case incident
 
     /// The name as written in bot files.
     public var description: String { rawValue }
@@ -46,6 +48,7 @@ enum ActionSpec: Sendable {
     case set([StateAssignment])
     case increment(IncrementSpec)
     case stop
+    case incident(IncidentSpec)
 
     var kind: ActionKind {
         switch self {
@@ -57,6 +60,7 @@ enum ActionSpec: Sendable {
         case .set: .set
         case .increment: .increment
         case .stop: .stop
+        case .incident: .incident
         }
     }
 
@@ -83,8 +87,21 @@ enum ActionSpec: Sendable {
             return assignments.flatMap(\.value.templates)
         case .increment, .stop:
             return []
+        case .incident(let spec):
+            return [spec.to.text] + [spec.title, spec.line].compactMap { $0 }
         }
     }
+}
+
+/// `incident: {to, flap_hold, title, line}`: the living message of each alert group.
+struct IncidentSpec: Sendable {
+    let to: AddressTemplate
+    /// How long a resolve is held before it shows (the flap damper).
+    let flapHold: Duration
+    /// The title template (`{{incident.commonLabels.alertname}}`); nil: the built-in one.
+    let title: TemplateText?
+    /// One alert's line (`{{alert.labels.instance}}: {{alert.annotations.summary}}`).
+    let line: TemplateText?
 }
 
 /// `reply: TEXT` or `reply: {text, quote}`.

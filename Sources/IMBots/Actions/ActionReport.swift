@@ -97,6 +97,8 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
     case state([StateChange])
     /// Evaluation stops after this rule.
     case stop
+    /// An alert group's living message.
+    case incident(IncidentRequest)
 
     /// One line: `to user:alice "Hi"`, `POST https://... -> 201`...
     public var description: String {
@@ -114,6 +116,8 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
             return changes.map { "\($0.key) = \($0.value.interpolatedText)" }.joined(separator: ", ")
         case .stop:
             return "stop"
+        case .incident(let request):
+            return "incident in \(request.to)"
         }
     }
 }
@@ -146,7 +150,7 @@ public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         /// A rendered address is not one (`to:` rendered to `group:`).
         case invalidAddress = "invalid_address"
-        /// A message rendered empty, or longer than a message may be.
+        /// A message rendered empty.
         case invalidText = "invalid_text"
         /// The event has no conversation to reply in.
         case noConversation = "no_conversation"

@@ -94,7 +94,7 @@ struct RuleRun {
         func fail(_ code: ActionError.Code, _ message: String) -> ActionError {
             ActionError(code: code, message: message, rule: ruleName, actionIndex: index)
         }
-        let key = IdempotencyKey.make(bot: decision.bot, position: event.position, rule: rule, actionIndex: index)
+        let key = IdempotencyKey.make(bot: decision.bot, scope: event.idempotencyScope, rule: rule, actionIndex: index)
         switch action.spec {
         case .reply(let spec):
             guard let conversation = event.conversation else {
@@ -156,6 +156,18 @@ struct RuleRun {
             return .state([StateChange(key: spec.key.description, value: next)])
         case .stop:
             return .stop
+        case .incident(let spec):
+            let request = IncidentRequest(
+                to: try address(spec.to, root, fail), rule: rule, actionIndex: index, flapHold: spec.flapHold,
+                templates: IncidentRenderer.Templates(title: spec.title?.template, line: spec.line?.template))
+            if performs {
+                do {
+                    try await effects.incident(request)
+                } catch {
+                    throw fail(.effectFailed, "the incident in \(request.to) failed: \(error)")
+                }
+            }
+            return .incident(request)
         }
     }
 
@@ -188,10 +200,7 @@ struct RuleRun {
         if text.allSatisfy(\.isWhitespace) {
             throw fail(.invalidText, "the message text rendered empty (template: \(template.source))")
         }
-        if text.count > Limits.messageTextLength.upperBound {
-            throw fail(.invalidText, "the message text is \(text.count) characters long; "
-                       + "at most \(Limits.messageTextLength.upperBound) are allowed")
-        }
+        // A text longer than a message may be is split into parts when it is queued.
         return text
     }
 

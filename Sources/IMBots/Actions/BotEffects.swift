@@ -41,4 +41,33 @@ public protocol BotEffects: Sendable {
     func updateProfile(_ update: ProfileUpdate) async throws
     /// Makes an outgoing HTTP request (`http` action); any status is a response.
     func http(_ request: TransportRequest) async throws -> TransportResponse
+    /// Opens or updates the living message of the payload's alert group (`incident`
+    /// actions of webhook rules).
+    func incident(_ request: IncidentRequest) async throws
+}
+
+extension BotEffects {
+    /// Effects outside the alert bridge have no incidents.
+    public func incident(_ request: IncidentRequest) async throws {
+        throw IncidentsUnavailable()
+    }
+}
+
+/// What an `incident` action asks for: the living message of the payload's alert group
+/// in a conversation.
+public struct IncidentRequest: Sendable {
+    /// The conversation the message lives in.
+    public var to: ConversationAddress
+    /// The rule and the index of its action: with `to`, which incidents are one's own.
+    public var rule: String
+    public var actionIndex: Int
+    /// The flap damper's hold.
+    public var flapHold: Duration
+    /// The title and line templates.
+    public var templates: IncidentRenderer.Templates
+}
+
+/// `incident` where the effects keep no incidents (examples, `explain`).
+struct IncidentsUnavailable: Error, CustomStringConvertible {
+    var description: String { "incidents are kept by the runner's alert bridge only" }
 }

@@ -21,6 +21,8 @@ final class BotParts: Sendable {
     let configuration: RunnerConfiguration
     /// The runner listener's paths that bots' services answer.
     let routes: RunnerRoutes
+    /// Chat commands the bot's services answer themselves (the alert bridge's).
+    let taps = CommandTaps()
     init(name: String, client: IMClient, transport: any HTTPTransport, rules: LiveRules, journal: BotJournal,
          time: any TimeSource, reporter: BotReporter, configuration: RunnerConfiguration, routes: RunnerRoutes) {
         self.name = name

@@ -61,6 +61,8 @@ extension BotDefinition {
                               avatarPath: avatarPath, attrs: section.attrs ?? [:])
         }
 
+        let dedupe = Self.checkWebhookRules(parsed, file: file) { errors.append($0) }
+
         if let listen = parsed.listen, listen.isEmpty {
             report(.invalidValue, "'listen' is empty, so the bot would handle nothing "
                    + "(leave it out to handle every conversation the bot is in)",
@@ -85,7 +87,7 @@ extension BotDefinition {
             maxRepliesPerMinute: parsed.loopGuard?.maxRepliesPerMinute ?? 20,
             initialState: (parsed.state ?? [:]).mapValues(TemplateValue.init(yaml:)),
             timezone: parsed.timezone?.identifier,
-            rules: parsed.rules)
+            rules: parsed.rules, webhooks: parsed.webhooks, dedupe: dedupe)
     }
 }
 

@@ -59,6 +59,9 @@ public enum BotLoader {
                 } else if let other = bots.first(where: { $0.account.username == bot.account.username }) {
                     errors.append(BotConfigError(code: .duplicateBot, location: SourceLocation(file: file, line: 0, column: 0),
                         message: "account '\(bot.account.username)' is also used by bot '\(other.name)' in \(other.file)"))
+                } else if let shared = sharedWebhook(bot, among: bots) {
+                    errors.append(BotConfigError(code: .duplicateBot, location: SourceLocation(file: file, line: 0, column: 0),
+                        message: "webhook path \(shared.path) is also served by bot '\(shared.bot.name)' in \(shared.bot.file)"))
                 } else {
                     bots.append(bot)
                 }
@@ -94,6 +97,14 @@ public enum BotLoader {
             errors += error.errors
         }
         throw BotConfigErrors(errors)
+    }
+
+    /// A bot of `others` that serves one of `bot`'s webhook paths, and the path.
+    private static func sharedWebhook(_ bot: BotDefinition, among others: [BotDefinition]) -> (bot: BotDefinition, path: String)? {
+        for other in others {
+            if let path = bot.webhooks.map(\.path).first(where: { other.webhook(path: $0) != nil }) { return (other, path) }
+        }
+        return nil
     }
 
     /// The first 12 hex digits of the SHA-256 of the file's bytes.

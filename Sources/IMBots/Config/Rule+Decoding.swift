@@ -11,9 +11,14 @@ extension Rule: Decodable {
     public convenience init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
         let container = try decoder.container(keyedBy: Key.self)
+        var dedupe: DedupeSpec?
         if container.contains(.dedupe) {
             let node = try container.decode(YAMLNode.self, forKey: .dedupe)
-            context.report(.notAvailable, "'dedupe' is not available in this version", at: node.mark)
+            do {
+                dedupe = try DedupeSpec(yaml: node, file: context.file)
+            } catch {
+                for problem in error.errors { context.record(problem) }
+            }
         }
         // Each part is read even when one before it is wrong, so every problem is reported;
         // the rule is then built from stand-ins, and the loader refuses the file.
@@ -27,12 +32,16 @@ extension Rule: Decodable {
         let examples = (try context.attempt { try container.decodeIfPresent([RuleExample].self, forKey: .examples) }
             ?? nil) ?? []
 
-        Self.reportTemplateErrors(actions, raw: rawActions.sequence ?? [], context: context)
+        // A webhook rule's templates read its payload, whose shape the route's format
+        // gives: they are checked with the file's `webhooks:` (BotDefinition+Build).
+        if when.webhook == nil {
+            Self.reportTemplateErrors(actions, raw: rawActions.sequence ?? [], context: context)
+        }
         if actions.isEmpty, rawActions.sequence?.isEmpty ?? false {
             context.report(.invalidValue, "rule '\(name.value)' needs at least one action in 'do'", at: rawActions.mark)
         }
         self.init(name: name.value, mode: mode, location: SourceLocation(file: context.file, mark: decoder.mark),
-                  when: when, actions: actions, examples: examples)
+                  when: when, actions: actions, examples: examples, dedupe: dedupe)
     }
 
     /// Unknown variables in the rule's templates, each at its tag.

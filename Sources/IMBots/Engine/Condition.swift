@@ -2,10 +2,10 @@ import IMProtocol
 
 /// One matcher of a rule's `when`, compiled.
 ///
-/// To add a matcher (the `webhook` + `match`, `schedule` and `rate` matchers are
-/// planned): add a case here with its evaluation, explanation and cost, its key in
-/// `ConditionSet+Decoding.swift` (where it is now reported as not available), and any
-/// per-event data it needs to `EventFacts` or `BotEvent`.
+/// To add a matcher (the `schedule` and `rate` matchers are planned): add a case here
+/// with its evaluation, explanation and cost, its key in `ConditionSet+Decoding.swift`
+/// (where it is now reported as not available), and any per-event data it needs to
+/// `EventFacts` or `BotEvent`, as `webhook` did.
 enum Condition: Sendable {
     case text(TextCondition)
     case command(CommandCondition)
@@ -18,6 +18,8 @@ enum Condition: Sendable {
     case any([ConditionSet])
     /// The conditions do not all hold; nothing inside binds.
     case not(ConditionSet)
+    /// A webhook delivery on a path, with its `match:` (only at the top of a `when`).
+    case webhook(WebhookCondition)
 
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
         switch self {
@@ -39,6 +41,8 @@ enum Condition: Sendable {
         case .not(let inner):
             var scratch = bindings
             return !inner.matches(&facts, &scratch)
+        case .webhook(let webhook):
+            return webhook.matches(facts)
         }
     }
 
@@ -64,6 +68,8 @@ enum Condition: Sendable {
             return "any: none of the alternatives holds: " + reasons.joined(separator: "; ")
         case .not(let inner):
             return "not: " + inner.summary + " holds"
+        case .webhook(let webhook):
+            return webhook.failure(facts)
         }
     }
 
@@ -78,6 +84,7 @@ enum Condition: Sendable {
         case .time(let window): window.summary
         case .any(let alternatives): "any of (" + alternatives.map(\.summary).joined(separator: " | ") + ")"
         case .not(let inner): "not (" + inner.summary + ")"
+        case .webhook(let webhook): webhook.summary
         }
     }
 
@@ -88,7 +95,7 @@ enum Condition: Sendable {
             (sender.bots != nil ? SenderLookups.profile : []).union(sender.role != nil ? .role : [])
         case .any(let alternatives): alternatives.reduce([]) { $0.union($1.lookups) }
         case .not(let inner): inner.lookups
-        case .text, .command, .conversation, .mentionsMe, .time: []
+        case .text, .command, .conversation, .mentionsMe, .time, .webhook: []
         }
     }
 
@@ -96,7 +103,7 @@ enum Condition: Sendable {
     /// only run for events that passed the rest.
     var cost: Int {
         switch self {
-        case .conversation, .from: 1
+        case .conversation, .from, .webhook: 1
         case .command: 2
         case .mentionsMe: 12
         case .time: 20
@@ -161,4 +168,12 @@ final class ConditionSet: Sendable {
     var cost: Int { conditions.map(\.cost).max() ?? 1 }
 
     var lookups: SenderLookups { conditions.reduce([]) { $0.union($1.lookups) } }
+
+    /// The webhook trigger, when this is a webhook rule's `when`.
+    var webhook: WebhookCondition? {
+        for condition in conditions {
+            if case .webhook(let webhook) = condition { return webhook }
+        }
+        return nil
+    }
 }

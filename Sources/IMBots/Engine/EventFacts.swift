@@ -22,6 +22,9 @@ struct EventFacts {
     let text: String?
     /// Who caused the event, lowered.
     let actor: String?
+    /// A webhook delivery's payload and path.
+    let payload: WebhookPayload?
+    let webhookPath: String?
 
     private var cachedBytes: [UInt8]?
     private var cachedIsASCII: Bool?
@@ -43,6 +46,8 @@ struct EventFacts {
         self.defaultTimeZone = context.timezone
         self.text = event.text
         self.actor = event.actor.map(Self.lowercasedName)
+        self.payload = event.payload
+        self.webhookPath = event.webhookPath
     }
 
     /// The text's UTF-8 (empty without text).

@@ -27,16 +27,22 @@ public final class Rule: Sendable {
     /// Whether it calls out over HTTP when it fires (enforced): the runner then hands the
     /// event to its conversation's lane, so a slow endpoint holds up only that conversation.
     public let callsOut: Bool
+    /// Its `dedupe:` as written (webhook rules only).
+    let dedupe: DedupeSpec?
+    /// Its webhook trigger, for a webhook rule (which no feed event fires).
+    let webhook: WebhookCondition?
 
     init(name: String, mode: RuleMode, location: SourceLocation, when: ConditionSet,
-         actions: [Action], examples: [RuleExample]) {
+         actions: [Action], examples: [RuleExample], dedupe: DedupeSpec? = nil) {
         self.name = name
         self.mode = mode
         self.location = location
         self.when = when
         self.actions = actions
         self.examples = examples
-        self.events = when.events ?? .messages
+        self.dedupe = dedupe
+        self.webhook = when.webhook
+        self.events = when.webhook != nil ? .only([]) : when.events ?? .messages
         self.stops = actions.contains { $0.kind == .stop }
         self.actionLookups = SenderLookups.of(actions)
         self.callsOut = mode == .enforce && actions.contains { $0.kind == .http }

@@ -14,6 +14,8 @@ public struct RuleEngine: Sendable {
     /// does not copy it.
     private let conditions: [ConditionSet]
     private let byType: [Slot: Candidates]
+    /// Webhook rules by the path they listen on, in rule order.
+    private let byPath: [String: [Int]]
     /// What any rule's conditions need to know about the sender (`from: {bots: …}`,
     /// `from: {role: …}`): the runner looks it up before deciding (`BotEvent.sender`,
     /// `BotEvent.senderRole`).
@@ -63,6 +65,30 @@ public struct RuleEngine: Sendable {
             }
         }
         self.byType = byType
+        var byPath: [String: [Int]] = [:]
+        for (index, rule) in bot.rules.enumerated() {
+            if let webhook = rule.webhook { byPath[webhook.path, default: []].append(index) }
+        }
+        self.byPath = byPath
+    }
+
+    /// The webhook rules that fire for a delivery (`BotEvent.webhook`), in order,
+    /// honouring `stop` and modes; no feed rule ever fires for one.
+    public func decide(webhook event: BotEvent, context: BotContext) -> Decision {
+        var decision = Decision(bot: bot.name)
+        guard let path = event.webhookPath else { return decision }
+        var facts = EventFacts(event: event, context: context)
+        for index in byPath[path] ?? [] {
+            var bindings = Bindings.none
+            guard conditions[index].matches(&facts, &bindings) else { continue }
+            let rule = bot.rules[index]
+            decision.firings.append(Decision.Firing(rule: rule, bindings: bindings))
+            if rule.endsEvaluation {
+                decision.stoppedBy = rule.name
+                break
+            }
+        }
+        return decision
     }
 
     /// The rules that fire for `event`, in order, honouring `stop` and modes.

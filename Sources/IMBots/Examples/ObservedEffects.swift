@@ -27,7 +27,7 @@ struct ObservedEffects {
                         StatePath.set(change.value, at: path, in: &state)
                     }
                 case .stop: break
-                case .message, .profile, .http: effects.append(effect)
+                case .message, .profile, .http, .incident: effects.append(effect)
                 }
             case .failed(let error):
                 failures.append(error)
@@ -171,7 +171,7 @@ struct ObservedEffects {
                 : "\(message.action) to \(message.to) \(quote(message.text))"
         case .profile: "update_profile (\(effect))"
         case .http(let call): "http \(call.method) \(call.url)" + (call.name.map { " (as \($0))" } ?? "")
-        case .state, .stop: effect.description
+        case .state, .stop, .incident: effect.description
         }
     }
 

@@ -18,7 +18,10 @@ extension BotRunner {
         for definition in good {
             if let current = handles[definition.name]?.supervisor.definition {
                 if current.version == definition.version { continue }
-                if current.account.username == definition.account.username {
+                // A bot that gains or loses its webhooks starts again: its services are made
+                // when it starts.
+                if current.account.username == definition.account.username,
+                   current.webhooks.isEmpty == definition.webhooks.isEmpty {
                     handles[definition.name]?.supervisor.replace(definition)
                     noteRules(definition)
                     logger.notice("bot \(definition.name): new rules applied", [("version", definition.version)])

@@ -28,13 +28,16 @@ public final class BotRunner: Service {
     private let running = Mutex<[String: BotDefinition]>([:])
     private let listenerPort = Mutex<Int?>(nil)
 
+    /// The services every runner gives its bots: the alert bridge (webhooks).
+    public static let standardServices: [any BotServiceMaker] = [AlertBridge()]
+
     /// Prepares the runner (its state folder and audit log); nothing connects until
     /// ``run()``.
     ///
-    /// - Parameter services: makers of one more service per bot (a webhook inbox, a scheduler).
+    /// - Parameter services: makers of one more service per bot (the alert bridge, a scheduler).
     public init(
         configuration: RunnerConfiguration, transport: any HTTPTransport = IMClient.sharedTransport,
-        logger: Logger = Logger(label: "runner"), services: [any BotServiceMaker] = []
+        logger: Logger = Logger(label: "runner"), services: [any BotServiceMaker] = BotRunner.standardServices
     ) throws {
         self.configuration = configuration
         self.transport = transport
@@ -201,7 +204,7 @@ public final class BotRunner: Service {
             throw RunnerError("the runner's listener cannot start: \((error as? HTTPServerError)?.message ?? "\(error)")")
         }
         listenerPort.withLock { $0 = server.port }
-        logger.info("runner listening on http://\(address.host):\(server.port) (/metrics, /healthz)")
+        logger.info("runner listening on http://\(address.host):\(server.port) (/metrics, /healthz, bots' webhooks)")
         return server
     }
 }
