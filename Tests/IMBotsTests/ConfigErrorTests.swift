@@ -193,11 +193,11 @@ import Testing
         let text = header + """
             rules:
               - name: r
-                when: { webhook: /hooks/x }
+                when: { schedule: "0 9 * * *" }
                 do: [ { delete: message } ]
             """
         #expect(Bots.errors(text) == [
-            "bot.yaml:5:22: the 'webhook' matcher is not available in this version",
+            "bot.yaml:5:23: the 'schedule' matcher is not available in this version",
             "bot.yaml:6:11: the 'delete' action is not available in this version",
         ])
         #expect(Bots.errors(header + "rules:\n  - { name: r, do: [ { mute: 5m } ] }") == [

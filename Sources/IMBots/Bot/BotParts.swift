@@ -21,10 +21,13 @@ final class BotParts: Sendable {
     let configuration: RunnerConfiguration
     /// The runner listener's paths that bots' services answer.
     let routes: RunnerRoutes
+    /// The invite-only groups the runner's bots share.
+    let groups: SharedGroups
     /// Chat commands the bot's services answer themselves (the alert bridge's).
     let taps = CommandTaps()
     init(name: String, client: IMClient, transport: any HTTPTransport, rules: LiveRules, journal: BotJournal,
-         time: any TimeSource, reporter: BotReporter, configuration: RunnerConfiguration, routes: RunnerRoutes) {
+         time: any TimeSource, reporter: BotReporter, configuration: RunnerConfiguration, routes: RunnerRoutes,
+         groups: SharedGroups = SharedGroups()) {
         self.name = name
         self.client = client
         self.transport = transport
@@ -34,6 +37,7 @@ final class BotParts: Sendable {
         self.reporter = reporter
         self.configuration = configuration
         self.routes = routes
+        self.groups = groups
     }
 
     /// Messages one conversation's outbox holds at most (`limits.queue`).

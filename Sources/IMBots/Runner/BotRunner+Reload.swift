@@ -15,6 +15,7 @@ extension BotRunner {
             if failures.isEmpty { good.append(definition) } else { problems += failures }
         }
         for name in handles.keys where !botNames.contains(name) { handles[name] = nil }
+        shared.groups.note(definitions)
         for definition in good {
             if let current = handles[definition.name]?.supervisor.definition {
                 if current.version == definition.version { continue }

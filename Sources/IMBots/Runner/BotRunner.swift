@@ -66,6 +66,7 @@ public final class BotRunner: Service {
         guard failures.isEmpty else { throw RunnerError(failures.joined(separator: "\n")) }
         let shared = Shared(http: HTTPActionClient(allow: configuration.httpAllow, time: configuration.time),
                             writer: JournalWriter(time: configuration.time))
+        shared.groups.note(definitions)
         var bots: [BotSupervisor] = []
         do {
             for definition in definitions { bots.append(try await makeBot(definition, shared)) }
@@ -132,10 +133,12 @@ public final class BotRunner: Service {
 
     // MARK: Bots
 
-    /// What the bots of one run share: the `http` actions' client and the journal writer.
+    /// What the bots of one run share: the `http` actions' client, the journal writer,
+    /// and the groups several of them join.
     struct Shared: Sendable {
         let http: HTTPActionClient
         let writer: JournalWriter
+        let groups = SharedGroups()
     }
 
     /// A running bot. Each bot runs in a task of its own, so that a reload can stop one by
@@ -150,7 +153,7 @@ public final class BotRunner: Service {
                                    time: configuration.time)
         return try await BotSupervisor(
             definition: definition, configuration: configuration, transport: transport, http: shared.http,
-            writer: shared.writer, reporter: reporter, routes: routes, makers: makers)
+            writer: shared.writer, reporter: reporter, routes: routes, groups: shared.groups, makers: makers)
     }
 
     func start(_ bot: BotSupervisor, handles: inout [String: RunningBot]) {

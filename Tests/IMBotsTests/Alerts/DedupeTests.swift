@@ -1,5 +1,6 @@
 import Foundation
 import IMBots
+import IMProtocol
 import Lifecycle
 import Testing
 
@@ -20,6 +21,26 @@ struct DedupeTests {
 
         let resolved = try WebhookFormat.alertmanager.decode(try AlertFixtures.body("alertmanager/resolved.json"))
         #expect(key.key(for: first) != key.key(for: resolved), "a changed status is new")
+    }
+
+    @Test("one alert resolving in a group still firing is new, and so is an alert that resolved firing again")
+    func changesInsideTheGroup() throws {
+        let key = try DedupeKey()
+        let start = Timestamp(milliseconds: 1_767_603_600_000)
+        func alert(_ name: String, _ status: AlertStatus, startedAt: Timestamp = start) -> AlertInstance {
+            var alert = AlertFixtures.alert(name, status)
+            alert.startsAt = startedAt
+            return alert
+        }
+        let both = WebhookPayload.alerts(AlertFixtures.group([alert("a", .firing), alert("b", .firing)]), format: .alertmanager)
+        let oneResolved = WebhookPayload.alerts(AlertFixtures.group([alert("a", .firing), alert("b", .resolved)]),
+                                                format: .alertmanager)
+        #expect(both.notification?.status == oneResolved.notification?.status, "still firing")
+        #expect(key.key(for: both) != key.key(for: oneResolved))
+        let first = WebhookPayload.alerts(AlertFixtures.group([alert("a", .firing)]), format: .alertmanager)
+        let again = WebhookPayload.alerts(AlertFixtures.group([alert("a", .firing, startedAt: start.adding(seconds: 90))]),
+                                          format: .alertmanager)
+        #expect(key.key(for: first) != key.key(for: again), "fired, resolved, fired again: a flap to show")
     }
 
     @Test("a deduplicator admits the first copy and folds repeats until the key expires")

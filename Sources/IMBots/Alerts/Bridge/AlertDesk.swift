@@ -66,6 +66,8 @@ actor AlertDesk {
         for rule in definition.rules {
             if let interval = rule.webhook?.absentFor, switches[rule.name] == nil {
                 change.switches[rule.name] = DeadMansSwitch(interval: interval, now: now)
+                parts.logger.info("bot \(parts.name): dead-man's switch \(rule.name) armed: it fires unless what it "
+                                  + "expects comes within \(SilenceDraft.format(interval))")
             }
         }
         for (name, state) in switches.sorted(by: { $0.key < $1.key }) {
@@ -77,6 +79,8 @@ actor AlertDesk {
             next.interval = interval
             let since = next.lastSeen
             if case .fired = next.check(now: now) {
+                parts.logger.warning("bot \(parts.name): dead-man's switch \(name) fired: nothing it expects came on "
+                                     + "\(trigger.path) for \(SilenceDraft.format(interval))")
                 let payload = DeadMansSwitch.alert(rule: name, path: trigger.path, status: .firing, since: since,
                                                    interval: interval, now: now)
                 ran.append(await run(rule, payload, path: trigger.path, number: 0, scope: "d\(since)", at: now))

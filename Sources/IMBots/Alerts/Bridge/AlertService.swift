@@ -34,6 +34,9 @@ final class AlertService: Service {
         var secrets: [String: String] = [:]
         while !Task.isCancelled {
             serve(inbox, secrets: &secrets)
+            // Read before the wall clock: a clock that moves between the two reads makes the
+            // wait end early (and the loop look again), never late.
+            let started = parts.time.elapsed
             let processed = await desk.processInbox()
             let advanced = await desk.advance()
             // Alerts that waited for room in the outbox are tried again in a second.
@@ -42,15 +45,17 @@ final class AlertService: Service {
                 let due = Duration.milliseconds(max(0, deadline - parts.time.wallMilliseconds))
                 wait = min(wait ?? due, due)
             }
-            await sleep(wait)
+            await sleep(until: wait.map { started + $0 })
         }
     }
 
-    /// Until the inbox stores a delivery, the rules change, or `wait` passes.
-    private func sleep(_ wait: Duration?) async {
+    /// Until the inbox stores a delivery, the rules change, or the clock reaches
+    /// `deadline` (on its monotonic line: a deadline set here, not where the sleeping task
+    /// happens to start).
+    private func sleep(until deadline: Duration?) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [bell] in await bell.wait() }
-            if let wait { group.addTask { [parts] in try? await parts.time.sleep(for: wait) } }
+            if let deadline { group.addTask { [parts] in try? await parts.time.sleep(until: deadline) } }
             await group.next()
             group.cancelAll()
         }

@@ -40,6 +40,7 @@ enum AlertTemplatePaths {
             "version": .leaf, "status": .leaf, "receiver": .leaf, "groupKey": .leaf, "truncatedAlerts": .leaf,
             "groupLabels": .labels, "commonLabels": .labels, "commonAnnotations": .labels, "externalURL": .leaf,
             "alerts": .list(alert), "firing": .list(alert), "resolved": .list(alert), "fingerprints": .leaf,
+            "alertKeys": .leaf,
             "firingCount": .leaf, "resolvedCount": .leaf, "notification_reason": .leaf,
         ]
     }

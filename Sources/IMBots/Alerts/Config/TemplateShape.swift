@@ -15,7 +15,7 @@ indirect enum TemplateShape: Sendable {
     case object([String: TemplateShape])
     /// An object whose names are data (labels, annotations): any name, each a scalar.
     case labels
-    /// A list of values of one shape (`.length` is its count).
+    /// A list of values of one shape (`.length` is its count; templates cannot index it).
     case list(TemplateShape)
     /// Not known before it is rendered (a `json` body, the rules' state): anything goes.
     case any
@@ -26,7 +26,7 @@ indirect enum TemplateShape: Sendable {
         case .leaf: nil
         case .object(let members): members[name]
         case .labels: .leaf
-        case .list(let element): name == "length" ? .leaf : Int(name) != nil ? element : nil
+        case .list: name == "length" ? .leaf : nil
         case .any: .any
         }
     }

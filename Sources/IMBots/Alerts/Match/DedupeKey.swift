@@ -4,13 +4,15 @@ import Templates
 /// A rule's `dedupe:`: a key template rendered against each payload, and how long a key
 /// suppresses repeats.
 ///
-/// The default for alert notifications is `{{groupKey}}/{{status}}/{{fingerprints}}`:
-/// both peers of an HA Alertmanager pair send the same group, status and set of alerts,
-/// so the second copy folds into the first, while a changed set of alerts (one more
-/// firing, one resolved) is new.
+/// The default for alert notifications is `{{groupKey}}/{{status}}/{{alertKeys}}`: both
+/// peers of an HA Alertmanager pair send the same group, status and alerts (each by
+/// fingerprint, status and start), so the second copy folds into the first, while a
+/// changed notification (one more alert firing, one resolved in a group still firing, an
+/// alert that resolved firing again) is new. The fingerprints alone would fold an alert's
+/// resolve inside a firing group, and a flap, into the notification before them.
 public struct DedupeKey: Sendable {
     /// The default key template for `alertmanager` and `grafana` routes.
-    public static let defaultAlertSource = "{{groupKey}}/{{status}}/{{fingerprints}}"
+    public static let defaultAlertSource = "{{groupKey}}/{{status}}/{{alertKeys}}"
 
     /// The key template.
     public let template: Template
