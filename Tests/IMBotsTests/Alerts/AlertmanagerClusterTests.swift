@@ -35,18 +35,23 @@ struct AlertmanagerClusterTests {
     /// What the runner will do with each received webhook: check the secret, decode,
     /// dedupe, fold into the incident. Returns the effects of the admitted ones.
     struct Bridge {
-        var dedupe: Deduplicator
+        let dedupe: DedupeKey
+        var seen: SeenSet
         var incidents = IncidentTracker(policy: IncidentPolicy(flapHold: .zero))
         let auth = WebhookAuth.bearer(token: AlertmanagerClusterTests.token)
         let time = ManualTime()
         var admitted = 0
 
-        init() throws { dedupe = Deduplicator(key: try DedupeKey()) }
+        init() throws {
+            dedupe = try DedupeKey()
+            seen = SeenSet(lifetime: dedupe.lifetime)
+        }
 
         mutating func deliver(_ request: Request) throws -> [IncidentEffect] {
             try auth.verify(headers: request.headers, body: request.body, nowMilliseconds: time.wallMilliseconds)
             let payload = try WebhookFormat.alertmanager.decode(request.body)
-            guard dedupe.admit(payload, now: time.wallMilliseconds), let notification = payload.notification else { return [] }
+            guard seen.insert(dedupe.key(for: payload), now: time.wallMilliseconds), let notification = payload.notification
+            else { return [] }
             admitted += 1
             var effects = incidents.receive(notification, now: time.wallMilliseconds)
             for case .post(let key, _, _) in effects {

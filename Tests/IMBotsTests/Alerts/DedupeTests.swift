@@ -43,18 +43,19 @@ struct DedupeTests {
         #expect(key.key(for: first) != key.key(for: again), "fired, resolved, fired again: a flap to show")
     }
 
-    @Test("a deduplicator admits the first copy and folds repeats until the key expires")
+    @Test("a key's seen set admits the first copy and folds repeats until the key expires")
     func admit() throws {
         let time = ManualTime()
-        var dedupe = Deduplicator(key: try DedupeKey(lifetime: .seconds(3600)))
+        let key = try DedupeKey(lifetime: .seconds(3600))
+        var seen = SeenSet(lifetime: key.lifetime)
         let payload = try WebhookFormat.alertmanager.decode(try AlertFixtures.body("alertmanager/firing.json"))
         var verdicts: [Bool] = []
-        verdicts.append(dedupe.admit(payload, now: time.wallMilliseconds))
-        verdicts.append(dedupe.admit(payload, now: time.wallMilliseconds))
+        verdicts.append(seen.insert(key.key(for: payload), now: time.wallMilliseconds))
+        verdicts.append(seen.insert(key.key(for: payload), now: time.wallMilliseconds))
         time.advance(by: .seconds(3599))
-        verdicts.append(dedupe.admit(payload, now: time.wallMilliseconds))
+        verdicts.append(seen.insert(key.key(for: payload), now: time.wallMilliseconds))
         time.advance(by: .seconds(1))
-        verdicts.append(dedupe.admit(payload, now: time.wallMilliseconds))
+        verdicts.append(seen.insert(key.key(for: payload), now: time.wallMilliseconds))
         // First copy, its twin, a repeat just inside the hour (a repeat does not extend
         // the key's life), then once more after the key expired.
         #expect(verdicts == [true, false, false, true])

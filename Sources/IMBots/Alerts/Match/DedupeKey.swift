@@ -32,26 +32,3 @@ public struct DedupeKey: Sendable {
         return Digest.hex(Digest.sha256(Array(rendered.utf8)))
     }
 }
-
-/// The dedupe state of one rule: its key and the keys it has seen.
-public struct Deduplicator: Sendable {
-    public let key: DedupeKey
-    public private(set) var seen: SeenSet
-
-    public init(key: DedupeKey, capacity: Int = 10_000) {
-        self.key = key
-        self.seen = SeenSet(lifetime: key.lifetime, capacity: capacity)
-    }
-
-    /// Restores the seen keys a journal kept (their lifetime must match the rule's).
-    public init(key: DedupeKey, seen: SeenSet) {
-        self.key = key
-        self.seen = seen
-    }
-
-    /// True for the first delivery of a payload's key within the lifetime, false for a
-    /// repeat (the HA twin, or a redelivery after a timeout).
-    public mutating func admit(_ payload: WebhookPayload, now: Int64) -> Bool {
-        seen.insert(key.key(for: payload), now: now)
-    }
-}
