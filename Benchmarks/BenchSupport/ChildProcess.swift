@@ -128,6 +128,12 @@ public enum Machine {
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
+    /// The 1, 5 and 15 minute load averages (`/proc/loadavg`): the machine is shared.
+    public static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+            .joined(separator: " ") ?? "?"
+    }
+
     public static func describe() -> String {
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("model name") }?

@@ -14,41 +14,12 @@ import Testing
 struct UpAlertsTests {
     @Test(.timeLimit(.minutes(3)))
     func theShippedAlertBridgeTakesAWebhookWithItsGeneratedSecretIntoTheOnCallGroup() async throws {
-        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-        let sandbox = Sandbox()
-        defer { sandbox.remove() }
-        let config = try sandbox.write("config.yaml", """
-            log_level: info
-            server:
-              listen: 127.0.0.1:0
-              data: \(sandbox.path("data"))
-              durability: normal
-            runner:
-              listen: 127.0.0.1:0
-              bots: \(repository)/bots
-              state: \(sandbox.path("data/bots"))
-
-            """)
-        let environment = ["PATH": "/usr/bin:/bin", "HOME": sandbox.path("home")]
-        let up = try SpawnedProcess(binary, ["up", "--config", config], environment: environment)
-        try await ensuring({
-            var baseURL = ""
-            var runnerURL = ""
-            try await eventually("the server and the runner listening") {
-                guard let server = Self.url(after: "server listening on http://127.0.0.1:", in: up.errors),
-                      let runner = Self.url(after: "runner listening on http://127.0.0.1:", in: up.errors)
-                else { return up.exitStatus != nil }
-                (baseURL, runnerURL) = (server, runner)
-                return true
-            }
-            #expect(up.exitStatus == nil, "up ended: \(up.errors)")
+        try await ShippedUp.run { up in
             for bot in ["alerts", "helpdesk"] {
-                try await eventually("bot \(bot) running") { up.errors.contains("bot \(bot) is running as \(bot)") }
+                try await eventually("bot \(bot) running") { up.process.errors.contains("bot \(bot) is running as \(bot)") }
             }
-            let secretFile = sandbox.path("data/bots/alerts/webhook-hooks-alertmanager.secret")
-            #expect(up.errors.contains("generated one, kept in \(secretFile)"), "the path is printed")
+            let secretFile = up.sandbox.path("data/bots/alerts/webhook-hooks-alertmanager.secret")
+            #expect(up.process.errors.contains("generated one, kept in \(secretFile)"), "the path is printed")
             let attributes = try FileManager.default.attributesOfItem(atPath: secretFile)
             #expect((attributes[.posixPermissions] as? Int) == 0o600)
             let secret = try String(contentsOfFile: secretFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -61,18 +32,18 @@ struct UpAlertsTests {
             ] as [String: Any])
             func post(_ token: String) async throws -> Int {
                 try await TestClient.sharedTransport.send(TransportRequest(
-                    method: "POST", url: runnerURL + "/hooks/alertmanager",
+                    method: "POST", url: up.runnerURL + "/hooks/alertmanager",
                     headers: [("Authorization", "Bearer \(token)")], body: body)).status
             }
             #expect(try await post("not-the-secret") == 401)
             #expect(try await post(secret) == 200)
 
             // An administrator (made on the data folder) lets alice into the on-call group.
-            let made = await sandbox.run(["user", "add", "root", "--admin", "--data", sandbox.path("data")],
-                                         environment: ["SWITCHBOARD_NEW_PASSWORD": "root password"])
+            let made = await up.sandbox.run(["user", "add", "root", "--admin", "--data", up.sandbox.path("data")],
+                                            environment: ["SWITCHBOARD_NEW_PASSWORD": "root password"])
             #expect(made.status == 0, "\(made.errors)")
-            let (alice, _) = try await TestClient(baseURL: baseURL).register("alice")
-            let root = try await TestClient(baseURL: baseURL).login("root", password: "root password")
+            let (alice, _) = try await TestClient(baseURL: up.baseURL).register("alice")
+            let root = try await TestClient(baseURL: up.baseURL).login("root", password: "root password")
             #expect(try await root.send("POST", "/v1/groups/oncall/invites", body: Data(#"{"user":"alice"}"#.utf8)).status < 300)
             #expect(try await alice.send("POST", "/v1/groups/oncall/join").status < 300)
             var alerts: [String] = []
@@ -85,16 +56,7 @@ struct UpAlertsTests {
             let members = try await alice.get("/v1/groups/oncall/members").text
             #expect(members.contains(#""username":"alerts""#) && members.contains(#""username":"helpdesk""#),
                     "both bots share the group: \(members)")
-            #expect(try await up.stop(SIGTERM) == 0, "\(up.errors)")
-        }) {
-            if up.exitStatus == nil { _ = try? await up.stop(SIGKILL) }
+            #expect(try await up.process.stop(SIGTERM) == 0, "\(up.process.errors)")
         }
-    }
-
-    /// `http://127.0.0.1:PORT` from the log line that starts with `prefix`.
-    static func url(after prefix: String, in log: String) -> String? {
-        guard let range = log.range(of: prefix) else { return nil }
-        let port = log[range.upperBound...].prefix { $0.isNumber }
-        return port.isEmpty ? nil : "http://127.0.0.1:\(port)"
     }
 }

@@ -125,13 +125,7 @@ struct RuleRun {
             } catch {
                 throw fail(.invalidProfile, "the rendered profile is invalid: \((error as? APIError)?.message ?? "\(error)")")
             }
-            if performs {
-                do {
-                    try await effects.updateProfile(update)
-                } catch {
-                    throw fail(.effectFailed, "updating the profile failed: \(error)")
-                }
-            }
+            try await perform("updating the profile", fail) { try await effects.updateProfile(update) }
             return .profile(update)
         case .http(let spec):
             return try await http(spec, key: key, root: root, effects: effects, fail)
@@ -160,13 +154,7 @@ struct RuleRun {
             let request = IncidentRequest(
                 to: try address(spec.to, root, fail), rule: rule, actionIndex: index, flapHold: spec.flapHold,
                 templates: IncidentRenderer.Templates(title: spec.title?.template, line: spec.line?.template))
-            if performs {
-                do {
-                    try await effects.incident(request)
-                } catch {
-                    throw fail(.effectFailed, "the incident in \(request.to) failed: \(error)")
-                }
-            }
+            try await perform("the incident in \(request.to)", fail) { try await effects.incident(request) }
             return .incident(request)
         }
     }
@@ -192,6 +180,17 @@ struct RuleRun {
         StatePath.set(value, at: key.path, in: &state)
         operations.append(operation)
         stateChanged = true
+    }
+
+    /// Runs an effect when the rule performs; its failure is the action's.
+    private func perform(_ what: String, _ fail: (ActionError.Code, String) -> ActionError,
+                         _ effect: () async throws -> Void) async throws(ActionError) {
+        guard performs else { return }
+        do {
+            try await effect()
+        } catch {
+            throw fail(.effectFailed, "\(what) failed: \(error)")
+        }
     }
 
     private func text(_ template: TemplateText, _ root: TemplateValue,

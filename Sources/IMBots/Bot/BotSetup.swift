@@ -63,7 +63,8 @@ struct BotSetup: Sendable {
         let shared = parts.groups.isShared(name, besides: parts.name)
         do {
             _ = try await parts.client.joinGroup(name)
-            if shared, try await administers(name) { openDoor(name) }
+            // Joined: a failure to read the members only costs the others their door.
+            if shared, (try? await administers(name)) == true { openDoor(name) }
             return
         } catch where error.apiCode == .notFound {
             // Not there, or invite-only and not open to this bot: make it, else ask.

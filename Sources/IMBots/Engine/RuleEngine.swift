@@ -78,17 +78,19 @@ public struct RuleEngine: Sendable {
         var decision = Decision(bot: bot.name)
         guard let path = event.webhookPath else { return decision }
         var facts = EventFacts(event: event, context: context)
-        for index in byPath[path] ?? [] {
-            var bindings = Bindings.none
-            guard conditions[index].matches(&facts, &bindings) else { continue }
-            let rule = bot.rules[index]
-            decision.firings.append(Decision.Firing(rule: rule, bindings: bindings))
-            if rule.endsEvaluation {
-                decision.stoppedBy = rule.name
-                break
-            }
-        }
+        for index in byPath[path] ?? [] where !test(index, &facts, into: &decision) { break }
         return decision
+    }
+
+    /// Tests rule `index`, recording it when it fires; false when its `stop` ends evaluation.
+    private func test(_ index: Int, _ facts: inout EventFacts, into decision: inout Decision) -> Bool {
+        var bindings = Bindings.none
+        guard conditions[index].matches(&facts, &bindings) else { return true }
+        let rule = bot.rules[index]
+        decision.firings.append(Decision.Firing(rule: rule, bindings: bindings))
+        guard rule.endsEvaluation else { return true }
+        decision.stoppedBy = rule.name
+        return false
     }
 
     /// The rules that fire for `event`, in order, honouring `stop` and modes.
@@ -121,14 +123,7 @@ public struct RuleEngine: Sendable {
                 index = commandRules[c]
                 c += 1
             }
-            var bindings = Bindings.none
-            guard conditions[index].matches(&facts, &bindings) else { continue }
-            let rule = bot.rules[index]
-            decision.firings.append(Decision.Firing(rule: rule, bindings: bindings))
-            if rule.endsEvaluation {
-                decision.stoppedBy = rule.name
-                break
-            }
+            guard test(index, &facts, into: &decision) else { break }
         }
         return decision
     }

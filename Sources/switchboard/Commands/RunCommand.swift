@@ -19,8 +19,9 @@ struct RunCommand: Command {
         Bot files are checked and their examples run first: any error stops the start
         (exit 2). While running, a changed file (or SIGHUP) reloads the bots: new rules are
         used only if they pass check and their examples; otherwise the old rules keep
-        running and the errors are logged. The runner serves /metrics and /healthz on
-        runner.listen (127.0.0.1:8090).
+        running and the errors are logged. The runner serves /metrics, /healthz and the
+        bots' webhooks (webhooks: in a bot file, docs/alerts.md) on runner.listen
+        (127.0.0.1:8090).
 
         Bots with account.register: true get their accounts created with runner.admin_token
         (an administrator's token); without it the accounts must exist (switchboard user add

@@ -8,34 +8,36 @@ import Testing
 /// `check` lets through is missing.
 @Suite("Alert template paths")
 struct AlertTemplatePathsTests {
-    /// The dotted paths of every object member under `value` (list elements merged).
-    static func paths(_ value: TemplateValue, prefix: String = "") -> Set<String> {
-        switch value {
-        case .object(let members):
-            return members.reduce(into: Set<String>()) { all, member in
-                let path = prefix.isEmpty ? member.key : prefix + "." + member.key
-                all.insert(path)
-                all.formUnion(paths(member.value, prefix: path))
-            }
-        case .array(let items):
-            return items.reduce(into: Set<String>()) { $0.formUnion(paths($1, prefix: prefix)) }
-        default:
-            return []
+    /// The dotted paths of every object member under a node, list elements merged:
+    /// `children` gives a node's named children (an element's, for a list).
+    static func paths<Node>(_ node: Node, prefix: String = "", _ children: (Node) -> [(String, Node)]) -> Set<String> {
+        children(node).reduce(into: Set<String>()) { all, child in
+            let path = prefix.isEmpty ? child.0 : prefix + "." + child.0
+            all.insert(path)
+            all.formUnion(paths(child.1, prefix: path, children))
         }
     }
 
-    /// The dotted paths a shape holds, labels' own names left out.
-    static func paths(_ shape: TemplateShape, prefix: String = "") -> Set<String> {
-        switch shape {
-        case .object(let members):
-            return members.reduce(into: Set<String>()) { all, member in
-                let path = prefix.isEmpty ? member.key : prefix + "." + member.key
-                all.insert(path)
-                all.formUnion(paths(member.value, prefix: path))
+    static func paths(_ value: TemplateValue) -> Set<String> {
+        func children(_ value: TemplateValue) -> [(String, TemplateValue)] {
+            switch value {
+            case .object(let members): members.map { ($0.key, $0.value) }
+            case .array(let items): items.flatMap(children)
+            default: []
             }
-        case .list(let element): return paths(element, prefix: prefix)
-        case .leaf, .labels, .any: return []
         }
+        return paths(value, children)
+    }
+
+    static func paths(_ shape: TemplateShape) -> Set<String> {
+        func children(_ shape: TemplateShape) -> [(String, TemplateShape)] {
+            switch shape {
+            case .object(let members): members.map { ($0.key, $0.value) }
+            case .list(let element): children(element)
+            case .leaf, .labels, .any: []
+            }
+        }
+        return paths(shape, children)
     }
 
     /// The paths of a shape that hold labels (data, not fields).

@@ -176,7 +176,8 @@ actor AlertDesk {
                 var tracker = IncidentTracker(policy: IncidentPolicy(flapHold: request.flapHold),
                                               renderer: IncidentRenderer(templates: request.templates), book: old)
                 let effects = tracker.receive(notification, now: now)
-                change.incidents += IncidentUpdate.changes(in: key, from: old, to: tracker.book)
+                change.incidents += IncidentUpdate.changes(in: key, from: old, to: tracker.book,
+                                                          touched: effects.groups.union([notification.groupKey]))
                 change.messages += IncidentMessages(bot: parts.name, book: key, conversation: request.to,
                                                     rule: request.rule).pending(effects, scope: scope)
                 books[key] = tracker.book
@@ -192,7 +193,7 @@ actor AlertDesk {
             var tracker = IncidentTracker(policy: action.policy, renderer: action.renderer, book: book)
             guard let deadline = tracker.nextDeadline, deadline <= now else { continue }
             let effects = tracker.advance(now: now)
-            change.incidents += IncidentUpdate.changes(in: key, from: book, to: tracker.book)
+            change.incidents += IncidentUpdate.changes(in: key, from: book, to: tracker.book, touched: effects.groups)
             change.messages += action.messages.pending(effects, scope: "t\(now)")
             books[key] = tracker.book
         }
@@ -216,7 +217,8 @@ actor AlertDesk {
         guard let effects = tracker.acknowledge(messageID: messageID, by: user, now: now) else { return nil }
         guard !effects.isEmpty else { return false }
         var change = AlertChange()
-        change.incidents = IncidentUpdate.changes(in: found.book, from: old, to: tracker.book)
+        change.incidents = IncidentUpdate.changes(in: found.book, from: old, to: tracker.book,
+                                                   touched: [found.incident.groupKey])
         change.messages = action.messages.pending(effects, scope: "a\(now)")
         _ = commit(change, waitForRoom: false)
         return true

@@ -38,19 +38,19 @@ struct AlertState: Sendable, Hashable, Codable {
     mutating func apply(_ change: AlertChange) {
         if let number = change.delivery { inbox.removeAll { $0.number == number } }
         for update in change.incidents {
-            var book = books[update.book] ?? IncidentBook()
+            // In place: a copy of a book would copy every incident in it.
             if var incident = update.incident {
                 // The outbox may have recorded the living message's id after the desk read
                 // the incident: keep it (the same incident has the same client id).
-                if incident.messageID == nil, let known = book[update.groupKey],
+                if incident.messageID == nil, let known = books[update.book]?[update.groupKey],
                    known.clientMessageID == incident.clientMessageID {
                     incident.messageID = known.messageID
                 }
-                book[update.groupKey] = incident
+                books[update.book, default: IncidentBook()][update.groupKey] = incident
             } else {
-                book[update.groupKey] = nil
+                books[update.book]?[update.groupKey] = nil
+                if books[update.book]?.incidents.isEmpty == true { books[update.book] = nil }
             }
-            books[update.book] = book.incidents.isEmpty ? nil : book
         }
         for (rule, state) in change.switches { switches[rule] = state }
         for rule in change.droppedSwitches { switches[rule] = nil }
@@ -59,11 +59,8 @@ struct AlertState: Sendable, Hashable, Codable {
 
     /// Notes the id of a posted living message, if the incident is still the one posted.
     mutating func posted(_ post: IncidentPost) {
-        guard var book = books[post.book], var incident = book[post.groupKey],
-              incident.messageID == nil else { return }
-        incident.messageID = post.messageID
-        book[post.groupKey] = incident
-        books[post.book] = book
+        guard books[post.book]?[post.groupKey]?.messageID == nil else { return }
+        books[post.book]?[post.groupKey]?.messageID = post.messageID
     }
 
     /// The living message of the incident `ref` names, once posted.
@@ -169,14 +166,22 @@ struct IncidentUpdate: Sendable, Hashable, Codable {
     /// Nil when the incident was dropped (pruned).
     var incident: Incident?
 
-    /// The incidents that differ between two states of a book.
-    static func changes(in book: String, from old: IncidentBook, to new: IncidentBook) -> [IncidentUpdate] {
+    /// The incidents that differ between two states of a book, given the groups a step
+    /// touched (the notification's, and those of its effects): only those are compared,
+    /// and the book is scanned for dropped incidents only when its size says some went.
+    static func changes(in book: String, from old: IncidentBook, to new: IncidentBook,
+                        touched: Set<String>) -> [IncidentUpdate] {
         var updates: [IncidentUpdate] = []
-        for (key, incident) in new.incidents.sorted(by: { $0.key < $1.key }) where old[key] != incident {
-            updates.append(IncidentUpdate(book: book, groupKey: key, incident: incident))
+        var added = 0
+        for key in touched.sorted() {
+            guard let incident = new[key] else { continue }
+            if old[key] == nil { added += 1 }
+            if old[key] != incident { updates.append(IncidentUpdate(book: book, groupKey: key, incident: incident)) }
         }
-        for key in old.incidents.keys.sorted() where new[key] == nil {
-            updates.append(IncidentUpdate(book: book, groupKey: key, incident: nil))
+        if new.incidents.count != old.incidents.count + added {
+            for key in old.incidents.keys.sorted() where new[key] == nil {
+                updates.append(IncidentUpdate(book: book, groupKey: key, incident: nil))
+            }
         }
         return updates
     }
