@@ -19,8 +19,9 @@ extension SQLiteStore: MessageEditStore {
             guard stored.deletedAt == nil else {
                 throw StoreError.invalidState("message \(stored.id) was deleted: there is nothing to edit")
             }
-            // An edit is a post: a muted member cannot say something new through it.
-            if let refusal = editor.postingRefusal(at: now) { throw refusal }
+            // An edit is a post: someone muted, or blocked by the other side, cannot say
+            // something new through it (slow mode counts posts, not edits).
+            try checkPosting(editor, in: edit.conversationID, at: now, slowed: false, connection)
             guard stored.text != edit.text else { return stored }
             try connection.execute(
                 "UPDATE messages SET text = ?, edited_at = ? WHERE id = ?", edit.text, now.milliseconds,

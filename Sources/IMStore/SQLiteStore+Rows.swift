@@ -46,7 +46,7 @@ extension SQLiteStore {
     }
 
     static let conversationColumns =
-        "c.id, c.kind, c.name, c.title, c.logo_url, c.description, c.created_by, c.created_at, c.last_seq, c.updated_at, c.member_count, c.join_policy"
+        "c.id, c.kind, c.name, c.title, c.logo_url, c.description, c.created_by, c.created_at, c.last_seq, c.updated_at, c.member_count, c.join_policy, c.new_members, c.slow_mode, c.info_editable_by"
 
     static func conversationRecord(_ row: SQLiteRow, at start: Int32 = 0) -> ConversationRecord {
         ConversationRecord(
@@ -56,7 +56,9 @@ extension SQLiteStore {
             createdBy: row.optionalInt(start + 6).map { UserID(rawValue: $0) },
             createdAt: Timestamp(milliseconds: row.int(start + 7)), lastSeq: row.int(start + 8),
             updatedAt: Timestamp(milliseconds: row.int(start + 9)), memberCount: Int(row.int(start + 10)),
-            joinPolicy: JoinPolicy(rawValue: row.text(start + 11)) ?? .invite)
+            joinPolicy: JoinPolicy(rawValue: row.text(start + 11)) ?? .invite,
+            newMembers: NewMemberPolicy(rawValue: row.text(start + 12)) ?? .full, slowModeSeconds: Int(row.int(start + 13)),
+            infoEditableBy: InfoEditors(rawValue: row.text(start + 14)) ?? .admins)
     }
 
     /// Throws `StoreError.notFound` unless the account exists.

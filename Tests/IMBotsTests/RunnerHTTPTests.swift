@@ -171,8 +171,9 @@ extension ServerSuites {
     }
 }
 
-/// `check` refuses an `http` URL whose host a message could choose.
-@Suite struct HTTPHostTemplateTests {
+/// `check` refuses an `http` URL whose host a message could choose, and a timeout past
+/// the runner's cap.
+@Suite struct HTTPSpecCheckTests {
     @Test(arguments: ["https://{{args}}/hook", "https://tickets.{{sender.username}}.example/x", "http://{{args}}:8080/"])
     func aTemplatedHostIsRefusedAtItsPosition(_ url: String) {
         let errors = Bots.errors("""
@@ -182,7 +183,7 @@ extension ServerSuites {
               - { name: r, do: [ { http: { url: "\(url)" } } ] }
             """)
         #expect(errors.count == 1, "\(errors)")
-        #expect(errors.first?.hasPrefix("bot.yaml:4:38: the host of an http url cannot be a template") == true,
+        #expect(errors.first?.hasPrefix("bot.yaml:4:37: the host of an http url cannot be a template") == true,
                 "\(errors)")
     }
 
@@ -193,5 +194,17 @@ extension ServerSuites {
             rules:
               - { name: r, do: [ { http: { url: "https://tickets.example/{{args}}?from={{sender.username}}" } } ] }
             """).isEmpty)
+    }
+
+    @Test(arguments: ["31s", "5m", "0s"])
+    func aTimeoutPastThirtySecondsOrOfNothingIsRefused(_ timeout: String) {
+        let errors = Bots.errors("""
+            bot: b
+            account: { username: b, password: secret-password }
+            rules:
+              - { name: r, do: [ { http: { url: "https://tickets.example/x", timeout: \(timeout) } } ] }
+            """)
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.contains("an http timeout must be more than 0 and at most 30s") == true, "\(errors)")
     }
 }

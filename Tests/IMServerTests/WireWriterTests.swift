@@ -65,6 +65,9 @@ import Testing
         all.append(Event(position: 104, type: .profileUpdated, at: times[1], user: user))
         all.append(Event(position: 105, type: .conversationUpdated, at: times[1], by: "dave", info: info))
         all.append(Event(position: 106, type: .messageDeleted, at: times[1], by: "eve"))
+        all.append(Event(position: 107, type: .roleChanged, at: times[1], user: user, by: "eve", role: .admin))
+        all.append(Event(position: 108, type: .memberJoined, at: times[1], user: user, via: .approval))
+        all.append(Event(position: 109, type: .memberBanned, at: times[1], by: "eve", reason: "spam", until: times[2]))
         return all
     }
 

@@ -5,25 +5,33 @@ import Foundation
 import Synchronization
 
 /// A child process started with `posix_spawn`, for tests that run the `switchboard`
-/// executable.
+/// executable (and other programs: promtool, nginx).
 ///
 /// Not Foundation's `Process`: its `run()` crashed now and then in a test process whose
-/// other tests open and close descriptors all the time. The child gets standard error on
-/// a pipe (`errors`), standard output on `/dev/null`, and none of the test process's other
-/// descriptors (its sockets would otherwise outlive their tests in the child).
+/// other tests open and close descriptors all the time. The child gets standard input
+/// from a file (`/dev/null` unless given), standard error on a pipe (`errors`), standard
+/// output on `/dev/null`, and none of the test process's other descriptors (its sockets
+/// would otherwise outlive their tests in the child).
 public final class SpawnedProcess: Sendable {
     public let pid: pid_t
     private let status = Mutex<Int32?>(nil)
     private let collected = Mutex("")
+    /// Set once standard error reached its end (the child, and whatever it started, closed it).
+    private let errorsEnded = Atomic<Bool>(false)
 
-    /// Starts `executable` with `arguments` and `environment` (nil: this process's).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    /// Starts `executable` with `arguments`, `environment` (nil: this process's) and the
+    /// file `standardInput` as its standard input.
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        standardInput: String = "/dev/null"
+    ) throws {
         var pipeFDs: [Int32] = [0, 0]
         guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
         for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
         Self.closeFrom(3, &actions)
@@ -66,12 +74,22 @@ public final class SpawnedProcess: Sendable {
                 self.collected.withLock { $0 += String(decoding: buffer[..<count], as: UTF8.self) }
             }
             close(reading)
+            self.errorsEnded.store(true, ordering: .releasing)
         }
         thread.start()
     }
 
     /// What the child wrote to standard error so far.
     public var errors: String { collected.withLock { $0 } }
+
+    /// Everything the child wrote to standard error, once it has closed it (it exited);
+    /// throws `HangError` when that does not happen within `hangGuard`.
+    public func allErrors(hangGuard: Duration = .seconds(30)) async throws -> String {
+        try await eventually("the end of \(pid)'s standard error", hangGuard: hangGuard) {
+            errorsEnded.load(ordering: .acquiring)
+        }
+        return errors
+    }
 
     /// Sends a signal to the child while it runs. Once it has ended (and been reaped) the
     /// pid may belong to another process, so nothing is sent.

@@ -23,7 +23,7 @@ extension HTTPSpec: Decodable {
         }
         if let host = Self.authority(of: url.source), host.contains("{{") {
             fail("the host of an http url cannot be a template ('\(host)'): a message could send the request "
-                 + "anywhere; write the host in the file (or take it from ${VARIABLE})", url.position(line: 1, column: 1), .url)
+                 + "anywhere; write the host in the file (or take it from ${VARIABLE})", url.mark, .url)
         }
         let headers = try container.decodeIfPresent(OrderedMap<TemplateText>.self, forKey: .headers)
         for entry in headers?.entries ?? [] where !Self.isToken(entry.key) {

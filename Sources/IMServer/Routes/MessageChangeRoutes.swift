@@ -19,14 +19,9 @@ enum MessageChangeRoutes {
         let body = try context.decode(EditMessageRequest.self)
         try body.validate()
         guard let resolved = try await access.resolve(address) else { throw noMessage(id) }
-        do {
-            let message = try await context.core.store.editMessage(
-                MessageEdit(
-                    conversationID: resolved.entry.id, messageID: id, editor: access.session.userID, text: body.text))
-            return .message(message, status: 200)
-        } catch {
-            throw ErrorMapping.rethrow(error, about: .init(conversation: (resolved.entry, address)))
-        }
+        let message = try await context.core.store.editMessage(
+            MessageEdit(conversationID: resolved.entry.id, messageID: id, editor: access.session.userID, text: body.text))
+        return .message(message, status: 200)
     }
 
     static func delete(_ context: RequestContext) async throws -> Response {
@@ -40,16 +35,12 @@ enum MessageChangeRoutes {
         guard let stored = try await core.store.message(id: id), stored.conversationID == entry.id else {
             throw noMessage(id)
         }
-        do {
-            let message = try await core.store.deleteMessage(
-                MessageDeletion(
-                    conversationID: entry.id, messageID: id,
-                    by: ActingUser(id: session.userID, isServerAdministrator: session.isAdmin),
-                    notice: "\(session.username) deleted a message by \(stored.sender)"))
-            return .message(message, status: 200)
-        } catch {
-            throw ErrorMapping.rethrow(error, about: .init(conversation: (entry, address)))
-        }
+        let message = try await core.store.deleteMessage(
+            MessageDeletion(
+                conversationID: entry.id, messageID: id,
+                by: session.acting,
+                notice: "\(session.username) deleted a message by \(stored.sender)"))
+        return .message(message, status: 200)
     }
 
     /// The message id in the path.

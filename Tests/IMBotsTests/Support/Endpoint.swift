@@ -50,12 +50,5 @@ final class Endpoint: Sendable {
 func withEndpoint<T>(_ answer: @escaping @Sendable (Request, Latch) async -> Response,
                      _ body: (Endpoint) async throws -> T) async throws -> T {
     let endpoint = try Endpoint(answer)
-    do {
-        let result = try await body(endpoint)
-        await endpoint.shutdown()
-        return result
-    } catch {
-        await endpoint.shutdown()
-        throw error
-    }
+    return try await ensuring({ try await body(endpoint) }) { await endpoint.shutdown() }
 }

@@ -81,11 +81,8 @@ func withRunningRunner<T>(
 ) async throws -> T {
     let running = try RunningRunner(configuration, services: services)
     do {
-        let result = try await body(running)
-        await running.stop()
-        return result
+        return try await ensuring({ try await body(running) }) { await running.stop() }
     } catch {
-        await running.stop()
         // What the runner said, to tell why.
         for line in running.logs.lines.suffix(20) { print("runner log: \(line.level) \(line.message)") }
         if case .failure(let failure) = await running.task.result { print("runner failed: \(failure)") }
