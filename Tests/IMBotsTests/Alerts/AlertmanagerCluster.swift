@@ -164,7 +164,9 @@ final class AlertmanagerCluster: Sendable {
     /// second alert of one POST (a loaded machine) sends a notification with the first
     /// alone, then one with both: two different notifications where the tests count
     /// twins. (That is what made `haPairDedupe` admit two under full-suite load; the
-    /// bridge's dedupe was right to.) For the same reason every alert of a resolve gets
+    /// bridge's dedupe was right to. Against Debian's 0.25.0 at a load average of 16, 1 of
+    /// 301 POSTs of two alerts started 60 s before was flushed split, none of 601 with the
+    /// start ahead.) For the same reason every alert of a resolve gets
     /// the same `endsAt`, ahead of now: until then every flush sees them all firing,
     /// after it all resolved, never some of each.
     static func alerts(_ instances: [String], alertname: String, severity: String = "critical",

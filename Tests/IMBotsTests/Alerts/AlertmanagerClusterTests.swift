@@ -53,7 +53,7 @@ struct AlertmanagerClusterTests {
             guard seen.insert(dedupe.key(for: payload), now: time.wallMilliseconds), let notification = payload.notification
             else { return [] }
             admitted += 1
-            var effects = incidents.receive(notification, now: time.wallMilliseconds)
+            let effects = incidents.receive(notification, now: time.wallMilliseconds)
             for case .post(let key, _, _) in effects {
                 incidents.recordPosted(groupKey: key, messageID: MessageID(rawValue: 1))
             }
@@ -68,6 +68,14 @@ struct AlertmanagerClusterTests {
             let firing = try await receiver.waitForRequests(2)
             #expect(firing.count == 2, "both peers delivered the firing notification")
 
+            // Each copy must be the whole group: a copy with fewer alerts is a different
+            // notification (Alertmanager flushed the group between the alerts of one POST),
+            // which the bridge is right to admit as new.
+            for request in firing {
+                let instances = try WebhookFormat.alertmanager.decode(request.body).notification?.alerts
+                    .compactMap { $0.labels["instance"] }.sorted()
+                #expect(instances == ["db-7", "db-9"], "Alertmanager split the group: \(cluster.logs)")
+            }
             var bridge = try Bridge()
             var effects: [IncidentEffect] = []
             for request in firing {
