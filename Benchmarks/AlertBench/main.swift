@@ -29,13 +29,16 @@ final class Timings: Sendable {
     let answered = Mutex<[Double]>([])
     let delivered = Mutex<[Double]>([])
     let failures = Mutex(0)
+    /// The answers that were not 200, by status (0: no answer).
+    let refusals = Mutex<[Int: Int]>([:])
 
     func post(_ index: Int) { posted.withLock { $0[index] = .now } }
 
-    func answer(_ index: Int, ok: Bool) {
+    func answer(_ index: Int, status: Int) {
         let now = ContinuousClock.now
-        guard ok, let start = posted.withLock({ $0[index] }) else {
+        guard status == 200, let start = posted.withLock({ $0[index] }) else {
             failures.withLock { $0 += 1 }
+            refusals.withLock { $0[status, default: 0] += 1 }
             return
         }
         answered.withLock { $0.append(Stats.milliseconds(start, now)) }
@@ -126,7 +129,7 @@ try await withThrowingTaskGroup(of: Void.self) { group in
                 method: "POST", url: runnerURL + "/hooks/alertmanager",
                 headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
                 body: notification(index), timeout: .seconds(60)))
-            timings.answer(index, ok: answer?.status == 200)
+            timings.answer(index, status: answer?.status ?? 0)
         }
     }
     try await group.waitForAll()
@@ -141,7 +144,9 @@ print("| \(rate) webhooks/s for \(seconds) s, each a new alert group: webhook �
       + "| p50 \(Stats.ms(Stats.percentile(delivered, 0.5))), p99 \(Stats.ms(Stats.percentile(delivered, 0.99))) "
       + "(\(delivered.count) messages) |")
 print("| webhook answered 200 (stored and synced) | p50 \(Stats.ms(Stats.percentile(answered, 0.5))), "
-      + "p99 \(Stats.ms(Stats.percentile(answered, 0.99))); \(timings.failures.withLock { $0 }) not 200 |")
+      + "p99 \(Stats.ms(Stats.percentile(answered, 0.99))); \(timings.failures.withLock { $0 }) not 200"
+      + timings.refusals.withLock { $0 }.sorted { $0.key < $1.key }.map { " (\($0.value)× \($0.key == 0 ? "no answer" : String($0.key)))" }
+          .joined() + " |")
 print("| alerts delivered per second over the run | \(Int(Double(delivered.count) / elapsed)) |")
 print("| runner CPU per alert | \(String(format: "%.0f µs", (runner.cpuSeconds - cpuBefore) / Double(max(1, delivered.count)) * 1e6)) |")
 print("| runner RSS after the run | \(runner.rssKiB / 1024) MiB |")
