@@ -24,5 +24,8 @@ echo
 echo "### Bot runner (Benchmarks/BotBench)"
 .build/release/BotBench
 echo
+echo "### Alert bridge (Benchmarks/AlertBench)"
+.build/release/AlertBench
+echo
 echo "### PostgreSQL wake-ups (Benchmarks/NotifyBench)"
 .build/release/NotifyBench

@@ -178,13 +178,16 @@ import Testing
 
     @Test func plannedFeaturesSayTheyAreNotAvailableYet() throws {
         let text = header + """
+            webhooks: [ { path: /hooks/x, format: json, secret: s } ]
             rules:
               - name: r
                 when: { webhook: /hooks/x }
-                do: [ { delete: message } ]
+                do: [ { send: { to: "group:ops", text: "hi" } } ]
+                examples:
+                  - { text: "x", from: alice, expect: nothing }
             """
         #expect(Bots.errors(text) == [
-            "bot.yaml:5:22: the 'webhook' matcher is not available in this version",
+            "bot.yaml:9:9: examples are not available for webhook rules in this version",
         ])
     }
 

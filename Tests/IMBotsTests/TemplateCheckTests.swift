@@ -57,7 +57,8 @@ import Testing
             + "does not have"),
         ("{{member.nickname}}", "{ command: status }",
          "'{{member.nickname}}' is always empty in rule 'r': 'member' is set for member events (member_joined, "
-            + "member_left, member_kicked, member_banned, member_unbanned, member_muted, member_unmuted, role_changed), "
+            + "member_left, member_kicked, member_banned, member_unbanned, member_muted, member_unmuted, role_changed, "
+                + "join_requested), "
             + "and the rule handles message events (its 'event:' says which)"),
         ("{{message.txt}}", "{ command: status }",
          "unknown template variable 'message.txt' (did you mean 'message.text'?): 'message' has no field 'txt' "
@@ -210,8 +211,8 @@ import Testing
             }
         }
         let provided: Set<TemplateVariable.Source> = kind == "message"
-            ? [.always, .messageEvents, .command, .regex, .state, .httpResult]
-            : [.always, .memberEvents, .command, .regex, .state, .httpResult]
+            ? [.always, .feed, .messageEvents, .command, .regex, .state, .httpResult]
+            : [.always, .feed, .memberEvents, .command, .regex, .state, .httpResult]
         for row in TemplateVariables.all where provided.contains(row.source) {
             let parts = row.parts.flatMap { part -> [String] in
                 switch part {

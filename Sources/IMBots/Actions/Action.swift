@@ -37,6 +37,8 @@ public enum ActionKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case showCase = "case"
     /// A mute or ban case reversed (`/undo N`).
     case undo
+    /// An alert group's living message (webhook rules).
+    case incident
 
     /// The name as written in bot files.
     public var description: String { rawValue }
@@ -68,6 +70,7 @@ enum ActionSpec: Sendable {
     case increment(IncrementSpec)
     case stop
     case moderation(ModerationSpec)
+    case incident(IncidentSpec)
 
     var kind: ActionKind {
         switch self {
@@ -80,6 +83,7 @@ enum ActionSpec: Sendable {
         case .increment: .increment
         case .stop: .stop
         case .moderation(let spec): spec.kind
+        case .incident: .incident
         }
     }
 
@@ -108,8 +112,21 @@ enum ActionSpec: Sendable {
             return []
         case .moderation(let spec):
             return spec.templates
+        case .incident(let spec):
+            return [spec.to.text] + [spec.title, spec.line].compactMap { $0 }
         }
     }
+}
+
+/// `incident: {to, flap_hold, title, line}`: the living message of each alert group.
+struct IncidentSpec: Sendable {
+    let to: AddressTemplate
+    /// How long a resolve is held before it shows (the flap damper).
+    let flapHold: Duration
+    /// The title template (`{{incident.commonLabels.alertname}}`); nil: the built-in one.
+    let title: TemplateText?
+    /// One alert's line (`{{alert.labels.instance}}: {{alert.annotations.summary}}`).
+    let line: TemplateText?
 }
 
 /// `reply: TEXT` or `reply: {text, quote}`.

@@ -110,6 +110,8 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
     case state([StateChange])
     /// A moderation action's acts, cases, strike and messages.
     case moderation(ModerationEffect)
+    /// An alert group's living message.
+    case incident(IncidentRequest)
 
     /// One line: `to user:alice "Hi"`, `POST https://... -> 201`...
     public var description: String {
@@ -127,6 +129,8 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
             return changes.map { "\($0.key) = \($0.value.interpolatedText)" }.joined(separator: ", ")
         case .moderation(let effect):
             return effect.description
+        case .incident(let request):
+            return "incident in \(request.to)"
         }
     }
 }
@@ -159,7 +163,7 @@ public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         /// A rendered address is not one (`to:` rendered to `group:`).
         case invalidAddress = "invalid_address"
-        /// A message rendered empty, or longer than a message may be.
+        /// A message rendered empty.
         case invalidText = "invalid_text"
         /// The event has no conversation to reply in.
         case noConversation = "no_conversation"

@@ -99,7 +99,7 @@ struct RuleRun {
         func fail(_ code: ActionError.Code, _ message: String) -> ActionError {
             ActionError(code: code, message: message, rule: ruleName, actionIndex: index)
         }
-        let key = IdempotencyKey.make(bot: decision.bot, position: event.position, rule: rule, actionIndex: index)
+        let key = IdempotencyKey.make(bot: decision.bot, scope: event.idempotencyScope, rule: rule, actionIndex: index)
         switch action.spec {
         case .reply(let spec):
             guard let conversation = event.conversation else {
@@ -130,13 +130,7 @@ struct RuleRun {
             } catch {
                 throw fail(.invalidProfile, "the rendered profile is invalid: \((error as? APIError)?.message ?? "\(error)")")
             }
-            if performs {
-                do {
-                    try await effects.updateProfile(update)
-                } catch {
-                    throw fail(.effectFailed, "updating the profile failed: \(error)")
-                }
-            }
+            try await perform("updating the profile", fail) { try await effects.updateProfile(update) }
             return .profile(update)
         case .http(let spec):
             return try await http(spec, key: key, root: root, effects: effects, fail)
@@ -164,6 +158,12 @@ struct RuleRun {
             return .state([])
         case .moderation(let spec):
             return try await moderation(spec, key: key, index: index, root: root, effects: effects, fail)
+        case .incident(let spec):
+            let request = IncidentRequest(
+                to: try address(spec.to, root, fail), rule: rule, actionIndex: index, flapHold: spec.flapHold,
+                templates: IncidentRenderer.Templates(title: spec.title?.template, line: spec.line?.template))
+            try await perform("the incident in \(request.to)", fail) { try await effects.incident(request) }
+            return .incident(request)
         }
     }
 
@@ -190,16 +190,24 @@ struct RuleRun {
         stateChanged = true
     }
 
+    /// Runs an effect when the rule performs; its failure is the action's.
+    private func perform(_ what: String, _ fail: (ActionError.Code, String) -> ActionError,
+                         _ effect: () async throws -> Void) async throws(ActionError) {
+        guard performs else { return }
+        do {
+            try await effect()
+        } catch {
+            throw fail(.effectFailed, "\(what) failed: \(error)")
+        }
+    }
+
     private func text(_ template: TemplateText, _ root: TemplateValue,
                       _ fail: (ActionError.Code, String) -> ActionError) throws(ActionError) -> String {
         let text = template.render(root)
         if text.allSatisfy(\.isWhitespace) {
             throw fail(.invalidText, "the message text rendered empty (template: \(template.source))")
         }
-        if text.count > Limits.messageTextLength.upperBound {
-            throw fail(.invalidText, "the message text is \(text.count) characters long; "
-                       + "at most \(Limits.messageTextLength.upperBound) are allowed")
-        }
+        // A text longer than a message may be is split into parts when it is queued.
         return text
     }
 

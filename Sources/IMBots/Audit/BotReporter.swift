@@ -72,6 +72,23 @@ struct BotReporter: Sendable {
             detail: "the conversation's outbox was full (\(cap) messages): \"\(message.text)\""))
     }
 
+    /// An alert the outbox could not take (its conversation's queue full of alerts).
+    func refused(_ message: PendingMessage, version: String) {
+        metrics.alertRefused(bot: bot)
+        logger.error("bot \(bot): the outbox of \(message.to) is full of alerts; an alert could not be queued")
+        audit.record(entry(
+            rule: message.rule, version: version, action: message.action, mode: "enforce", outcome: "refused",
+            conversation: message.to, event: nil,
+            detail: "the conversation's outbox was full of alerts: \"\(message.text)\""))
+    }
+
+    /// A webhook the inbox could not store: answered 503, so its sender tries again.
+    func webhookRefused(path: String, reason: String, version: String) {
+        logger.warning("bot \(bot): webhook on \(path) answered 503: \(reason)")
+        audit.record(entry(rule: "-", version: version, action: "webhook", mode: "enforce", outcome: "refused",
+                           conversation: nil, event: nil, detail: "\(path): \(reason); answered 503 with Retry-After"))
+    }
+
     /// A feed event a full conversation lane dropped.
     func shed(_ event: Event, cap: Int, version: String) {
         metrics.shed(bot: bot, .event)

@@ -40,7 +40,8 @@ struct EventHandler: Sendable {
             parts.metrics.eventHandled(bot: parts.name)
             return
         }
-        if lanes.isBusy(with: event) {
+        // A command a service answers (with calls of its own) waits in the lane too.
+        if lanes.isBusy(with: event) || parts.taps.tap(for: event, bot: session.identity) != nil {
             lanes.accept(event)
             return
         }
@@ -60,6 +61,7 @@ struct EventHandler: Sendable {
     /// An event a lane took over: decided again with the state of now, and handled.
     /// False when stopped midway (it stays in the journal for the next start).
     func handleAccepted(_ event: Event) async -> Bool {
+        if let tap = parts.taps.tap(for: event, bot: session.identity) { return await answer(event, with: tap) }
         let rules = parts.rules.now
         guard let decided = await decide(event, rules) else {
             parts.journal.record(.handled(position: event.position, state: [], messages: []))
@@ -68,6 +70,17 @@ struct EventHandler: Sendable {
         }
         parts.moderation.windows.record(decided.decision.windowHits, at: decided.context.now.milliseconds)
         return await act(decided, rules, event: event)
+    }
+
+    /// A command a service answers: its replies are recorded with the event as handled.
+    private func answer(_ event: Event, with tap: any CommandTap) async -> Bool {
+        let role = await senders.role(of: event.message?.sender, in: event)
+        let replies = await tap.handle(event, role: role)
+        guard !Task.isCancelled else { return false }
+        parts.journal.record(.handled(position: event.position, state: [], messages: replies))
+        outbox.offer(replies)
+        parts.metrics.eventHandled(bot: parts.name)
+        return true
     }
 
     private struct Decided {
@@ -120,7 +133,7 @@ struct EventHandler: Sendable {
         guard !Task.isCancelled else { return false }
         parts.metrics.actionLatency(bot: parts.name, seconds: (parts.time.elapsed - started).seconds)
         parts.reporter.record(report, event: event, version: rules.definition.version)
-        let messages = effects.messages.map { PendingMessage($0, position: event.position) }
+        let messages = effects.messages.flatMap { PendingMessage.parts(of: $0, position: event.position) }
         parts.journal.record(.handled(position: event.position, state: report.operations, messages: messages))
         outbox.offer(messages)
         parts.metrics.eventHandled(bot: parts.name)

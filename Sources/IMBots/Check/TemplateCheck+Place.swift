@@ -59,7 +59,8 @@ extension TemplateCheck {
             let name = path.joined(separator: ".")
             let prefix = path[..<index].joined(separator: ".")
             let field = path[index]
-            let hint = Self.suggestion(for: field, among: node.fieldNames).map { " (did you mean '\(prefix).\($0)'?)" } ?? ""
+            // Among the names themselves: `labls` is close to `labels`, not to `labels.NAME`.
+            let hint = Self.suggestion(for: field, among: node.fields.map(\.name)).map { " (did you mean '\(prefix).\($0)'?)" } ?? ""
             let fields = node.fieldNames.joined(separator: ", ")
             switch source {
             case .regex where index == 1:
@@ -78,11 +79,16 @@ extension TemplateCheck {
         /// `{{member.nickname}}` in a rule for messages, `{{args}}` without a command...
         private func unavailable(_ name: String, _ root: String, _ source: TemplateVariable.Source) -> String {
             let head = "'{{\(name)}}' is always empty in rule '\(rule.name)': "
+            if rule.webhook != nil {
+                return head + "'\(root)' is set for \(source.description), and the rule takes webhooks (its 'webhook:')"
+            }
             switch source {
             case .command:
                 return head + "'\(root)' is set by a 'command' matcher, which the rule does not have"
             case .regex:
                 return head + "'\(root)' holds the groups of a text 'regex', which the rule does not have"
+            case .webhook:
+                return head + "'\(root)' is a webhook's body, and the rule is not a webhook rule (when: { webhook: PATH })"
             default:
                 return head + "'\(root)' is set for \(source.description), and the rule handles \(rule.events) events"
                     + " (its 'event:' says which)"

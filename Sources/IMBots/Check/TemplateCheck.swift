@@ -4,8 +4,9 @@ import YAMLCoding
 /// Checks every template of a bot's rules down to the leaf: each name it reads must be a
 /// path of ``TemplateVariables`` that the rule provides (its events, its matchers), with
 /// the rule's own regex groups, the bot's declared state keys and the `as` names of
-/// earlier `http` actions filled in. Every other path is reported at its tag, with a
-/// suggestion where one is close.
+/// earlier `http` actions filled in, and a webhook rule's payload as its route's format
+/// gives it (``AlertTemplatePaths``; an incident's `title:` and `line:` read their own
+/// values). Every other path is reported at its tag, with a suggestion where one is close.
 ///
 /// Names inside a `{{#section}}` may belong to the item being repeated, which no check
 /// can know; only the section's own name is judged there.
@@ -14,6 +15,8 @@ struct TemplateCheck {
     /// The bot's declared state keys; nil when not all of them are known (a rule that did
     /// not decode may write others), so that every state key is accepted.
     let state: TemplateShape?
+    /// The formats of the bot's webhook routes, by path.
+    var webhooks: [String: WebhookFormat] = [:]
 
     /// The problems of one rule's templates.
     func problems(in rule: Rule) -> [BotConfigError] {
@@ -23,10 +26,11 @@ struct TemplateCheck {
             let earlier = rule.results.filter { $0.location < action.location }.map(\.name)
             let later = Set(rule.results.map(\.name)).subtracting(earlier)
             let groups = rule.decodedWhen ? rule.when.regexGroups ?? [] : nil
-            let names = TemplateShape.Names(groups: groups, state: state, results: earlier)
+            let payload = rule.webhook.flatMap { webhooks[$0.path] }.map(AlertTemplatePaths.payload)
+            let names = TemplateShape.Names(groups: groups, state: state, results: earlier, payload: payload)
             let shape = TemplateShape.make(TemplateVariables.all, names: names)
             let place = Place(rule: rule, provided: provided, shape: shape, later: later)
-            for text in action.spec.templates {
+            for (text, place) in Self.places(of: action, rule: rule, place) {
                 for reference in text.template.references where Self.isJudged(reference) {
                     guard let message = place.problem(with: reference) else { continue }
                     let mark = text.position(line: reference.line, column: reference.column)
@@ -36,6 +40,15 @@ struct TemplateCheck {
             }
         }
         return problems
+    }
+
+    /// Each template of `action` with what it reads: the rule's variables, except for an
+    /// incident's `title:` (`incident`) and `line:` (`alert`).
+    private static func places(of action: Action, rule: Rule, _ place: Place) -> [(TemplateText, Place)] {
+        guard case .incident(let spec) = action.spec else { return action.spec.templates.map { ($0, place) } }
+        func own(_ shape: TemplateShape) -> Place { Place(rule: rule, provided: [.webhook], shape: shape, later: []) }
+        return [(spec.to.text, place)] + [spec.title.map { ($0, own(AlertTemplatePaths.title())) },
+                                          spec.line.map { ($0, own(AlertTemplatePaths.line())) }].compactMap { $0 }
     }
 
     /// Names the check can judge: outside every section that pushes a context, not partials.
@@ -48,6 +61,7 @@ struct TemplateCheck {
         // A `when` that did not decode is reported itself; what it would provide is not known.
         guard rule.decodedWhen else { return Set(TemplateVariable.Source.allCases) }
         var sources: Set<TemplateVariable.Source> = [.always, .state, .httpResult]
+        sources.insert(rule.webhook == nil ? .feed : .webhook)
         for source in TemplateVariable.Source.allCases {
             if let types = source.eventTypes, types.contains(where: rule.events.accepts) { sources.insert(source) }
         }

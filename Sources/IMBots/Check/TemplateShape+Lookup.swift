@@ -26,7 +26,7 @@ extension TemplateShape {
                 if part == "length" {
                     node = TemplateShape(type: .number, source: node.source)
                 } else if TemplateValue.position(part) != nil {
-                    node = TemplateShape(type: item, source: node.source)
+                    node = node.item ?? TemplateShape(type: item, source: node.source)
                 } else if Int(part) != nil {
                     return .badPosition(index: index)
                 } else {

@@ -1,6 +1,6 @@
 /// The variables one place in a rule can read, as a tree: the rows of
 /// ``TemplateVariables`` with the rule's own names filled in (its regex groups, the bot's
-/// state keys, the `as` names of its earlier `http` actions).
+/// state keys, the `as` names of its earlier `http` actions, a webhook rule's payload).
 ///
 /// A class: the tree is built once per action and only read afterwards.
 final class TemplateShape {
@@ -12,6 +12,8 @@ final class TemplateShape {
     private(set) var fields: [(name: String, shape: TemplateShape)] = []
     /// The shape of any other name (`attrs.*`, `headers.*`).
     private(set) var anyName: TemplateShape?
+    /// The shape of one item of a list whose items have fields (`payload.alerts.#`).
+    private(set) var item: TemplateShape?
 
     init(type: TemplateType = .object, source: TemplateVariable.Source = .always) {
         self.type = type
@@ -57,6 +59,9 @@ final class TemplateShape {
         var state: TemplateShape?
         /// `{as}`: the `as` names of the earlier `http` actions.
         var results: [String] = []
+        /// `{payload}`: the body of a webhook rule's route (``AlertTemplatePaths``); nil
+        /// when not known, so that anything below `payload` is accepted.
+        var payload: TemplateShape?
     }
 
     /// Every concrete path a row stands for; `below` is a shape to graft at its end.
@@ -76,6 +81,9 @@ final class TemplateShape {
                 // The state node itself carries the declared keys.
                 let state = names.state ?? TemplateShape(type: .any, source: .state)
                 paths = paths.map { ($0.parts, state) }
+            case "{payload}":
+                let payload = names.payload ?? TemplateShape(type: .any, source: .webhook)
+                paths = paths.map { ($0.parts, payload) }
             default:
                 paths = paths.map { ($0.parts + [part], $0.below) }
             }
@@ -90,6 +98,9 @@ final class TemplateShape {
         if first == "*" {
             node = anyName ?? TemplateShape(source: row.source)
             anyName = node
+        } else if first == "#" {
+            node = item ?? TemplateShape(source: row.source)
+            item = node
         } else if let existing = fields.first(where: { $0.name == first })?.shape {
             node = existing
         } else {
@@ -101,6 +112,7 @@ final class TemplateShape {
                 node.type = below.type
                 node.fields = below.fields
                 node.anyName = below.anyName
+                node.item = below.item
             } else {
                 node.type = row.type
             }

@@ -6,7 +6,10 @@ import IMProtocol
 /// A path is written with dots. Besides names, a part may be:
 /// - `*`: any one name (a profile field, a response header), each holding `type`;
 /// - `{group}`, `{key}`, `{as}`: the rule's own regex groups, the bot's state keys, and
-///   the `as` names of the rule's earlier `http` actions, filled in per rule.
+///   the `as` names of the rule's earlier `http` actions, filled in per rule;
+/// - `{payload}`: a webhook rule's body, whose shape its route's format gives
+///   (``AlertTemplatePaths``);
+/// - `#`: an item of the list above it (`payload.alerts.#.status`), read as `alerts.1`.
 ///
 /// A row of type `.any` accepts anything below it (a JSON body); a `.list` accepts
 /// `.length` and positions from 1 (`argv.1`).
@@ -38,12 +41,14 @@ struct TemplateVariable: Sendable {
     /// The path as docs write it: `sender.attrs.NAME`, `match.GROUP`, `state.KEY`,
     /// `AS.status`.
     var written: String {
-        parts.map { part in
+        parts.compactMap { part in
             switch part {
             case "*": "NAME"
+            case "#": "N"
             case "{group}": "GROUP"
             case "{key}": "KEY"
             case "{as}": "AS"
+            case "{payload}": nil
             default: part
             }
         }.joined(separator: ".")
@@ -53,6 +58,10 @@ struct TemplateVariable: Sendable {
     enum Source: Sendable, Hashable, CaseIterable {
         /// Every event.
         case always
+        /// Every feed event (a webhook delivery has no sender or conversation).
+        case feed
+        /// A webhook rule's delivery.
+        case webhook
         /// Message events.
         case messageEvents
         /// Member events (`member_joined`, `member_left`, ...).
@@ -79,6 +88,8 @@ struct TemplateVariable: Sendable {
         var description: String {
             switch self {
             case .always: "every event"
+            case .feed: "every feed event"
+            case .webhook: "webhook rules"
             case .messageEvents: "message events"
             case .memberEvents:
                 "member events (" + BotEvent.memberEventTypes.map(\.rawValue).joined(separator: ", ") + ")"

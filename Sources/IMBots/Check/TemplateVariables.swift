@@ -2,12 +2,13 @@
 /// one docs/rules.md lists (a test keeps the two the same, and another checks that
 /// `TemplateContext` builds exactly these paths).
 ///
-/// To add variables (webhook payloads, alerts), add rows here, with a `Source` of their
-/// own when they exist only for some rules; `TemplateCheck` and the docs test pick them up.
+/// To add variables, add rows here, with a `Source` of their own when they exist only for
+/// some rules; `TemplateCheck` and the docs test pick them up. A webhook body's fields,
+/// which depend on the route's format, are ``AlertTemplatePaths``' rows.
 enum TemplateVariables {
     /// The rows, in the order the docs list them. An object's first field is the one
     /// `check` suggests for a bare `{{object}}`.
-    static let all: [TemplateVariable] = user("sender", .always, "whoever caused the event")
+    static let all: [TemplateVariable] = user("sender", .feed, "whoever caused the event")
         + user("member", .memberEvents, "the member a member event is about")
         + [
             TemplateVariable("message.text", .text, .messageEvents, "the message's text"),
@@ -16,10 +17,10 @@ enum TemplateVariables {
             TemplateVariable("message.created_at", .time, .messageEvents, "when it was sent"),
             TemplateVariable("message.reply_to", .text, .messageEvents,
                              "the id of the message it answers; empty when it answers none"),
-            TemplateVariable("conversation.address", .text, "`user:alice`, `group:ops`, `room:lobby`"),
-            TemplateVariable("conversation.id", .text, "the conversation's id"),
-            TemplateVariable("conversation.kind", .text, "`direct`, `group` or `room`"),
-            TemplateVariable("conversation.name", .text,
+            TemplateVariable("conversation.address", .text, .feed, "`user:alice`, `group:ops`, `room:lobby`"),
+            TemplateVariable("conversation.id", .text, .feed, "the conversation's id"),
+            TemplateVariable("conversation.kind", .text, .feed, "`direct`, `group` or `room`"),
+            TemplateVariable("conversation.name", .text, .feed,
                              "the group's or room's name, or the other user's in a direct conversation"),
             TemplateVariable("match.{group}", .text, .regex,
                              "`match.0`: the whole match of the rule's `regex`; `match.1`...: its groups; "
@@ -45,6 +46,9 @@ enum TemplateVariables {
             TemplateVariable("event.type", .text, "`message`, `member_joined`, ..."),
             TemplateVariable("event.position", .number, "the event's position in the bot's feed"),
             TemplateVariable("event.at", .time, "when the event happened"),
+            TemplateVariable("payload.{payload}", .any, .webhook,
+                             "the webhook's body: checked to the leaf on `alertmanager` and `grafana` routes (their "
+                                 + "fields are in alerts.md), not below `payload` on `json` routes"),
             TemplateVariable("{as}.status", .number, .httpResult, "the response's status code"),
             TemplateVariable("{as}.ok", .boolean, .httpResult, "true for a 2xx status"),
             TemplateVariable("{as}.text", .text, .httpResult, "the body as text"),

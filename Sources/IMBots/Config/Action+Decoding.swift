@@ -4,7 +4,7 @@ import YAMLCoding
 extension Action: Decodable {
     /// The action names; the second group is moderation's (`ModerationSpec+Decoding.swift`).
     enum Key: String, CodingKey, CaseIterable {
-        case reply, send, forward, updateProfile, http, set, increment, stop
+        case reply, send, forward, updateProfile, http, set, increment, stop, incident
         case delete, mute, unmute, kick, ban, unban, warn, approve, deny, slowMode, joinPolicy, strike, report, verify
         case `case`, undo
     }
@@ -40,6 +40,7 @@ extension Action: Decodable {
         case .http: spec = .http(try container.decode(HTTPSpec.self, forKey: key))
         case .set: spec = .set(try container.decode(SetSpec.self, forKey: key).assignments)
         case .increment: spec = .increment(try container.decode(IncrementSpec.self, forKey: key))
+        case .incident: spec = .incident(try container.decode(IncidentSpec.self, forKey: key))
         case .stop:
             let value = try container.decode(Located<Bool>.self, forKey: key)
             guard value.value else {
@@ -136,6 +137,19 @@ extension AddressTemplate: Decodable {
                 at: text.mark, path: decoder.codingPath)
         }
         self.init(text: text)
+    }
+}
+
+extension IncidentSpec: Decodable {
+    enum Key: String, CodingKey, CaseIterable { case to, flapHold, title, line }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let hold = try container.decodeIfPresent(ConfigDuration.self, forKey: .flapHold)
+        self.init(to: try container.decode(AddressTemplate.self, forKey: .to),
+                  flapHold: .milliseconds(Int64((hold?.seconds ?? 300) * 1000)),
+                  title: try container.decodeIfPresent(TemplateText.self, forKey: .title),
+                  line: try container.decodeIfPresent(TemplateText.self, forKey: .line))
     }
 }
 

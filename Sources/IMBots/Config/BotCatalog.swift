@@ -1,7 +1,7 @@
 import Foundation
 
 /// Bot files read the way the runner takes them: each loaded and checked, a bot whose
-/// name or account an earlier file already uses refused, and, with
+/// name, account or a webhook path an earlier file already uses refused, and, with
 /// ``runningExamples()``, a file whose examples fail refused too.
 ///
 /// `switchboard check`, the runner's start and its reloads all read bots through this one
@@ -51,6 +51,9 @@ public struct BotCatalog: Sendable {
                 } else if let other = accepted.first(where: { $0.account.username == found.account.username }) {
                     problems = ["\(file): account '\(found.account.username)' is also used by bot '\(other.name)' in "
                                 + other.file]
+                } else if let shared = sharedWebhook(found, among: accepted) {
+                    problems = ["\(file): webhook path \(shared.path) is also served by bot '\(shared.bot.name)' in "
+                                + shared.bot.file]
                 }
                 if problems.isEmpty { accepted.append(found) } else { bot = nil }
             }
@@ -58,6 +61,16 @@ public struct BotCatalog: Sendable {
                               problems: problems))
         }
         return BotCatalog(files: files)
+    }
+
+    /// A bot of `others` that serves one of `bot`'s webhook paths (the runner has one
+    /// listener), and the path.
+    private static func sharedWebhook(_ bot: BotDefinition,
+                                      among others: [BotDefinition]) -> (bot: BotDefinition, path: String)? {
+        for other in others {
+            if let path = bot.webhooks.map(\.path).first(where: { other.webhook(path: $0) != nil }) { return (other, path) }
+        }
+        return nil
     }
 
     /// Reads every `*.yaml` and `*.yml` file of `folder` (not its subfolders), in name

@@ -45,7 +45,8 @@ extension BotDefinition {
 
         let state = parsed.knowsAllState
             ? TemplateCheck.declaredState(initial: parsed.state ?? [:], rules: parsed.rules) : nil
-        let templates = TemplateCheck(file: file, state: state)
+        let formats = Dictionary(parsed.webhooks.map { ($0.path, $0.route.format) }, uniquingKeysWith: { first, _ in first })
+        let templates = TemplateCheck(file: file, state: state, webhooks: formats)
         for rule in parsed.rules { errors += templates.problems(in: rule) }
 
         var profile: Profile?
@@ -65,6 +66,8 @@ extension BotDefinition {
             profile = Profile(nickname: section.nickname, signature: section.signature,
                               avatarPath: avatarPath, attrs: section.attrs ?? [:])
         }
+
+        let dedupe = Self.checkWebhookRules(parsed, file: file) { errors.append($0) }
 
         if let listen = parsed.listen, listen.isEmpty {
             report(.invalidValue, "'listen' is empty, so the bot would handle nothing "
@@ -95,7 +98,8 @@ extension BotDefinition {
             groupSettings: Dictionary((parsed.join ?? []).compactMap { target -> (String, GroupSettings)? in
                 guard case .group(let name) = target.address, let settings = target.settings else { return nil }
                 return (name, settings)
-            }, uniquingKeysWith: { _, last in last }))
+            }, uniquingKeysWith: { _, last in last }),
+            webhooks: parsed.webhooks, dedupe: dedupe)
     }
 }
 

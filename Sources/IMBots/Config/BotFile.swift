@@ -26,6 +26,10 @@ struct BotFile: Decodable, Sendable {
     /// key the bot declares is known (the template check accepts any key otherwise).
     var knowsAllState = true
     var moderation: ModerationSection?
+    /// The `webhooks:` entries that read without problems (theirs are reported).
+    var webhooks: [WebhookEndpoint] = []
+    /// Where `webhooks:` is written.
+    var webhooksMark: YAMLMark?
 
     /// Reads every section even when an earlier one is wrong, so that `check` reports the
     /// problems of the whole file at once (the loader refuses the file if there are any).
@@ -34,7 +38,8 @@ struct BotFile: Decodable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if container.contains(.webhooks) {
             let node = try container.decode(YAMLNode.self, forKey: .webhooks)
-            context.report(.notAvailable, "'webhooks' is not available in this version", at: node.mark)
+            webhooksMark = node.mark
+            webhooks = Self.webhooks(node, context)
         }
         bot = try context.attempt { try container.decode(Name.self, forKey: .bot) } ?? Name.unnamed
         account = try context.attempt { try container.decode(AccountSection.self, forKey: .account) }
@@ -58,6 +63,29 @@ struct BotFile: Decodable, Sendable {
 }
 
 extension BotFile {
+    /// The entries of `webhooks:`, each checked; every problem is recorded.
+    private static func webhooks(_ node: YAMLNode, _ context: BotDecoding) -> [WebhookEndpoint] {
+        guard let items = node.sequence else {
+            context.record(context.error(.typeMismatch, "'webhooks' must be a list of entries (- path: …)", at: node.mark))
+            return []
+        }
+        var endpoints: [WebhookEndpoint] = []
+        for item in items {
+            do {
+                let endpoint = try WebhookRoute.parse(yaml: item, file: context.file) { context.variable(at: $0) }
+                if endpoints.contains(where: { $0.path == endpoint.path }) {
+                    context.record(context.error(.invalidValue, "webhook path '\(endpoint.path)' is listed twice",
+                                                 at: item["path"]?.mark ?? item.mark))
+                } else {
+                    endpoints.append(endpoint)
+                }
+            } catch {
+                for problem in error.errors { context.record(problem) }
+            }
+        }
+        return endpoints
+    }
+
     /// The rules that decode: a broken rule is reported and left out, so the others are
     /// checked, and so are the checks across the file (duplicate names, examples).
     private static func rules(in container: KeyedDecodingContainer<CodingKeys>,

@@ -7,7 +7,7 @@ extension ConditionSet: Decodable {
     enum Key: String, CodingKey, CaseIterable {
         case text, command, from, member, `in`, direct, group, room, mentionsMe, event, any, not
         case hours, days, timezone
-        case webhook, match
+        case webhook, match, absentFor
         case rate, repeated, links, mentions, state, schedule, missed, quiet
     }
 
@@ -24,6 +24,7 @@ extension ConditionSet: Decodable {
         var days: Set<Int>?
         var zone: TimeZone?
         var triggers: [Key] = []
+        var webhook: WebhookParts?
 
         for key in container.allKeys {
             switch key {
@@ -77,16 +78,20 @@ extension ConditionSet: Decodable {
                                                                              context: context)))
             case .schedule, .missed, .quiet:
                 triggers.append(key)
-            case .webhook, .match:
-                let node = try container.decode(YAMLNode.self, forKey: key)
-                throw context.failure(.notAvailable,
-                    "the '\(key.stringValue)' matcher is not available in this version",
-                    at: node.mark, path: container.codingPath + [key])
+            case .webhook, .match, .absentFor:
+                var parts = webhook ?? WebhookParts()
+                try parts.decode(key, from: container, context)
+                webhook = parts
             }
         }
         if !triggers.isEmpty {
             conditions.append(.moderation(try ModerationCondition.decodeTrigger(in: container, nested: nested, zone: zone,
                                                                           context: context)))
+        }
+        if let webhook {
+            let trigger = try webhook.condition(nested: nested, others: !conditions.isEmpty || events != nil
+                                                    || timeIndex != nil, decoder: decoder)
+            conditions.append(.webhook(trigger))
         }
         if let timeIndex {
             conditions.insert(.time(TimeWindow(hours: hours, days: days, timezone: zone)), at: timeIndex)
@@ -96,6 +101,65 @@ extension ConditionSet: Decodable {
                                   at: decoder.mark, path: decoder.codingPath)
         }
         self.init(conditions: conditions, events: events)
+    }
+}
+
+/// `webhook:`, `match:` and `absent_for:`, read in any order, checked together.
+private struct WebhookParts {
+    var path: Located<String>?
+    var match: PayloadMatch?
+    var matchMark: YAMLMark?
+    var absentFor: Located<ConfigDuration>?
+
+    mutating func decode(_ key: ConditionSet.Key, from container: KeyedDecodingContainer<ConditionSet.Key>,
+                         _ context: BotDecoding) throws {
+        switch key {
+        case .webhook:
+            let path = try container.decode(Located<String>.self, forKey: key)
+            if !path.value.hasPrefix("/") {
+                throw context.failure(.invalidValue, "webhook '\(path.value)' must be a path such as /hooks/alertmanager",
+                                      at: path.mark, path: container.codingPath + [key])
+            }
+            self.path = path
+        case .match:
+            let node = try container.decode(YAMLNode.self, forKey: key)
+            matchMark = node.mark
+            do {
+                match = try PayloadMatch(yaml: node, file: context.file)
+            } catch {
+                throw context.failure(error.errors, path: container.codingPath + [key])
+            }
+        default:
+            absentFor = try container.decode(Located<ConfigDuration>.self, forKey: key)
+        }
+    }
+
+    /// The trigger; `webhook` must be there, at the top of the rule, alone with its keys.
+    func condition(nested: Bool, others: Bool, decoder: any Decoder) throws -> WebhookCondition {
+        let context = decoder.botDecoding
+        guard let path else {
+            throw context.failure(.missingKey, "'\(matchMark != nil ? "match" : "absent_for")' needs 'webhook: PATH' "
+                                  + "(the webhooks entry it reads)", at: matchMark ?? absentFor?.mark ?? decoder.mark,
+                                  path: decoder.codingPath)
+        }
+        if nested {
+            throw context.failure(.invalidValue, "'webhook' can only be set at the top of a rule's 'when'",
+                                  at: path.mark, path: decoder.codingPath)
+        }
+        if others {
+            throw context.failure(.invalidValue, "a webhook rule's 'when' holds only webhook, match and absent_for "
+                                  + "(a webhook has no text, sender or conversation)", at: decoder.mark,
+                                  path: decoder.codingPath)
+        }
+        var interval: Duration?
+        if let absentFor {
+            guard absentFor.value.seconds >= 1 else {
+                throw context.failure(.invalidValue, "absent_for must be at least 1s", at: absentFor.mark,
+                                      path: decoder.codingPath)
+            }
+            interval = .milliseconds(Int64(absentFor.value.seconds * 1000))
+        }
+        return WebhookCondition(path: path.value, match: match, absentFor: interval)
     }
 }
 

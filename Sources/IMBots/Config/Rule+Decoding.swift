@@ -12,9 +12,14 @@ extension Rule: Decodable {
     public convenience init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
         let container = try decoder.container(keyedBy: Key.self)
+        var dedupe: DedupeSpec?
         if container.contains(.dedupe) {
             let node = try container.decode(YAMLNode.self, forKey: .dedupe)
-            context.report(.notAvailable, "'dedupe' is not available in this version", at: node.mark)
+            do {
+                dedupe = try DedupeSpec(yaml: node, file: context.file)
+            } catch {
+                for problem in error.errors { context.record(problem) }
+            }
         }
         // Each part is read even when one before it is wrong, so every problem is reported;
         // the rule is then built from stand-ins, and the loader refuses the file.
@@ -39,6 +44,6 @@ extension Rule: Decodable {
         }
         self.init(name: name.value, mode: mode, location: SourceLocation(file: context.file, mark: decoder.mark),
                   when: (when ?? nil) ?? .empty, actions: actions ?? [], examples: examples, results: results,
-                  decodedWhen: when != nil, decodedActions: actions != nil)
+                  decodedWhen: when != nil, decodedActions: actions != nil, dedupe: dedupe)
     }
 }

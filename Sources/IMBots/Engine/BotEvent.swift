@@ -18,6 +18,12 @@ public struct BotEvent: Sendable {
     public var senderJoinedAt: Timestamp? = nil
     /// The `schedule` or `quiet` trigger a timer event is for (its id); nil for feed events.
     public var trigger: String? = nil
+    /// A webhook delivery's payload; nil for feed events.
+    public var payload: WebhookPayload?
+    /// The listener path a webhook delivery came in on.
+    public var webhookPath: String?
+    /// What message ids and idempotency keys of what no feed event caused derive from.
+    private var scope: String?
 
     /// Wraps a feed event.
     public init(event: Event, sender: User? = nil, senderRole: MemberRole? = nil, memberRole: MemberRole? = nil) {
@@ -32,8 +38,26 @@ public struct BotEvent: Sendable {
         event.type == .memberJoined ? event.via.map(JoinVia.init) : nil
     }
 
+    /// A webhook delivery as webhook rules see it: no conversation and no sender.
+    /// - Parameters:
+    ///   - number: its number in the bot's inbox (`event.position` in templates).
+    ///   - scope: what its messages' client ids derive from (`w12` for delivery 12), so
+    ///     processing it again after a crash sends nothing twice.
+    public static func webhook(path: String, payload: WebhookPayload, number: Int64, scope: String,
+                               at time: Timestamp) -> BotEvent {
+        var event = BotEvent(event: Event(position: number, type: .other("webhook"), at: time))
+        event.payload = payload
+        event.webhookPath = path
+        event.scope = scope
+        return event
+    }
+
     /// The feed position: what outgoing message ids and idempotency keys derive from.
     public var position: Int64 { event.position }
+
+    /// The part of idempotency keys that names the event: its feed position, or a
+    /// webhook delivery's scope.
+    public var idempotencyScope: String { scope ?? String(event.position) }
     /// The kind of event.
     public var type: EventType { event.type }
     /// The conversation the event happened in, if any.

@@ -13,7 +13,7 @@ extension Condition {
             return groups.isEmpty ? nil : groups
         case .any(let alternatives):
             return ConditionSet.union(alternatives.map(\.regexGroups))
-        case .command, .from, .member, .conversation, .mentionsMe, .time, .not, .moderation:
+        case .command, .from, .member, .conversation, .mentionsMe, .time, .not, .moderation, .webhook:
             return nil
         }
     }
@@ -23,7 +23,7 @@ extension Condition {
         switch self {
         case .command: true
         case .any(let alternatives): alternatives.contains(where: \.bindsCommand)
-        case .text, .from, .member, .conversation, .mentionsMe, .time, .not, .moderation: false
+        case .text, .from, .member, .conversation, .mentionsMe, .time, .not, .moderation, .webhook: false
         }
     }
 }

@@ -2,10 +2,10 @@ import IMProtocol
 
 /// One matcher of a rule's `when`, compiled.
 ///
-/// To add a matcher (the `webhook` + `match`, `schedule` and `rate` matchers are
-/// planned): add a case here with its evaluation, explanation and cost, its key in
-/// `ConditionSet+Decoding.swift` (where it is now reported as not available), and any
-/// per-event data it needs to `EventFacts` or `BotEvent`.
+/// To add a matcher (the `schedule` and `rate` matchers are planned): add a case here
+/// with its evaluation, explanation and cost, its key in `ConditionSet+Decoding.swift`
+/// (where it is now reported as not available), and any per-event data it needs to
+/// `EventFacts` or `BotEvent`, as `webhook` did.
 enum Condition: Sendable {
     case text(TextCondition)
     case command(CommandCondition)
@@ -21,6 +21,8 @@ enum Condition: Sendable {
     case not(ConditionSet)
     /// `rate`, `repeated`, `links`, `mentions`, `state` (`IMBots/Moderation/Matchers`).
     case moderation(ModerationCondition)
+    /// A webhook delivery on a path, with its `match:` (only at the top of a `when`).
+    case webhook(WebhookCondition)
 
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
         switch self {
@@ -44,6 +46,8 @@ enum Condition: Sendable {
             var scratch = bindings
             return !inner.matches(&facts, &scratch)
         case .moderation(let condition): return condition.matches(&facts)
+        case .webhook(let webhook):
+            return webhook.matches(facts)
         }
     }
 
@@ -71,6 +75,8 @@ enum Condition: Sendable {
         case .not(let inner):
             return "not: " + inner.summary + " holds"
         case .moderation(let condition): return condition.failure(&facts)
+        case .webhook(let webhook):
+            return webhook.failure(facts)
         }
     }
 
@@ -87,6 +93,7 @@ enum Condition: Sendable {
         case .any(let alternatives): "any of (" + alternatives.map(\.summary).joined(separator: " | ") + ")"
         case .not(let inner): "not (" + inner.summary + ")"
         case .moderation(let condition): condition.summary
+        case .webhook(let webhook): webhook.summary
         }
     }
 
@@ -99,7 +106,7 @@ enum Condition: Sendable {
         case .member(let member): member.role != nil ? .memberRole : []
         case .any(let alternatives): alternatives.reduce([]) { $0.union($1.lookups) }
         case .not(let inner): inner.lookups
-        case .text, .command, .conversation, .mentionsMe, .time, .moderation: []
+        case .text, .command, .conversation, .mentionsMe, .time, .moderation, .webhook: []
         }
     }
 
@@ -107,7 +114,7 @@ enum Condition: Sendable {
     /// only run for events that passed the rest.
     var cost: Int {
         switch self {
-        case .conversation, .from, .member: 1
+        case .conversation, .from, .member, .webhook: 1
         case .command: 2
         case .mentionsMe: 12
         case .time: 20
@@ -173,4 +180,12 @@ final class ConditionSet: Sendable {
     var cost: Int { conditions.map(\.cost).max() ?? 1 }
 
     var lookups: SenderLookups { conditions.reduce([]) { $0.union($1.lookups) } }
+
+    /// The webhook trigger, when this is a webhook rule's `when`.
+    var webhook: WebhookCondition? {
+        for condition in conditions {
+            if case .webhook(let webhook) = condition { return webhook }
+        }
+        return nil
+    }
 }

@@ -48,6 +48,9 @@ struct EventFacts {
     let trigger: String?
     /// The counters this event adds to, for the runner to record after the decision.
     var windowHits: [WindowHit] = []
+    /// A webhook delivery's payload and path.
+    let payload: WebhookPayload?
+    let webhookPath: String?
 
     private var cachedBytes: [UInt8]?
     private var cachedIsASCII: Bool?
@@ -78,6 +81,8 @@ struct EventFacts {
         self.windows = context.windows
         self.senderJoinedAt = event.senderJoinedAt
         self.trigger = event.trigger
+        self.payload = event.payload
+        self.webhookPath = event.webhookPath
     }
 
     /// The text's UTF-8 (empty without text).

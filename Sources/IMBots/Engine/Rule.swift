@@ -35,11 +35,15 @@ public final class Rule: Sendable {
     /// judge what they would have provided (their own problems are reported).
     let decodedWhen: Bool
     let decodedActions: Bool
+    /// Its `dedupe:` as written (webhook rules only).
+    let dedupe: DedupeSpec?
+    /// Its webhook trigger, for a webhook rule (which no feed event fires).
+    let webhook: WebhookCondition?
 
     init(name: String, mode: RuleMode, location: SourceLocation, when: ConditionSet,
          actions: [Action], examples: [RuleExample],
          results: [(name: String, location: SourceLocation)] = [], decodedWhen: Bool = true,
-         decodedActions: Bool = true) {
+         decodedActions: Bool = true, dedupe: DedupeSpec? = nil) {
         self.results = results
         self.decodedWhen = decodedWhen
         self.decodedActions = decodedActions
@@ -49,7 +53,9 @@ public final class Rule: Sendable {
         self.when = when
         self.actions = actions
         self.examples = examples
-        self.events = when.events ?? .messages
+        self.dedupe = dedupe
+        self.webhook = when.webhook
+        self.events = when.webhook != nil ? .only([]) : when.events ?? .messages
         self.stops = actions.contains { $0.kind == .stop }
         self.actionLookups = SenderLookups.of(actions)
         self.callsOut = mode == .enforce && actions.contains { $0.kind == .http }

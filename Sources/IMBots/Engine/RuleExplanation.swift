@@ -47,6 +47,9 @@ extension RuleEngine {
                 RuleExplanation(rule: rule.name, mode: rule.mode, location: rule.location,
                                 verdict: verdict, reason: reason, bindings: bindings)
             }
+            if let webhook = rule.webhook, event.webhookPath == nil {
+                return result(.notMatched, "webhook: the rule takes webhooks on \(webhook.path), not feed events")
+            }
             guard rule.events.accepts(event.type) else {
                 return result(.notMatched, "event: event is \(event.type.rawValue), rule wants \(rule.events)")
             }

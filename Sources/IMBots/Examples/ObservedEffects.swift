@@ -29,7 +29,7 @@ struct ObservedEffects {
                         StatePath.set(change.value, at: path, in: &state)
                     }
                 case .moderation(let done): moderation.append(done)
-                case .message, .profile, .http: effects.append(effect)
+                case .message, .profile, .http, .incident: effects.append(effect)
                 }
             case .failed(let error):
                 failures.append(error)
@@ -174,7 +174,7 @@ struct ObservedEffects {
                 : "\(message.action) to \(message.to) \(quote(message.text))"
         case .profile: "update_profile (\(effect))"
         case .http(let call): "http \(call.method) \(call.url)" + (call.name.map { " (as \($0))" } ?? "")
-        case .state, .moderation: effect.description
+        case .state, .moderation, .incident: effect.description
         }
     }
 

@@ -21,6 +21,8 @@ struct JournalState: Sendable, Equatable {
     var accepted: [Event] = []
     /// Strikes, cases, verifications and trigger times.
     var moderation = ModerationState()
+    /// The alert bridge's inbox, incidents, dedupe keys and switches.
+    var alerts = AlertState()
     /// The sequence number of the last record this state holds.
     var sequence: UInt64 = 0
 
@@ -53,6 +55,14 @@ struct JournalState: Sendable, Equatable {
             avatarHash = hash
         case .moderation(let change):
             moderation.apply(change)
+        case .webhook(let delivery):
+            alerts.store(delivery)
+        case .alerts(let change):
+            alerts.apply(change)
+            for operation in change.state { operation.apply(to: &variables) }
+            outbox += change.messages
+        case .incidentPosted(let post):
+            alerts.posted(post)
         }
     }
 }
@@ -60,7 +70,7 @@ struct JournalState: Sendable, Equatable {
 extension JournalState: Codable {
     /// The snapshot file's keys; older runners wrote `state.json` with the same ones.
     private enum Key: String, CodingKey {
-        case cursor, variables, outbox, accepted, seq, moderation
+        case cursor, variables, outbox, accepted, seq, moderation, alerts
         case avatarHash = "avatar_hash"
         case handledThrough = "handled_through"
     }
@@ -74,6 +84,7 @@ extension JournalState: Codable {
         outbox = try container.decodeIfPresent([PendingMessage].self, forKey: .outbox) ?? []
         accepted = try container.decodeIfPresent([Event].self, forKey: .accepted) ?? []
         moderation = try container.decodeIfPresent(ModerationState.self, forKey: .moderation) ?? ModerationState()
+        alerts = try container.decodeIfPresent(AlertState.self, forKey: .alerts) ?? AlertState()
         sequence = try container.decodeIfPresent(UInt64.self, forKey: .seq) ?? 0
     }
 
@@ -86,6 +97,7 @@ extension JournalState: Codable {
         try container.encode(outbox, forKey: .outbox)
         if !accepted.isEmpty { try container.encode(accepted, forKey: .accepted) }
         if !moderation.isEmpty { try container.encode(moderation, forKey: .moderation) }
+        if !alerts.isEmpty { try container.encode(alerts, forKey: .alerts) }
         try container.encode(sequence, forKey: .seq)
     }
 }

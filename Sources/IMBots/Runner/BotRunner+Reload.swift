@@ -14,11 +14,15 @@ extension BotRunner {
         for handle in handles.values { running[handle.supervisor.definition.file] = handle.supervisor.definition }
         noteProblems(of: catalog, running: running, reload: true)
         var problems = catalog.problems
+        shared.groups.note(catalog.bots)
         for file in catalog.files {
             guard let definition = file.bot else { continue }
             if let current = handles[definition.name]?.supervisor.definition {
                 if current.version == definition.version { continue }
-                if current.account.username == definition.account.username {
+                // A bot that gains or loses its webhooks starts again: its services are made
+                // when it starts.
+                if current.account.username == definition.account.username,
+                   current.webhooks.isEmpty == definition.webhooks.isEmpty {
                     handles[definition.name]?.supervisor.replace(definition)
                     noteRules(definition)
                     logger.notice("bot \(definition.name): new rules applied", [("version", definition.version)])

@@ -34,13 +34,13 @@ public final class BotRunner: Service {
     private let listenerPort = Mutex<Int?>(nil)
 
     /// The services every runner gives its bots: moderation's timers (schedules, quiet
-    /// periods, verification deadlines).
-    public static let standardServices: [any BotServiceMaker] = [ModerationTimers()]
+    /// periods, verification deadlines) and the alert bridge (webhooks).
+    public static let standardServices: [any BotServiceMaker] = [ModerationTimers(), AlertBridge()]
 
     /// Prepares the runner (its state folder and audit log); nothing connects until
     /// ``run()``.
     ///
-    /// - Parameter services: makers of one more service per bot (the timers, a webhook inbox).
+    /// - Parameter services: makers of one more service per bot (the timers, the alert bridge).
     public init(
         configuration: RunnerConfiguration, transport: any HTTPTransport = IMClient.sharedTransport,
         logger: Logger = Logger(label: "runner"), services: [any BotServiceMaker] = BotRunner.standardServices
@@ -82,6 +82,7 @@ public final class BotRunner: Service {
         noteProblems(of: catalog, running: [:], reload: false)
         let shared = Shared(http: HTTPActionClient(allow: configuration.httpAllow, time: configuration.time),
                             writer: JournalWriter(time: configuration.time))
+        shared.groups.note(definitions)
         var bots: [BotSupervisor] = []
         do {
             for definition in definitions { bots.append(try await makeBot(definition, shared)) }
@@ -148,10 +149,12 @@ public final class BotRunner: Service {
 
     // MARK: Bots
 
-    /// What the bots of one run share: the `http` actions' client and the journal writer.
+    /// What the bots of one run share: the `http` actions' client, the journal writer,
+    /// and the groups several of them join.
     struct Shared: Sendable {
         let http: HTTPActionClient
         let writer: JournalWriter
+        let groups = SharedGroups()
     }
 
     /// A running bot. Each bot runs in a task of its own, so that a reload can stop one by
@@ -166,7 +169,7 @@ public final class BotRunner: Service {
                                    time: configuration.time)
         return try await BotSupervisor(
             definition: definition, configuration: configuration, transport: transport, http: shared.http,
-            writer: shared.writer, reporter: reporter, routes: routes, makers: makers)
+            writer: shared.writer, reporter: reporter, routes: routes, groups: shared.groups, makers: makers)
     }
 
     func start(_ bot: BotSupervisor, handles: inout [String: RunningBot]) {
@@ -225,7 +228,7 @@ public final class BotRunner: Service {
             throw RunnerError("the runner's listener cannot start: \((error as? HTTPServerError)?.message ?? "\(error)")")
         }
         listenerPort.withLock { $0 = server.port }
-        logger.info("runner listening on http://\(address.host):\(server.port) (/metrics, /healthz)")
+        logger.info("runner listening on http://\(address.host):\(server.port) (/metrics, /healthz, bots' webhooks)")
         return server
     }
 }

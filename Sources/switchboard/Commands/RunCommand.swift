@@ -21,9 +21,10 @@ struct RunCommand: Command {
         the start, exit 2; so does a folder where no bot can start). While running, a
         changed file (or SIGHUP) reloads the bots: new rules are used only if they pass
         check and their examples; otherwise the old rules keep running and the errors are
-        logged. The runner serves /metrics and /healthz on runner.listen (127.0.0.1:8090):
-        /healthz answers "degraded" and names the bots on old rules (or not running) and
-        why, as long as a file has problems; 'switchboard check' on the folder says the same.
+        logged. The runner serves /metrics, /healthz and the bots' webhooks (webhooks: in
+        a bot file, docs/alerts.md) on runner.listen (127.0.0.1:8090): /healthz answers
+        "degraded" and names the bots on old rules (or not running) and why, as long as a
+        file has problems; 'switchboard check' on the folder says the same.
 
         Bots with account.register: true get their accounts created with runner.admin_token
         (an administrator's token); without it the accounts must exist (switchboard user add
