@@ -28,15 +28,28 @@ struct AlertmanagerClusterTests {
         await server.shutdown()
     }
 
-    static func alerts(startsAt: String, endsAt: String? = nil) -> [[String: Any]] {
-        ["db-7", "db-9"].map { instance in
+    /// Two alerts of one group, firing (starting a minute ahead) or, with `resolvedAt`,
+    /// both ending at that moment.
+    ///
+    /// Firing alerts start ahead, so that the group waits its `group_wait` for both:
+    /// Alertmanager flushes a group at once when an alert arrives whose `startsAt` is more
+    /// than `group_wait` old, and a flush between the first and the second alert of one
+    /// POST (a loaded machine) sends the first alone, then both: two different
+    /// notifications where the test counts twins. A resolve gives both the same `endsAt`,
+    /// ahead of now, so every flush sees them all firing or all resolved.
+    static func alerts(resolvedAt: Timestamp? = nil) -> [[String: Any]] {
+        let now = Timestamp.now()
+        return ["db-7", "db-9"].map { instance in
             var alert: [String: Any] = [
                 "labels": ["alertname": "DiskFull", "instance": instance, "severity": "critical", "job": "node"],
                 "annotations": ["summary": "disk full on \(instance)"],
-                "startsAt": startsAt,
                 "generatorURL": "http://prometheus.example/graph",
             ]
-            if let endsAt { alert["endsAt"] = endsAt }
+            if let resolvedAt {
+                alert["endsAt"] = resolvedAt.rfc3339
+            } else {
+                alert["startsAt"] = now.adding(seconds: 60).rfc3339
+            }
             return alert
         }
     }
@@ -68,8 +81,7 @@ struct AlertmanagerClusterTests {
     @Test("an HA pair delivers each notification twice; dedupe folds the twins into one incident update, resolve included")
     func haPairDedupe() async throws {
         try await withCluster(twins: 2) { cluster, receiver in
-            let now = Timestamp.now()
-            try await cluster.postToAll(alerts: Self.alerts(startsAt: now.adding(seconds: -60).rfc3339))
+            try await cluster.postToAll(alerts: Self.alerts())
             let firing = try await receiver.waitForRequests(2)
             #expect(firing.count == 2, "both peers delivered the firing notification")
 
@@ -90,9 +102,8 @@ struct AlertmanagerClusterTests {
             #expect(text.contains("2 firing"))
             #expect(text.contains("db-7") && text.contains("db-9"))
 
-            // Resolve: the same alerts with an end in the past.
-            try await cluster.postToAll(alerts: Self.alerts(startsAt: now.adding(seconds: -60).rfc3339,
-                                                            endsAt: now.adding(seconds: -1).rfc3339))
+            // Resolve: the same alerts, ending a moment from now.
+            try await cluster.postToAll(alerts: Self.alerts(resolvedAt: Timestamp.now().adding(seconds: 3)))
             let all = try await receiver.waitForRequests(4)
             #expect(all.count == 4, "both peers delivered the resolved notification")
             var resolvedEffects: [IncidentEffect] = []
@@ -117,7 +128,7 @@ struct AlertmanagerClusterTests {
     @Test("a silence created through the client is reported by both peers, mutes the group, and expires")
     func silenceFromChat() async throws {
         try await withCluster(twins: 1) { cluster, receiver in
-            try await cluster.postToAll(alerts: Self.alerts(startsAt: Timestamp.now().adding(seconds: -60).rfc3339))
+            try await cluster.postToAll(alerts: Self.alerts())
             let delivered = try await receiver.waitForRequests(1)
             var bridge = try Bridge()
             _ = try bridge.deliver(delivered[0])
