@@ -58,7 +58,7 @@ import Testing
         ("{{member.nickname}}", "{ command: status }",
          "'{{member.nickname}}' is always empty in rule 'r': 'member' is set for member events (member_joined, "
             + "member_left, member_kicked, member_banned, member_unbanned, member_muted, member_unmuted, role_changed, "
-                + "join_requested), "
+            + "join_requested), "
             + "and the rule handles message events (its 'event:' says which)"),
         ("{{message.txt}}", "{ command: status }",
          "unknown template variable 'message.txt' (did you mean 'message.text'?): 'message' has no field 'txt' "

@@ -114,6 +114,9 @@ final class CurlTransfer: @unchecked Sendable {
         return .success(TransportResponse(status: status, headers: responseHeaders, body: responseBody))
     }
 
+    /// Bodies larger than this ask the server before they are sent (`Expect: 100-continue`).
+    static let expectContinueBytes = 1 << 20
+
     /// libcurl's receive buffer per transfer (CURLOPT_BUFFERSIZE; libcurl's least is 1 KiB).
     static let receiveBufferBytes = 4096
 
@@ -189,7 +192,12 @@ final class CurlTransfer: @unchecked Sendable {
     private func setHeaders(_ easy: CurlEasy) throws(TransportError) {
         var lines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         // "Name:" removes a header libcurl would add by itself: only the caller's headers go out.
-        if request.header("Expect") == nil { lines.append("Expect:") }
+        // A large body waits for the server's go-ahead (`Expect: 100-continue`): a server
+        // that refuses it (413, 401) answers before any of it is sent, instead of closing
+        // while it arrives, which resets the connection and can lose the answer.
+        if request.header("Expect") == nil {
+            lines.append((requestBody?.count ?? 0) > Self.expectContinueBytes ? "Expect: 100-continue" : "Expect:")
+        }
         if request.header("Accept") == nil { lines.append("Accept:") }
         if requestBody != nil, request.header("Content-Type") == nil { lines.append("Content-Type:") }
         for line in lines {
