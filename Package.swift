@@ -11,6 +11,11 @@ let package = Package(
     products: [
         .executable(name: "switchboard", targets: ["switchboard"]),
         .library(name: "IMClient", targets: ["IMClient"]),
+        // For the packages in Fuzz/ and Soak/, which build these libraries with their own
+        // flags (sanitizers, fuzzing) in their own build folders.
+        .library(name: "SwitchboardLibraries",
+                 targets: ["IMProtocol", "IMServer", "IMBots", "Templates", "YAMLCoding", "IMClient", "HTTPServer",
+                           "Logging", "SwitchboardCrypto"]),
     ],
     targets: [
         // MARK: C libraries (the only code that sees C headers)
