@@ -1,0 +1,16 @@
+import Foundation
+
+/// Runs a system program to its end (mount, mkfs, e2fsck); its exit status and output.
+@discardableResult
+func command(_ program: String, _ arguments: [String], accepting statuses: Set<Int32> = [0],
+             patience: Duration = .seconds(120)) async throws -> String {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("soak-command-\(UUID().uuidString).txt").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let process = try ChildProcess(program, arguments, log: output)
+    let status = try await process.waitForExit(patience: patience)
+    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    guard statuses.contains(status) else {
+        throw SoakFailure("\(program) \(arguments.joined(separator: " ")) exited with \(status): \(text.prefix(500))")
+    }
+    return text
+}
