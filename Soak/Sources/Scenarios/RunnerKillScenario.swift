@@ -16,6 +16,8 @@ struct RunnerKillScenario: Scenario {
     let senders: Int
     let messages: Int
     let kills: Int
+    /// Each sender's pause between messages, so that the kills fall while the bot has work.
+    let pace: Duration
     let seed: UInt64
     let binary: String
     let work: String
@@ -25,6 +27,7 @@ struct RunnerKillScenario: Scenario {
         senders = max(1, try options.int("senders", full: 50, quick: 20))
         messages = try options.int("messages", full: 1000, quick: 400)
         kills = try options.int("kills", full: 5, quick: 3)
+        pace = .milliseconds(try options.int("pace-ms", full: 250, quick: 250))
         if try options.int("webhooks", full: 0, quick: 0) > 0 {
             throw SoakFailure("--webhooks: bot files have no `webhooks:` routes in this version (the alert bridge "
                 + "is not wired into the runner yet), so there is nothing to post alerts to")
@@ -84,6 +87,7 @@ struct RunnerKillScenario: Scenario {
                                                               clientMessageID: "soak-\(sender)-\(index)")
                         if outcome.message != nil { progress.add() }
                         outcomes.append(outcome)
+                        try? await Task.sleep(for: pace)
                     }
                     return outcomes
                 }
@@ -95,7 +99,7 @@ struct RunnerKillScenario: Scenario {
         progress.finish()
         let restarts = try await killing
         let sent = outcomes.compactMap(\.message)
-        report.figure("direct messages", "\(sent.count) answered of \(outcomes.count), from \(senders) accounts")
+        report.figure("direct messages", "\(sent.count) answered of \(outcomes.count), from \(senders) accounts, one every \(pace) from each")
         report.figure("runner kills", restarts)
         report.figure("webhooks", "0: not available in this version (bot files refuse `webhooks:`)")
         report.check(sent.count == outcomes.count, "\(outcomes.count - sent.count) sends given up")

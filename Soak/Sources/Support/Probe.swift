@@ -47,7 +47,10 @@ struct Probe: Sendable {
         while !Task.isCancelled {
             count += 1
             let start = ContinuousClock.now
-            switch await Self.attempt({ try await client.send("GET", "/v1/me", timeout: .seconds(10)) }, expecting: 200) {
+            let read = await Self.attempt({ try await client.send("GET", "/v1/me", timeout: .seconds(10)) }, expecting: 200)
+            // The measurement ending cancels the request in flight: not the server's doing.
+            if Task.isCancelled { break }
+            switch read {
             case nil: measurements.reads.add((ContinuousClock.now - start).seconds * 1000)
             case let reason?: measurements.reads.addError(reason)
             }
@@ -58,6 +61,7 @@ struct Probe: Sendable {
                 let outcome = await Self.attempt({
                     try await client.send("POST", "/v1/conversations/user:soak-probe/messages", json: body, timeout: .seconds(10))
                 }, expecting: 201)
+                if Task.isCancelled { break }
                 switch outcome {
                 case nil: measurements.sends.add((ContinuousClock.now - sendStart).seconds * 1000)
                 case let reason?: measurements.sends.addError(reason)
