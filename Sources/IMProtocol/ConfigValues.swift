@@ -96,9 +96,11 @@ public struct ListenAddress: Hashable, Sendable, Codable, CustomStringConvertibl
             host = text[..<colon]
             port = text[text.index(after: colon)...]
         }
-        // A bracket inside the host would print as an address that reads back differently.
-        guard !host.isEmpty, !host.contains("["), !host.contains("]"),
-              let number = Int(port), (0...65535).contains(number) else { return nil }
+        // A host is an address or a name: printable ASCII. A bracket inside it, or a
+        // combining mark that joins a bracket into one Character, would print as an
+        // address that reads back differently.
+        let printable = host.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && $0 != "[" && $0 != "]" }
+        guard !host.isEmpty, printable, let number = Int(port), (0...65535).contains(number) else { return nil }
         self.host = String(host)
         self.port = number
     }

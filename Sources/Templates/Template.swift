@@ -23,7 +23,7 @@ public struct Template: Sendable {
     /// Tags and text runs one render visits at most. Past it the render stops and returns
     /// what it has: a partial that includes itself several times, or sections nested over
     /// long lists, multiply the work exponentially and would otherwise never finish.
-    public static let maximumRenderSteps = 1_000_000
+    public static let maximumRenderSteps = 200_000
     /// Bytes one render writes at most (the render stops once past it), so that a loop
     /// over a long list of long values cannot fill memory.
     public static let maximumOutputBytes = 1 << 20

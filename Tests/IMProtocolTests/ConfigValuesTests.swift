@@ -111,8 +111,9 @@ import Testing
         "", "localhost", "8080", ":8080", "host:", "host:http", "host:65536", "host:-1", "host:80 ",
         "[::1]", "[::1]8080", "[::1]:", "[]:80", "host:80:x", "[::1:8080", "[127.0.0.1:80",
         // Found by the cursor-address fuzz target: brackets inside the host, which printed as
-        // `[1:1]:]]:5` (Fuzz/Corpus/cursor-address/listen-bracket-in-host).
-        "1:1]:]:5", "a]:80", "a[b:80",
+        // `[1:1]:]]:5` (Fuzz/Corpus/cursor-address/listen-bracket-in-host), and a combining
+        // mark that joins the bracket into one Character (…/listen-combining-mark-host).
+        "1:1]:]:5", "a]:80", "a[b:80", "[\u{301}::1]:80", "\u{730}1:2:50", "host name:80", "tab\there:80",
     ])
     func rejects(text: String) {
         #expect(ListenAddress(text) == nil)
