@@ -6,9 +6,10 @@ CONFIG       ?= config.yaml
 DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev libpq-dev \
                 libmicrohttpd-dev libargon2-dev libssl-dev
 BENCH_PACKAGES := wrk
-# Programs the tests start: a private PostgreSQL cluster (Tests/PostgresTestSupport) and a
-# real Alertmanager pair (Tests/IMBotsTests/Alerts).
-TEST_PACKAGES := postgresql prometheus-alertmanager
+# Programs the tests start: a private PostgreSQL cluster (Tests/PostgresTestSupport), a
+# real Alertmanager pair (Tests/IMBotsTests/Alerts) and tmux, the terminal the chat
+# client's end-to-end test runs in (Tests/IMChatTests).
+TEST_PACKAGES := postgresql prometheus-alertmanager tmux
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # $(call install-missing,PACKAGES): apt-get install those not installed yet (apt-get
@@ -26,7 +27,7 @@ install-missing = missing=""; for p in $(1); do \
 SOAK_PACKAGES := sqlite3 e2fsprogs mount
 CONFORMANCE_PACKAGES := python3 python3-venv
 
-.PHONY: up test build release deps test-deps bench clean fuzz fuzz-ci soak soak-ci soak-deps conformance conformance-ci
+.PHONY: up test build release deps test-deps widths bench clean fuzz fuzz-ci soak soak-ci soak-deps conformance conformance-ci
 
 ## deps: install the Debian packages the build needs
 deps:
@@ -47,8 +48,8 @@ up: release
 	.build/release/switchboard up --config $(CONFIG)
 
 ## test: every test (Swift Testing, real servers on 127.0.0.1, a private PostgreSQL
-## cluster started and stopped by the tests themselves); the runner crash test
-## starts the switchboard executable, so it is built first
+## cluster started and stopped by the tests themselves); the runner crash test and the
+## chat end-to-end test start the switchboard executable, so it is built first
 test: test-deps
 	$(SWIFT) build
 	$(SWIFT) build --build-tests
@@ -117,6 +118,11 @@ conformance: deps $(CONFORMANCE_VENV)/bin/schemathesis
 conformance-ci: deps $(CONFORMANCE_VENV)/bin/schemathesis
 	$(SWIFT) build --product switchboard
 	Conformance/run.sh 10
+
+## widths: regenerate the chat client's wide-character table from Unicode's EastAsianWidth.txt
+widths:
+	@$(call install-missing,unicode-data)
+	./Scripts/width-table.sh
 
 clean:
 	rm -rf .build .build-fuzz .build-soak $(CONFORMANCE_VENV)

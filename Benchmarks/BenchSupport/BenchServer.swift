@@ -13,6 +13,16 @@ public final class BenchServer: Sendable {
         self.transport = transport
         port = ChildProcess.freePort()
         let folder = NSTemporaryDirectory() + "switchboard-bench-\(UUID().uuidString)"
+        // Bot accounts are made by an administrator, who is made on the data folder.
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let admin = Process()
+        admin.executableURL = URL(fileURLWithPath: binary)
+        admin.arguments = ["user", "add", Self.administrator, "--admin", "--data", folder + "/data"]
+        admin.environment = ["SWITCHBOARD_NEW_PASSWORD": Self.password]
+        admin.standardOutput = FileHandle.nullDevice
+        try admin.run()
+        admin.waitUntilExit()
+        guard admin.terminationStatus == 0 else { throw BenchError("cannot make the benchmark's administrator") }
         child = try ChildProcess(
             binary: binary, arguments: ["serve"],
             config: """
@@ -22,7 +32,9 @@ public final class BenchServer: Sendable {
                   data: \(folder)/data
                   durability: \(durability)
                   max_connections: 30000
-                  password_hashing: { memory_kib: 256, iterations: 1 }
+                  max_connections_per_address: 30000
+                  password_hashing: { memory_kib: 256, iterations: 1, max_queued: 100000 }
+                  login_limits: { in_flight_per_address: 100000 }
                   rate_limits: { enabled: false }
                 """, folder: folder)
         for _ in 0..<200 {
@@ -56,12 +68,32 @@ public final class BenchServer: Sendable {
         return try WireJSON.decoder().decode(T.self, from: response.body)
     }
 
+    static let administrator = "benchadmin"
+    static let password = "bench-password"
+
     /// Registers `prefix0…prefix(count-1)`, 64 at a time; returns their tokens in order.
-    public func register(_ prefix: String, count: Int, bot: Bool = false) async throws -> [String] {
+    public func register(_ prefix: String, count: Int) async throws -> [String] {
         try await Concurrently.map(Array(0..<count), width: 64) { index in
             let body = try WireJSON.encoder().encode(
-                RegisterRequest(username: "\(prefix)\(index)", password: "bench-password", bot: bot))
+                RegisterRequest(username: "\(prefix)\(index)", password: Self.password))
             return try self.decode(AuthResponse.self, try await self.call("POST", "/v1/register", body: body)).token
+        }
+    }
+
+    /// Makes the bot accounts `prefix0…prefix(count-1)` (password `bench-password`) as the
+    /// benchmark's administrator: public registration makes no bots.
+    public func createBots(_ prefix: String, count: Int) async throws {
+        let login = try WireJSON.encoder().encode(LoginRequest(username: Self.administrator, password: Self.password))
+        let token = try decode(AuthResponse.self, try await call("POST", "/v1/login", body: login)).token
+        _ = try await Concurrently.map(Array(0..<count), width: 64) { index in
+            let body = try WireJSON.encoder().encode(
+                AdminCreateUser(username: "\(prefix)\(index)", password: Self.password, bot: true))
+            let answer = try await self.call("POST", "/v1/admin/users", token: token, body: body)
+            // Made by an earlier scenario: the same account serves again.
+            guard answer.status == 201 || answer.status == 409 else {
+                throw BenchError("cannot make bot \(prefix)\(index): HTTP \(answer.status)")
+            }
+            return answer.status
         }
     }
 

@@ -48,6 +48,7 @@ func botFile(_ index: Int) -> String {
 func startRunner(_ binary: String, server: BenchServer, bots: Int, transport: CurlTransport) async throws -> (ChildProcess, Int) {
     let folder = NSTemporaryDirectory() + "switchboard-botbench-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
+    try await server.createBots("bot", count: bots)
     for index in 0..<bots {
         try botFile(index).write(toFile: folder + "/bots/bot\(index).yaml", atomically: true, encoding: .utf8)
     }

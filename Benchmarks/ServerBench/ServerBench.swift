@@ -37,7 +37,9 @@ final class ServerBench: @unchecked Sendable {
               data: \(directory)/data
               durability: \(options.durability)
               max_connections: 30000
-              password_hashing: { memory_kib: 256, iterations: 1 }
+              max_connections_per_address: 30000
+              password_hashing: { memory_kib: 256, iterations: 1, max_queued: 100000 }
+              login_limits: { in_flight_per_address: 100000 }
               rate_limits: { enabled: false }
             """
         let path = directory + "/config.yaml"

@@ -4,23 +4,24 @@ import Synchronization
 
 /// One request's tie to its connection and server: MHD keeps it (retained) as the
 /// request's context pointer from the first access-handler call until the request is
-/// completed, and `Request` keeps it so `parked` can watch the connection.
+/// completed, and `Request` keeps it so a deferred answer can find the connection.
 ///
 /// `@unchecked Sendable`: the request fields (`head`, `body`, limits) are only touched on
 /// MHD's thread for this connection, before the request is handed to its task;
 /// `response` is written by the task before it hands the connection back
 /// (`ConnectionState.transition`, acquire/release) and read by MHD's thread after (an
-/// abandoned request's response is never read);
-/// the task handle is behind `taskSlot`'s lock; `parkToken`/`parkDepth`/`deferred` are
-/// guarded by the hang-up watcher's lock.
+/// abandoned request's response is never read); `parkToken` and `deferred` are guarded
+/// by the hang-up watcher's lock.
 final class ConnectionLink: @unchecked Sendable {
-    /// Not the whole `ServerCore`: a request kept by the responder must not keep the
+    /// Not the whole `DaemonContext`: a request kept by the responder must not keep the
     /// responder alive through it.
     let watcher: HangupWatcher
     let connection: ConnectionState
 
     // MARK: Request being read (MHD's thread)
     let head: RequestHead
+    /// The client (the peer, or whom a trusted proxy forwards for).
+    let clientAddress: String
     let bodyLimit: Int
     /// The declared length, reserved once the body starts arriving (not before: a client
     /// that only declares a length must not make the server allocate it).
@@ -39,19 +40,9 @@ final class ConnectionLink: @unchecked Sendable {
     // MARK: Response (task → MHD's thread)
     var response: Response?
 
-    // MARK: Cancellation of the request's task
-    private struct TaskSlot {
-        var task: Task<Void, Never>?
-        var cancelRequested = false
-        /// The task has ended: no reference is kept (it would keep the task's memory).
-        var ended = false
-    }
-
-    private let taskSlot = Mutex(TaskSlot())
-
     // MARK: Parking (hang-up watcher's lock)
+    /// The hang-up watcher's token for this request while its answer is deferred; 0 when not.
     var parkToken: UInt64 = 0
-    var parkDepth = 0
     /// The request's deferred answer, while it has one (cleared when it ends: the two
     /// refer to each other).
     var deferred: DeferredResponse?
@@ -60,44 +51,13 @@ final class ConnectionLink: @unchecked Sendable {
     let deferralStarted = Atomic<Bool>(false)
 
     init(watcher: HangupWatcher, connection: ConnectionState, head: RequestHead, bodyLimit: Int,
-         expectedBodyBytes: Int) {
+         expectedBodyBytes: Int, clientAddress: String) {
         self.watcher = watcher
         self.connection = connection
         self.head = head
+        self.clientAddress = clientAddress
         self.bodyLimit = bodyLimit
         self.expectedBodyBytes = expectedBodyBytes
-    }
-
-    /// Keeps the request's task so a hang-up or shutdown can cancel it; if cancellation
-    /// was asked for before the task existed, cancels it now.
-    func store(task: Task<Void, Never>) {
-        let cancel = taskSlot.withLock { slot -> Bool in
-            guard !slot.ended else { return false }
-            slot.task = task
-            return slot.cancelRequested
-        }
-        if cancel { task.cancel() }
-    }
-
-    /// Cancels the request's task, now or as soon as it is stored.
-    func cancelTask() {
-        let task = taskSlot.withLock { slot -> Task<Void, Never>? in
-            slot.cancelRequested = true
-            return slot.task
-        }
-        task?.cancel()
-    }
-
-    /// The task ended before the request did (its answer was deferred): the reference is
-    /// dropped so that the task's memory (its async frames' slabs) goes now, not when
-    /// the deferred answer is sent.
-    func taskEnded() {
-        let task = taskSlot.withLock { slot -> Task<Void, Never>? in
-            slot.ended = true
-            defer { slot.task = nil }
-            return slot.task
-        }
-        _ = task
     }
 }
 

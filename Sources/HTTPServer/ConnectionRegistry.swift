@@ -1,53 +1,111 @@
 import Foundation
 import Glibc
+import Lifecycle
 import Synchronization
 
-/// The open connections, and the reaper that closes those whose request headers are
-/// late (slow-header attacks: MHD's idle timeout does not stop a client that sends one
-/// byte a second).
+/// The open connections, how many each address holds, and the reaper that closes those
+/// that run past a deadline: late request headers (slowloris; MHD's idle timeout does not
+/// stop a client that sends one byte a second), a body that trickles in, a response the
+/// client does not take.
 ///
 /// The lock is taken when a connection opens or closes, once a second by the reaper,
 /// and by `shutdown`; never per request. The reaper shuts sockets down under it, and
 /// the closed notification takes it before MHD closes the socket, so a closed (and maybe
 /// reused) descriptor is never touched.
+///
+/// The reaper is a thread that ticks on the real clock and compares deadlines with the
+/// server's time source: it keeps working when the cooperative pool is saturated (as it
+/// would be under the very attacks it stops), and a test moving a `ManualTime` sees the
+/// connection cut within a tick.
 final class ConnectionRegistry: Sendable {
-    private let connections = Mutex<[ObjectIdentifier: ConnectionState]>([:])
+    private struct State {
+        var connections: [ObjectIdentifier: ConnectionState] = [:]
+        /// Open connections per peer address (trusted proxies not counted).
+        var perAddress: [String: Int] = [:]
+        /// Addresses whose refusal was logged while they stay at the limit.
+        var refusalLogged: Set<String> = []
+    }
+
+    private let state = Mutex(State())
     private let reaperRunning = Atomic<Bool>(false)
     private let reaperStop = DispatchSemaphore(value: 0)
     private let reaperDone = DispatchSemaphore(value: 0)
     private let counters: ServerCounters
-    let headerTimeoutNanos: Int64
+    private let time: any TimeSource
+    private let log: @Sendable (String) -> Void
+    private let perAddressLimit: Int
+    private let timeouts: [ConnectionState.Deadline: Int64]
 
-    init(headerTimeout: Int, counters: ServerCounters) {
-        self.headerTimeoutNanos = Int64(max(headerTimeout, 1)) * 1_000_000_000
+    init(configuration: HTTPServerConfiguration, time: any TimeSource, counters: ServerCounters) {
+        func nanos(_ seconds: Int) -> Int64 { Int64(min(max(seconds, 1), 86_400)) * 1_000_000_000 }
+        self.timeouts = [
+            .headers: nanos(configuration.headerTimeout), .body: nanos(configuration.bodyTimeout),
+            .send: nanos(configuration.sendTimeout),
+        ]
+        self.perAddressLimit = max(configuration.connectionsPerAddress, 1)
+        self.time = time
+        self.log = configuration.errorLog
         self.counters = counters
     }
 
-    /// A deadline `headerTimeout` seconds from now.
-    func nextHeaderDeadline() -> Int64 { MonotonicClock.nanoseconds() + headerTimeoutNanos }
+    /// Now on the server's time source, in nanoseconds.
+    func now() -> Int64 {
+        let elapsed = time.elapsed.components
+        return elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+    }
 
-    func add(_ connection: ConnectionState) {
-        connections.withLock { connections in
-            connections[ObjectIdentifier(connection)] = connection
+    /// Starts `kind`'s time limit for `connection`, from now.
+    func startDeadline(_ kind: ConnectionState.Deadline, for connection: ConnectionState) {
+        connection.setDeadline(kind, at: now() + (timeouts[kind] ?? 0))
+    }
+
+    /// Registers a new connection; false when its address already holds as many
+    /// connections as allowed (the caller then shuts it).
+    func add(_ connection: ConnectionState) -> Bool {
+        startDeadline(.headers, for: connection)
+        let address = connection.peerAddress
+        let (admitted, logRefusal) = state.withLock { state -> (Bool, Bool) in
+            state.connections[ObjectIdentifier(connection)] = connection
+            guard !connection.peerIsTrustedProxy else { return (true, false) }
+            let open = state.perAddress[address, default: 0] + 1
+            state.perAddress[address] = open
+            guard open > perAddressLimit else { return (true, false) }
+            return (false, state.refusalLogged.insert(address).inserted)
         }
         counters.openConnections.add(1, ordering: .relaxed)
+        if !admitted {
+            counters.refusedPerAddress.add(1, ordering: .relaxed)
+            if logRefusal {
+                log("refusing connections from \(address): it holds \(perAddressLimit) already "
+                    + "(connections_per_address); logged once while it stays at the limit")
+            }
+        }
+        return admitted
     }
 
     func remove(_ connection: ConnectionState) {
-        let removed = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
-        if removed != nil { counters.openConnections.subtract(1, ordering: .relaxed) }
+        let address = connection.peerAddress
+        let removed = state.withLock { state -> Bool in
+            guard state.connections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return false }
+            if !connection.peerIsTrustedProxy, let open = state.perAddress[address] {
+                state.perAddress[address] = open > 1 ? open - 1 : nil
+                if open - 1 < perAddressLimit { state.refusalLogged.remove(address) }
+            }
+            return true
+        }
+        if removed { counters.openConnections.subtract(1, ordering: .relaxed) }
     }
 
-    /// Starts a thread that checks header deadlines about once a second.
+    /// Starts a thread that checks deadlines about once a second.
     func startReaper() {
         let thread = Thread { [self] in
             // Waiting on the semaphore is the tick; a signal means stop.
             while reaperStop.wait(timeout: .now() + .seconds(1)) == .timedOut {
-                reapLateHeaders()
+                reapLate()
             }
             reaperDone.signal()
         }
-        thread.name = "http-header-reaper"
+        thread.name = "http-deadline-reaper"
         thread.stackSize = 128 * 1024
         reaperRunning.store(true, ordering: .releasing)
         thread.start()
@@ -60,20 +118,25 @@ final class ConnectionRegistry: Sendable {
         reaperDone.wait()
     }
 
-    /// Shuts down every connection whose header deadline has passed; MHD then sees the
-    /// socket fail and closes the connection itself.
-    func reapLateHeaders() {
-        let now = MonotonicClock.nanoseconds()
-        connections.withLock { connections in
-            for connection in connections.values {
-                let deadline = connection.headerDeadline.load(ordering: .relaxed)
+    /// Shuts down every connection whose deadline has passed; MHD then sees the socket
+    /// fail and closes the connection itself.
+    func reapLate() {
+        let now = now()
+        state.withLock { state in
+            for connection in state.connections.values {
+                let deadline = connection.deadline.load(ordering: .acquiring)
                 guard deadline != 0, deadline <= now else { continue }
-                // A request whose headers complete right now wins, and is served.
-                guard connection.headerDeadline.compareExchange(
+                let kind = ConnectionState.Deadline(rawValue: connection.deadlineKind.load(ordering: .relaxed))
+                // A stage that ends right now wins, and goes on.
+                guard connection.deadline.compareExchange(
                     expected: deadline, desired: 0, ordering: .relaxed
                 ).exchanged else { continue }
                 // Counted first: whoever sees the connection end sees the count.
-                counters.headerTimeouts.add(1, ordering: .relaxed)
+                switch kind {
+                case .body: counters.bodyTimeouts.add(1, ordering: .relaxed)
+                case .send: counters.sendTimeouts.add(1, ordering: .relaxed)
+                case .headers, nil: counters.headerTimeouts.add(1, ordering: .relaxed)
+                }
                 shutdown(connection.fd, Int32(SHUT_RDWR))
             }
         }
@@ -84,18 +147,8 @@ final class ConnectionRegistry: Sendable {
     /// (outside this lock: MHD's resume takes MHD's own lock, which MHD may hold while it
     /// notifies us).
     func abandonUnansweredRequests() -> [ConnectionState] {
-        connections.withLock { connections in
-            connections.values.filter { $0.abandonRequest() }
+        state.withLock { state in
+            state.connections.values.filter { $0.abandonRequest() }
         }
-    }
-}
-
-/// The monotonic clock at the resolution of the scheduler tick: cheap enough to read per
-/// request, precise enough for second-scale deadlines.
-enum MonotonicClock {
-    static func nanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }

@@ -14,10 +14,17 @@ final class ConnectionState: @unchecked Sendable {
     /// MHD's connection; valid until the closed notification.
     let handle: OpaquePointer
     let fd: Int32
-    let remoteAddress: String
-    /// When the current request's headers must be complete (monotonic nanoseconds), or 0
-    /// while no header block is awaited (a request is being served).
-    let headerDeadline: Atomic<Int64>
+    /// The TCP peer's address as text (`127.0.0.1`, `::1`).
+    let peerAddress: String
+    /// The peer is one of the configured trusted proxies: its requests name their client
+    /// in `X-Forwarded-For`, and it is exempt from the per-address connection limit.
+    let peerIsTrustedProxy: Bool
+    /// When the connection's current stage must be over (nanoseconds on the server's time
+    /// source), or 0 while none is running: headers due, a body arriving, a response
+    /// being taken. A request being answered or parked has none.
+    let deadline = Atomic<Int64>(0)
+    /// Which stage `deadline` bounds (`Deadline.rawValue`); written before it.
+    let deadlineKind = Atomic<Int>(0)
     /// Whether the socket is in the hang-up watcher's epoll set (guarded by the watcher's
     /// lock): after its first park it stays there until the connection closes.
     var inHangupSet = false
@@ -43,11 +50,33 @@ final class ConnectionState: @unchecked Sendable {
         case abandoned = 4
     }
 
-    init(handle: OpaquePointer, headerDeadline: Int64) {
+    /// The stages of a connection that must end in time.
+    enum Deadline: Int {
+        /// The next request's header block (slow headers, idle keep-alive).
+        case headers = 1
+        /// The whole request body, from the end of the headers (slow bodies).
+        case body = 2
+        /// The response, from when it is queued until the client has taken it (slow readers).
+        case send = 3
+    }
+
+    init(handle: OpaquePointer, trustedProxies: [IPAddressRange]) {
         self.handle = handle
         self.fd = sb_mhd_connection_fd(handle)
-        self.remoteAddress = ConnectionState.describe(sb_mhd_client_address(handle))
-        self.headerDeadline = Atomic(headerDeadline)
+        let peer = ConnectionState.describe(sb_mhd_client_address(handle))
+        self.peerAddress = peer
+        self.peerIsTrustedProxy = trustedProxies.contains { $0.contains(peer) }
+    }
+
+    /// Puts the connection under a deadline (`at` 0: none).
+    func setDeadline(_ kind: Deadline, at nanoseconds: Int64) {
+        deadlineKind.store(kind.rawValue, ordering: .relaxed)
+        deadline.store(nanoseconds, ordering: .releasing)
+    }
+
+    /// Lifts the deadline: the server, not the client, is working now.
+    func clearDeadline() {
+        deadline.store(0, ordering: .releasing)
     }
 
     /// Starts a new request in `running`; returns its generation. MHD's thread only.

@@ -1,11 +1,14 @@
+import Lifecycle
 import Synchronization
 
 /// An HTTP/1.1 server: libmicrohttpd's threads read requests, a task per request asks the
-/// responder, and long-polls park cheaply (see `Request.parked`).
+/// responder, and long-polls park cheaply (see `DeferredResponse`).
 ///
-/// A started server runs until `shutdown()`, or until `run()`'s task is cancelled;
-/// releasing a running server shuts it down in the background.
-public final class HTTPServer: Sendable {
+/// A `Service`: `run()` serves until its task is cancelled, then drains. `start()` binds
+/// ahead of that, so a caller learns the port (asked as 0) before running it. A started
+/// server also stops with `shutdown()`; releasing a running one shuts it down in the
+/// background.
+public final class HTTPServer: Service {
     private enum State {
         case idle
         case running(MHDDaemon)
@@ -13,21 +16,26 @@ public final class HTTPServer: Sendable {
         case stopped
     }
 
-    private let core: ServerCore
+    public let name = "http"
+    private let context: DaemonContext
     private let state = Mutex(State.idle)
     private let boundPort = Atomic<Int>(0)
-    /// Continuations of `run()` calls, finished when the server stops.
-    private let runners = Mutex<[AsyncStream<Never>.Continuation]>([])
+    /// Opened once the server has stopped, however that came about.
+    private let stopped = Latch()
 
     /// Creates a server; nothing is bound until `start()` or `run()`.
-    public init(configuration: HTTPServerConfiguration, responder: some HTTPResponder) {
-        core = ServerCore(configuration: configuration, responder: responder)
+    ///
+    /// - Parameter time: the clock request deadlines (headers, body, response) are measured on.
+    public init(configuration: HTTPServerConfiguration, responder: some HTTPResponder,
+                time: any TimeSource = SystemTime()) {
+        context = DaemonContext(configuration: configuration, responder: responder, time: time)
     }
 
     deinit {
         if case .running(let daemon) = state.withLock({ $0 }) {
-            let core = self.core
-            Task { await core.shutdown(daemon) }
+            // Last resort for a server nobody stopped: it must not keep the port.
+            let context = self.context
+            Task { await context.shutdown(daemon) }
         }
     }
 
@@ -42,13 +50,13 @@ public final class HTTPServer: Sendable {
             case .running:
                 return
             case .stopping, .stopped:
-                let configuration = core.configuration
+                let configuration = context.configuration
                 throw HTTPServerError(
                     code: .startFailed,
                     message: "cannot start the server for \(configuration.host):"
                         + "\(configuration.port) again after shutdown; create a new one")
             case .idle:
-                let daemon = try core.start()
+                let daemon = try context.start()
                 boundPort.store(daemon.port, ordering: .relaxed)
                 state = .running(daemon)
             }
@@ -60,14 +68,12 @@ public final class HTTPServer: Sendable {
     /// 0 before `start()`; keeps its value after shutdown.
     public var port: Int { boundPort.load(ordering: .relaxed) }
 
-    /// Counters and gauges for /metrics: openConnections, parkedRequests, inFlightRequests,
-    /// requestsTotal, rejectedBodyTooLarge, headerTimeouts, clientHangups (all Int,
-    /// documented).
-    public var stats: HTTPServerStats { core.counters.snapshot }
+    /// Counters and gauges for /metrics (see `HTTPServerStats`).
+    public var stats: HTTPServerStats { context.counters.snapshot }
 
-    /// Graceful stop: stop accepting; cancel every parked wait (so its handler answers at
-    /// once); wait up to configuration.shutdownGrace for in-flight handlers to finish and
-    /// their responses to be sent; then stop the daemon. Idempotent.
+    /// Graceful stop: stop accepting; cancel every deferred answer (so its handler
+    /// answers at once); wait up to configuration.shutdownGrace for in-flight handlers to
+    /// finish and their responses to be sent; then stop the daemon. Idempotent.
     ///
     /// Requests that arrive meanwhile on open connections get 503. When it returns the
     /// port is free. Concurrent calls all return once the server has stopped.
@@ -78,8 +84,10 @@ public final class HTTPServer: Sendable {
                 state = .stopped
                 return nil
             case .running(let daemon):
-                let core = self.core
-                let task = Task { await core.shutdown(daemon) }
+                // A task of its own, awaited below and by every concurrent caller: the
+                // drain must finish even when the first caller is cancelled.
+                let context = self.context
+                let task = Task { await context.shutdown(daemon) }
                 state = .stopping(task)
                 return task
             case .stopping(let task):
@@ -90,24 +98,14 @@ public final class HTTPServer: Sendable {
         }
         await stopping?.value
         state.withLock { $0 = .stopped }
-        for runner in runners.withLock({ $0 }) { runner.finish() }
+        stopped.open()
     }
 
-    /// Service style: start() if not started, suspend until the calling task is
-    /// cancelled, then shutdown().
-    ///
-    /// Also returns when the server is shut down from elsewhere.
+    /// Starts if not started, serves until the calling task is cancelled (or the server
+    /// is shut down elsewhere), then shuts down gracefully.
     public func run() async throws {
         try start()
-        let (stopped, continuation) = AsyncStream<Never>.makeStream()
-        let alreadyStopped = runners.withLock { runners in
-            runners.append(continuation)
-            if case .stopped = state.withLock({ $0 }) { return true }
-            return false
-        }
-        if !alreadyStopped {
-            for await _ in stopped {}
-        }
+        await stopped.wait()
         await shutdown()
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 
 /// Settings of an `HTTPServer`. The defaults suit a production server on a small machine.
 public struct HTTPServerConfiguration: Sendable {
@@ -17,6 +17,19 @@ public struct HTTPServerConfiguration: Sendable {
     /// connection opening or of the previous response, or the connection is closed
     /// (slow-header attacks).
     public var headerTimeout: Int
+    /// A request's whole body must arrive within this many seconds of its headers, or the
+    /// connection is closed (slow-body attacks).
+    public var bodyTimeout: Int
+    /// A client must take a whole response within this many seconds of it being ready, or
+    /// the connection is closed (slow readers holding a slot and a response's memory).
+    public var sendTimeout: Int
+    /// Open connections one peer address may hold; past it new ones are closed at once.
+    /// Trusted proxies are exempt: for requests through them, this bounds the requests in
+    /// flight (parked polls included) per client address they forward, answered 429 past it.
+    public var connectionsPerAddress: Int
+    /// Peers whose `X-Forwarded-For` names the client (`Request.remoteAddress`); empty
+    /// (the default) trusts no one, and the header is ignored.
+    public var trustedProxies: [IPAddressRange]
     /// The default largest request body, in bytes (413 past it).
     public var maxBodyBytes: Int
     /// Per-connection buffer for headers and I/O; bounds header size (431 past it).
@@ -31,14 +44,31 @@ public struct HTTPServerConfiguration: Sendable {
     /// error by default.
     public var errorLog: @Sendable (String) -> Void = HTTPServerConfiguration.standardErrorLog
 
-    /// Writes a message and a newline to standard error.
+    /// Writes a message and a newline to standard error. A failed write (a closed or full
+    /// stream) drops the line: the log must never stop the server.
     public static let standardErrorLog: @Sendable (String) -> Void = { message in
-        FileHandle.standardError.write(Data("HTTPServer: \(message)\n".utf8))
+        let line = Array("HTTPServer: \(message)\n".utf8)
+        line.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let written = write(2, base + offset, raw.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
     }
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0,
         connectionLimit: Int = 16_384, idleTimeout: Int = 60, headerTimeout: Int = 10,
+        bodyTimeout: Int = 30, sendTimeout: Int = 60, connectionsPerAddress: Int = 256,
+        trustedProxies: [IPAddressRange] = [],
         maxBodyBytes: Int = 1 << 20, connectionMemory: Int = 8 * 1024,
         shutdownGrace: Double = 10
     ) {
@@ -48,6 +78,10 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionLimit = connectionLimit
         self.idleTimeout = idleTimeout
         self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        self.sendTimeout = sendTimeout
+        self.connectionsPerAddress = connectionsPerAddress
+        self.trustedProxies = trustedProxies
         self.maxBodyBytes = maxBodyBytes
         self.connectionMemory = connectionMemory
         self.shutdownGrace = shutdownGrace

@@ -6,8 +6,7 @@ import Synchronization
 public struct HTTPServerStats: Sendable, Equatable {
     /// Gauge: TCP connections open now, parked ones included.
     public var openConnections: Int
-    /// Gauge: requests inside `Request.parked`, or with a deferred answer, now (long-polls
-    /// waiting for something).
+    /// Gauge: requests with a deferred answer now (long-polls waiting for something).
     public var parkedRequests: Int
     /// Gauge: requests handed to the responder whose response has not been sent yet.
     public var inFlightRequests: Int
@@ -17,12 +16,22 @@ public struct HTTPServerStats: Sendable, Equatable {
     public var rejectedBodyTooLarge: Int
     /// Counter: connections closed because their request headers did not arrive in time.
     public var headerTimeouts: Int
+    /// Counter: connections closed because a request body did not arrive in time.
+    public var bodyTimeouts: Int
+    /// Counter: connections closed because the client did not take a response in time.
+    public var sendTimeouts: Int
+    /// Counter: connections refused because their address held the most allowed.
+    public var refusedPerAddress: Int
+    /// Counter: requests from behind a trusted proxy answered 429 because their client
+    /// had the most requests allowed in flight.
+    public var refusedForwarded: Int
     /// Counter: clients that hung up while their request was parked.
     public var clientHangups: Int
 
     public init(
         openConnections: Int = 0, parkedRequests: Int = 0, inFlightRequests: Int = 0,
         requestsTotal: Int = 0, rejectedBodyTooLarge: Int = 0, headerTimeouts: Int = 0,
+        bodyTimeouts: Int = 0, sendTimeouts: Int = 0, refusedPerAddress: Int = 0, refusedForwarded: Int = 0,
         clientHangups: Int = 0
     ) {
         self.openConnections = openConnections
@@ -31,6 +40,10 @@ public struct HTTPServerStats: Sendable, Equatable {
         self.requestsTotal = requestsTotal
         self.rejectedBodyTooLarge = rejectedBodyTooLarge
         self.headerTimeouts = headerTimeouts
+        self.bodyTimeouts = bodyTimeouts
+        self.sendTimeouts = sendTimeouts
+        self.refusedPerAddress = refusedPerAddress
+        self.refusedForwarded = refusedForwarded
         self.clientHangups = clientHangups
     }
 }
@@ -43,6 +56,10 @@ final class ServerCounters: Sendable {
     let requestsTotal = Atomic<Int>(0)
     let rejectedBodyTooLarge = Atomic<Int>(0)
     let headerTimeouts = Atomic<Int>(0)
+    let bodyTimeouts = Atomic<Int>(0)
+    let sendTimeouts = Atomic<Int>(0)
+    let refusedPerAddress = Atomic<Int>(0)
+    let refusedForwarded = Atomic<Int>(0)
     let clientHangups = Atomic<Int>(0)
     /// Requests whose connection is suspended in MHD while the responder works; MHD
     /// must not be stopped while any remain.
@@ -56,6 +73,10 @@ final class ServerCounters: Sendable {
             requestsTotal: requestsTotal.load(ordering: .relaxed),
             rejectedBodyTooLarge: rejectedBodyTooLarge.load(ordering: .relaxed),
             headerTimeouts: headerTimeouts.load(ordering: .relaxed),
+            bodyTimeouts: bodyTimeouts.load(ordering: .relaxed),
+            sendTimeouts: sendTimeouts.load(ordering: .relaxed),
+            refusedPerAddress: refusedPerAddress.load(ordering: .relaxed),
+            refusedForwarded: refusedForwarded.load(ordering: .relaxed),
             clientHangups: clientHangups.load(ordering: .relaxed))
     }
 }

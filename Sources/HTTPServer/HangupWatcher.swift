@@ -2,8 +2,9 @@ import CMicroHTTPD
 import Foundation
 import Synchronization
 
-/// Watches the sockets of parked requests for hang-ups, and cancels a request's task
-/// when its client goes away (MHD does not look at suspended connections at all).
+/// Watches the sockets of requests with a deferred answer (parked long-polls) for
+/// hang-ups, and cancels the deferred answer when its client goes away (MHD does not
+/// look at suspended connections at all).
 ///
 /// One thread waits in `epoll_wait` for `EPOLLRDHUP` (not `EPOLLIN`: a pipelined next
 /// request is not a hang-up). Events carry a token rather than the descriptor, so a
@@ -62,14 +63,12 @@ final class HangupWatcher: Sendable {
         finished.wait()
     }
 
-    /// Starts watching the request's socket (nested calls only count). With `deferred`,
-    /// the request's task is ending and the handle answers instead: a hang-up or shutdown
-    /// cancels the handle.
-    func enter(_ link: ConnectionLink, deferred: DeferredResponse? = nil) {
-        let cancelDeferred = state.withLock { state -> Bool in
-            if let deferred { link.deferred = deferred }
-            link.parkDepth += 1
-            guard link.parkDepth == 1 else { return state.cancellingAll && deferred != nil }
+    /// Starts watching the socket of a request whose answer is now deferred: a hang-up or
+    /// shutdown cancels `deferred`.
+    func enter(_ link: ConnectionLink, deferred: DeferredResponse) {
+        let cancelNow = state.withLock { state -> Bool in
+            guard link.parkToken == 0 else { return false }
+            link.deferred = deferred
             let token = state.nextToken
             state.nextToken += 1
             state.parked[token] = link
@@ -78,10 +77,9 @@ final class HangupWatcher: Sendable {
             if !watch(link.connection, token: token) {
                 log("cannot watch a parked connection for hang-ups: \(String(cString: strerror(errno)))")
             }
-            if state.cancellingAll { link.cancelTask() }
-            return state.cancellingAll && deferred != nil
+            return state.cancellingAll
         }
-        if cancelDeferred { deferred?.cancel() }
+        if cancelNow { deferred.cancel() }
     }
 
     /// The deferral a request started, if any.
@@ -89,7 +87,7 @@ final class HangupWatcher: Sendable {
         state.withLock { _ in link.deferred }
     }
 
-    /// Stops watching the request's socket when its outermost parked region ends.
+    /// Stops watching the request's socket once its deferred answer has ended.
     ///
     /// The socket stays in the epoll set, armed with the old token until the connection
     /// closes (the kernel then drops it) or parks again (`watch` re-arms it): taking it
@@ -98,8 +96,7 @@ final class HangupWatcher: Sendable {
     /// no parked request and is ignored; being one-shot, it fires once.
     func exit(_ link: ConnectionLink) {
         state.withLock { state in
-            link.parkDepth -= 1
-            guard link.parkDepth == 0 else { return }
+            guard link.parkToken != 0 else { return }
             state.parked[link.parkToken] = nil
             link.parkToken = 0
             link.deferred = nil
@@ -122,15 +119,13 @@ final class HangupWatcher: Sendable {
         return added
     }
 
-    /// Cancels every parked request, and every request that parks from now on.
+    /// Cancels every deferred answer, and every one deferred from now on (shutdown).
     ///
-    /// Tasks are cancelled under the lock (a task that has left its parked region is
-    /// never cancelled); deferred answers after it, as their handlers may answer at once,
-    /// which takes this lock.
+    /// The handles are cancelled outside the lock: their handlers may answer at once,
+    /// which takes it.
     func cancelAll() {
         let deferred = state.withLock { state -> [DeferredResponse] in
             state.cancellingAll = true
-            for link in state.parked.values { link.cancelTask() }
             return state.parked.values.compactMap(\.deferred)
         }
         for handle in deferred { handle.cancel() }
@@ -158,7 +153,6 @@ final class HangupWatcher: Sendable {
         let deferred = state.withLock { state -> DeferredResponse? in
             guard let link = state.parked[token] else { return nil }
             counters.clientHangups.add(1, ordering: .relaxed)
-            link.cancelTask()
             return link.deferred
         }
         deferred?.cancel()

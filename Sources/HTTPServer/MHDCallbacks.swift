@@ -3,7 +3,7 @@ import Glibc
 
 // MHD's callbacks. They are plain functions at file scope, so they are nonisolated: a
 // closure written inside main-actor code would inherit that isolation and trap when MHD
-// calls it from its own threads. Each finds the `ServerCore` through its closure pointer
+// calls it from its own threads. Each finds the `DaemonContext` through its closure pointer
 // and hands over at once.
 
 /// Access handler: called when a request's headers are in, for each piece of its body,
@@ -15,7 +15,7 @@ func mhdAccessHandler(
     context: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let cls, let connection, let context, let uploadDataSize else { return .NO }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let core = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
     guard let raw = context.pointee else {
         return core.headersReceived(
             connection: connection, url: url, method: method, context: context)
@@ -38,7 +38,7 @@ func mhdRequestCompleted(
     reason: MHD_RequestTerminationCode
 ) {
     guard let cls else { return }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let core = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
     var link: ConnectionLink?
     if let raw = context?.pointee {
         link = Unmanaged<ConnectionLink>.fromOpaque(raw).takeRetainedValue()
@@ -55,7 +55,7 @@ func mhdNotifyConnection(
     event: MHD_ConnectionNotificationCode
 ) {
     guard let cls, let connection, let socketContext else { return }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let core = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
     switch event {
     case .CONNECTION_NOTIFY_STARTED:
         let state = core.connectionOpened(connection)
@@ -72,7 +72,7 @@ func mhdNotifyConnection(
 /// MHD's error log, printf-style; rendered and handed to the configured log hook.
 func mhdLog(cls: UnsafeMutableRawPointer?, format: UnsafePointer<CChar>?, arguments: CVaListPointer?) {
     guard let cls, let format, let arguments else { return }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let core = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
     let message = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 1024) { buffer in
         guard let base = buffer.baseAddress else { return "" }
         let written = vsnprintf(base, buffer.count, format, arguments)

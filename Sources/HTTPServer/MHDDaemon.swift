@@ -6,7 +6,7 @@ import Synchronization
 /// Owns one running `MHD_Daemon`: started in `init`, stopped once by `stop()` (or by
 /// `deinit` as a last resort).
 ///
-/// While the daemon runs, MHD's callbacks hold the `ServerCore` through a retained
+/// While the daemon runs, MHD's callbacks hold the `DaemonContext` through a retained
 /// pointer, released after `MHD_stop_daemon` returns (no callback can run after that).
 final class MHDDaemon: Sendable {
     private struct State {
@@ -18,11 +18,11 @@ final class MHDDaemon: Sendable {
     }
 
     private let state: Mutex<State>
-    private let core: Unmanaged<ServerCore>
+    private let core: Unmanaged<DaemonContext>
     /// The port bound (the real one when 0 was asked for).
     let port: Int
 
-    init(core: ServerCore, listener: ListenSocket, connectionLimit: Int) throws(HTTPServerError) {
+    init(core: DaemonContext, listener: ListenSocket, connectionLimit: Int) throws(HTTPServerError) {
         let configuration = core.configuration
         let threads = configuration.threads > 0
             ? configuration.threads : ProcessInfo.processInfo.activeProcessorCount

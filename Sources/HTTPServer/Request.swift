@@ -88,24 +88,27 @@ public struct Request: Sendable {
     public var query: [(name: String, value: String)]
     public var headers: HTTPHeaders
     public var body: Data
-    /// The peer's address, e.g. `127.0.0.1`.
+    /// The client's address, e.g. `127.0.0.1`: the TCP peer's, or, for a request from a
+    /// trusted proxy, the client its `X-Forwarded-For` names.
     public var remoteAddress: String
-    /// Parks and hang-up detection for this request's connection; nil for requests made
-    /// up in tests.
+    /// The TCP peer's address (a proxy's, when the request came through one).
+    public var peerAddress: String
+    /// The connection a deferred answer goes out on; nil for requests made up in tests.
     let connection: ConnectionLink?
 
     public init(
         method: HTTPMethod, path: String, query: [(name: String, value: String)] = [],
-        headers: HTTPHeaders = [:], body: Data = Data(), remoteAddress: String = "127.0.0.1"
+        headers: HTTPHeaders = [:], body: Data = Data(), remoteAddress: String = "127.0.0.1",
+        peerAddress: String? = nil
     ) {
         self.init(
             method: method, path: path, query: query, headers: headers, body: body,
-            remoteAddress: remoteAddress, connection: nil)
+            remoteAddress: remoteAddress, peerAddress: peerAddress ?? remoteAddress, connection: nil)
     }
 
     init(
         method: HTTPMethod, path: String, query: [(name: String, value: String)],
-        headers: HTTPHeaders, body: Data, remoteAddress: String, connection: ConnectionLink?
+        headers: HTTPHeaders, body: Data, remoteAddress: String, peerAddress: String, connection: ConnectionLink?
     ) {
         self.method = method
         self.path = path
@@ -113,7 +116,15 @@ public struct Request: Sendable {
         self.headers = headers
         self.body = body
         self.remoteAddress = remoteAddress
+        self.peerAddress = peerAddress
         self.connection = connection
+    }
+
+    /// True when the request came through a proxy: the peer is a trusted proxy, or the
+    /// request carries forwarding headers from a peer that is not trusted (then its
+    /// `remoteAddress` is the proxy's, and says nothing about the client).
+    public var isForwarded: Bool {
+        remoteAddress != peerAddress || headers["X-Forwarded-For"] != nil || headers["Forwarded"] != nil
     }
 
     /// The first value of a query argument.

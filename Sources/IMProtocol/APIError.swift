@@ -14,6 +14,15 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case internalError = "INTERNAL"
     case unavailable = "UNAVAILABLE"
 
+    /// The code an HTTP status carries, or nil for a status that carries none of them.
+    public init?(httpStatus: Int) {
+        guard let code = Self.byStatus[httpStatus] else { return nil }
+        self = code
+    }
+
+    private static let byStatus: [Int: ErrorCode] = Dictionary(
+        allCases.map { ($0.httpStatus, $0) }, uniquingKeysWith: { first, _ in first })
+
     /// The HTTP status that carries this code.
     public var httpStatus: Int {
         switch self {

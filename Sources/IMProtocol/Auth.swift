@@ -128,11 +128,53 @@ public struct AdminSetPassword: Codable, Sendable, Hashable {
 public struct AdminUser: Codable, Sendable, Hashable {
     public var user: User
     public var admin: Bool
+    /// True while suspended (nil from servers that do not say).
+    public var suspended: Bool?
 
-    public init(user: User, admin: Bool) {
+    public init(user: User, admin: Bool, suspended: Bool? = nil) {
         self.user = user
         self.admin = admin
+        self.suspended = suspended
     }
+}
+
+/// One of the caller's logins, as `GET /v1/me/sessions` lists it.
+public struct SessionInfo: Codable, Sendable, Hashable {
+    /// Identifies the login for `DELETE /v1/me/sessions/<id>`.
+    public var id: String
+    /// The device name the login was made with, if any.
+    public var device: String?
+    public var createdAt: Timestamp
+    /// When it was last used, to the minute or so; nil when never since it was made.
+    public var lastUsedAt: Timestamp?
+    /// When it stops working; nil for bot accounts.
+    public var expiresAt: Timestamp?
+    /// True for the login making this request.
+    public var current: Bool
+
+    public init(
+        id: String, device: String?, createdAt: Timestamp, lastUsedAt: Timestamp?, expiresAt: Timestamp?, current: Bool
+    ) {
+        self.id = id
+        self.device = device
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.expiresAt = expiresAt
+        self.current = current
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, device, current
+        case createdAt = "created_at"
+        case lastUsedAt = "last_used_at"
+        case expiresAt = "expires_at"
+    }
+}
+
+/// `GET /v1/me/sessions`: the caller's live logins, newest first.
+public struct SessionList: Codable, Sendable, Hashable {
+    public var sessions: [SessionInfo]
+    public init(sessions: [SessionInfo]) { self.sessions = sessions }
 }
 
 /// `GET /v1/admin/users`: one page of accounts in name order.

@@ -15,6 +15,25 @@ public enum MemberRole: String, Codable, Sendable, Hashable, CaseIterable, Compa
     public static func < (lhs: MemberRole, rhs: MemberRole) -> Bool { lhs.rank < rhs.rank }
 }
 
+/// Who may join a group.
+public enum JoinPolicy: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Only people a member with the right invited (the default): the group is invisible
+    /// to everyone else.
+    case invite
+    /// Anyone may join, and see its info.
+    case open
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let policy = JoinPolicy(rawValue: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text)' is not a join policy: use open or invite")
+        }
+        self = policy
+    }
+}
+
 /// A group or a room, as shown in lists and info pages.
 public struct ConversationInfo: Codable, Sendable, Hashable {
     public var id: ConversationID
@@ -30,12 +49,15 @@ public struct ConversationInfo: Codable, Sendable, Hashable {
     /// Who created it (owners of groups hold the `owner` role).
     public var createdBy: String?
     public var createdAt: Timestamp
+    /// Who may join (groups only).
+    public var join: JoinPolicy?
 
     public init(
         id: ConversationID, kind: ConversationKind, name: String, title: String,
         logoURL: String = "", description: String = "", memberCount: Int, createdBy: String?,
-        createdAt: Timestamp
+        createdAt: Timestamp, join: JoinPolicy? = nil
     ) {
+        self.join = join
         self.id = id
         self.kind = kind
         self.name = name
@@ -48,7 +70,7 @@ public struct ConversationInfo: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, kind, name, title, description
+        case id, kind, name, title, description, join
         case logoURL = "logo_url"
         case memberCount = "member_count"
         case createdBy = "created_by"
@@ -65,17 +87,50 @@ public struct CreateConversationRequest: Codable, Sendable, Hashable {
     public var title: String?
     public var description: String?
     public var logoURL: String?
+    /// Who may join a group; `invite` when not given. Not for rooms.
+    public var join: JoinPolicy?
 
-    public init(name: String, title: String? = nil, description: String? = nil, logoURL: String? = nil) {
+    public init(
+        name: String, title: String? = nil, description: String? = nil, logoURL: String? = nil,
+        join: JoinPolicy? = nil
+    ) {
         self.name = name
         self.title = title
         self.description = description
         self.logoURL = logoURL
+        self.join = join
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, title, description
+        case name, title, description, join
         case logoURL = "logo_url"
+    }
+}
+
+/// `POST /v1/groups/<name>/invites`: lets one account join an invite-only group.
+public struct GroupInviteRequest: Codable, Sendable, Hashable {
+    public var user: String
+    public init(user: String) { self.user = user }
+}
+
+/// An invitation to a group, as `POST /v1/groups/<name>/invites` answers it.
+public struct GroupInvite: Codable, Sendable, Hashable {
+    public var group: String
+    public var user: String
+    public var invitedBy: String
+    public var createdAt: Timestamp
+
+    public init(group: String, user: String, invitedBy: String, createdAt: Timestamp) {
+        self.group = group
+        self.user = user
+        self.invitedBy = invitedBy
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case group, user
+        case invitedBy = "invited_by"
+        case createdAt = "created_at"
     }
 }
 
@@ -99,7 +154,7 @@ public struct ConversationInfoUpdate: Codable, Sendable, Hashable {
     public var isEmpty: Bool { title == nil && logoURL == nil && description == nil }
 
     public func validate() throws {
-        if let title { try Validate.text(title, field: "title", length: Limits.nicknameLength) }
+        if let title { try Validate.displayName(title, field: "title") }
         if let logoURL { try Validate.url(logoURL, field: "logo_url") }
         if let description {
             try Validate.text(

@@ -62,7 +62,7 @@ public struct ProfileUpdate: Codable, Sendable, Hashable {
 
     /// Throws the first field that breaks a rule.
     public func validate() throws {
-        if let nickname { try Validate.text(nickname, field: "nickname", length: Limits.nicknameLength) }
+        if let nickname { try Validate.nickname(nickname) }
         if let avatarURL { try Validate.url(avatarURL, field: "avatar_url") }
         if let signature {
             try Validate.text(signature, field: "signature", length: Limits.signatureLength)

@@ -8,12 +8,21 @@ public struct UserRecord: Sendable, Hashable {
     public var isAdmin: Bool
     /// Feed positions at or below this were dropped by retention.
     public var feedFloor: Int64
+    /// Set while an administrator has suspended the account: it cannot log in.
+    public var suspendedAt: Timestamp?
+    /// Set once the account was deleted: only its id (and its messages) remain.
+    public var deletedAt: Timestamp?
 
-    public init(user: User, passwordHash: String, isAdmin: Bool, feedFloor: Int64 = 0) {
+    public init(
+        user: User, passwordHash: String, isAdmin: Bool, feedFloor: Int64 = 0, suspendedAt: Timestamp? = nil,
+        deletedAt: Timestamp? = nil
+    ) {
         self.user = user
         self.passwordHash = passwordHash
         self.isAdmin = isAdmin
         self.feedFloor = feedFloor
+        self.suspendedAt = suspendedAt
+        self.deletedAt = deletedAt
     }
 
     public var id: UserID { user.id }
@@ -45,12 +54,15 @@ public struct TokenRecord: Sendable, Hashable {
     /// Nil for logins that do not expire (bot accounts).
     public var expiresAt: Timestamp?
     public var revokedAt: Timestamp?
-    /// Why it was revoked: `logout`, `kicked_out`, `password_changed`.
+    /// Why it was revoked: `logout`, `kicked_out`, `password_changed`, `ended` (by its
+    /// owner from another login), `suspended`.
     public var revokedReason: String?
+    /// When it was last used, as last recorded (the server records it now and then).
+    public var lastUsedAt: Timestamp?
 
     public init(
         id: Int64, userID: UserID, device: String?, createdAt: Timestamp, expiresAt: Timestamp?,
-        revokedAt: Timestamp? = nil, revokedReason: String? = nil
+        revokedAt: Timestamp? = nil, revokedReason: String? = nil, lastUsedAt: Timestamp? = nil
     ) {
         self.id = id
         self.userID = userID
@@ -59,6 +71,7 @@ public struct TokenRecord: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
         self.revokedReason = revokedReason
+        self.lastUsedAt = lastUsedAt
     }
 }
 
@@ -76,12 +89,15 @@ public struct ConversationRecord: Sendable, Hashable {
     public var lastSeq: Int64
     public var updatedAt: Timestamp
     public var memberCount: Int
+    /// Who may join a group (rooms and direct conversations ignore it).
+    public var joinPolicy: JoinPolicy
 
     public init(
         id: ConversationID, kind: ConversationKind, name: String, title: String, logoURL: String,
         description: String, createdBy: UserID?, createdAt: Timestamp, lastSeq: Int64,
-        updatedAt: Timestamp, memberCount: Int
+        updatedAt: Timestamp, memberCount: Int, joinPolicy: JoinPolicy = .invite
     ) {
+        self.joinPolicy = joinPolicy
         self.id = id
         self.kind = kind
         self.name = name
@@ -188,5 +204,16 @@ public struct MediaRecord: Sendable, Hashable {
         self.bytes = bytes
         self.createdAt = createdAt
     }
+
+    /// The path it is served at.
+    public var path: String { "/v1/media/\(id)" }
 }
 
+
+/// What `join` did.
+public enum JoinOutcome: Sendable, Hashable {
+    case joined
+    case alreadyMember
+    /// The group is invite-only and the user holds no invitation.
+    case notInvited
+}

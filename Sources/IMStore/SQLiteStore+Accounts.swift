@@ -59,32 +59,44 @@ extension SQLiteStore: AccountStore {
 
     public func updateProfile(_ userID: UserID, _ update: ProfileUpdate) async throws -> UserRecord {
         return try await database.write { [self] context in
-            let now = clock()
-            let connection = context.connection
-            if let nickname = update.nickname {
-                try connection.execute("UPDATE users SET nickname = ? WHERE id = ?", nickname, userID.rawValue)
-            }
-            if let avatar = update.avatarURL {
-                try connection.execute("UPDATE users SET avatar_url = ? WHERE id = ?", avatar, userID.rawValue)
-            }
-            if let signature = update.signature {
-                try connection.execute("UPDATE users SET signature = ? WHERE id = ?", signature, userID.rawValue)
-            }
-            if let attrs = update.attrs {
-                let text = String(decoding: try JSONEncoder().encode(attrs), as: UTF8.self)
-                try connection.execute("UPDATE users SET attrs = ? WHERE id = ?", text, userID.rawValue)
-            }
-            guard let record = try connection.first(
-                "SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", userID.rawValue, as: { Self.userRecord($0) })
-            else { throw StoreError.notFound("no account \(userID)") }
-            let watchers = try connection.rows(
-                "SELECT user_id FROM contacts WHERE contact_id = ? AND user_id != ?", userID.rawValue, userID.rawValue,
-                as: { UserID(rawValue: $0.int(0)) })
-            try appendUserEvent(
-                context, type: .profileUpdated, users: [userID] + watchers, payload: EventPayload(user: record.user),
-                at: now)
-            return record
+            try updateProfile(context, userID, update, at: clock())
         }
+    }
+
+    /// Applies a profile change inside a write job and tells the user's and their
+    /// contacts' feeds; an uploaded avatar it replaces is deleted when nothing shows it.
+    func updateProfile(_ context: SQLiteDatabase.WriteContext, _ userID: UserID, _ update: ProfileUpdate, at now: Timestamp)
+        throws -> UserRecord
+    {
+        let connection = context.connection
+        let previousAvatar = try connection.first(
+            "SELECT avatar_url FROM users WHERE id = ?", userID.rawValue, as: { $0.text(0) })
+        if let nickname = update.nickname {
+            try connection.execute("UPDATE users SET nickname = ? WHERE id = ?", nickname, userID.rawValue)
+        }
+        if let avatar = update.avatarURL {
+            try connection.execute("UPDATE users SET avatar_url = ? WHERE id = ?", avatar, userID.rawValue)
+        }
+        if let signature = update.signature {
+            try connection.execute("UPDATE users SET signature = ? WHERE id = ?", signature, userID.rawValue)
+        }
+        if let attrs = update.attrs {
+            let text = String(decoding: try JSONEncoder().encode(attrs), as: UTF8.self)
+            try connection.execute("UPDATE users SET attrs = ? WHERE id = ?", text, userID.rawValue)
+        }
+        guard let record = try connection.first(
+            "SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", userID.rawValue, as: { Self.userRecord($0) })
+        else { throw StoreError.notFound("no account \(userID)") }
+        if let previousAvatar, previousAvatar != record.user.avatarURL {
+            try deleteIfUnreferenced(path: previousAvatar, connection)
+        }
+        let watchers = try connection.rows(
+            "SELECT user_id FROM contacts WHERE contact_id = ? AND user_id != ?", userID.rawValue, userID.rawValue,
+            as: { UserID(rawValue: $0.int(0)) })
+        try appendUserEvent(
+            context, type: .profileUpdated, users: [userID] + watchers, payload: EventPayload(user: record.user),
+            at: now)
+        return record
     }
 
     public func setPasswordHash(_ userID: UserID, _ hash: String, revokeTokens: Bool) async throws {
@@ -111,7 +123,9 @@ extension SQLiteStore {
 }
 
 extension SQLiteStore: TokenStore {
-    static let tokenColumns = "t.id, t.user_id, t.device, t.created_at, t.expires_at, t.revoked_at, t.revoked_reason"
+    static let tokenColumns =
+        "t.id, t.user_id, t.device, t.created_at, t.expires_at, t.revoked_at, t.revoked_reason, t.last_used_at"
+    static let tokenColumnCount: Int32 = 8
 
     static func tokenRecord(_ row: SQLiteRow, at start: Int32 = 0) -> TokenRecord {
         TokenRecord(
@@ -119,7 +133,8 @@ extension SQLiteStore: TokenStore {
             createdAt: Timestamp(milliseconds: row.int(start + 3)),
             expiresAt: row.optionalInt(start + 4).map { Timestamp(milliseconds: $0) },
             revokedAt: row.optionalInt(start + 5).map { Timestamp(milliseconds: $0) },
-            revokedReason: row.optionalText(start + 6))
+            revokedReason: row.optionalText(start + 6),
+            lastUsedAt: row.optionalInt(start + 7).map { Timestamp(milliseconds: $0) })
     }
 
     public func createToken(hash: [UInt8], userID: UserID, device: String?, expiresAt: Timestamp?)
@@ -135,7 +150,7 @@ extension SQLiteStore: TokenStore {
                     """
                     UPDATE tokens SET revoked_at = ?, revoked_reason = 'kicked_out'
                     WHERE user_id = ? AND device = ? AND revoked_at IS NULL
-                    RETURNING id, user_id, device, created_at, expires_at, revoked_at, revoked_reason
+                    RETURNING id, user_id, device, created_at, expires_at, revoked_at, revoked_reason, last_used_at
                     """,
                     now.milliseconds, userID.rawValue, device, as: { Self.tokenRecord($0) })
             }
@@ -152,7 +167,7 @@ extension SQLiteStore: TokenStore {
         try await database.read { connection in
             try connection.first(
                 "SELECT \(Self.tokenColumns), \(Self.userColumns) FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?",
-                hash, as: { (Self.tokenRecord($0), Self.userRecord($0, at: 7)) })
+                hash, as: { (Self.tokenRecord($0), Self.userRecord($0, at: Self.tokenColumnCount)) })
         }
     }
 

@@ -4,15 +4,16 @@ import IMProtocol
 extension SQLiteStore: ConversationStore {
     public func createConversation(
         kind: ConversationKind, name: String, title: String, description: String, logoURL: String,
-        creator: UserID
+        creator: UserID, joinPolicy: JoinPolicy
     ) async throws -> ConversationRecord {
         return try await database.write { [self] context in
             let now = clock()
             let connection = context.connection
             do {
                 try connection.execute(
-                    "INSERT INTO conversations (kind, name, title, logo_url, description, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    kind.rawValue, name, title, logoURL, description, creator.rawValue, now.milliseconds, now.milliseconds)
+                    "INSERT INTO conversations (kind, name, title, logo_url, description, created_by, created_at, updated_at, join_policy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    kind.rawValue, name, title, logoURL, description, creator.rawValue, now.milliseconds, now.milliseconds,
+                    joinPolicy.rawValue)
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw StoreError.conflict("a \(kind.rawValue) named '\(name)' already exists")
             }
@@ -117,31 +118,38 @@ extension SQLiteStore: ConversationStore {
         async throws -> Bool
     {
         return try await database.write { [self] context in
-            let now = clock()
-            let connection = context.connection
-            guard try connection.scalar(
-                "SELECT 1 FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
-                != nil
-            else { return false }
-            // Everyone is told, the member included, who reads up to this event and no further.
-            let position = positions.issue()
-            try announce(context, conversationID, member: userID, change: change, at: now, position: position)
-            _ = try deleteMember(connection, conversationID, userID, position: position)
-            try connection.execute(
-                "UPDATE conversations SET member_count = member_count - 1 WHERE id = ?", conversationID.rawValue)
-            // A group is never left without an owner: the longest-standing admin, else
-            // member, takes over.
-            try connection.execute(
-                """
-                UPDATE members SET role = 'owner'
-                WHERE conversation_id = ?1 AND NOT EXISTS (SELECT 1 FROM members WHERE conversation_id = ?1 AND role = 'owner')
-                    AND (SELECT kind FROM conversations WHERE id = ?1) = 'group'
-                    AND user_id = (SELECT user_id FROM members WHERE conversation_id = ?1
-                        ORDER BY role = 'admin' DESC, joined_at, user_id LIMIT 1)
-                """,
-                conversationID.rawValue)
-            return true
+            try removeMember(context, conversationID, userID, change: change, at: clock())
         }
+    }
+
+    /// Removes a member inside a write job; see `removeMember(_:_:change:)`.
+    func removeMember(
+        _ context: SQLiteDatabase.WriteContext, _ conversationID: ConversationID, _ userID: UserID,
+        change: MembershipChange, at now: Timestamp
+    ) throws -> Bool {
+        let connection = context.connection
+        guard try connection.scalar(
+            "SELECT 1 FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
+            != nil
+        else { return false }
+        // Everyone is told, the member included, who reads up to this event and no further.
+        let position = positions.issue()
+        try announce(context, conversationID, member: userID, change: change, at: now, position: position)
+        _ = try deleteMember(connection, conversationID, userID, position: position)
+        try connection.execute(
+            "UPDATE conversations SET member_count = member_count - 1 WHERE id = ?", conversationID.rawValue)
+        // A group is never left without an owner: the longest-standing admin, else
+        // member, takes over.
+        try connection.execute(
+            """
+            UPDATE members SET role = 'owner'
+            WHERE conversation_id = ?1 AND NOT EXISTS (SELECT 1 FROM members WHERE conversation_id = ?1 AND role = 'owner')
+                AND (SELECT kind FROM conversations WHERE id = ?1) = 'group'
+                AND user_id = (SELECT user_id FROM members WHERE conversation_id = ?1
+                    ORDER BY role = 'admin' DESC, joined_at, user_id LIMIT 1)
+            """,
+            conversationID.rawValue)
+        return true
     }
 
     /// Writes a membership notice into the conversation and its event, at `position`, for
@@ -177,8 +185,9 @@ extension SQLiteStore: ConversationStore {
                 conversationID.rawValue,
                 as: { row in
                     Member(
-                        user: Self.userRecord(row).user, role: MemberRole(rawValue: row.text(11)) ?? .member,
-                        joinedAt: Timestamp(milliseconds: row.int(12)))
+                        user: Self.userRecord(row).user,
+                        role: MemberRole(rawValue: row.text(Self.userColumnCount)) ?? .member,
+                        joinedAt: Timestamp(milliseconds: row.int(Self.userColumnCount + 1)))
                 })
         }
     }
@@ -189,6 +198,7 @@ extension SQLiteStore: ConversationStore {
         return try await database.write { [self] context in
             let now = clock()
             let connection = context.connection
+            let previousLogo = try record(conversationID, connection).logoURL
             if let title = update.title {
                 try connection.execute("UPDATE conversations SET title = ? WHERE id = ?", title, conversationID.rawValue)
             }
@@ -200,6 +210,7 @@ extension SQLiteStore: ConversationStore {
                     "UPDATE conversations SET description = ? WHERE id = ?", description, conversationID.rawValue)
             }
             let updated = try record(conversationID, connection)
+            if previousLogo != updated.logoURL { try deleteIfUnreferenced(path: previousLogo, connection) }
             let info = try info(updated, connection)
             let actor = try username(by, connection) ?? "someone"
             let message = try insertMessage(
@@ -222,7 +233,8 @@ extension SQLiteStore: ConversationStore {
             id: record.id, kind: record.kind, name: record.name,
             title: record.title.isEmpty ? record.name : record.title, logoURL: record.logoURL,
             description: record.description, memberCount: record.memberCount,
-            createdBy: try record.createdBy.flatMap { try username($0, connection) }, createdAt: record.createdAt)
+            createdBy: try record.createdBy.flatMap { try username($0, connection) }, createdAt: record.createdAt,
+            join: record.kind == .group ? record.joinPolicy : nil)
     }
 
     func record(_ id: ConversationID, _ connection: SQLiteConnection) throws -> ConversationRecord {

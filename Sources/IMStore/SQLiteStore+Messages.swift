@@ -118,31 +118,3 @@ extension SQLiteStore: MessageStore {
         }
     }
 }
-
-extension SQLiteStore: MediaStore {
-    public func putMedia(ownerID: UserID, contentType: String, bytes: [UInt8]) async throws -> MediaRecord {
-        var generator = SystemRandomNumberGenerator()
-        let id = (0..<4).map { _ in String(UInt32.random(in: 0...UInt32.max, using: &generator), radix: 36) }
-            .joined()
-        return try await database.write { [self] context in
-            let now = clock()
-            try requireUser(ownerID, context.connection)
-            try context.connection.execute(
-                "INSERT INTO media (id, owner_id, content_type, bytes, created_at) VALUES (?, ?, ?, ?, ?)",
-                id, ownerID.rawValue, contentType, bytes, now.milliseconds)
-            return MediaRecord(id: id, ownerID: ownerID, contentType: contentType, bytes: bytes, createdAt: now)
-        }
-    }
-
-    public func media(id: String) async throws -> MediaRecord? {
-        try await database.read { connection in
-            try connection.first(
-                "SELECT owner_id, content_type, bytes, created_at FROM media WHERE id = ?", id,
-                as: { row in
-                    MediaRecord(
-                        id: id, ownerID: UserID(rawValue: row.int(0)), contentType: row.text(1), bytes: row.blob(2),
-                        createdAt: Timestamp(milliseconds: row.int(3)))
-                })
-        }
-    }
-}

@@ -4,7 +4,9 @@ import IMProtocol
 /// Column lists and row mappers shared by the store's queries.
 extension SQLiteStore {
     static let userColumns =
-        "u.id, u.username, u.nickname, u.avatar_url, u.signature, u.attrs, u.is_bot, u.created_at, u.password_hash, u.is_admin, u.feed_floor"
+        "u.id, u.username, u.nickname, u.avatar_url, u.signature, u.attrs, u.is_bot, u.created_at, u.password_hash, u.is_admin, u.feed_floor, u.suspended_at, u.deleted_at"
+    /// How many columns `userColumns` has, for the columns a query selects after them.
+    static let userColumnCount: Int32 = 13
 
     /// Maps `userColumns` starting at column `start`.
     static func userRecord(_ row: SQLiteRow, at start: Int32 = 0) -> UserRecord {
@@ -20,7 +22,8 @@ extension SQLiteStore {
             createdAt: Timestamp(milliseconds: row.int(start + 7)))
         return UserRecord(
             user: user, passwordHash: row.text(start + 8), isAdmin: row.bool(start + 9),
-            feedFloor: row.int(start + 10))
+            feedFloor: row.int(start + 10), suspendedAt: row.optionalInt(start + 11).map { Timestamp(milliseconds: $0) },
+            deletedAt: row.optionalInt(start + 12).map { Timestamp(milliseconds: $0) })
     }
 
     static let messageColumns =
@@ -42,7 +45,7 @@ extension SQLiteStore {
     }
 
     static let conversationColumns =
-        "c.id, c.kind, c.name, c.title, c.logo_url, c.description, c.created_by, c.created_at, c.last_seq, c.updated_at, c.member_count"
+        "c.id, c.kind, c.name, c.title, c.logo_url, c.description, c.created_by, c.created_at, c.last_seq, c.updated_at, c.member_count, c.join_policy"
 
     static func conversationRecord(_ row: SQLiteRow, at start: Int32 = 0) -> ConversationRecord {
         ConversationRecord(
@@ -51,7 +54,8 @@ extension SQLiteStore {
             title: row.text(start + 3), logoURL: row.text(start + 4), description: row.text(start + 5),
             createdBy: row.optionalInt(start + 6).map { UserID(rawValue: $0) },
             createdAt: Timestamp(milliseconds: row.int(start + 7)), lastSeq: row.int(start + 8),
-            updatedAt: Timestamp(milliseconds: row.int(start + 9)), memberCount: Int(row.int(start + 10)))
+            updatedAt: Timestamp(milliseconds: row.int(start + 9)), memberCount: Int(row.int(start + 10)),
+            joinPolicy: JoinPolicy(rawValue: row.text(start + 11)) ?? .invite)
     }
 
     /// Throws `StoreError.notFound` unless the account exists.

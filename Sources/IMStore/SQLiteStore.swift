@@ -69,7 +69,7 @@ public final class SQLiteStore: Sendable {
     public var writerStats: WriterStats { database.writerStats }
 
     /// Finishes queued work and closes the database.
-    public func close() { database.close() }
+    public func close() async { await database.close() }
 
     public var committedPosition: Int64 { positions.committed.load(ordering: .acquiring) }
 

@@ -111,10 +111,8 @@ public enum Schema {
                     created_at INTEGER NOT NULL
                 ) WITHOUT ROWID;
                 """),
-            // Version 2 is another change's (the lead numbers them on merge); this one is
-        // independent of it.
         Migration(
-            version: 3, name: "conversation events stored once, read through membership",
+            version: 2, name: "conversation events stored once, read through membership",
             sql: """
                 -- Events of a conversation (messages, membership changes, new info), each
                 -- stored once at one position that every member's feed shares.
@@ -152,6 +150,57 @@ public enum Schema {
                 -- retention. (Its index keeps the name events_by_time: renaming it would mean
                 -- building it again over every old row while the server waits to start.)
                 ALTER TABLE events RENAME TO user_events;
+                """),
+        Migration(
+            version: 3, name: "invite-only groups, invites, suspended and deleted accounts, login use, media hashes",
+            sql: """
+                -- groups: 'invite' (members add people) or 'open' (anyone may join); existing
+                -- groups become invite-only. Rooms and direct conversations ignore it.
+                ALTER TABLE conversations ADD COLUMN join_policy TEXT NOT NULL DEFAULT 'invite';
+
+                CREATE TABLE invites (
+                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    invited_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (conversation_id, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX invites_by_user ON invites(user_id);
+
+                -- a group without an owner gets one: its creator (back as a member if they
+                -- left, reading from the next position on), else the first server administrator
+                INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position)
+                    SELECT c.id, c.created_by, 'owner', c.created_at, c.last_seq, coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'feed_position'), 0) + 1
+                    FROM conversations c
+                    WHERE c.kind = 'group' AND c.created_by IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM members m WHERE m.conversation_id = c.id AND m.role = 'owner')
+                    ON CONFLICT (conversation_id, user_id) DO UPDATE SET role = 'owner';
+                INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position)
+                    SELECT c.id, a.id, 'owner', c.created_at, c.last_seq,
+                        coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'feed_position'), 0) + 1
+                    FROM conversations c, (SELECT id FROM users WHERE is_admin = 1 ORDER BY id LIMIT 1) a
+                    WHERE c.kind = 'group'
+                        AND NOT EXISTS (SELECT 1 FROM members m WHERE m.conversation_id = c.id AND m.role = 'owner')
+                    ON CONFLICT (conversation_id, user_id) DO UPDATE SET role = 'owner';
+                UPDATE conversations SET member_count = (SELECT count(*) FROM members m WHERE m.conversation_id = conversations.id)
+                    WHERE kind = 'group';
+
+                -- suspended accounts cannot log in; deleted ones keep only their id and messages
+                ALTER TABLE users ADD COLUMN suspended_at INTEGER;
+                ALTER TABLE users ADD COLUMN deleted_at INTEGER;
+
+                -- when a login was last used (written now and then, not per request)
+                ALTER TABLE tokens ADD COLUMN last_used_at INTEGER;
+
+                -- media: its size (for each account's budget) and hash (one copy of the same bytes)
+                ALTER TABLE media ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE media ADD COLUMN sha256 BLOB;
+                UPDATE media SET size = length(bytes);
+                CREATE INDEX media_by_owner ON media(owner_id, sha256);
+                -- earlier uploads nothing shows any more (every avatar upload used to be kept)
+                DELETE FROM media
+                    WHERE NOT EXISTS (SELECT 1 FROM users WHERE avatar_url = '/v1/media/' || media.id)
+                        AND NOT EXISTS (SELECT 1 FROM conversations WHERE logo_url = '/v1/media/' || media.id);
                 """),
     ]
 }

@@ -16,6 +16,14 @@ public protocol AccountStore: Sendable {
     func setPasswordHash(_ userID: UserID, _ hash: String, revokeTokens: Bool) async throws
     /// Grants or withdraws administration.
     func setAdmin(_ userID: UserID, _ isAdmin: Bool) async throws
+    /// Suspends an account (every login revoked as `suspended`, new ones refused) or lifts
+    /// the suspension; returns the ids of the logins it revoked.
+    func setSuspended(_ userID: UserID, _ suspended: Bool) async throws -> [Int64]
+    /// Deletes an account: its logins, contacts, invitations, media and group and room
+    /// memberships go (members are told it left); its messages stay, and the row keeps
+    /// only the id under a name nobody can register, so the username is free again.
+    /// Returns the ids of the logins it revoked.
+    func deleteUser(_ userID: UserID) async throws -> [Int64]
 }
 
 /// Logins (bearer tokens), kept as hashes.
@@ -28,6 +36,10 @@ public protocol TokenStore: Sendable {
     /// The login with this token hash and its account, revoked or not.
     func token(hash: [UInt8]) async throws -> (TokenRecord, UserRecord)?
     func revokeToken(id: Int64, reason: String) async throws
+    /// The user's logins that are neither revoked nor expired at `now`, newest first.
+    func liveTokens(of userID: UserID, at now: Timestamp) async throws -> [TokenRecord]
+    /// Records when logins were last used (batched by the server, not per request).
+    func recordTokenUse(_ uses: [Int64: Timestamp]) async throws
     /// Deletes logins that expired or were revoked before `before`.
     func pruneTokens(before: Timestamp) async throws -> Int
 }
@@ -43,16 +55,24 @@ public protocol ContactStore: Sendable {
 /// Groups, rooms, direct conversations and their members.
 public protocol ConversationStore: Sendable {
     /// Creates a group or room with its creator as the first member (`owner` in groups);
-    /// `StoreError.conflict` when the name exists.
+    /// `StoreError.conflict` when the name exists. `joinPolicy` matters for groups only.
     func createConversation(
         kind: ConversationKind, name: String, title: String, description: String, logoURL: String,
-        creator: UserID
+        creator: UserID, joinPolicy: JoinPolicy
     ) async throws -> ConversationRecord
     func conversation(id: ConversationID) async throws -> ConversationRecord?
     func conversation(kind: ConversationKind, name: String) async throws -> ConversationRecord?
     /// The direct conversation of two users, created on first use.
     func directConversation(_ a: UserID, _ b: UserID) async throws -> ConversationRecord
     func membership(_ conversationID: ConversationID, _ userID: UserID) async throws -> MembershipRecord?
+    /// Lets `userID` join an invite-only group (kept until they join); false when they
+    /// were invited already. `StoreError.conflict` when they are a member.
+    func invite(_ userID: UserID, to conversationID: ConversationID, by inviter: UserID) async throws -> Bool
+    /// True when `userID` holds an invitation to the group.
+    func isInvited(_ userID: UserID, to conversationID: ConversationID) async throws -> Bool
+    /// Joins a group by its rules, in one transaction: an open group takes anyone, an
+    /// invite-only one only the invited (the invitation is used up).
+    func join(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange) async throws -> JoinOutcome
     /// Adds a member and writes `change` (notice + event) to everyone present; false when
     /// already a member.
     func addMember(
@@ -75,6 +95,17 @@ public protocol ConversationStore: Sendable {
     func conversations(for userID: UserID) async throws -> [Conversation]
     /// The groups (or rooms) a user belongs to (or is present in).
     func conversationInfos(for userID: UserID, kind: ConversationKind) async throws -> [ConversationInfo]
+}
+
+extension ConversationStore {
+    /// `createConversation` for an invite-only group, or a room.
+    public func createConversation(
+        kind: ConversationKind, name: String, title: String, description: String, logoURL: String, creator: UserID
+    ) async throws -> ConversationRecord {
+        try await createConversation(
+            kind: kind, name: name, title: title, description: description, logoURL: logoURL, creator: creator,
+            joinPolicy: .invite)
+    }
 }
 
 /// Messages and read markers.
@@ -117,9 +148,15 @@ public protocol EventStore: Sendable {
     func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void)
 }
 
-/// Uploaded bytes.
+/// Uploaded bytes (avatars), at most one copy of the same bytes per account, and none
+/// that nothing shows.
 public protocol MediaStore: Sendable {
-    func putMedia(ownerID: UserID, contentType: String, bytes: [UInt8]) async throws -> MediaRecord
+    /// Makes `bytes` the user's avatar in one transaction: the same bytes uploaded before
+    /// (by `sha256`, their digest) are reused, the avatar it replaces is deleted when nothing else shows it, and the
+    /// profile change reaches the feeds. `StoreError.overBudget` when the account's media
+    /// would pass `budget` bytes.
+    func setAvatar(_ userID: UserID, contentType: String, bytes: [UInt8], sha256: [UInt8], budget: Int) async throws
+        -> (UserRecord, MediaRecord)
     func media(id: String) async throws -> MediaRecord?
 }
 

@@ -15,6 +15,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case invalidReference(String)
     /// The feed no longer holds events after this position (retention dropped them).
     case cursorTooOld
+    /// Storing this would pass the account's budget (of media bytes).
+    case overBudget(used: Int, limit: Int)
     /// The store was closed.
     case closed
     /// The database file belongs to a newer schema, or cannot be migrated.
@@ -31,6 +33,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .muted(let until): "muted until \(until)"
         case .invalidReference(let message): message
         case .cursorTooOld: "the feed no longer holds events after this cursor"
+        case .overBudget(let used, let limit): "over budget: \(used) of \(limit) bytes"
         }
     }
 }

@@ -18,6 +18,15 @@ public struct PasswordHasher: Sendable, Equatable {
     /// option and OWASP's minimum of 19 MiB, 2 passes).
     public static let standard = PasswordHasher(memoryKiB: 64 * 1024, iterations: 3, parallelism: 1)
 
+    /// OWASP's minimum for Argon2id: 19 MiB, 2 passes, 1 lane. A cost below it is allowed
+    /// (tests use one) but warned about.
+    public static let owaspMinimum = PasswordHasher(memoryKiB: 19 * 1024, iterations: 2, parallelism: 1)
+
+    /// True when this cost is below `owaspMinimum` in memory or passes.
+    public var isBelowOWASPMinimum: Bool {
+        memoryKiB < Self.owaspMinimum.memoryKiB || iterations < Self.owaspMinimum.iterations
+    }
+
     public init(memoryKiB: UInt32, iterations: UInt32, parallelism: UInt32) {
         self.memoryKiB = memoryKiB
         self.iterations = iterations

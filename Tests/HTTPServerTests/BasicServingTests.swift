@@ -6,7 +6,7 @@ import Testing
 @Suite struct BasicServingTests {
     @Test func simpleGetIsAnswered() async throws {
         let responder = TestResponder { request in .text("hello \(request.path)") }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             #expect(server.port > 0)
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/world"))
@@ -21,7 +21,7 @@ import Testing
 
     @Test func twoRequestsReuseOneKeepAliveConnection() async throws {
         let responder = TestResponder { request in .text("n=\(request.query("n") ?? "")") }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/?n=1"))
             let first = try await client.response()
@@ -42,7 +42,7 @@ import Testing
             seen.withLock { $0 = request }
             return .text("ok")
         }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get(
                 "/a%20b/c?x=1&y=two%20words&x=3&flag",
@@ -67,7 +67,7 @@ import Testing
             Response(status: 200, headers: ["Content-Type": "application/octet-stream"],
                      body: request.body)
         }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             let body = (0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
             let client = try RawHTTPClient(port: server.port)
             try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.count)\r\n\r\n")
@@ -80,7 +80,7 @@ import Testing
 
     @Test func chunkedBodyWithinTheLimitIsJoined() async throws {
         let responder = TestResponder { request in Response(status: 200, body: request.body) }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
                             + "5\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\n\r\n")
@@ -93,7 +93,7 @@ import Testing
         let responder = TestResponder { request in
             .text(request.method == .head ? "twelve bytes" : "GET body")
         }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send("HEAD / HTTP/1.1\r\nHost: t\r\n\r\n")
             let head = try await client.response(head: true)
@@ -111,7 +111,7 @@ import Testing
             Response(status: 429, headers: ["Retry-After": "7", "X-Trace": "abc"],
                      body: Data("slow down".utf8))
         }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/"))
             let response = try await client.response()
@@ -134,7 +134,7 @@ import Testing
             let number = await counter.next()
             return .text("\(request.query("i") ?? "")/\(number > 0)")
         }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             let clients = try (0..<20).map { _ in try RawHTTPClient(port: server.port) }
             let texts = try await onThread {
                 var texts: [String] = []
@@ -163,7 +163,7 @@ import Testing
         let responder = TestResponder { _ in
             Response(status: 200, headers: ["X-Bad": "a\r\nInjected: yes", "X-Good": "b"])
         }
-        try await withServer(configuration, responder: responder) { server in
+        try await withHTTPServer(configuration, responder: responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/"))
             let response = try await client.response()
@@ -177,7 +177,7 @@ import Testing
 
     @Test func outOfRangeStatusIsSentAs500() async throws {
         let responder = TestResponder { _ in Response(status: 42) }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/"))
             #expect(try await client.response().status == 500)
@@ -188,7 +188,7 @@ import Testing
         var configuration = testConfiguration()
         configuration.host = "::1"
         let responder = TestResponder { request in .text(request.remoteAddress) }
-        try await withServer(configuration, responder: responder) { server in
+        try await withHTTPServer(configuration, responder: responder) { server in
             let client = try RawHTTPClient(host: "::1", port: server.port)
             try client.send(get("/"))
             #expect(try await client.response().text == "::1")

@@ -34,7 +34,7 @@ final class DeferredHandles: Sendable {
 @Suite(.timeLimit(.minutes(1))) struct DeferredResponseTests {
     @Test func aDeferredAnswerIsSentWhenAnotherTaskGivesIt() async throws {
         let handles = DeferredHandles()
-        try await withServer(responder: handles.responder) { server in
+        try await withHTTPServer(responder: handles.responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/events"))
             let deferred = try #require(await handles.next())
@@ -54,7 +54,7 @@ final class DeferredHandles: Sendable {
 
     @Test func onlyTheFirstAnswerIsSent() async throws {
         let handles = DeferredHandles()
-        try await withServer(responder: handles.responder) { server in
+        try await withHTTPServer(responder: handles.responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/events"))
             let deferred = try #require(await handles.next())
@@ -70,7 +70,7 @@ final class DeferredHandles: Sendable {
 
     @Test func aClientHangingUpCancelsTheDeferredAnswer() async throws {
         let handles = DeferredHandles()
-        try await withServer(responder: handles.responder) { server in
+        try await withHTTPServer(responder: handles.responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/events"))
             _ = try #require(await handles.next())
@@ -85,15 +85,17 @@ final class DeferredHandles: Sendable {
         let handles = DeferredHandles()
         let server = HTTPServer(configuration: testConfiguration(), responder: handles.responder)
         try server.start()
-        let client = try RawHTTPClient(port: server.port)
-        try client.send(get("/events"))
-        _ = try #require(await handles.next())
-        let stopping = Task { await server.shutdown() }
-        #expect(await handles.cancelled.next() == [true])
-        #expect(try await client.response().text == "cancelled")
-        await stopping.value
-        #expect(server.stats.inFlightRequests == 0)
-        #expect(server.stats.parkedRequests == 0)
+        try await shutsDownAfter(server) {
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(get("/events"))
+            _ = try #require(await handles.next())
+            let stopping = Task { await server.shutdown() }
+            #expect(await handles.cancelled.next() == [true])
+            #expect(try await client.response().text == "cancelled")
+            await stopping.value
+            #expect(server.stats.inFlightRequests == 0)
+            #expect(server.stats.parkedRequests == 0)
+        }
     }
 
     @Test func aResponderThatDefersButAnswersDirectlyEndsTheDeferral() async throws {
@@ -102,7 +104,7 @@ final class DeferredHandles: Sendable {
             kept.withLock { $0 = request.deferResponse() }
             return .text("direct")
         }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/"))
             #expect(try await client.response().text == "direct")
@@ -111,6 +113,56 @@ final class DeferredHandles: Sendable {
             kept.withLock { $0 }?.send(.text("late"))
             try client.send(get("/"))
             #expect(try await client.response().text == "direct")
+        }
+    }
+
+    @Test func aHangUpDuringASecondParkOnOneConnectionCancelsItsAnswer() async throws {
+        // The socket stays in the hang-up watcher's set between parks; the second park
+        // must re-arm it.
+        let first = Gate()
+        let events = EventLog<ParkEvent>()
+        let polls = ["/first": longPollResponder(gate: first, events: events),
+                     "/second": longPollResponder(gate: Gate(), events: events)]
+        let responder = TestResponder { request in
+            await polls[request.path]?.respond(to: request) ?? .text("no such poll", status: 404)
+        }
+        try await withHTTPServer(responder: responder) { server in
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(get("/first"))
+            #expect(await events.next() == [.parked])
+            first.open()
+            #expect(try await client.response().text == "woken")
+            #expect(await events.next() == [.woken])
+
+            try client.send(get("/second"))
+            #expect(await events.next() == [.parked])
+            client.close()
+            #expect(await events.next() == [.cancelled])
+            #expect(server.stats.parkedRequests == 0)
+            #expect(server.stats.clientHangups == 1)
+        }
+    }
+
+    @Test func fiveHundredConcurrentDeferredAnswersAreAllSent() async throws {
+        let count = 500
+        let gate = Gate()
+        let events = EventLog<ParkEvent>()
+        try await withHTTPServer(responder: longPollResponder(gate: gate, events: events)) { server in
+            var clients: [RawHTTPClient] = []
+            for index in 0..<count {
+                let client = try RawHTTPClient(port: server.port)
+                try client.send(get("/events?client=\(index)"))
+                clients.append(client)
+            }
+            #expect(await events.next(count).count == count)
+            #expect(server.stats.parkedRequests == count)
+
+            gate.open()
+            let all = clients
+            let responses = try await onThread { try all.map { try RawHTTPClient.blockingResponse($0) } }
+            #expect(responses.allSatisfy { $0.status == 200 && $0.text == "woken" })
+            #expect(responses.count == count)
+            #expect(server.stats.parkedRequests == 0)
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
     static let echo = TestResponder { request in .text("got \(request.body.count)") }
 
     @Test func declaredBodyOverTheLimitGets413WithoutTheBodyBeingSent() async throws {
-        try await withServer(testConfiguration(maxBodyBytes: 1024), responder: Self.echo) { server in
+        try await withHTTPServer(testConfiguration(maxBodyBytes: 1024), responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
             // Only the head: the answer must come without the server reading any body.
             try client.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 10000000\r\n\r\n")
@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func expectContinueIsAnsweredWithContinueOnlyWithinTheLimit() async throws {
-        try await withServer(testConfiguration(maxBodyBytes: 1024), responder: Self.echo) { server in
+        try await withHTTPServer(testConfiguration(maxBodyBytes: 1024), responder: Self.echo) { server in
             let within = try RawHTTPClient(port: server.port)
             try within.send("POST / HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n"
                             + "Content-Length: 5\r\n\r\n")
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func chunkedBodyGrowingPastTheLimitGets413() async throws {
-        try await withServer(testConfiguration(maxBodyBytes: 1024), responder: Self.echo) { server in
+        try await withHTTPServer(testConfiguration(maxBodyBytes: 1024), responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
             let chunk = String(repeating: "x", count: 600)
             try client.send("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func chunkedBodyJustAtTheLimitIsAccepted() async throws {
-        try await withServer(testConfiguration(maxBodyBytes: 1200), responder: Self.echo) { server in
+        try await withHTTPServer(testConfiguration(maxBodyBytes: 1200), responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
             let chunk = String(repeating: "x", count: 600)
             try client.send("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -63,7 +63,7 @@ import Testing
     @Test func perRouteBodyLimitOverridesTheDefault() async throws {
         var responder = Self.echo
         responder.limits = { head in head.path == "/small" ? 10 : nil }
-        try await withServer(testConfiguration(maxBodyBytes: 100), responder: responder) { server in
+        try await withHTTPServer(testConfiguration(maxBodyBytes: 100), responder: responder) { server in
             let body = String(repeating: "b", count: 20)
             let small = try RawHTTPClient(port: server.port)
             try small.send("POST /small HTTP/1.1\r\nHost: t\r\nContent-Length: 20\r\n\r\n\(body)")
@@ -82,7 +82,7 @@ import Testing
     @Test func theDefaultConnectionMemoryTakesHeaderBlocksOfSixKiBButNotTwelve() async throws {
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.errorLog = { _ in }
-        try await withServer(configuration, responder: Self.echo) { server in
+        try await withHTTPServer(configuration, responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/", headers: ["X-Pad: \(String(repeating: "p", count: 6 * 1024))"]))
             #expect(try await client.response().status == 200)
@@ -96,7 +96,7 @@ import Testing
         let logged = Mutex<[String]>([])
         var configuration = testConfiguration()
         configuration.errorLog = { message in logged.withLock { $0.append(message) } }
-        try await withServer(configuration, responder: Self.echo) { server in
+        try await withHTTPServer(configuration, responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
             let huge = String(repeating: "h", count: 64 * 1024)
             try client.send(get("/", headers: ["X-Huge: \(huge)"]))
@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func malformedRequestIsRefusedAndTheServerCarriesOn() async throws {
-        try await withServer(responder: Self.echo) { server in
+        try await withHTTPServer(responder: Self.echo) { server in
             for garbage in ["NONSENSE\r\n\r\n", "GET / HTTP/1.1\r\nNo colon here\r\n\r\n",
                             "POST / HTTP/1.1\r\nHost: t\r\nContent-Length: x\r\n\r\n"] {
                 let client = try RawHTTPClient(port: server.port)
@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func connectionWithLateHeadersIsClosed() async throws {
-        try await withServer(testConfiguration(headerTimeout: 1), responder: Self.echo) { server in
+        try await withHTTPServer(testConfiguration(headerTimeout: 1), responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send("GET / HT")
             // The server's reaper must close it (idleTimeout is 60 s, the hang guard 30 s).
@@ -140,7 +140,7 @@ import Testing
     }
 
     @Test func idleKeepAliveConnectionIsClosedAfterTheHeaderTimeout() async throws {
-        try await withServer(testConfiguration(headerTimeout: 1), responder: Self.echo) { server in
+        try await withHTTPServer(testConfiguration(headerTimeout: 1), responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send(get("/"))
             #expect(try await client.response().status == 200)

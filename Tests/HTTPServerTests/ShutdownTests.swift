@@ -22,48 +22,52 @@ import Synchronization
                 return .text("fast")
             }
         }
-        let server = HTTPServer(configuration: testConfiguration(), responder: responder)
+        // The idle connection must outlive a slow, loaded test run: its next request's
+        // headers are not due for two minutes (header timeouts are tested elsewhere).
+        let server = HTTPServer(configuration: testConfiguration(headerTimeout: 120), responder: responder)
         try server.start()
-        let port = server.port
+        try await shutsDownAfter(server) {
+            let port = server.port
 
-        let idle = try RawHTTPClient(port: port)
-        try idle.send(get("/"))
-        #expect(try await idle.response().text == "fast")
-        let poller = try RawHTTPClient(port: port)
-        try poller.send(get("/events"))
-        #expect(await pollEvents.next() == [.parked])
-        let slow = try RawHTTPClient(port: port)
-        try slow.send(get("/slow"))
-        _ = await slowEntered.next()
+            let idle = try RawHTTPClient(port: port)
+            try idle.send(get("/"))
+            #expect(try await idle.response().text == "fast")
+            let poller = try RawHTTPClient(port: port)
+            try poller.send(get("/events"))
+            #expect(await pollEvents.next() == [.parked])
+            let slow = try RawHTTPClient(port: port)
+            try slow.send(get("/slow"))
+            _ = await slowEntered.next()
 
-        let stopping = Task { await server.shutdown() }
+            let stopping = Task { await server.shutdown() }
 
-        // Parked waits are cancelled first, and answered at once.
-        #expect(try await poller.response().text == "cancelled")
-        // A request arriving now on an open connection is refused.
-        try idle.send(get("/"))
-        let refused = try await idle.response()
-        #expect(refused.status == 503)
-        #expect(refused.header("Content-Type") == "application/json")
-        // The in-flight handler finishes within the grace period and its answer is sent.
-        slowGate.open()
-        #expect(try await slow.response().text == "slow done")
+            // Parked waits are cancelled first, and answered at once.
+            #expect(try await poller.response().text == "cancelled")
+            // A request arriving now on an open connection is refused.
+            try idle.send(get("/"))
+            let refused = try await idle.response()
+            #expect(refused.status == 503)
+            #expect(refused.header("Content-Type") == "application/json")
+            // The in-flight handler finishes within the grace period and its answer is sent.
+            slowGate.open()
+            #expect(try await slow.response().text == "slow done")
 
-        await stopping.value
-        await server.shutdown()  // idempotent
-        #expect(server.stats.inFlightRequests == 0)
+            await stopping.value
+            await server.shutdown()  // idempotent
+            #expect(server.stats.inFlightRequests == 0)
 
-        // The port is free again.
-        let successor = HTTPServer(
-            configuration: {
-                var configuration = testConfiguration()
-                configuration.port = port
-                return configuration
-            }(),
-            responder: responder)
-        try successor.start()
-        #expect(successor.port == port)
-        await successor.shutdown()
+            // The port is free again.
+            let successor = HTTPServer(
+                configuration: {
+                    var configuration = testConfiguration()
+                    configuration.port = port
+                    return configuration
+                }(),
+                responder: responder)
+            try successor.start()
+            #expect(successor.port == port)
+            await successor.shutdown()
+        }
     }
 
     @Test func handlerStillRunningAfterTheGraceGets503AndShutdownCompletes() async throws {
@@ -77,19 +81,21 @@ import Synchronization
         let server = HTTPServer(
             configuration: testConfiguration(shutdownGrace: 0), responder: responder)
         try server.start()
-        let client = try RawHTTPClient(port: server.port)
-        try client.send(get("/"))
-        _ = await entered.next()
+        try await shutsDownAfter(server) {
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(get("/"))
+            _ = await entered.next()
 
-        await server.shutdown()
-        let response = try await client.response()
-        #expect(response.status == 503)
-        gate.open()  // the late handler's answer goes nowhere, harmlessly
+            await server.shutdown()
+            let response = try await client.response()
+            #expect(response.status == 503)
+            gate.open()  // the late handler's answer goes nowhere, harmlessly
+        }
     }
 
     @Test func secondServerOnABoundPortFailsWithAddressInUse() async throws {
         let responder = TestResponder { _ in .text("") }
-        try await withServer(responder: responder) { server in
+        try await withHTTPServer(responder: responder) { server in
             var configuration = testConfiguration()
             configuration.port = server.port
             let second = HTTPServer(configuration: configuration, responder: responder)
@@ -113,15 +119,17 @@ import Synchronization
         let running = Task { try await server.run() }
         // `run` starts the server; `start` again is a no-op that waits for nothing.
         try server.start()
-        let client = try RawHTTPClient(port: server.port)
-        try client.send(get("/"))
-        #expect(try await client.response().text == "up")
+        try await shutsDownAfter(server) {
+            let client = try RawHTTPClient(port: server.port)
+            try client.send(get("/"))
+            #expect(try await client.response().text == "up")
 
-        running.cancel()
-        try await running.value
-        // Stopped: the server closed the connection.
-        _ = try await client.untilClosed()
-        #expect(throws: HTTPServerError.self) { try server.start() }
+            running.cancel()
+            try await running.value
+            // Stopped: the server closed the connection.
+            _ = try await client.untilClosed()
+            #expect(throws: HTTPServerError.self) { try server.start() }
+        }
     }
 }
 
@@ -143,21 +151,23 @@ import Synchronization
         configuration.errorLog = { logged.append($0) }
         let server = HTTPServer(configuration: configuration, responder: responder)
         try server.start()
-        // Several clients, reset while their handlers run, as a load generator that stops
-        // mid-flight does.
-        let clients = try (0..<32).map { _ in try RawHTTPClient(port: server.port) }
-        for client in clients { try client.send(get("/")) }
-        _ = await entered.next(clients.count)
-        for client in clients { client.reset() }
-        gate.open()
-        _ = await finished.next(clients.count)
-        // A fresh request on another connection proves MHD got past the closed one.
-        let probe = try RawHTTPClient(port: server.port)
-        try probe.send(get("/probe"))
-        _ = await entered.next()
-        #expect(try await probe.response().status == 200)
-        await server.shutdown()
-        #expect(!logged.lines.contains { $0.contains("did not resume") }, "\(logged.lines)")
+        try await shutsDownAfter(server) {
+            // Several clients, reset while their handlers run, as a load generator that stops
+            // mid-flight does.
+            let clients = try (0..<32).map { _ in try RawHTTPClient(port: server.port) }
+            for client in clients { try client.send(get("/")) }
+            _ = await entered.next(clients.count)
+            for client in clients { client.reset() }
+            gate.open()
+            _ = await finished.next(clients.count)
+            // A fresh request on another connection proves MHD got past the closed one.
+            let probe = try RawHTTPClient(port: server.port)
+            try probe.send(get("/probe"))
+            _ = await entered.next()
+            #expect(try await probe.response().status == 200)
+            await server.shutdown()
+            #expect(!logged.lines.contains { $0.contains("did not resume") }, "\(logged.lines)")
+        }
     }
 }
 

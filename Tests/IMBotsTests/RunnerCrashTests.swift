@@ -9,20 +9,8 @@ import Testing
 /// The runner as a separate process, killed with SIGKILL in the middle of a conversation:
 /// after a restart every message has exactly one reply.
 @Suite struct RunnerCrashTests {
-    /// The `switchboard` executable of this build (`swift build` makes it next to the tests).
-    static var binary: String? {
-        if let path = ProcessInfo.processInfo.environment["SWITCHBOARD_BINARY"] { return path }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        for configuration in ["debug", "release"] {
-            let path = root.appendingPathComponent(".build/\(configuration)/switchboard").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
     @Test func aRunnerKilledMidStreamRepliesExactlyOnceToEveryMessageAfterRestart() async throws {
-        let binary = try #require(Self.binary, "build the switchboard executable first (swift build)")
+        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
         let server = try await TestServer.start()
         let fixture = try RunnerFixture()
         defer { fixture.remove() }
@@ -40,6 +28,7 @@ import Testing
               state: \(fixture.state)
             """.write(toFile: config, atomically: true, encoding: .utf8)
 
+        try await RunnerFixture.provisionBot(on: server)
         let first = try Self.launch(binary, config: config)
         let (alice, _) = try await server.client.register("alice")
         try await alice.awaitUser("echo")
@@ -49,14 +38,11 @@ import Testing
         for index in 0..<total { try await alice.say("m\(index)", to: "echo") }
         // Some replies are out, most are still queued or not yet decided.
         _ = try await alice.messages(from: "echo", count: 5, after: start)
-        kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
+        first.signal(SIGKILL)
+        _ = await first.waitForExit()
 
         let second = try Self.launch(binary, config: config)
-        defer {
-            second.terminate()
-            second.waitUntilExit()
-        }
+        defer { second.signal(SIGKILL) }
         let deadline = Date().addingTimeInterval(60)
         var replies: [String] = []
         while Date() < deadline {
@@ -66,16 +52,13 @@ import Testing
         }
         #expect(replies.count == total, "replies: \(replies.count)")
         #expect(Set(replies) == Set((0..<total).map { "echo: m\($0)" }))
+        second.signal(SIGTERM)
+        _ = await second.waitForExit()
         await server.stop()
         server.removeData()
     }
 
-    static func launch(_ binary: String, config: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["run", "--config", config]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return process
+    static func launch(_ binary: String, config: String) throws -> SpawnedProcess {
+        try SpawnedProcess(binary, ["run", "--config", config])
     }
 }

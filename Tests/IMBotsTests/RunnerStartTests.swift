@@ -19,6 +19,8 @@ import Testing
                     profile: { nickname: "Echo Bot", signature: "I repeat", attrs: { team: qa } }
                     join: ["group:echoes", "room:lobby"]
                     """))
+        try await RunnerFixture.provisionBot(on: server)
+        let (admin, _) = try await server.createAccount("ops", admin: true)
         let running = try RunningRunner(fixture.configuration(server: server))
         let (alice, _) = try await server.client.register("alice")
         try await alice.awaitUser("echo")
@@ -34,6 +36,8 @@ import Testing
         #expect(profile.isBot)
         var members: [Member] = []
         while !members.contains(where: { $0.user.username == "echo" }), Date() < deadline {
+            // The bot makes the group, invite-only: an administrator lets alice in.
+            _ = try await admin.send("POST", "/v1/groups/echoes/invites", json: GroupInviteRequest(user: "alice"))
             _ = try await alice.send("POST", "/v1/groups/echoes/join")
             members = (try? await alice.get("/v1/groups/echoes/members").decode(MemberList.self).members) ?? []
             if members.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
@@ -52,6 +56,7 @@ import Testing
         try fixture.write(
             RunnerFixture.echoBot().replacingOccurrences(of: "backlog: all", with: "backlog: \(backlog)"))
         let (alice, _) = try await server.client.register("alice")
+        try await RunnerFixture.provisionBot(on: server)
         var running = try RunningRunner(fixture.configuration(server: server))
         try await alice.awaitUser("echo")
         // A first start begins at the present: the bot handles what comes once it polls.
@@ -98,6 +103,7 @@ import Testing
             try RunnerFixture.echoBot(username: "fleet\(index)")
                 .replacingOccurrences(of: "bot: echo", with: "bot: fleet\(index)")
                 .write(toFile: fixture.bots + "/fleet\(index).yaml", atomically: true, encoding: .utf8)
+            try await RunnerFixture.provisionBot("fleet\(index)", on: server)
         }
         let running = try RunningRunner(fixture.configuration(server: server))
         let (alice, _) = try await server.client.register("alice")

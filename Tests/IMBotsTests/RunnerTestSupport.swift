@@ -28,6 +28,14 @@ struct RunnerFixture {
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 
+    /// Makes a bot's account as an administrator would: public registration makes no bot
+    /// accounts, so the runner's `register: true` finds it taken and logs in.
+    static func provisionBot(_ username: String = "echo", password: String = "echo-password", on server: TestServer)
+        async throws
+    {
+        try await server.createAccount(username, password: password, bot: true)
+    }
+
     /// A bot that answers every direct message with `prefix` and the text.
     static func echoBot(prefix: String = "echo", username: String = "echo") -> String {
         """
@@ -128,6 +136,7 @@ func withRunner(
         server.removeData()
     }
     try fixture.write(bot)
+    try await RunnerFixture.provisionBot(on: server)
     let running = try RunningRunner(fixture.configuration(server: server))
     do {
         let (alice, _) = try await server.client.register("alice")

@@ -38,7 +38,8 @@ import Testing
         }
         let (alice, _) = try await server.client.register("alice")
         let (bob, _) = try await server.client.register("bob")
-        #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team")).status == 201)
+        #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open)).status == 201)
+        try await RunnerFixture.provisionBot("keeper", password: "keeper-password", on: server)
         #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
         try fixture.write("""
             bot: keeper
@@ -59,6 +60,8 @@ import Testing
             if members.contains(where: { $0.user.username == "keeper" }) { break }
             try await Task.sleep(for: .milliseconds(20))
         }
+        // A bot's first start begins at the present: messages count from its first poll.
+        try await server.awaitParkedPolls(1)
         let start = try await alice.cursorNow()
         for (index, sender) in [alice, bob].enumerated() {
             let sent = try await sender.send(
@@ -129,6 +132,7 @@ import Testing
             server.removeData()
         }
         try fixture.write(RunnerFixture.echoBot(prefix: "old"))
+        try await RunnerFixture.provisionBot(on: server)
         let running = try RunningRunner(fixture.configuration(server: server, watchInterval: 0.05))
         let (alice, _) = try await server.client.register("alice")
         try await alice.awaitUser("echo")

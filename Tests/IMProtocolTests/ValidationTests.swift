@@ -255,3 +255,36 @@ private let nameRule =
         }
     }
 }
+
+/// Byte limits beside character limits, and names that cannot pass for others (issue 8,
+/// items 4 and 21).
+@Suite struct ByteAndSpoofingValidationTests {
+    @Test func oneCharacterOfManyCombiningMarksIsRefusedByItsBytes() {
+        let heavy = "a" + String(repeating: "\u{0301}", count: 100_000)
+        #expect(heavy.count == 1)
+        #expect(throws: APIError.invalid("text", "text must be at most 32768 bytes of UTF-8 (got 200001)")) {
+            try Validate.text(heavy, field: "text", length: Limits.messageTextLength, multiline: true)
+        }
+        #expect(Limits.byteLimit(for: Limits.nicknameLength) == 512)
+    }
+
+    @Test(arguments: ["👍🏽", "🇩🇪", "Zoë", "佐藤", "שלום"])
+    func emojiAndScriptsFitTheirBytes(_ unit: String) throws {
+        try Validate.nickname(String(repeating: unit, count: 64 / max(unit.count, 1)))
+    }
+
+    @Test(arguments: [
+        ("ali\u{200B}ce", "200B"), ("\u{202E}txt.exe", "202E"), ("x\u{2066}y", "2066"), ("\u{FEFF}bom", "FEFF"),
+        ("a\u{200D}b", "200D"), ("tag\u{E0041}", "E0041"), ("soft\u{00AD}hyphen", "00AD"), ("fill\u{3164}er", "3164"),
+    ])
+    func invisibleAndBidiCharactersAreRefusedInDisplayNames(_ name: String, _ code: String) {
+        #expect(throws: APIError.invalid(
+            "nickname", "nickname must not contain invisible or direction-changing characters (found U+\(code))")) {
+            try Validate.nickname(name)
+        }
+    }
+
+    @Test func plainTextMayStillCarryThem() throws {
+        try Validate.text("a\u{200F}b\u{200D}c", field: "text", length: Limits.messageTextLength, multiline: true)
+    }
+}

@@ -7,8 +7,9 @@ import Testing
 /// caller, one named case per cell.
 ///
 /// The world, built once for the suite: a direct conversation between alice and bob;
-/// a group owned by alice that bob joined and dave joined and left; a room alice made
-/// that bob entered and dave entered and left. Carol belongs to none of them.
+/// an open group owned by alice that bob joined and dave joined and left; an invite-only
+/// group of alice's that bob and dave were invited to and joined, and dave left; a room
+/// alice made that bob entered and dave entered and left. Carol belongs to none of them.
 @Suite(MatrixWorld()) struct AuthorizationMatrixTests {
     enum Actor: String, Sendable, CaseIterable {
         case anonymous, alice, bob, carol, dave
@@ -16,12 +17,13 @@ import Testing
 
     enum Target: String, Sendable {
         case direct = "alice↔bob by id"
-        case group = "group by name"
-        case groupByID = "group by id"
+        case group = "open group by name"
+        case groupByID = "open group by id"
+        case privateGroup = "invite-only group by name"
         case room = "room by name"
         case roomByID = "room by id"
 
-        var isNamed: Bool { self == .group || self == .room }
+        var isNamed: Bool { self == .group || self == .room || self == .privateGroup }
     }
 
     enum Endpoint: String, Sendable, CaseIterable {
@@ -42,17 +44,18 @@ import Testing
     }
 
     /// What each caller gets: members and participants are served, outsiders learn
-    /// nothing from ids (404) and are told to join or enter by name (403).
+    /// nothing from ids or of an invite-only group (404) and are told to join an open
+    /// group or enter a room by name (403).
     static func expected(_ actor: Actor, _ target: Target, _ endpoint: Endpoint) -> Int {
         if actor == .anonymous { return 401 }
         // alice and bob are in every conversation of the world; carol and dave in none.
         if actor == .alice || actor == .bob { return endpoint == .send ? 201 : 200 }
-        return target.isNamed ? 403 : 404
+        return target.isNamed && target != .privateGroup ? 403 : 404
     }
 
     static let cells: [Cell] = {
         var cells: [Cell] = []
-        let targets: [Target] = [.direct, .group, .groupByID, .room, .roomByID]
+        let targets: [Target] = [.direct, .group, .groupByID, .privateGroup, .room, .roomByID]
         for target in targets {
             for endpoint in Endpoint.allCases where target.isNamed || (endpoint != .members && endpoint != .patch) {
                 for actor in Actor.allCases where target != .direct || actor != .dave {

@@ -73,7 +73,7 @@ import Testing
     @Test func racingJoinsCountEveryMemberOnce() async throws {
         let (owner, _) = try await server.client.newUser("owner")
         let name = Names.unique("popular")
-        try await owner.create(.group, name)
+        try await owner.create(.group, name, join: .open)
         var clients: [TestClient] = []
         for _ in 0..<Self.racers { clients.append(try await server.client.newUser("fan").client) }
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,5 +1,6 @@
 import Foundation
 import IMProtocol
+import Lifecycle
 import TestSupport
 import Testing
 
@@ -8,37 +9,40 @@ import Testing
     init() throws { server = try SharedServer.current }
 
     @Test func sessionsListPutsUnreadFirstThenMostRecent() async throws {
-        let (alice, aliceUser) = try await server.client.newUser("alice")
-        let (bob, bobUser) = try await server.client.newUser("bob")
-        let (_, carolUser) = try await server.client.newUser("carol")
-        let group = Names.unique("team")
+        // The server's own clock, moved between steps so that "most recent" is never a tie.
+        let time = ManualTime()
+        try await withServer(time: time) { server in
+            let (alice, aliceUser) = try await server.client.newUser("alice")
+            let (bob, bobUser) = try await server.client.newUser("bob")
+            let (_, carolUser) = try await server.client.newUser("carol")
+            let group = Names.unique("team")
 
-        // Each step waits for the clock to move, so "most recent" is never a tie.
-        let toCarol = try await alice.message("user:\(carolUser.username)", "hi carol")
-        try await awaitClock(after: toCarol.createdAt)
-        try await bob.message("user:\(aliceUser.username)", "one")
-        let two = try await bob.message("user:\(aliceUser.username)", "two")
-        try await awaitClock(after: two.createdAt)
-        try await alice.create(.group, group)
-        let latest = try await alice.message("group:\(group)", "latest")
-        try await awaitClock(after: latest.createdAt)
+            try await alice.message("user:\(carolUser.username)", "hi carol")
+            time.advance(by: .seconds(1))
+            try await bob.message("user:\(aliceUser.username)", "one")
+            let two = try await bob.message("user:\(aliceUser.username)", "two")
+            time.advance(by: .seconds(1))
+            try await alice.create(.group, group)
+            try await alice.message("group:\(group)", "latest")
+            time.advance(by: .seconds(1))
 
-        var list = try await alice.conversations()
-        #expect(list.map(\.address) == [.user(bobUser.username), .group(group), .user(carolUser.username)])
-        #expect(list.map(\.unread) == [2, 0, 0])
-        let direct = try #require(list.first)
-        #expect(direct.kind == .direct)
-        #expect(direct.displayName == bobUser.nickname)
-        #expect(direct.lastMessage?.text == "two")
-        #expect(list[1].kind == .group)
-        #expect(list[1].lastMessage?.text == "latest")
+            var list = try await alice.conversations()
+            #expect(list.map(\.address) == [.user(bobUser.username), .group(group), .user(carolUser.username)])
+            #expect(list.map(\.unread) == [2, 0, 0])
+            let direct = try #require(list.first)
+            #expect(direct.kind == .direct)
+            #expect(direct.displayName == bobUser.nickname)
+            #expect(direct.lastMessage?.text == "two")
+            #expect(list[1].kind == .group)
+            #expect(list[1].lastMessage?.text == "latest")
 
-        // Once read, the conversation with bob falls back to its place by time.
-        let read = try await alice.send("POST", "/v1/conversations/user:\(bobUser.username)/read", json: ReadMarker(seq: two.seq))
-        expectStatus(read, 200)
-        list = try await alice.conversations()
-        #expect(list.map(\.address) == [.group(group), .user(bobUser.username), .user(carolUser.username)])
-        #expect(list.map(\.unread) == [0, 0, 0])
+            // Once read, the conversation with bob falls back to its place by time.
+            let read = try await alice.send("POST", "/v1/conversations/user:\(bobUser.username)/read", json: ReadMarker(seq: two.seq))
+            expectStatus(read, 200)
+            list = try await alice.conversations()
+            #expect(list.map(\.address) == [.group(group), .user(bobUser.username), .user(carolUser.username)])
+            #expect(list.map(\.unread) == [0, 0, 0])
+        }
     }
 
     @Test func directConversationsShowTheOtherUserFromEachSide() async throws {
@@ -164,7 +168,7 @@ import Testing
         let (alice, _) = try await server.client.newUser("a")
         let (bob, _) = try await server.client.newUser("b")
         let group = Names.unique("g")
-        try await alice.create(.group, group)
+        try await alice.create(.group, group, join: .open)
         try await bob.join(.group, group)
         let first = try await alice.message("group:\(group)", "from alice", clientID: "x")
         let second = try await bob.message("group:\(group)", "from bob", clientID: "x")

@@ -13,7 +13,7 @@ import Testing
             let (carol, _) = try await before.client.register("carol")
             var sent: [Message] = []
             for index in 1...5 { sent.append(try await alice.message("user:bob", "direct \(index)")) }
-            try await alice.create(.group, "team")
+            try await alice.create(.group, "team", join: .open)
             try await bob.join(.group, "team")
             sent.append(try await bob.message("group:team", "in the group"))
             expectStatus(try await alice.send("PUT", "/v1/contacts/bob"), 201)

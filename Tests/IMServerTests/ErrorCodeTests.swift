@@ -1,5 +1,6 @@
 import Foundation
 import IMProtocol
+import Lifecycle
 import TestSupport
 import Testing
 
@@ -33,11 +34,14 @@ import Testing
     }
 
     @Test func unauthorizedWhenTheLoginHasExpired() async throws {
-        try await withServer({ $0.tokenLifetime = 0 }) { server in
+        let time = ManualTime()
+        try await withServer(time: time, { $0.tokenLifetime = 60 }) { server in
             let (alice, _) = try await server.client.register("alice")
+            expectStatus(try await alice.get("/v1/me"), 200)
+            time.advance(by: .seconds(61))
             expectError(try await alice.get("/v1/me"), .unauthorized, reason: "expired")
             // Bot logins do not expire.
-            let (bot, _) = try await server.client.register("helper", bot: true)
+            let (bot, _) = try await server.createAccount("helper", bot: true)
             expectStatus(try await bot.get("/v1/me"), 200)
         }
     }
@@ -45,8 +49,8 @@ import Testing
     @Test func forbidden() async throws {
         let (alice, _) = try await server.client.newUser("owner")
         let (carol, _) = try await server.client.newUser("outsider")
-        let group = Names.unique("private")
-        try await alice.create(.group, group)
+        let group = Names.unique("public")
+        try await alice.create(.group, group, join: .open)
         expectError(try await carol.get("/v1/groups/\(group)/members"), .forbidden, reason: "not_member")
         expectError(try await carol.get("/v1/admin/users"), .forbidden)
     }

@@ -88,7 +88,7 @@ import Testing
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, bobUser) = try await server.client.newUser("bob")
         let group = Names.unique("g")
-        try await alice.create(.group, group)
+        try await alice.create(.group, group, join: .open)
         let cursor = try await alice.cursor()
 
         try await bob.join(.group, group)

@@ -39,7 +39,7 @@ import Testing
         let (alice, aliceUser) = try await server.client.newUser("owner")
         let (bob, bobUser) = try await server.client.newUser("joiner")
         let name = Names.unique("club")
-        try await alice.create(.group, name)
+        try await alice.create(.group, name, join: .open)
         let joined = try await bob.join(.group, name)
         #expect(joined.memberCount == 2)
         // Joining again changes nothing.
@@ -53,7 +53,7 @@ import Testing
         let (alice, aliceUser) = try await server.client.newUser("stay")
         let (bob, _) = try await server.client.newUser("go")
         let name = Names.unique("club")
-        try await alice.create(.group, name)
+        try await alice.create(.group, name, join: .open)
         try await bob.join(.group, name)
         try await bob.leave(.group, name)
         let members = try await alice.get("/v1/groups/\(name)/members").decode(MemberList.self).members
@@ -62,11 +62,11 @@ import Testing
         #expect(try await alice.get("/v1/groups/\(name)").decode(ConversationInfo.self).memberCount == 1)
     }
 
-    @Test func groupInfoIsPublicToLoggedInUsers() async throws {
+    @Test func anOpenGroupsInfoIsPublicToLoggedInUsers() async throws {
         let (alice, _) = try await server.client.newUser("pub")
         let (carol, _) = try await server.client.newUser("outsider")
         let name = Names.unique("open")
-        try await alice.create(.group, name)
+        try await alice.create(.group, name, join: .open)
         let answer = try await carol.get("/v1/groups/\(name.uppercased())")
         expectStatus(answer, 200)
         #expect(try answer.decode(ConversationInfo.self).name == name)
@@ -77,7 +77,7 @@ import Testing
         let (alice, _) = try await server.client.newUser("owner")
         let (bob, _) = try await server.client.newUser("member")
         let name = Names.unique("editable")
-        try await alice.create(.group, name)
+        try await alice.create(.group, name, join: .open)
         try await bob.join(.group, name)
         let answer = try await bob.send(
             "PATCH", "/v1/groups/\(name)",
@@ -105,9 +105,9 @@ import Testing
         let foreign = Names.unique("foreign")
         let left = Names.unique("left")
         try await alice.create(.group, mine)
-        try await bob.create(.group, joined)
-        try await bob.create(.group, foreign)
-        try await bob.create(.group, left)
+        try await bob.create(.group, joined, join: .open)
+        try await bob.create(.group, foreign, join: .open)
+        try await bob.create(.group, left, join: .open)
         try await alice.join(.group, joined)
         try await alice.join(.group, left)
         try await alice.leave(.group, left)
@@ -120,5 +120,86 @@ import Testing
     @Test func joiningAnUnknownGroupIsNotFound() async throws {
         let (alice, _) = try await server.client.newUser("lost")
         expectError(try await alice.send("POST", "/v1/groups/\(Names.unique("nowhere"))/join"), .notFound)
+    }
+
+    @Test func aGroupIsInviteOnlyUnlessMadeOpen() async throws {
+        let (alice, _) = try await server.client.newUser("maker")
+        let closed = try await alice.create(.group, Names.unique("closed"))
+        let open = try await alice.create(.group, Names.unique("open"), join: .open)
+        #expect(closed.join == .invite)
+        #expect(open.join == .open)
+        let bad = try await alice.send("POST", "/v1/groups", raw: #"{"name":"\#(Names.unique("x"))","join":"approval"}"#)
+        expectError(bad, .invalidRequest, field: "join")
+        let room = try await alice.send("POST", "/v1/rooms", json: CreateConversationRequest(name: Names.unique("r"), join: .open))
+        expectError(room, .invalidRequest, field: "join")
+    }
+
+    /// Issue 8, item 7: an invite-only group is invisible to whoever is not in it: info,
+    /// members, history, sending and joining all answer 404 as for no group at all.
+    @Test func anInviteOnlyGroupIsInvisibleToOutsiders() async throws {
+        let (alice, _) = try await server.client.newUser("insider")
+        let (mallory, _) = try await server.client.newUser("outsider")
+        let name = Names.unique("secret")
+        try await alice.create(.group, name)
+        try await alice.message("group:\(name)", "the plan")
+        let missing = Names.unique("missing")
+        for (path, method) in [
+            ("/v1/groups/\(name)", "GET"), ("/v1/groups/\(name)/members", "GET"),
+            ("/v1/conversations/group:\(name)/messages", "GET"), ("/v1/groups/\(name)/join", "POST"),
+            ("/v1/groups/\(name)/leave", "POST"),
+        ] {
+            let answer = try await mallory.send(method, path)
+            expectError(answer, .notFound)
+            let absent = try await mallory.send(method, path.replacingOccurrences(of: name, with: missing))
+            #expect(answer.error?.message == absent.error?.message.replacingOccurrences(of: missing, with: name), "\(path)")
+        }
+        let sent = try await mallory.send(
+            "POST", "/v1/conversations/group:\(name)/messages", json: SendMessageRequest(text: "let me in"))
+        expectError(sent, .notFound)
+        // Names are unique server-wide: taking it anyway says so.
+        expectError(try await mallory.send("POST", "/v1/groups", json: CreateConversationRequest(name: name)), .conflict)
+        #expect(try await alice.history("group:\(name)").messages.map(\.text).contains("the plan"))
+    }
+
+    /// Issue 8, item 7: the owner (or a group admin, or a server administrator) invites;
+    /// the invited account sees the info and accepts by joining, once.
+    @Test func theOwnerInvitesAndTheInvitedJoin() async throws {
+        let (alice, _) = try await server.client.newUser("owner")
+        let (bob, bobUser) = try await server.client.newUser("guest")
+        let (carol, carolUser) = try await server.client.newUser("member")
+        let name = Names.unique("invited")
+        try await alice.create(.group, name)
+        let answer = try await alice.send("POST", "/v1/groups/\(name)/invites", json: GroupInviteRequest(user: bobUser.username))
+        expectStatus(answer, 201)
+        #expect(try answer.decode(GroupInvite.self).user == bobUser.username)
+        expectStatus(try await bob.get("/v1/groups/\(name)"), 200)
+        expectError(try await bob.get("/v1/groups/\(name)/members"), .notFound)
+        #expect(try await bob.join(.group, name).memberCount == 2)
+        // A plain member may not invite; inviting a member again is a conflict.
+        try await alice.invite(carolUser.username, to: name)
+        try await carol.join(.group, name)
+        let byMember = try await carol.send("POST", "/v1/groups/\(name)/invites", json: GroupInviteRequest(user: "someone"))
+        expectError(byMember, .forbidden, reason: "not_group_admin")
+        expectError(
+            try await alice.send("POST", "/v1/groups/\(name)/invites", json: GroupInviteRequest(user: bobUser.username)),
+            .conflict, field: "user")
+        expectError(
+            try await alice.send("POST", "/v1/groups/\(name)/invites", json: GroupInviteRequest(user: Names.unique("ghost"))),
+            .notFound)
+        // The invitation was used up: after leaving, bob cannot come back uninvited.
+        try await bob.leave(.group, name)
+        expectError(try await bob.send("POST", "/v1/groups/\(name)/join"), .notFound)
+    }
+
+    @Test func aServerAdministratorInvitesToAnyGroup() async throws {
+        let (bot, _) = try await server.client.newUser("bot")
+        let (alice, aliceUser) = try await server.client.newUser("oncall")
+        let (admin, _) = try await server.createAccount(Names.unique("ops"), admin: true)
+        let name = Names.unique("pager")
+        try await bot.create(.group, name)
+        expectStatus(try await admin.get("/v1/groups/\(name)"), 200)
+        expectError(try await admin.get("/v1/conversations/group:\(name)/messages"), .notFound)
+        try await admin.invite(aliceUser.username, to: name)
+        #expect(try await alice.join(.group, name).memberCount == 2)
     }
 }

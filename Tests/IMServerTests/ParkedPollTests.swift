@@ -1,5 +1,6 @@
 import Foundation
 import IMProtocol
+import Lifecycle
 import TestSupport
 import Testing
 
@@ -26,7 +27,7 @@ import Testing
     @Test func groupMembersParkedPollsGetTheMessageFromTheCommitWithoutReadingTheirFeeds() async throws {
         try await withServer { server in
             let (owner, _) = try await server.client.register("owner")
-            _ = try await owner.create(.group, "crew")
+            _ = try await owner.create(.group, "crew", join: .open)
             var members: [TestClient] = []
             for index in 0..<5 {
                 let (member, _) = try await server.client.register("member\(index)")
@@ -85,10 +86,17 @@ import Testing
     }
 
     @Test func aParkedPollWhoseTimeRunsOutAnswersWithNoEvents() async throws {
-        try await withServer { server in
+        let time = ManualTime()
+        try await withServer(time: time) { server in
             let (alice, _) = try await server.client.register("alice")
             let cursor = try await alice.cursor()
-            let answer = try await alice.poll(cursor, timeout: 1)
+            async let parked = alice.poll(cursor, timeout: 5)
+            try await server.awaitParkedPolls(1)
+            // The server's periodic work sleeps on its clock; moving it past the poll's
+            // timeout ends the poll, with no real time passing.
+            await time.waitForSleepers(1)
+            time.advance(by: .seconds(6))
+            let answer = try await parked
             expectStatus(answer, 200)
             let batch = try answer.decode(EventBatch.self)
             #expect(batch.events.isEmpty)
@@ -219,17 +227,17 @@ import Testing
     }
 
     @Test func gracefulShutdownAnswersParkedPollsWithNoEvents() async throws {
-        let server = try await TestServer.start()
-        defer { server.removeData() }
-        let (alice, _) = try await server.client.register("alice")
-        let cursor = try await alice.cursor()
-        async let parked = alice.poll(cursor, timeout: 50)
-        try await server.awaitParkedPolls(1)
-        await server.stop()
-        let answer = try await parked
-        expectStatus(answer, 200)
-        let batch = try answer.decode(EventBatch.self)
-        #expect(batch.events.isEmpty)
-        #expect(batch.cursor == cursor)
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice")
+            let cursor = try await alice.cursor()
+            async let parked = alice.poll(cursor, timeout: 50)
+            try await server.awaitParkedPolls(1)
+            await server.stop()
+            let answer = try await parked
+            expectStatus(answer, 200)
+            let batch = try answer.decode(EventBatch.self)
+            #expect(batch.events.isEmpty)
+            #expect(batch.cursor == cursor)
+        }
     }
 }

@@ -39,7 +39,7 @@ import Testing
             config.rateLimits.send = .init(rate: Self.slow, burst: 1)
             config.rateLimits.botSend = .init(rate: Self.slow, burst: 3)
         }) { server in
-            let (bot, _) = try await server.client.register("helper", bot: true)
+            let (bot, _) = try await server.createAccount("helper", bot: true)
             _ = try await server.client.register("alice")
             for index in 1...3 { try await bot.message("user:alice", "m\(index)") }
             let fourth = try await bot.send(

@@ -188,20 +188,20 @@ import Testing
         // each stored once, whatever the number of feeds it is in.)
         clock.advance(milliseconds: 1_000)
         #expect(try await store.pruneEvents(before: clock.now) == 3)
-        store.close()
+        await store.close()
 
-        let reopened = try openStore(directory, clock: clock)
-        defer { reopened.close() }
-        #expect(reopened.epoch == epoch)
-        #expect(reopened.committedPosition == before)
-        try await reopened.send("after", to: direct.id, from: alice.id)
-        let newFeed = try await reopened.feed(bob.id)
-        #expect(newFeed.count == 1)
-        let newPosition = try #require(newFeed.first?.position)
-        #expect(newPosition > before)
-        #expect(newPosition > (oldFeed.last?.position ?? 0))
-        #expect(reopened.committedPosition >= newPosition)
-        #expect(try await reopened.user(id: bob.id)?.feedFloor == oldFeed.last?.position)
+        try await closing(try openStore(directory, clock: clock)) { reopened async throws in
+            #expect(reopened.epoch == epoch)
+            #expect(reopened.committedPosition == before)
+            try await reopened.send("after", to: direct.id, from: alice.id)
+            let newFeed = try await reopened.feed(bob.id)
+            #expect(newFeed.count == 1)
+            let newPosition = try #require(newFeed.first?.position)
+            #expect(newPosition > before)
+            #expect(newPosition > (oldFeed.last?.position ?? 0))
+            #expect(reopened.committedPosition >= newPosition)
+            #expect(try await reopened.user(id: bob.id)?.feedFloor == oldFeed.last?.position)
+        }
     }
 
     @Test func positionsContinueAcrossSeveralReopenings() async throws {
@@ -221,7 +221,7 @@ import Testing
             let conversation = try #require(conversationID)
             try await store.send("round \(round)", to: conversation, from: alice)
             seen = try await store.feed(alice).map(\.position)
-            store.close()
+            await store.close()
         }
         #expect(seen.count == 4)
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 })

@@ -64,53 +64,53 @@ import Testing
     @Test func everyCursorOfTheOldDatabaseReadsExactlyWhatTheOldServerAnswered() async throws {
         let (directory, recorded) = try Self.oldDatabase()
         defer { directory.remove() }
-        let store = try openStore(directory)
-        defer { store.close() }
-        #expect(recorded.checks.count > 20)
-        for check in recorded.checks {
-            let user = UserID(rawValue: try #require(recorded.ids[check.user]))
-            let events = try await store.events(for: user, after: try Self.position(of: check.cursor), limit: 1000)
-            #expect(events.map(RecordedEvent.init) == check.events, "\(check.user) from \(check.cursor)")
+        try await closing(try openStore(directory)) { store async throws in
+            #expect(recorded.checks.count > 20)
+            for check in recorded.checks {
+                let user = UserID(rawValue: try #require(recorded.ids[check.user]))
+                let events = try await store.events(for: user, after: try Self.position(of: check.cursor), limit: 1000)
+                #expect(events.map(RecordedEvent.init) == check.events, "\(check.user) from \(check.cursor)")
+            }
         }
     }
 
     @Test func afterTheUpgradeEveryFeedGoesOnFromItsNewestCursorWithoutRepeatsOrGaps() async throws {
         let (directory, recorded) = try Self.oldDatabase()
         defer { directory.remove() }
-        let store = try openStore(directory)
-        defer { store.close() }
-        let id = { (name: String) in UserID(rawValue: recorded.ids[name] ?? 0) }
-        // Where each user's client stands: the end of its feed as the old server gave it.
-        var newest: [String: Int64] = [:]
-        for check in recorded.checks {
-            let end = try check.events.last?.position ?? Self.position(of: check.cursor)
-            newest[check.user] = max(newest[check.user] ?? 0, end)
-        }
-        let before = store.committedPosition
-        #expect(newest.values.allSatisfy { $0 <= before })
+        try await closing(try openStore(directory)) { store async throws in
+            let id = { (name: String) in UserID(rawValue: recorded.ids[name] ?? 0) }
+            // Where each user's client stands: the end of its feed as the old server gave it.
+            var newest: [String: Int64] = [:]
+            for check in recorded.checks {
+                let end = try check.events.last?.position ?? Self.position(of: check.cursor)
+                newest[check.user] = max(newest[check.user] ?? 0, end)
+            }
+            let before = store.committedPosition
+            #expect(newest.values.allSatisfy { $0 <= before })
 
-        let ops = try #require(try await store.conversation(kind: .group, name: "ops"))
-        let lobby = try #require(try await store.conversation(kind: .room, name: "lobby"))
-        let direct = try await store.directConversation(id("alice"), id("bob"))
-        let toOps = try await store.send("after the upgrade", to: ops.id, from: id("carol"))
-        let toLobby = try await store.send("still here", to: lobby.id, from: id("dave"))
-        let toBob = try await store.send("new layout", to: direct.id, from: id("alice"))
+            let ops = try #require(try await store.conversation(kind: .group, name: "ops"))
+            let lobby = try #require(try await store.conversation(kind: .room, name: "lobby"))
+            let direct = try await store.directConversation(id("alice"), id("bob"))
+            let toOps = try await store.send("after the upgrade", to: ops.id, from: id("carol"))
+            let toLobby = try await store.send("still here", to: lobby.id, from: id("dave"))
+            let toBob = try await store.send("new layout", to: direct.id, from: id("alice"))
 
-        let expected: [String: [MessageID]] = [
-            "alice": [toOps.id, toBob.id], "bob": [toOps.id, toBob.id], "carol": [toOps.id],
-            "dave": [toLobby.id], "erin": [toLobby.id],
-        ]
-        for (name, messages) in expected {
-            let from = try #require(newest[name])
-            let events = try await store.events(for: id(name), after: from, limit: 1000)
-            #expect(events.compactMap(\.message?.id) == messages, "\(name)")
-            #expect(events.allSatisfy { $0.position > before }, "\(name)")
+            let expected: [String: [MessageID]] = [
+                "alice": [toOps.id, toBob.id], "bob": [toOps.id, toBob.id], "carol": [toOps.id],
+                "dave": [toLobby.id], "erin": [toLobby.id],
+            ]
+            for (name, messages) in expected {
+                let from = try #require(newest[name])
+                let events = try await store.events(for: id(name), after: from, limit: 1000)
+                #expect(events.compactMap(\.message?.id) == messages, "\(name)")
+                #expect(events.allSatisfy { $0.position > before }, "\(name)")
+            }
+            // The old rows are still read, in their places, before the new events.
+            let whole = try await store.events(for: id("bob"), after: 0, limit: 1000)
+            #expect(zip(whole, whole.dropFirst()).allSatisfy { $0.position < $1.position })
+            #expect(whole.suffix(2).compactMap(\.message?.id) == [toOps.id, toBob.id])
+            #expect(whole.first?.message?.text == "hi bob")
         }
-        // The old rows are still read, in their places, before the new events.
-        let whole = try await store.events(for: id("bob"), after: 0, limit: 1000)
-        #expect(zip(whole, whole.dropFirst()).allSatisfy { $0.position < $1.position })
-        #expect(whole.suffix(2).compactMap(\.message?.id) == [toOps.id, toBob.id])
-        #expect(whole.first?.message?.text == "hi bob")
     }
 
     @Test func theUpgradeKeepsTheEpochAndThePositionCounter() async throws {
@@ -120,10 +120,10 @@ import Testing
         let epoch = try #require(try connection.first("SELECT value FROM meta WHERE key = 'epoch'", as: { $0.text(0) }))
         let text = try #require(try connection.first("SELECT value FROM meta WHERE key = 'feed_position'", as: { $0.text(0) }))
         let last = try #require(Int64(text))
-        let store = try openStore(directory)
-        defer { store.close() }
-        #expect(store.epoch == epoch)
-        #expect(store.committedPosition == last)
-        #expect(try connection.scalar("PRAGMA user_version") == Int64(Schema.migrations.map(\.version).max() ?? 0))
+        try await closing(try openStore(directory)) { store async throws in
+            #expect(store.epoch == epoch)
+            #expect(store.committedPosition == last)
+            #expect(try connection.scalar("PRAGMA user_version") == Int64(Schema.migrations.map(\.version).max() ?? 0))
+        }
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// The feeds of random histories (sends, joins, leaves, kicks, re-joins, new info, read
 /// markers, contacts, profile changes, sends by non-members) compared with a model of the
-/// layout before schema version 3, which copied each event into the feed of every member
+/// layout before schema version 2, which copied each event into the feed of every member
 /// at the time it was written. Positions differ between the two (an event now has one
 /// position in every feed); what each feed holds, and in which order, must not.
 @Suite struct FeedModelTests {

@@ -187,30 +187,3 @@ import Testing
         }
     }
 }
-
-@Suite struct MediaStoreTests {
-    @Test func mediaRoundTripsByID() async throws {
-        let clock = TestClock()
-        try await withStore(clock: clock) { store in
-            let alice = try await store.makeUser("alice")
-            let bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0, 0, 0xFF] + Array(repeating: 7, count: 70_000)
-            let stored = try await store.putMedia(ownerID: alice.id, contentType: "image/png", bytes: bytes)
-            #expect(!stored.id.isEmpty)
-            #expect(stored.ownerID == alice.id && stored.contentType == "image/png" && stored.bytes == bytes)
-            #expect(stored.createdAt == clock.now)
-            #expect(try await store.media(id: stored.id) == stored)
-
-            let empty = try await store.putMedia(ownerID: alice.id, contentType: "text/plain", bytes: [])
-            #expect(empty.id != stored.id)
-            #expect(try await store.media(id: empty.id)?.bytes == [])
-        }
-    }
-
-    @Test func anUnknownMediaIDIsAbsent() async throws {
-        try await withStore { (store: SQLiteStore) async throws in
-            #expect(try await store.media(id: "nope") == nil)
-            #expect(try await store.media(id: "") == nil)
-            #expect(try await store.media(id: "' OR 1=1 --") == nil)
-        }
-    }
-}

@@ -29,9 +29,7 @@ func withDatabase<T>(
 ) async throws -> T {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let database = try openDatabase(directory, migrations: migrations, beforeCommit: beforeCommit)
-    defer { database.close() }
-    return try await body(database)
+    return try await closing(try openDatabase(directory, migrations: migrations, beforeCommit: beforeCommit), body)
 }
 
 /// Reads column `column` of `row` as the `SQLValue` kind SQLite reports for it.

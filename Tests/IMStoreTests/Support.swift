@@ -2,6 +2,7 @@ import Foundation
 import IMProtocol
 import IMStore
 import Synchronization
+import TestSupport
 import Testing
 
 /// A directory of its own under the system's temporary directory, removed by `remove()`.
@@ -65,9 +66,20 @@ func withStore<T>(
 ) async throws -> T {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let store = try openStore(directory, clock: clock)
-    defer { store.close() }
-    return try await body(store, directory)
+    return try await closing(try openStore(directory, clock: clock)) { store in try await body(store, directory) }
+}
+
+/// A database or a store: closed asynchronously, waiting for its threads.
+protocol Closable {
+    func close() async
+}
+
+extension SQLiteDatabase: Closable {}
+extension SQLiteStore: Closable {}
+
+/// Runs `body` with `resource`, then closes it however `body` ends.
+func closing<Resource: Closable, T>(_ resource: Resource, _ body: (Resource) async throws -> T) async throws -> T {
+    try await ensuring({ try await body(resource) }) { await resource.close() }
 }
 
 /// Runs `body` with a fresh store; closes and removes it after.
@@ -126,6 +138,7 @@ extension StoreError {
         case .muted: "muted"
         case .invalidReference: "invalidReference"
         case .cursorTooOld: "cursorTooOld"
+        case .overBudget: "overBudget"
         }
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -7,21 +11,18 @@ import Testing
 @Suite("switchboard serve")
 struct ServeCommandTests {
     @Test func aPortInUseIsNamedAndExitsTwo() async throws {
-        let server = try await TestServer.start()
-        let sandbox = Sandbox()
-        defer {
-            sandbox.remove()
-            server.removeData()
+        try await withServer { server in
+            let sandbox = Sandbox()
+            defer { sandbox.remove() }
+            let config = try sandbox.write("config.yaml", "log_level: warning\n")
+            let address = try #require(server.baseURL.split(separator: "/").last.map(String.init))
+
+            let result = await sandbox.run(["serve", "--config", config, "--listen", address, "--data", sandbox.path("data")])
+
+            #expect(result.status == 2)
+            #expect(result.errorLines.contains(
+                "switchboard: cannot listen on \(address): address already in use (is another server running there?)"))
         }
-        let config = try sandbox.write("config.yaml", "log_level: warning\n")
-        let address = try #require(server.baseURL.split(separator: "/").last.map(String.init))
-
-        let result = await sandbox.run(["serve", "--config", config, "--listen", address, "--data", sandbox.path("data")])
-
-        #expect(result.status == 2)
-        #expect(result.errorLines.contains(
-            "switchboard: cannot listen on \(address): address already in use (is another server running there?)"))
-        await server.stop()
     }
 
     @Test func aDataFolderThatCannotBeMadeIsNamedWithTheReasonAndExitsTwo() async throws {
@@ -51,5 +52,21 @@ struct ServeCommandTests {
 
         #expect(result.status == 2)
         #expect(result.errorLines.first == message)
+    }
+
+    /// SIGTERM (and SIGINT) stop `serve` gracefully and it exits 0: the command line's
+    /// watcher and the service group's both hear the signal.
+    @Test(.serialized, arguments: ["SIGTERM", "SIGINT"])
+    func aSignalStopsTheServerGracefully(_ name: String) async throws {
+        let signal = name == "SIGTERM" ? SIGTERM : SIGINT
+        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let process = try SpawnedProcess(binary, ["serve", "--listen", "127.0.0.1:0", "--data", sandbox.path("data")])
+        defer { process.signal(SIGKILL) }
+        try await eventually("serve listening") { process.errors.contains("listening on http://127.0.0.1:") }
+        process.signal(signal)
+        #expect(await process.waitForExit() == 0)
+        try await eventually("the last log line") { process.errors.contains("info server: stopped") }
     }
 }

@@ -5,16 +5,21 @@ import Testing
 struct UserCommandTests {
     static let password = "correct horse battery"
 
-    /// A server with `root` as its configured administrator, registered.
-    static func serverWithAdmin() async throws -> TestServer {
-        let server = try await TestServer.start { $0.admins = ["root"] }
-        _ = try await server.client.register("root", password: password)
-        return server
+    /// Runs `body` with a server whose administrator is `root` (made on the data folder).
+    static func withAdministeredServer(_ body: (TestServer) async throws -> Void) async throws {
+        try await withServer { server in
+            let sandbox = Sandbox()
+            defer { sandbox.remove() }
+            let made = await sandbox.run(
+                ["user", "add", "root", "--admin", "--data", server.directory],
+                environment: ["SWITCHBOARD_NEW_PASSWORD": password])
+            guard made.status == 0 else { throw TestFailure("user add --admin: \(made.errors)") }
+            try await body(server)
+        }
     }
 
     @Test func anAdministratorAddsListsAndResetsAccounts() async throws {
-        let server = try await Self.serverWithAdmin()
-        defer { server.removeData() }
+        try await Self.withAdministeredServer { server in
         let admin = Sandbox()
         defer { admin.remove() }
         let asRoot = ["--server", server.baseURL, "--user", "root"]
@@ -44,12 +49,11 @@ struct UserCommandTests {
         #expect(old.status == 1)
         #expect(old.errorLines.first?.hasPrefix("switchboard: wrong password for carol") == true)
         #expect(new.status == 0, "\(new.errors)")
-        await server.stop()
+        }
     }
 
     @Test func aPersonWhoIsNotAnAdministratorIsRefused() async throws {
-        let server = try await Self.serverWithAdmin()
-        defer { server.removeData() }
+        try await Self.withAdministeredServer { server in
         _ = try await server.client.register("alice", password: Self.password)
         let sandbox = Sandbox()
         defer { sandbox.remove() }
@@ -67,12 +71,11 @@ struct UserCommandTests {
                                      environment: ["SWITCHBOARD_PASSWORD": Self.password])
         #expect(!listed.output.contains("mallory"))
         #expect(listed.output.contains("alice"))
-        await server.stop()
+        }
     }
 
     @Test func aWrongAdministratorPasswordExitsOne() async throws {
-        let server = try await Self.serverWithAdmin()
-        defer { server.removeData() }
+        try await Self.withAdministeredServer { server in
         let sandbox = Sandbox()
         defer { sandbox.remove() }
 
@@ -81,7 +84,58 @@ struct UserCommandTests {
 
         #expect(result.status == 1)
         #expect(result.errorLines.first?.hasPrefix("switchboard: wrong password for root") == true)
-        await server.stop()
+        }
+    }
+
+    /// Issue 8, items 1 and 12: the first administrator and bot accounts are made on the
+    /// data folder, with no login, while the server runs.
+    @Test func accountsMadeOnTheDataFolderWorkAtOnce() async throws {
+        try await withServer { server in
+            let sandbox = Sandbox()
+            defer { sandbox.remove() }
+            let admin = await sandbox.run(["user", "add", "boss", "--admin", "--data", server.directory],
+                                          environment: ["SWITCHBOARD_NEW_PASSWORD": Self.password])
+            let bot = await sandbox.run(["user", "add", "helper", "--bot", "--nickname", "Helper", "--data", server.directory],
+                                        environment: ["SWITCHBOARD_NEW_PASSWORD": "the bot's password"])
+            let taken = await sandbox.run(["user", "add", "boss", "--data", server.directory],
+                                          environment: ["SWITCHBOARD_NEW_PASSWORD": Self.password])
+            let listed = await sandbox.run(["user", "list", "--data", server.directory])
+            #expect(admin.status == 0, "\(admin.errors)")
+            #expect(admin.outputLines == ["created boss (admin)"])
+            #expect(bot.outputLines == ["created helper (bot)"])
+            #expect(taken.status == 1)
+            #expect(taken.errorLines.first?.contains("the username 'boss' is taken") == true)
+            #expect(listed.outputLines.contains { $0.hasPrefix("boss\t") && $0.hasSuffix("[admin]") })
+            #expect(listed.outputLines.contains("helper\tHelper  [bot]"))
+
+            let boss = try await server.client.login("boss", password: Self.password)
+            #expect(try await boss.get("/v1/admin/users").status == 200)
+        }
+    }
+
+    /// Issue 8, item 8: suspension and deletion from the command line.
+    @Test func anAdministratorSuspendsAndDeletesAccounts() async throws {
+        try await Self.withAdministeredServer { server in
+            _ = try await server.client.register("mallory", password: Self.password)
+            let admin = Sandbox()
+            defer { admin.remove() }
+            let asRoot = ["--server", server.baseURL, "--user", "root"]
+            let environment = ["SWITCHBOARD_PASSWORD": Self.password]
+            let suspended = await admin.run(["user", "suspend", "mallory"] + asRoot, environment: environment)
+            let listed = await admin.run(["user", "list"] + asRoot, environment: environment)
+            let deleted = await admin.run(["user", "delete", "mallory"] + asRoot, environment: environment)
+            let again = await admin.run(["user", "list"] + asRoot, environment: environment)
+            #expect(suspended.outputLines == ["suspended mallory; its logins have ended"], "\(suspended.errors)")
+            #expect(listed.outputLines.contains("mallory\tmallory  [suspended]"))
+            #expect(deleted.outputLines == ["deleted mallory"], "\(deleted.errors)")
+            #expect(!again.output.contains("mallory"))
+        }
+    }
+
+    @Test func suspendingOnTheDataFolderIsAUsageError() async {
+        let result = await Sandbox().run(["user", "suspend", "mallory", "--data", "/tmp/nowhere"])
+        #expect(result.status == 2)
+        #expect(result.errorLines.first?.contains("go through the running server") == true)
     }
 
     @Test func aSubcommandWithoutItsNameIsAUsageError() async {

@@ -3,18 +3,25 @@ import HTTPServer
 import IMClient
 import IMProtocol
 import IMServer
+import Lifecycle
 import Logging
 import SwitchboardCrypto
+import Synchronization
 
 /// A real server on 127.0.0.1 and a free port, with a fresh data folder, for tests.
 ///
 /// Password hashing is made cheap and rate limits are off unless a test turns them on;
-/// everything else is the production code path.
+/// everything else is the production code path, run as a service (`IMServerApp.run()`)
+/// until `stop()`.
 public final class TestServer: Sendable {
     public let app: IMServerApp
     public let directory: String
     public let baseURL: String
     public let logs: MemoryLogSink
+    /// The server's clock: a `ManualTime` when the test passed one.
+    public let time: any TimeSource
+    /// `app.run()`, cancelled by `stop()`.
+    private let running: Task<Void, any Error>
 
     /// The configuration tests start from.
     public static func configuration(directory: String) -> ServerConfiguration {
@@ -26,37 +33,50 @@ public final class TestServer: Sendable {
         config.synchronous = .normal
         config.passwordHasher = PasswordHasher(memoryKiB: 64, iterations: 1, parallelism: 1)
         config.rateLimits.enabled = false
+        // Suites register many accounts at once: the hashing queue's bound is tested apart.
+        config.hashQueueLimit = 100_000
+        config.loginLimits.inFlightPerAddress = 1_000
+        // Every test client is 127.0.0.1; the per-address limit is tested apart.
+        config.http.connectionsPerAddress = 100_000
         return config
     }
 
-    /// Starts a server; `configure` adjusts the test configuration first.
+    /// Starts a server; `configure` adjusts the test configuration first. `time` is the
+    /// server's only clock: pass a `ManualTime` to move it from the test.
     public static func start(
-        directory: String? = nil, _ configure: (inout ServerConfiguration) -> Void = { _ in }
+        directory: String? = nil, time: any TimeSource = SystemTime(),
+        _ configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let folder = directory ?? TestServer.temporaryDirectory()
         var config = configuration(directory: folder)
         configure(&config)
         let logs = MemoryLogSink()
         let app = try IMServerApp(
-            configuration: config, logger: Logger(label: "test-server", level: .debug, sink: logs))
+            configuration: config, logger: Logger(label: "test-server", level: .debug, sink: logs), time: time)
         try await app.start()
-        return TestServer(app: app, directory: folder, logs: logs)
+        return TestServer(app: app, directory: folder, logs: logs, time: time)
     }
 
-    private init(app: IMServerApp, directory: String, logs: MemoryLogSink) {
+    private init(app: IMServerApp, directory: String, logs: MemoryLogSink, time: any TimeSource) {
         self.app = app
         self.directory = directory
         self.logs = logs
+        self.time = time
         self.baseURL = "http://127.0.0.1:\(app.port)"
+        self.running = Task { try await app.run() }
     }
 
-    /// Stops gracefully (answers parked polls, drains requests, closes the database).
-    public func stop() async { await app.shutdown() }
+    /// Stops gracefully (answers parked polls, drains requests, closes the database) and
+    /// returns once the server has stopped.
+    public func stop() async {
+        running.cancel()
+        _ = await running.result
+    }
 
-    /// Stops this server and starts another on the same data folder (a new port).
+    /// Stops this server and starts another on the same data folder (a new port) and clock.
     public func restart(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         await stop()
-        return try await TestServer.start(directory: directory, configure)
+        return try await TestServer.start(directory: directory, time: time, configure)
     }
 
     /// A fresh folder under the system's temporary directory.
@@ -132,12 +152,30 @@ public struct TestClient: Sendable {
 
     public func get(_ path: String) async throws -> Answer { try await send("GET", path) }
 
-    /// Registers an account and returns a client logged in as it.
-    public func register(_ username: String, password: String = "correct horse battery", bot: Bool = false)
+    /// A copy of this client that sends `token` (or none).
+    public func with(token: String?) -> TestClient {
+        var copy = self
+        copy.token = token
+        return copy
+    }
+
+    /// Logs in and returns a client with the new token.
+    public func login(_ username: String, password: String = "correct horse battery", device: String? = nil)
+        async throws -> TestClient
+    {
+        let answer = try await send(
+            "POST", "/v1/login", json: LoginRequest(username: username, password: password, device: device))
+        guard answer.status == 200 else { throw TestFailure("login \(username): \(answer.status) \(answer.text)") }
+        return with(token: try answer.decode(AuthResponse.self).token)
+    }
+
+    /// Registers a person's account and returns a client logged in as it (bots are made
+    /// by administrators: `TestServer.createAccount(_:bot:)`).
+    public func register(_ username: String, password: String = "correct horse battery")
         async throws -> (client: TestClient, user: User)
     {
         let answer = try await send(
-            "POST", "/v1/register", json: RegisterRequest(username: username, password: password, bot: bot))
+            "POST", "/v1/register", json: RegisterRequest(username: username, password: password))
         guard answer.status == 201 else { throw TestFailure("register \(username): \(answer.status) \(answer.text)") }
         let auth = try answer.decode(AuthResponse.self)
         var client = self
@@ -156,34 +194,84 @@ extension TestServer {
     /// A client without a token.
     public var client: TestClient { TestClient(server: self) }
 
-    /// Waits until exactly `count` polls are parked on this server (read from
-    /// `/metrics`); the guard only stops a test that would otherwise hang.
-    public func awaitParkedPolls(_ count: Int, guardSeconds: Double = 30) async throws {
-        let deadline = Date().addingTimeInterval(guardSeconds)
-        while Date() < deadline {
-            let text = try await client.get("/metrics").text
-            let line = text.split(separator: "\n").first { $0.hasPrefix("switchboard_parked_polls ") }
-            if let value = line?.split(separator: " ").last.flatMap({ Int($0) }), value == count { return }
-            try await Task.sleep(for: .milliseconds(20))
+    /// A client with this server's process-local administration credential (it works for
+    /// `/v1/admin` only).
+    public func localAdministrator() async throws -> TestClient {
+        client.with(token: try await app.localAdministratorToken())
+    }
+
+    /// Makes an account through the admin API (nobody may register a bot or an
+    /// administrator) and returns a client logged in as it.
+    @discardableResult
+    public func createAccount(
+        _ username: String, password: String = "correct horse battery", bot: Bool = false, admin: Bool = false
+    ) async throws -> (client: TestClient, user: User) {
+        let created = try await localAdministrator().send(
+            "POST", "/v1/admin/users", json: AdminCreateUser(username: username, password: password, bot: bot, admin: admin))
+        guard created.status == 201 else {
+            throw TestFailure("create \(username): \(created.status) \(created.text)")
         }
-        throw TestFailure("never exactly \(count) parked polls")
+        let logged = try await client.login(username, password: password)
+        return (logged, try created.decode(AdminUser.self).user)
+    }
+
+    /// Polls parked on this server now.
+    public var parkedPolls: Int { app.parkedPolls }
+
+    /// Waits until exactly `count` polls are parked on this server.
+    public func awaitParkedPolls(_ count: Int, hangGuard: Duration = .seconds(30)) async throws {
+        try await eventually("exactly \(count) parked polls", hangGuard: hangGuard) { parkedPolls == count }
     }
 }
 
 /// Runs `body` against a server of its own, then stops it and removes its data, however
 /// `body` ends.
 public func withServer<T>(
+    time: any TimeSource = SystemTime(),
     _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(configure)
+    let server = try await TestServer.start(time: time, configure)
+    return try await ensuring({ try await body(server) }) {
+        await server.stop()
+        server.removeData()
+    }
+}
+
+/// A server that a test restarts on the same data folder; `finish` stops the last one
+/// and removes the data.
+public final class RestartableServer: Sendable {
+    private let current: Mutex<TestServer>
+
+    public init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+        current = Mutex(try await TestServer.start(configure))
+    }
+
+    public var server: TestServer { current.withLock { $0 } }
+
+    /// Stops the server and starts another on the same data folder (a new port).
+    @discardableResult
+    public func restart(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        let next = try await server.restart(configure)
+        current.withLock { $0 = next }
+        return next
+    }
+
+    public func finish() async {
+        await server.stop()
+        server.removeData()
+    }
+}
+
+/// Runs `body` with a server it may restart, then stops it and removes its data.
+public func withRestartableServer(
+    _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (RestartableServer) async throws -> Void
+) async throws {
+    let handle = try await RestartableServer(configure)
     do {
-        let result = try await body(server)
-        await server.stop()
-        server.removeData()
-        return result
+        try await body(handle)
     } catch {
-        await server.stop()
-        server.removeData()
+        await handle.finish()
         throw error
     }
+    await handle.finish()
 }

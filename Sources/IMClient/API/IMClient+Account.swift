@@ -99,4 +99,14 @@ extension IMClient {
         remember(upload.user)
         return upload
     }
+
+    /// The caller's live logins, newest first.
+    public func sessions() async throws(IMClientError) -> [SessionInfo] {
+        try await call(APIRequest("GET", "/v1/me/sessions"), as: SessionList.self).sessions
+    }
+
+    /// Ends one of the caller's logins (its parked poll answers 401).
+    public func endSession(id: String) async throws(IMClientError) {
+        try await callDiscardingBody(APIRequest("DELETE", "/v1/me/sessions/" + APIPath.segment(id)))
+    }
 }

@@ -23,4 +23,16 @@ extension IMClient {
         let path = "/v1/admin/users/" + APIPath.segment(username) + "/password"
         try await callDiscardingBody(try APIRequest("PUT", path).json(AdminSetPassword(password: password)))
     }
+
+    /// Suspends an account (every login ends, new ones are refused) or lifts the suspension.
+    @discardableResult
+    public func adminSetSuspended(username: String, _ suspended: Bool) async throws(IMClientError) -> AdminUser {
+        let path = "/v1/admin/users/" + APIPath.segment(username) + (suspended ? "/suspend" : "/unsuspend")
+        return try await call(APIRequest("POST", path))
+    }
+
+    /// Deletes an account; its messages stay, shown as from a deleted account.
+    public func adminDeleteUser(username: String) async throws(IMClientError) {
+        try await callDiscardingBody(APIRequest("DELETE", "/v1/admin/users/" + APIPath.segment(username)))
+    }
 }

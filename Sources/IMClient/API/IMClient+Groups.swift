@@ -4,19 +4,31 @@ import IMProtocol
 extension IMClient {
     // MARK: Groups
 
-    /// Creates a group owned by the caller; `CONFLICT` when the name exists.
+    /// Creates a group owned by the caller: invite-only unless `join` is `.open`;
+    /// `CONFLICT` when the name exists (names are unique on a server).
     @discardableResult
     public func createGroup(
-        name: String, title: String? = nil, description: String? = nil, logoURL: String? = nil
+        name: String, title: String? = nil, description: String? = nil, logoURL: String? = nil,
+        join: JoinPolicy? = nil
     ) async throws(IMClientError) -> ConversationInfo {
-        let body = CreateConversationRequest(name: name, title: title, description: description, logoURL: logoURL)
+        let body = CreateConversationRequest(
+            name: name, title: title, description: description, logoURL: logoURL, join: join)
         return try await call(try APIRequest("POST", "/v1/groups").json(body), as: ConversationInfo.self)
     }
 
-    /// Joins a group (joining twice is fine).
+    /// Joins a group: an open one, or an invite-only one the caller was invited to
+    /// (`NOT_FOUND` otherwise: such a group is invisible to others). Joining twice is fine.
     @discardableResult
     public func joinGroup(_ name: String) async throws(IMClientError) -> ConversationInfo {
         try await call(APIRequest("POST", Self.path(.group, name, "join")), as: ConversationInfo.self)
+    }
+
+    /// Lets `username` join a group (its owner and admins, and server administrators,
+    /// may); they accept by joining.
+    @discardableResult
+    public func inviteToGroup(_ name: String, user username: String) async throws(IMClientError) -> GroupInvite {
+        let request = try APIRequest("POST", Self.path(.group, name, "invites")).json(GroupInviteRequest(user: username))
+        return try await call(request, as: GroupInvite.self)
     }
 
     /// Leaves a group; `FORBIDDEN` when not a member.

@@ -4,12 +4,16 @@ import IMProtocol
 /// Avatars and other stored media.
 extension IMClient {
     /// The image of `user`'s avatar: from `cache` when it holds it, else downloaded (and
-    /// then cached); `DefaultAvatar.png` when the user has none.
+    /// then cached); `DefaultAvatar.png` when the user has none. Bytes that are no PNG,
+    /// JPEG, GIF or WebP image (a page an avatar URL led to) are `badResponse`.
     public func avatar(of user: User, cache: AvatarCache? = nil) async throws(IMClientError) -> Data {
         guard !user.avatarURL.isEmpty else { return DefaultAvatar.png }
         let url = try absoluteURL(user.avatarURL)
         if let cached = cache?.data(for: url) { return cached }
         let data = try await download(url)
+        guard ImageFormat.sniff(data) != nil else {
+            throw IMClientError(.badResponse, "the avatar at \(url) is not a PNG, JPEG, GIF or WebP image")
+        }
         // A cache that cannot be written only costs a download next time.
         try? cache?.store(data, for: url)
         return data

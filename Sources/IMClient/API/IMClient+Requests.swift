@@ -37,7 +37,7 @@ extension IMClient {
             return IMClientError.api(error, context: request.context)
         }
         // Not our envelope: a proxy's page, or a server that is not Switchboard.
-        let code = ErrorCode.allCases.first { $0.httpStatus == response.status }
+        let code = ErrorCode(httpStatus: response.status)
         let api = code.map { APIError($0, "HTTP \(response.status)", retryAfter: headerWait) }
         return IMClientError(
             code.map { .api($0) } ?? .badResponse,

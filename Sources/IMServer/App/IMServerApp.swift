@@ -2,7 +2,9 @@ import Foundation
 import HTTPServer
 import IMProtocol
 import IMStore
+import Lifecycle
 import Logging
+import SwitchboardCrypto
 import Synchronization
 
 /// Why the server could not start: a message a person can act on, and the exit code
@@ -12,16 +14,23 @@ public struct ServerStartError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// A running IM server: storage, services and the HTTP listener, started and stopped as
-/// one service.
-public final class IMServerApp: Sendable {
+/// The IM server: storage, services and the HTTP listener, run as one `Service`.
+///
+/// `start()` binds (so a caller learns the port before running it); `run()` serves and
+/// does the periodic work (poll expiry, pruning) on the injected `TimeSource` until its
+/// task is cancelled, then drains: parked polls are answered, requests in flight finish,
+/// the database closes.
+public final class IMServerApp: Service {
+    public let name = "switchboard server"
     public let configuration: ServerConfiguration
-    let core: ServerCore
+    let core: ServerServices
     let http: HTTPServer
     let store: SQLiteStore
     let logger: Logger
-    /// Expires parked polls and prunes old data while the server runs.
-    private let maintenance = Mutex<Task<Void, Never>?>(nil)
+    let time: any TimeSource
+    /// Opened by `shutdown()`, so a `run()` in progress stops too.
+    private let stopRequested = Latch()
+    private let stopping = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates `path` and its missing parents (like `mkdir -p`); what went wrong, naming
     /// the folder and the system's reason, or nil.
@@ -39,9 +48,28 @@ public final class IMServerApp: Sendable {
     }
 
     /// Opens the data folder and storage; nothing listens until `start()`.
-    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "server")) throws {
+    ///
+    /// - Parameter time: every clock the server reads (poll timeouts, rate limits, login
+    ///   lock-outs, token expiry, timestamps); tests pass a `ManualTime`.
+    public init(
+        configuration: ServerConfiguration, logger: Logger = Logger(label: "server"),
+        time: any TimeSource = SystemTime()
+    ) throws {
         self.configuration = configuration
         self.logger = logger
+        self.time = time
+        let host = configuration.http.host
+        if configuration.metricsToken == nil, !SystemRoutes.isLoopback(host) {
+            throw ServerStartError(
+                message: "set server.metrics_token: the server listens on \(host), not a loopback address, "
+                    + "and /metrics would be open to anyone who can reach it")
+        }
+        let hasher = configuration.passwordHasher
+        if hasher.isBelowOWASPMinimum {
+            logger.warning(
+                "password hashing is below OWASP's minimum for Argon2id (19 MiB, 2 iterations): "
+                    + "memory_kib \(hasher.memoryKiB), iterations \(hasher.iterations); stolen hashes are cheap to guess")
+        }
         let directory = configuration.dataDirectory
         if let problem = Self.createDirectories(directory) {
             throw ServerStartError(message: "cannot create the data folder \(directory): \(problem)")
@@ -50,54 +78,33 @@ public final class IMServerApp: Sendable {
             throw ServerStartError(message: "the data folder \(directory) is not writable")
         }
         do {
-            store = try SQLiteStore(directory: directory, synchronous: configuration.synchronous)
+            store = try SQLiteStore(
+                directory: directory, synchronous: configuration.synchronous,
+                clock: { Timestamp(milliseconds: time.wallMilliseconds) })
         } catch {
             throw ServerStartError(message: "cannot open the database in \(directory): \(error)")
         }
-        core = ServerCore(
-            configuration: configuration, store: store, logger: logger, now: { Timestamp.now() },
-            monotonic: systemMonotonicClock)
-        http = HTTPServer(configuration: configuration.http, responder: APIResponder(core: core))
-        core.addGauges { [http] in
-            let stats = http.stats
-            return [
-                ("switchboard_http_open_connections", "Open HTTP connections.", stats.openConnections),
-                ("switchboard_http_in_flight_requests", "Requests being handled now.", stats.inFlightRequests),
-                ("switchboard_http_rejected_too_large_total", "Requests refused with 413.", stats.rejectedBodyTooLarge),
-                ("switchboard_http_header_timeouts_total", "Connections closed for slow headers.", stats.headerTimeouts),
-                ("switchboard_http_client_hangups_total", "Parked requests whose client went away.", stats.clientHangups),
-            ]
-        }
-        core.addGauges { [store] in
-            let writer = store.writerStats
-            return [
-                ("switchboard_store_batches_total", "Write batches (one transaction, one commit each).", writer.batches),
-                ("switchboard_store_writes_total", "Write jobs committed in those batches.", writer.writes),
-                ("switchboard_store_largest_batch", "The most write jobs one batch held.", writer.largestBatch),
-                ("switchboard_store_busy_microseconds_total", "Writer time from BEGIN to the end of COMMIT.", writer.busyNanoseconds / 1000),
-                ("switchboard_store_commit_microseconds_total", "Writer time in COMMIT (the WAL fsync with durability full).", writer.commitNanoseconds / 1000),
-                ("switchboard_store_cpu_microseconds_total", "CPU time the writer thread used for its batches, resuming their callers included.", writer.cpuNanoseconds / 1000),
-                ("switchboard_store_background_checkpoints_total", "Checkpoints of the write-ahead log run in the background.", writer.backgroundCheckpoints),
-                ("switchboard_store_catch_up_checkpoints_total", "Checkpoints the writer ran itself because the background ones fell behind.", writer.catchUpCheckpoints),
+        core = try ServerServices(configuration: configuration, store: store, logger: logger, time: time)
+        http = HTTPServer(configuration: configuration.http, responder: APIResponder(core: core), time: time)
+        core.addGauges { [http] in HTTPMetrics.gauges(http.stats) }
+        core.addGauges { [store] in StoreMetrics.gauges(store.writerStats) }
+        core.addGauges { [core] in
+            [
+                ("switchboard_password_checks_total", "Password checks run (logins, password changes).", core.hashing.checks.load(ordering: .relaxed)),
+                ("switchboard_password_hashing_refused_total", "Password checks refused with 503 because the hashing queue was full.", core.hashing.refused.load(ordering: .relaxed)),
+                ("switchboard_password_hashing_queued", "Password hashes waiting or running now.", core.hashing.queued),
             ]
         }
     }
 
-    /// Binds the listener, grants administration to the configured admins and starts the
-    /// periodic work (poll timeouts, pruning).
+    /// Binds the listener; does nothing when it is bound already.
     public func start() async throws {
-        for name in configuration.admins {
-            if let record = try await store.user(named: name.lowercased()), !record.isAdmin {
-                try await store.setAdmin(record.id, true)
-            }
-        }
+        guard http.port == 0 else { return }
         do {
             try http.start()
         } catch let error as HTTPServerError {
             throw ServerStartError(message: error.message)
         }
-        let task = Task { [self] in await maintain() }
-        maintenance.withLock { $0 = task }
         logger.info(
             "switchboard server listening on http://\(configuration.http.host):\(http.port)",
             [("data", configuration.dataDirectory)])
@@ -106,25 +113,61 @@ public final class IMServerApp: Sendable {
     /// The bound port (useful when configured as 0).
     public var port: Int { http.port }
 
-    /// Starts, serves until the calling task is cancelled, then shuts down gracefully.
+    /// A credential for the `/v1/admin` endpoints of this server, valid while this process
+    /// runs: random at every start, kept only in memory, never written anywhere. It is
+    /// for the program that embeds the server (`switchboard up` hands it to its bot
+    /// runner to make the bots' accounts); it names no account and opens nothing else.
+    public func localAdministratorToken() async throws -> String {
+        core.localAdministratorToken
+    }
+
+    /// Event polls parked now (also `switchboard_parked_polls` in `/metrics`).
+    public var parkedPolls: Int { core.hub.parkedCount }
+
+    /// Starts if needed, serves until the calling task is cancelled (or `shutdown()` is
+    /// called elsewhere), then shuts down gracefully.
     public func run() async throws {
         try await start()
-        // Sleeping is cancellation-aware: cancelling this task ends the wait at once.
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.maintain() }
+            group.addTask { await self.stopRequested.wait() }
+            await group.next()
+            group.cancelAll()
+        }
         await shutdown()
     }
 
-    /// Periodic work: expiring parked polls, dropping old events, logins and counters.
+    /// Periodic work on the server's time source until cancelled: expiring parked polls
+    /// a few times a second, recording when logins were used once a minute, and once an
+    /// hour dropping old events, logins and counters.
     private func maintain() async {
-        var lastPrune = -Double.infinity
+        var nextPrune = time.elapsed
+        var nextFlush = time.elapsed + .seconds(60)
         while !Task.isCancelled {
             core.hub.expire()
-            let now = core.monotonic()
-            if now - lastPrune > 3600 {
-                lastPrune = now
+            if time.elapsed >= nextFlush {
+                nextFlush = time.elapsed + .seconds(60)
+                await recordLoginUse()
+            }
+            if time.elapsed >= nextPrune {
+                nextPrune = time.elapsed + .seconds(3600)
                 await prune()
             }
-            try? await Task.sleep(for: .milliseconds(250))
+            do {
+                try await time.sleep(for: .milliseconds(250))
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// Writes when logins were last used (batched: one write a minute, not one per request).
+    private func recordLoginUse() async {
+        let uses = core.authenticator.takeUsage().mapValues { Timestamp(milliseconds: $0) }
+        do {
+            try await store.recordTokenUse(uses)
+        } catch {
+            logger.warning("recording login use failed: \(error)")
         }
     }
 
@@ -142,15 +185,24 @@ public final class IMServerApp: Sendable {
     }
 
     /// Answers parked polls, lets in-flight requests finish, and closes the database.
+    /// Idempotent; concurrent callers all return once the server has stopped.
     public func shutdown() async {
-        logger.info("shutting down: answering parked polls and finishing requests")
-        if let task = maintenance.withLock({ $0 }) {
-            task.cancel()
-            await task.value
+        stopRequested.open()
+        let task = stopping.withLock { task -> Task<Void, Never> in
+            if let task { return task }
+            // A task of its own, awaited by every caller: the drain must finish even when
+            // the first caller is cancelled.
+            let started = Task { [self] in
+                logger.info("shutting down: answering parked polls and finishing requests")
+                core.hub.stop()
+                await http.shutdown()
+                await recordLoginUse()
+                await store.close()
+                logger.info("stopped")
+            }
+            task = started
+            return started
         }
-        core.hub.stop()
-        await http.shutdown()
-        store.close()
-        logger.info("stopped")
+        await task.value
     }
 }

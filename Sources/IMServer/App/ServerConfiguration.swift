@@ -13,12 +13,12 @@ public struct ServerConfiguration: Sendable {
     public var passwordHasher: PasswordHasher
     /// Password hashes computed at once at most (each takes `memoryKiB` of memory).
     public var concurrentHashes: Int
+    /// Password hashes waiting or running at most; past it logins get 503 with `Retry-After`.
+    public var hashQueueLimit: Int
     /// Lifetime of a person's login, in seconds; bot logins do not expire.
     public var tokenLifetime: Double
     /// When false only administrators create accounts.
     public var openRegistration: Bool
-    /// Usernames that are administrators (created or promoted at start).
-    public var admins: [String]
     public var rateLimits: RateLimits
     public var loginLimits: LoginLimits
     /// Events are kept at least this many seconds (7 days minimum); older cursors get 410.
@@ -26,8 +26,11 @@ public struct ServerConfiguration: Sendable {
     /// The longest a poll may park, in seconds.
     public var maxPollTimeout: Int
     /// When set, `/metrics` needs `Authorization: Bearer <token>`; when nil it answers
-    /// loopback clients only.
+    /// loopback clients only (not proxied ones), and the server refuses to start on an
+    /// address that is not loopback.
     public var metricsToken: String?
+    /// Bytes of uploaded media one account may keep (an upload past it gets 413).
+    public var mediaBytesPerAccount: Int
 
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),
@@ -35,28 +38,30 @@ public struct ServerConfiguration: Sendable {
         synchronous: SQLiteDatabase.Synchronous = .full,
         passwordHasher: PasswordHasher = .standard,
         concurrentHashes: Int = 2,
+        hashQueueLimit: Int = 32,
         tokenLifetime: Double = 30 * 86400,
         openRegistration: Bool = true,
-        admins: [String] = [],
         rateLimits: RateLimits = RateLimits(),
         loginLimits: LoginLimits = LoginLimits(),
         eventRetention: Double = 7 * 86400,
         maxPollTimeout: Int = 50,
-        metricsToken: String? = nil
+        metricsToken: String? = nil,
+        mediaBytesPerAccount: Int = 8 << 20
     ) {
         self.http = http
         self.dataDirectory = dataDirectory
         self.synchronous = synchronous
         self.passwordHasher = passwordHasher
         self.concurrentHashes = concurrentHashes
+        self.hashQueueLimit = hashQueueLimit
         self.tokenLifetime = tokenLifetime
         self.openRegistration = openRegistration
-        self.admins = admins
         self.rateLimits = rateLimits
         self.loginLimits = loginLimits
         self.eventRetention = max(eventRetention, 7 * 86400)
         self.maxPollTimeout = maxPollTimeout
         self.metricsToken = metricsToken
+        self.mediaBytesPerAccount = mediaBytesPerAccount
     }
 }
 
@@ -98,12 +103,19 @@ public struct RateLimits: Sendable {
     }
 }
 
-/// Limits on failed logins, against password guessing.
+/// Limits on password checks, against guessing (see `LoginThrottle`).
 public struct LoginLimits: Sendable {
-    /// Failures of one username before it is locked for a while.
+    /// Failures of one account from one address before that address is locked out of it.
     public var failuresPerUser: Int
-    /// Failures from one client address within `window` before it is refused.
+    /// Failures from one client address within `window` (any accounts) before it is refused.
     public var failuresPerAddress: Int
+    /// Failures of one account within `window` from all addresses together, past which
+    /// only addresses it logged in from lately get through.
+    public var failuresPerAccount: Int
+    /// Password checks of one account running at once.
+    public var inFlightPerAccount: Int
+    /// Password checks from one address running at once.
+    public var inFlightPerAddress: Int
     /// Seconds over which failures count.
     public var window: Double
     /// The first lock's length in seconds; it doubles with each further failure.
@@ -111,11 +123,15 @@ public struct LoginLimits: Sendable {
     public var maxLockout: Double
 
     public init(
-        failuresPerUser: Int = 5, failuresPerAddress: Int = 50, window: Double = 900,
+        failuresPerUser: Int = 5, failuresPerAddress: Int = 50, failuresPerAccount: Int = 100,
+        inFlightPerAccount: Int = 2, inFlightPerAddress: Int = 8, window: Double = 900,
         baseLockout: Double = 30, maxLockout: Double = 900
     ) {
         self.failuresPerUser = failuresPerUser
         self.failuresPerAddress = failuresPerAddress
+        self.failuresPerAccount = failuresPerAccount
+        self.inFlightPerAccount = inFlightPerAccount
+        self.inFlightPerAddress = inFlightPerAddress
         self.window = window
         self.baseLockout = baseLockout
         self.maxLockout = maxLockout

@@ -10,6 +10,7 @@ public struct ServerFileConfig: Decodable, Sendable {
     public var data: String?
     /// `open` (anyone may register) or `closed` (administrators create accounts).
     public var registration: String?
+    /// No longer grants anything: a non-empty list is refused with what to run instead.
     public var admins: [String]?
     /// `full` (fsync each commit; survives power loss) or `normal`.
     public var durability: String?
@@ -17,17 +18,45 @@ public struct ServerFileConfig: Decodable, Sendable {
     public var eventRetention: ConfigDuration?
     public var maxBodyBytes: Int?
     public var maxConnections: Int?
+    public var maxConnectionsPerAddress: Int?
     public var idleTimeout: ConfigDuration?
+    public var bodyTimeout: ConfigDuration?
+    public var sendTimeout: ConfigDuration?
+    /// Addresses or CIDR blocks of reverse proxies whose `X-Forwarded-For` is believed.
+    public var trustedProxies: [String]?
     public var metricsToken: String?
+    /// Bytes of uploaded media (avatars) one account may keep.
+    public var mediaBytesPerAccount: Int?
     public var passwordHashing: PasswordHashing?
+    public var loginLimits: LoginLimitsConfig?
     public var rateLimits: RateLimitsConfig?
 
     public struct PasswordHashing: Decodable, Sendable {
         public var memoryKib: Int
         public var iterations: Int
+        /// Hashes computed at once.
+        public var concurrent: Int?
+        /// Hashes waiting or running at most (503 past it).
+        public var maxQueued: Int?
         enum CodingKeys: String, CodingKey {
             case memoryKib = "memory_kib"
-            case iterations
+            case iterations, concurrent
+            case maxQueued = "max_queued"
+        }
+    }
+
+    public struct LoginLimitsConfig: Decodable, Sendable {
+        public var failuresPerAccountAndAddress: Int?
+        public var failuresPerAddress: Int?
+        public var failuresPerAccount: Int?
+        public var inFlightPerAccount: Int?
+        public var inFlightPerAddress: Int?
+        enum CodingKeys: String, CodingKey {
+            case failuresPerAccountAndAddress = "failures_per_account_and_address"
+            case failuresPerAddress = "failures_per_address"
+            case failuresPerAccount = "failures_per_account"
+            case inFlightPerAccount = "in_flight_per_account"
+            case inFlightPerAddress = "in_flight_per_address"
         }
     }
 
@@ -51,9 +80,15 @@ public struct ServerFileConfig: Decodable, Sendable {
         case eventRetention = "event_retention"
         case maxBodyBytes = "max_body_bytes"
         case maxConnections = "max_connections"
+        case maxConnectionsPerAddress = "max_connections_per_address"
         case idleTimeout = "idle_timeout"
+        case bodyTimeout = "body_timeout"
+        case sendTimeout = "send_timeout"
+        case trustedProxies = "trusted_proxies"
         case metricsToken = "metrics_token"
+        case mediaBytesPerAccount = "media_bytes_per_account"
         case passwordHashing = "password_hashing"
+        case loginLimits = "login_limits"
         case rateLimits = "rate_limits"
     }
 
@@ -78,13 +113,23 @@ public struct ServerFileConfig: Decodable, Sendable {
         case "closed": config.openRegistration = false
         case let other: throw Invalid(key: "registration", message: "'\(other)' is not open or closed")
         }
-        config.admins = admins?.map { $0.lowercased() } ?? []
+        if let admins, !admins.isEmpty {
+            throw Invalid(
+                key: "admins",
+                message: "no longer grants administration (whoever registered a listed name first would get "
+                    + "it): remove it, and make an administrator with 'switchboard user add NAME --admin --data \(config.dataDirectory)'")
+        }
         switch durability ?? "full" {
         case "full": config.synchronous = .full
         case "normal": config.synchronous = .normal
         case let other: throw Invalid(key: "durability", message: "'\(other)' is not full or normal")
         }
-        if let tokenLifetime { config.tokenLifetime = tokenLifetime.seconds }
+        if let tokenLifetime {
+            guard (60...(10 * 365 * 86400)).contains(tokenLifetime.seconds) else {
+                throw Invalid(key: "token_lifetime", message: "must be 1m to 3650d")
+            }
+            config.tokenLifetime = tokenLifetime.seconds
+        }
         if let eventRetention {
             guard eventRetention.seconds >= 7 * 86400 else {
                 throw Invalid(key: "event_retention", message: "must be at least 7d (cursors stay valid 7 days)")
@@ -99,21 +144,94 @@ public struct ServerFileConfig: Decodable, Sendable {
             guard maxConnections >= 16 else { throw Invalid(key: "max_connections", message: "must be at least 16") }
             config.http.connectionLimit = maxConnections
         }
-        if let idleTimeout { config.http.idleTimeout = max(1, Int(idleTimeout.seconds)) }
-        config.metricsToken = metricsToken
+        if let maxConnectionsPerAddress {
+            guard maxConnectionsPerAddress >= 1 else {
+                throw Invalid(key: "max_connections_per_address", message: "must be at least 1")
+            }
+            config.http.connectionsPerAddress = maxConnectionsPerAddress
+        }
+        if let idleTimeout { config.http.idleTimeout = Self.wholeSeconds(idleTimeout) }
+        if let bodyTimeout { config.http.bodyTimeout = Self.wholeSeconds(bodyTimeout) }
+        if let sendTimeout { config.http.sendTimeout = Self.wholeSeconds(sendTimeout) }
+        config.http.trustedProxies = try (trustedProxies ?? []).map { text in
+            guard let range = IPAddressRange(text) else {
+                throw Invalid(key: "trusted_proxies", message: "'\(text)' is not an IP address or CIDR block (e.g. 10.0.0.0/8, ::1)")
+            }
+            return range
+        }
+        if let metricsToken {
+            guard metricsToken.utf8.count >= 16 else {
+                throw Invalid(key: "metrics_token", message: "must be at least 16 characters (e.g. from openssl rand -hex 16)")
+            }
+            config.metricsToken = metricsToken
+        }
+        if let mediaBytesPerAccount {
+            guard mediaBytesPerAccount >= Limits.avatarBytes else {
+                throw Invalid(key: "media_bytes_per_account", message: "must be at least \(Limits.avatarBytes) (one avatar)")
+            }
+            config.mediaBytesPerAccount = mediaBytesPerAccount
+        }
         if let hashing = passwordHashing {
-            guard hashing.memoryKib >= 8, hashing.iterations >= 1 else {
-                throw Invalid(key: "password_hashing", message: "memory_kib must be at least 8 and iterations at least 1")
+            // In range before the conversion, which would trap on a negative or huge value.
+            guard (8...4_194_304).contains(hashing.memoryKib), (1...1000).contains(hashing.iterations) else {
+                throw Invalid(
+                    key: "password_hashing", message: "memory_kib must be 8 to 4194304 and iterations 1 to 1000")
             }
             config.passwordHasher = PasswordHasher(
                 memoryKiB: UInt32(hashing.memoryKib), iterations: UInt32(hashing.iterations), parallelism: 1)
+            if let concurrent = hashing.concurrent { config.concurrentHashes = try Self.count(concurrent, "password_hashing.concurrent") }
+            if let queued = hashing.maxQueued { config.hashQueueLimit = try Self.count(queued, "password_hashing.max_queued") }
+        }
+        if let login = loginLimits {
+            if let value = login.failuresPerAccountAndAddress {
+                config.loginLimits.failuresPerUser = try Self.count(value, "login_limits.failures_per_account_and_address")
+            }
+            if let value = login.failuresPerAddress {
+                config.loginLimits.failuresPerAddress = try Self.count(value, "login_limits.failures_per_address")
+            }
+            if let value = login.failuresPerAccount {
+                config.loginLimits.failuresPerAccount = try Self.count(value, "login_limits.failures_per_account")
+            }
+            if let value = login.inFlightPerAccount {
+                config.loginLimits.inFlightPerAccount = try Self.count(value, "login_limits.in_flight_per_account")
+            }
+            if let value = login.inFlightPerAddress {
+                config.loginLimits.inFlightPerAddress = try Self.count(value, "login_limits.in_flight_per_address")
+            }
         }
         if let limits = rateLimits {
             if let enabled = limits.enabled { config.rateLimits.enabled = enabled }
-            if let rate = limits.sendPerSecond { config.rateLimits.send = .init(rate: rate, burst: rate * 3) }
-            if let rate = limits.botSendPerSecond { config.rateLimits.botSend = .init(rate: rate, burst: rate * 3) }
-            if let rate = limits.requestsPerSecond { config.rateLimits.general = .init(rate: rate, burst: rate * 4) }
+            if let rate = try Self.rate(limits.sendPerSecond, "rate_limits.send_per_second") {
+                config.rateLimits.send = .init(rate: rate, burst: rate * 3)
+            }
+            if let rate = try Self.rate(limits.botSendPerSecond, "rate_limits.bot_send_per_second") {
+                config.rateLimits.botSend = .init(rate: rate, burst: rate * 3)
+            }
+            if let rate = try Self.rate(limits.requestsPerSecond, "rate_limits.requests_per_second") {
+                config.rateLimits.general = .init(rate: rate, burst: rate * 4)
+            }
         }
         return config
+    }
+
+    /// A duration as whole seconds for the HTTP library: at least 1, at most a day.
+    private static func wholeSeconds(_ duration: ConfigDuration) -> Int {
+        Int(min(max(duration.seconds.rounded(.up), 1), 86_400))
+    }
+
+    /// A count of at least 1 and at most a million.
+    private static func count(_ value: Int, _ key: String) throws -> Int {
+        guard (1...1_000_000).contains(value) else { throw Invalid(key: key, message: "must be 1 to 1000000") }
+        return value
+    }
+
+    /// A rate per second, checked: positive and at most a million (a tiny rate is fine:
+    /// waits are clamped where they become `Retry-After`).
+    private static func rate(_ value: Double?, _ key: String) throws -> Double? {
+        guard let value else { return nil }
+        guard value.isFinite, value > 0, value <= 1_000_000 else {
+            throw Invalid(key: key, message: "must be a number above 0 and at most 1000000")
+        }
+        return value
     }
 }

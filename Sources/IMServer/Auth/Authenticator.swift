@@ -1,45 +1,60 @@
 import Foundation
 import IMProtocol
 import IMStore
+import Lifecycle
 import Synchronization
 import SwitchboardCrypto
 
-/// Who is making a request: the login behind a valid bearer token.
-public struct Session: Sendable, Hashable {
-    public var tokenID: Int64
-    public var userID: UserID
-    public var username: String
-    public var isBot: Bool
-    public var isAdmin: Bool
-    public var device: String?
-    public var expiresAt: Timestamp?
-    /// `Authenticator.revocations` when this session was checked.
-    var checkedAt: UInt64 = 0
-}
-
 /// Turns bearer tokens into sessions. Tokens are looked up by their SHA-256; recent
-/// answers are cached briefly, and a revocation in this process drops its entry at once.
+/// answers are cached for up to 30 s, and a revocation drops the entries it concerns at
+/// once.
+///
+/// Every revocation goes through `apply(_:)`: this process's own (logout, kick, password
+/// change, suspension) and, when several server nodes share a database, those another
+/// node announces, which would call `apply` too. `apply` drops the entries and raises the
+/// revocation epoch under the cache's lock. A lookup reads the epoch before it reads the
+/// store and caches its answer only if the epoch is still the same, so a revocation that
+/// commits while the lookup is in flight can never leave the revoked login cached (it
+/// either is seen by the read, or raised the epoch before the insert). The epoch a
+/// session was checked at also tells a parked poll whether it may still trust it
+/// (`isStillValid`).
 final class Authenticator: Sendable {
+    /// What a revocation ends.
+    enum Revocation: Sendable {
+        case tokens(Set<Int64>)
+        case user(UserID)
+    }
+
     private struct Cached {
         var session: Session
         var cachedAt: Double
+        /// The epoch read before the lookup that produced it.
+        var epoch: UInt64
+    }
+
+    private struct State {
+        var entries: [[UInt8]: Cached] = [:]
+        /// When each login was last used since the last `takeUsage()`, in wall milliseconds.
+        var used: [Int64: Int64] = [:]
     }
 
     private let store: any TokenStore
-    private let now: @Sendable () -> Timestamp
-    private let monotonic: MonotonicClock
-    private let cache = Mutex<[[UInt8]: Cached]>([:])
+    private let time: any TimeSource
+    private let state = Mutex(State())
     private let cacheLifetime: Double = 30
     private let cacheCapacity = 100_000
-    /// Raised after every revocation in this process (once the cache has forgotten the
-    /// logins), so a session checked since can be trusted without another lookup.
+    /// Raised by every revocation, under the state lock.
     private let revocations = Atomic<UInt64>(0)
+    /// The SHA-256 of the process-local administration credential.
+    private let localAdministratorKey: [UInt8]
 
-    init(store: any TokenStore, now: @escaping @Sendable () -> Timestamp, monotonic: @escaping MonotonicClock) {
+    init(store: any TokenStore, time: any TimeSource, localAdministratorToken: String = SecureRandom.token()) {
         self.store = store
-        self.now = now
-        self.monotonic = monotonic
+        self.time = time
+        self.localAdministratorKey = Self.hash(localAdministratorToken)
     }
+
+    private func now() -> Timestamp { Timestamp(milliseconds: time.wallMilliseconds) }
 
     static func hash(_ token: String) -> [UInt8] { Digest.sha256(Array(token.utf8)) }
 
@@ -49,11 +64,16 @@ final class Authenticator: Sendable {
             throw APIError(.unauthorized, "missing bearer token: send 'Authorization: Bearer <token>'")
         }
         let key = Digest.sha256(Array(token.utf8))
-        let clock = monotonic()
-        // Read before the lookup: a revocation after it raises the count, so the session
-        // returned is never trusted past a revocation that it may have missed.
+        if Digest.constantTimeEqual(key, localAdministratorKey) { return .localAdministrator }
+        let clock = time.seconds
+        let wall = time.wallMilliseconds
         let epoch = revocations.load(ordering: .acquiring)
-        if let hit = cache.withLock({ $0[key] }), clock - hit.cachedAt < cacheLifetime {
+        let hit = state.withLock { state -> Cached? in
+            guard let hit = state.entries[key], clock - hit.cachedAt < cacheLifetime else { return nil }
+            Self.recordUse(hit.session.tokenID, at: wall, in: &state)
+            return hit
+        }
+        if let hit {
             try checkExpiry(hit.session)
             var session = hit.session
             session.checkedAt = epoch
@@ -65,20 +85,26 @@ final class Authenticator: Sendable {
         if record.revokedAt != nil {
             throw Self.revoked(record)
         }
+        if user.suspendedAt != nil {
+            throw Self.suspended
+        }
         var session = Session(
             tokenID: record.id, userID: user.id, username: user.user.username, isBot: user.user.isBot,
             isAdmin: user.isAdmin, device: record.device, expiresAt: record.expiresAt)
         try checkExpiry(session)
-        cache.withLock { cache in
-            if cache.count >= cacheCapacity { cache.removeAll(keepingCapacity: true) }
-            cache[key] = Cached(session: session, cachedAt: clock)
+        state.withLock { state in
+            Self.recordUse(record.id, at: wall, in: &state)
+            // A revocation since the epoch was read may concern this login: not cached.
+            guard revocations.load(ordering: .relaxed) == epoch else { return }
+            if state.entries.count >= cacheCapacity { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[key] = Cached(session: session, cachedAt: clock, epoch: epoch)
         }
         session.checkedAt = epoch
         return session
     }
 
-    /// True when no login was revoked in this process since `session` was checked and it
-    /// has not expired: then it is still valid, without hashing the token again.
+    /// True when no login was revoked since `session` was checked and it has not
+    /// expired: then it is still valid, without hashing the token again.
     func isStillValid(_ session: Session) -> Bool {
         guard revocations.load(ordering: .acquiring) == session.checkedAt else { return false }
         if let expiresAt = session.expiresAt, expiresAt <= now() { return false }
@@ -127,22 +153,59 @@ final class Authenticator: Sendable {
                 reason: "kicked_out")
         case "password_changed":
             return APIError(.unauthorized, "the password was changed: log in again", reason: "password_changed")
+        case "suspended":
+            return suspended
+        case "ended":
+            return APIError(.unauthorized, "this login was ended from another one: log in again", reason: "ended")
         default:
             return APIError(.unauthorized, "this login has ended: log in again", reason: "logged_out")
         }
     }
 
-    /// Forgets cached sessions of these tokens (after logout or a kick).
-    func invalidate(tokenIDs: Set<Int64>) {
-        cache.withLock { cache in
-            cache = cache.filter { !tokenIDs.contains($0.value.session.tokenID) }
+    /// 401 for a login of a suspended account.
+    static let suspended = APIError(
+        .unauthorized, "this account is suspended: ask an administrator", reason: "suspended")
+
+    /// Forgets the cached sessions a revocation ends and raises the epoch.
+    func apply(_ revocation: Revocation) {
+        state.withLock { state in
+            switch revocation {
+            case .tokens(let ids):
+                state.entries = state.entries.filter { !ids.contains($0.value.session.tokenID) }
+            case .user(let userID):
+                state.entries = state.entries.filter { $0.value.session.userID != userID }
+            }
+            revocations.add(1, ordering: .releasing)
         }
-        revocations.add(1, ordering: .releasing)
     }
 
-    /// Forgets every cached session of one account (password change, role change).
-    func invalidate(userID: UserID) {
-        cache.withLock { cache in cache = cache.filter { $0.value.session.userID != userID } }
-        revocations.add(1, ordering: .releasing)
+    /// Forgets cached sessions of these tokens (after logout or a kick).
+    func invalidate(tokenIDs: Set<Int64>) { apply(.tokens(tokenIDs)) }
+
+    /// Forgets every cached session of one account (password change, suspension).
+    func invalidate(userID: UserID) { apply(.user(userID)) }
+
+    /// Bounded: usage is flushed every minute; past the bound (only without flushing) it
+    /// starts over rather than grow.
+    private static func recordUse(_ tokenID: Int64, at wall: Int64, in state: inout State) {
+        if state.used.count >= 200_000, state.used[tokenID] == nil { state.used.removeAll(keepingCapacity: true) }
+        state.used[tokenID] = wall
+    }
+
+    /// The logins used since the last call and when, in wall milliseconds; forgets them.
+    func takeUsage() -> [Int64: Int64] {
+        state.withLock { state in
+            defer { state.used = [:] }
+            return state.used
+        }
+    }
+
+    /// When these logins were used since the last `takeUsage()`, where known.
+    func recentUsage(of tokenIDs: [Int64]) -> [Int64: Int64] {
+        state.withLock { state in
+            var found: [Int64: Int64] = [:]
+            for id in tokenIDs { if let used = state.used[id] { found[id] = used } }
+            return found
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import IMProtocol
 import IMStore
+import Lifecycle
 import Synchronization
 
 /// Where parked polls wait for their user's feed to grow.
@@ -58,10 +59,10 @@ final class EventHub: Sendable {
     }
 
     private let state = Mutex(State())
-    private let clock: MonotonicClock
+    private let clock: any TimeSource
     private let wakes = DispatchQueue(label: "switchboard.feed-wakes")
 
-    init(clock: @escaping MonotonicClock) { self.clock = clock }
+    init(clock: any TimeSource) { self.clock = clock }
 
     /// Parks until the user's feed passes `position`, the deadline, a replacement, a kick
     /// or `cancel`; then calls `notify` (at once when there is no need to wait). Returns
@@ -76,7 +77,7 @@ final class EventHub: Sendable {
     func park(tokenID: Int64, userID: UserID, after position: Int64, timeout: Double, notify: @escaping Notify)
         -> UInt64
     {
-        let deadline = clock() + timeout
+        let deadline = clock.seconds + timeout
         let (waiterID, immediate, replaced) = state.withLock { state -> (UInt64, Wake?, Waiter?) in
             let waiterID = state.nextWaiterID
             state.nextWaiterID += 1
@@ -177,7 +178,7 @@ final class EventHub: Sendable {
 
     /// Wakes polls whose time is up; call about twice a second.
     func expire() {
-        let now = clock()
+        let now = clock.seconds
         var expired: [Notify] = []
         state.withLock { state in
             for (token, waiter) in state.waiters where waiter.deadline <= now {

@@ -5,10 +5,10 @@ import IMProtocol
 /// The server's `HTTPResponder`: routes each request, checks the login and the budget,
 /// runs the handler, and turns every failure into the error envelope.
 struct APIResponder: HTTPResponder {
-    let core: ServerCore
+    let core: ServerServices
     let router: Router
 
-    init(core: ServerCore) {
+    init(core: ServerServices) {
         self.core = core
         self.router = Router(routes: Routes.all)
     }
@@ -18,7 +18,7 @@ struct APIResponder: HTTPResponder {
     }
 
     func errorResponse(status: Int, message: String) -> Response {
-        let code = ErrorCode.allCases.first { $0.httpStatus == status } ?? .invalidRequest
+        let code = ErrorCode(httpStatus: status) ?? (status >= 500 ? .internalError : .invalidRequest)
         return .error(APIError(code, message), encoder: core.encoder)
     }
 
@@ -62,6 +62,9 @@ struct APIResponder: HTTPResponder {
     private func admit(_ caller: Session, to route: Route) throws {
         if route.access == .admin, !caller.isAdmin {
             throw APIError(.forbidden, "only administrators may do this")
+        }
+        if caller.isLocalAdministrator, route.access != .admin {
+            throw APIError(.forbidden, "the local administration credential works only for /v1/admin endpoints")
         }
         try core.spend(route.budget, session: caller)
     }

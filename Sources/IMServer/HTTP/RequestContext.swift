@@ -12,9 +12,9 @@ final class RequestContext: Sendable {
     let parameters: [String: String]
     /// Set for every route that needs a login.
     let session: Session?
-    let core: ServerCore
+    let core: ServerServices
 
-    init(request: Request, parameters: [String: String], session: Session?, core: ServerCore) {
+    init(request: Request, parameters: [String: String], session: Session?, core: ServerServices) {
         self.request = request
         self.parameters = parameters
         self.session = session

@@ -14,43 +14,39 @@ enum AccountRoutes {
         Route(.patch, "/v1/me", access: .user, handler: updateMe),
         Route(.put, "/v1/me/password", access: .user, handler: changePassword),
         Route(.put, "/v1/me/avatar", access: .user, bodyLimit: Limits.avatarBytes, handler: uploadAvatar),
+        Route(.get, "/v1/me/sessions", access: .user, handler: sessions),
+        Route(.delete, "/v1/me/sessions/:id", access: .user, handler: endSession),
     ]
 
+    /// Anyone may register a person's account while registration is open. Nothing here
+    /// grants more: administrators are made on the data folder (`switchboard user add
+    /// --admin`), bot accounts by administrators.
     static func register(_ context: RequestContext) async throws -> Response {
         let core = context.core
         let body = try context.decode(RegisterRequest.self)
-        let username = try Validate.username(body.username)
-        // With registration closed, the administrators named in the configuration may
-        // still create their own accounts: that is how the first account comes to be.
-        guard core.configuration.openRegistration || core.configuration.admins.contains(username) else {
+        guard core.configuration.openRegistration else {
             throw APIError(.forbidden, "registration is closed on this server: ask an administrator for an account")
         }
-        try Validate.password(body.password)
-        let nickname = body.nickname ?? username
-        try Validate.text(nickname, field: "nickname", length: Limits.nicknameLength)
+        let account = try NewAccount(username: body.username, password: body.password, nickname: body.nickname)
         if let device = body.device { try Validate.text(device, field: "device", length: Limits.deviceLength) }
         try core.spendRegistration(address: context.request.remoteAddress)
-        let record = try await createAccount(
-            core, username: username, password: body.password, nickname: nickname, isBot: body.bot ?? false,
-            isAdmin: core.configuration.admins.contains(username))
+        // A taken name answers 409 first, as for anyone: a runner whose bot account an
+        // administrator made then logs in instead.
+        try await NewAccount.requireFree(account.username, in: core.store)
+        if body.bot == true {
+            throw APIError(
+                .forbidden,
+                "bot accounts are made by administrators: 'switchboard user add --bot \(account.username)' "
+                    + "(or POST /v1/admin/users with bot: true)", reason: "bot_needs_administrator")
+        }
+        let record = try await account.create(
+            in: core.store, hash: core.hashing.hash, isBot: false, isAdmin: false)
         let auth = try await issueToken(core, for: record, device: body.device)
         return try .json(auth, status: 201, encoder: core.encoder)
     }
 
-    /// Hashes the password and stores the account; 409 when the name is taken.
-    static func createAccount(
-        _ core: ServerCore, username: String, password: String, nickname: String, isBot: Bool, isAdmin: Bool
-    ) async throws -> UserRecord {
-        if try await core.store.user(named: username) != nil {
-            throw APIError(.conflict, "the username '\(username)' is taken", field: "username")
-        }
-        let hash = try await core.hashing.hash(password)
-        return try await core.store.createUser(
-            NewUser(username: username, passwordHash: hash, nickname: nickname, isBot: isBot, isAdmin: isAdmin))
-    }
-
     /// A new login for an account; a same-device login elsewhere is ended.
-    static func issueToken(_ core: ServerCore, for record: UserRecord, device: String?) async throws -> AuthResponse {
+    static func issueToken(_ core: ServerServices, for record: UserRecord, device: String?) async throws -> AuthResponse {
         let token = "sbt_" + SecureRandom.token(bits: 256)
         let expiresAt = record.user.isBot ? nil : core.now().adding(seconds: core.configuration.tokenLifetime)
         let (_, replaced) = try await core.store.createToken(
@@ -67,19 +63,17 @@ enum AccountRoutes {
     static func login(_ context: RequestContext) async throws -> Response {
         let core = context.core
         let body = try context.decode(LoginRequest.self)
-        let username = body.username.lowercased()
+        // A name no account can have is refused before it keys any throttle record.
+        let username = try Validate.username(body.username)
         if let device = body.device { try Validate.text(device, field: "device", length: Limits.deviceLength) }
-        let address = context.request.remoteAddress
-        try checkThrottle(core, username: username, address: address)
-        let record = try await core.store.user(named: username)
-        // Verify even for unknown names so timing does not reveal which accounts exist.
-        let ok = await core.hashing.verify(body.password, against: record?.passwordHash ?? core.dummyHash)
-        guard let record, ok else {
-            core.loginThrottle.failed(username: username, address: address)
+        guard let record = try await checkPassword(
+            core, body.password, username: username, address: context.request.remoteAddress,
+            account: { try await core.store.user(named: username) })
+        else {
             core.metrics.loginFailures.add(1, ordering: .relaxed)
             throw APIError(.unauthorized, "wrong username or password", reason: "bad_credentials")
         }
-        core.loginThrottle.succeeded(username: username)
+        if record.suspendedAt != nil { throw Authenticator.suspended }
         if core.hashing.hasher.needsRehash(record.passwordHash),
             let upgraded = try? await core.hashing.hash(body.password)
         {
@@ -88,13 +82,29 @@ enum AccountRoutes {
         return try .json(try await issueToken(core, for: record, device: body.device), encoder: core.encoder)
     }
 
-    /// 429 while the account or the address is locked after failed password checks.
-    static func checkThrottle(_ core: ServerCore, username: String, address: String) throws {
-        if let wait = core.loginThrottle.wait(username: username, address: address) {
-            let seconds = max(1, Int(wait.rounded(.up)))
-            throw APIError(
-                .rateLimited, "too many failed logins: try again in \(seconds) s", retryAfter: seconds)
+    /// Checks a password through the login throttle: admitted (429 when not) and counted
+    /// as pending before the account is read and the slow hash runs, then counted as a
+    /// failure or a success. Returns the account when the password is its. An unknown
+    /// (or deleted) account is checked against a dummy hash, so timing does not tell
+    /// which accounts exist.
+    static func checkPassword(
+        _ core: ServerServices, _ password: String, username: String, address: String,
+        account: () async throws -> UserRecord?
+    ) async throws -> UserRecord? {
+        let ticket = try core.loginThrottle.begin(username: username, address: address)
+        let matched: UserRecord?
+        do {
+            let record = try await account().flatMap { $0.deletedAt == nil ? $0 : nil }
+            let ok = try await core.hashing.verify(password, against: record?.passwordHash ?? core.dummyHash)
+            matched = ok ? record : nil
+        } catch {
+            // Not checked (the hashing queue is full, the store failed): neither a
+            // failure nor a success.
+            core.loginThrottle.cancel(ticket)
+            throw error
         }
+        core.loginThrottle.finish(ticket, succeeded: matched != nil)
+        return matched
     }
 
     static func logout(_ context: RequestContext) async throws -> Response {
@@ -120,6 +130,7 @@ enum AccountRoutes {
             throw APIError(.invalidRequest, "nothing to change: give nickname, avatar_url, signature or attrs")
         }
         try update.validate()
+        try await MediaReference.check(update.avatarURL, field: "avatar_url", by: session.userID, context.core)
         let record = try await context.core.store.updateProfile(session.userID, update)
         return try .json(record.user, encoder: context.core.encoder)
     }
@@ -130,15 +141,12 @@ enum AccountRoutes {
         let body = try context.decode(PasswordChange.self)
         try Validate.password(body.newPassword)
         // The old password is a password check like a login's: guesses count the same.
-        let address = context.request.remoteAddress
-        try checkThrottle(core, username: session.username, address: address)
-        guard let record = try await core.store.user(id: session.userID),
-            await core.hashing.verify(body.oldPassword, against: record.passwordHash)
+        guard let record = try await checkPassword(
+            core, body.oldPassword, username: session.username, address: context.request.remoteAddress,
+            account: { try await core.store.user(id: session.userID) })
         else {
-            core.loginThrottle.failed(username: session.username, address: address)
             throw APIError(.forbidden, "the old password is wrong", field: "old_password")
         }
-        core.loginThrottle.succeeded(username: session.username)
         let hash = try await core.hashing.hash(body.newPassword)
         try await core.store.setPasswordHash(session.userID, hash, revokeTokens: true)
         core.authenticator.invalidate(userID: session.userID)
@@ -146,6 +154,8 @@ enum AccountRoutes {
         return try .json(try await issueToken(core, for: record, device: session.device), encoder: core.encoder)
     }
 
+    /// Stores an avatar, replacing the caller's earlier one (deleted once nothing shows
+    /// it); the same image again reuses the stored copy. Within the account's media budget.
     static func uploadAvatar(_ context: RequestContext) async throws -> Response {
         let core = context.core
         let session = try context.caller
@@ -154,10 +164,42 @@ enum AccountRoutes {
         guard let type = ImageFormat.sniff(bytes) else {
             throw APIError(.unsupportedMediaType, "an avatar must be a PNG, JPEG, GIF or WebP image")
         }
-        let media = try await core.store.putMedia(ownerID: session.userID, contentType: type.mimeType, bytes: bytes)
-        let url = "/v1/media/\(media.id)"
-        let record = try await core.store.updateProfile(session.userID, ProfileUpdate(avatarURL: url))
-        let info = MediaInfo(id: media.id, url: url, contentType: media.contentType, size: bytes.count)
+        let (record, media) = try await core.store.setAvatar(
+            session.userID, contentType: type.mimeType, bytes: bytes, sha256: Digest.sha256(bytes),
+            budget: core.configuration.mediaBytesPerAccount)
+        let info = MediaInfo(id: media.id, url: media.path, contentType: media.contentType, size: bytes.count)
         return try .json(AvatarUpload(user: record.user, media: info), encoder: core.encoder)
+    }
+
+    /// The caller's live logins, with when each was last used: what the store recorded,
+    /// or newer use this process saw since its last flush.
+    static func sessions(_ context: RequestContext) async throws -> Response {
+        let core = context.core
+        let session = try context.caller
+        let tokens = try await core.store.liveTokens(of: session.userID, at: core.now())
+        let recent = core.authenticator.recentUsage(of: tokens.map(\.id))
+        let list = tokens.map { token in
+            let lastUsed = recent[token.id].map { Timestamp(milliseconds: $0) } ?? token.lastUsedAt
+            return SessionInfo(
+                id: String(token.id), device: token.device, createdAt: token.createdAt, lastUsedAt: lastUsed,
+                expiresAt: token.expiresAt, current: token.id == session.tokenID)
+        }
+        return try .json(SessionList(sessions: list), encoder: core.encoder)
+    }
+
+    /// Ends one of the caller's logins; its parked poll answers 401 at once.
+    static func endSession(_ context: RequestContext) async throws -> Response {
+        let core = context.core
+        let session = try context.caller
+        let text = try context.parameter("id")
+        guard let id = Int64(text),
+            try await core.store.liveTokens(of: session.userID, at: core.now()).contains(where: { $0.id == id })
+        else {
+            throw APIError(.notFound, "no login '\(text)' of yours: GET /v1/me/sessions lists them")
+        }
+        try await core.store.revokeToken(id: id, reason: id == session.tokenID ? "logout" : "ended")
+        core.authenticator.invalidate(tokenIDs: [id])
+        core.hub.end(tokenID: id, with: .loggedOut)
+        return .noContent
     }
 }

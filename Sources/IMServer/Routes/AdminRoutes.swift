@@ -2,32 +2,32 @@ import HTTPServer
 import IMProtocol
 import IMStore
 
-/// Account administration (`switchboard user add|list|passwd`).
+/// Account administration (`switchboard user ...`).
 enum AdminRoutes {
     static let routes: [Route] = [
         Route(.get, "/v1/admin/users", access: .admin, handler: list),
         Route(.post, "/v1/admin/users", access: .admin, handler: create),
         Route(.put, "/v1/admin/users/:name/password", access: .admin, handler: setPassword),
+        Route(.post, "/v1/admin/users/:name/suspend", access: .admin) { try await setSuspended($0, true) },
+        Route(.post, "/v1/admin/users/:name/unsuspend", access: .admin) { try await setSuspended($0, false) },
+        Route(.delete, "/v1/admin/users/:name", access: .admin, handler: delete),
     ]
 
     static func list(_ context: RequestContext) async throws -> Response {
         let limit = try context.queryInt("limit", in: 1...500, default: 100) ?? 100
         let records = try await context.core.store.listUsers(after: context.request.query("after"), limit: limit)
         let next = records.count == limit ? records.last?.user.username : nil
-        let users = records.map { AdminUser(user: $0.user, admin: $0.isAdmin) }
+        let users = records.filter { $0.deletedAt == nil }.map(adminUser)
         return try .json(AdminUserList(users: users, next: next), encoder: context.core.encoder)
     }
 
     static func create(_ context: RequestContext) async throws -> Response {
+        let core = context.core
         let body = try context.decode(AdminCreateUser.self)
-        let username = try Validate.username(body.username)
-        try Validate.password(body.password)
-        let nickname = body.nickname ?? username
-        try Validate.text(nickname, field: "nickname", length: Limits.nicknameLength)
-        let record = try await AccountRoutes.createAccount(
-            context.core, username: username, password: body.password, nickname: nickname,
-            isBot: body.bot ?? false, isAdmin: body.admin ?? false)
-        return try .json(AdminUser(user: record.user, admin: record.isAdmin), status: 201, encoder: context.core.encoder)
+        let account = try NewAccount(username: body.username, password: body.password, nickname: body.nickname)
+        let record = try await account.create(
+            in: core.store, hash: core.hashing.hash, isBot: body.bot ?? false, isAdmin: body.admin ?? false)
+        return try .json(adminUser(record), status: 201, encoder: core.encoder)
     }
 
     static func setPassword(_ context: RequestContext) async throws -> Response {
@@ -40,5 +40,43 @@ enum AdminRoutes {
         core.authenticator.invalidate(userID: record.id)
         core.hub.wake(userID: record.id)
         return .noContent
+    }
+
+    static func adminUser(_ record: UserRecord) -> AdminUser {
+        AdminUser(user: record.user, admin: record.isAdmin, suspended: record.suspendedAt != nil)
+    }
+
+    /// Suspending ends every login at once: cached sessions are dropped and parked polls
+    /// woken, and they find their login revoked (401 `suspended`).
+    static func setSuspended(_ context: RequestContext, _ suspended: Bool) async throws -> Response {
+        let core = context.core
+        let record = try await target(context)
+        _ = try await core.store.setSuspended(record.id, suspended)
+        if suspended { endLogins(core, of: record.id) }
+        guard let updated = try await core.store.user(id: record.id) else { throw APIError(.notFound, "no user '\(record.user.username)'") }
+        return try .json(adminUser(updated), encoder: core.encoder)
+    }
+
+    static func delete(_ context: RequestContext) async throws -> Response {
+        let core = context.core
+        let record = try await target(context)
+        _ = try await core.store.deleteUser(record.id)
+        endLogins(core, of: record.id)
+        core.directory.forget(username: record.user.username)
+        return .noContent
+    }
+
+    /// The account named in the path; an administrator cannot suspend or delete their own.
+    private static func target(_ context: RequestContext) async throws -> UserRecord {
+        let record = try await UserRoutes.existingUser(context, try context.parameter("name"))
+        if record.id == (try context.caller).userID {
+            throw APIError(.conflict, "you cannot suspend or delete your own account: ask another administrator")
+        }
+        return record
+    }
+
+    private static func endLogins(_ core: ServerServices, of userID: UserID) {
+        core.authenticator.invalidate(userID: userID)
+        core.hub.wake(userID: userID)
     }
 }

@@ -40,8 +40,11 @@ enum ConversationRoutes {
         guard let resolved = try await access.resolve(address) else {
             return try .json(MessagePage(messages: [], nextBefore: nil), encoder: context.core.encoder)
         }
-        let messages = try await context.core.store.messages(resolved.entry.id, before: before, limit: limit)
-        let next = messages.count == limit && (messages.last?.seq ?? 0) > 1 ? messages.last?.seq : nil
+        let stored = try await context.core.store.messages(resolved.entry.id, before: before, limit: limit)
+        // At most `Limits.answerBytes`: fewer messages, never more bytes.
+        let messages = AnswerBudget.fitting(stored, size: AnswerBudget.bytes(of:))
+        let full = messages.count == limit || messages.count < stored.count
+        let next = full && (messages.last?.seq ?? 0) > 1 ? messages.last?.seq : nil
         return try .json(MessagePage(messages: messages, nextBefore: next), encoder: context.core.encoder)
     }
 
@@ -59,12 +62,8 @@ enum ConversationRoutes {
                 NewMessage(
                     conversationID: entry.id, senderID: access.session.userID, text: body.text,
                     clientMessageID: body.clientMessageID, replyTo: body.replyTo))
-        } catch StoreError.notMember {
-            throw ConversationAccess.notMember(entry, address: address)
-        } catch StoreError.muted(let until) {
-            throw APIError(.forbidden, "you are muted in this conversation until \(until)", reason: "muted")
-        } catch StoreError.invalidReference(let message) {
-            throw APIError.invalid("reply_to", message)
+        } catch {
+            throw ErrorMapping.rethrow(error, about: .init(conversation: (entry, address), field: "reply_to"))
         }
         if result.duplicate {
             guard result.message.conversationID == entry.id else {
@@ -72,10 +71,10 @@ enum ConversationRoutes {
                     .conflict, "client_msg_id '\(body.clientMessageID ?? "")' was already used for another conversation",
                     field: "client_msg_id")
             }
-            return try .json(result.message, status: 200, encoder: core.encoder)
+            return .message(result.message, status: 200)
         }
         core.metrics.messagesSent.add(1, ordering: .relaxed)
-        return try .json(result.message, status: 201, encoder: core.encoder)
+        return .message(result.message, status: 201)
     }
 
     static func read(_ context: RequestContext) async throws -> Response {

@@ -95,7 +95,7 @@ enum EventRoutes {
         deferred.onCancel { core.hub.cancel(tokenID: poll.session.tokenID, waiterID: waiter) }
     }
 
-    private static func send(_ response: Response, _ deferred: DeferredResponse, core: ServerCore) {
+    private static func send(_ response: Response, _ deferred: DeferredResponse, core: ServerServices) {
         core.metrics.recordRequest(method: "GET", route: "/v1/events", status: response.status)
         deferred.send(response)
     }
@@ -153,18 +153,13 @@ enum EventRoutes {
     /// The user's events after the cursor. Not inlined: its frame is gone while the poll
     /// is parked.
     @inline(never)
-    private static func read(_ poll: Poll, core: ServerCore) async throws -> [Event] {
-        do {
-            return try await core.store.events(for: poll.session.userID, after: poll.cursor.position, limit: poll.limit)
-        } catch StoreError.cursorTooOld {
-            throw APIError(
-                .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync")
-        }
+    private static func read(_ poll: Poll, core: ServerServices) async throws -> [Event] {
+        try await core.store.events(for: poll.session.userID, after: poll.cursor.position, limit: poll.limit)
     }
 
     /// The answer when there are events or the time is up; nil to park.
     @inline(never)
-    private static func answer(_ events: [Event], _ poll: Poll, waited: Bool, core: ServerCore) throws -> Response? {
+    private static func answer(_ events: [Event], _ poll: Poll, waited: Bool, core: ServerServices) throws -> Response? {
         if !events.isEmpty || waited && core.monotonic() >= poll.deadline {
             return try deliver(events, after: poll.cursor, core: core)
         }
@@ -173,7 +168,7 @@ enum EventRoutes {
     }
 
     @inline(never)
-    private static func next(after wake: EventHub.Wake, _ poll: Poll, core: ServerCore) throws -> Next {
+    private static func next(after wake: EventHub.Wake, _ poll: Poll, core: ServerServices) throws -> Next {
         switch wake {
         case .ready:
             return .read(recheck: true)
@@ -203,7 +198,7 @@ enum EventRoutes {
 
     /// 410 for a cursor of another user or database, or from the future. (One older than
     /// the retained feed is found when the feed is read.)
-    private static func check(_ cursor: FeedCursor, session: Session, core: ServerCore) throws {
+    private static func check(_ cursor: FeedCursor, session: Session, core: ServerServices) throws {
         let store = core.store
         guard cursor.epoch == store.epoch, cursor.userID == session.userID,
             cursor.position <= store.issuedPosition
@@ -213,7 +208,9 @@ enum EventRoutes {
         }
     }
 
-    private static func deliver(_ events: [Event], after cursor: FeedCursor, core: ServerCore) throws -> Response {
+    private static func deliver(_ events: [Event], after cursor: FeedCursor, core: ServerServices) throws -> Response {
+        // At most `Limits.answerBytes`: the rest comes with the next poll, from the cursor.
+        let events = AnswerBudget.fitting(events, size: AnswerBudget.bytes(of:))
         var next = cursor
         if let last = events.last { next.position = last.position }
         core.metrics.eventsDelivered.add(events.count, ordering: .relaxed)

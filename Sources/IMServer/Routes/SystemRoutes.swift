@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import IMProtocol
+import SwitchboardCrypto
 
 /// Liveness, metrics and stored media.
 enum SystemRoutes {
@@ -16,12 +17,18 @@ enum SystemRoutes {
 
     static func metrics(_ context: RequestContext) async throws -> Response {
         let core = context.core
+        let request = context.request
         if let token = core.configuration.metricsToken {
-            guard context.request.headers["Authorization"] == "Bearer \(token)" else {
+            let given = request.headers["Authorization"].flatMap(Authenticator.bearerToken) ?? ""
+            // Compared as digests, in constant time: the answer's timing tells nothing of the token.
+            guard Digest.constantTimeEqual(Digest.sha256(Array(given.utf8)), Digest.sha256(Array(token.utf8))) else {
                 throw APIError(.unauthorized, "metrics need 'Authorization: Bearer <metrics token>'")
             }
-        } else if !isLoopback(context.request.remoteAddress) {
-            throw APIError(.forbidden, "metrics are served to loopback clients only unless a metrics token is set")
+        } else if !isLoopback(request.remoteAddress) || request.isForwarded {
+            // A request through a proxy on this machine comes from the proxy's loopback
+            // address, and says nothing about who sent it.
+            throw APIError(
+                .forbidden, "metrics are served to loopback clients only (not through a proxy) unless a metrics token is set")
         }
         var gauges: [(name: String, help: String, value: Int)] = [
             ("switchboard_parked_polls", "Event polls parked now.", core.hub.parkedCount)
@@ -32,8 +39,11 @@ enum SystemRoutes {
             status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: Data(text.utf8))
     }
 
+    /// True for a loopback address or name (`127.0.0.1`, `::1`, `localhost`).
     static func isLoopback(_ address: String) -> Bool {
-        address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
+        var bare = Substring(address)
+        if bare.hasPrefix("["), bare.hasSuffix("]") { bare = bare.dropFirst().dropLast() }
+        return bare.hasPrefix("127.") || bare == "::1" || bare.hasPrefix("::ffff:127.") || bare == "localhost"
     }
 
     static func media(_ context: RequestContext) async throws -> Response {

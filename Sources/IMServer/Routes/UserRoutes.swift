@@ -39,7 +39,7 @@ enum UserRoutes {
 
     static func existingUser(_ context: RequestContext, _ name: String) async throws -> UserRecord {
         let username = name.lowercased()
-        guard let record = try await context.core.store.user(named: username) else {
+        guard let record = try await context.core.store.user(named: username), record.deletedAt == nil else {
             throw APIError(.notFound, "no user '\(username)'")
         }
         return record

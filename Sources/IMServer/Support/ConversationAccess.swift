@@ -3,8 +3,9 @@ import IMStore
 
 /// Turns an address from a path into a conversation the caller may use, or the error
 /// that says why not. Every conversation endpoint goes through here, so the rule of who
-/// may read or write where lives in one place: members only; an id the caller cannot see
-/// is reported as absent (404), a group or room named by name they are not in as 403.
+/// may read or write where lives in one place: members only; an id the caller cannot see,
+/// and an invite-only group they are not in, are reported as absent (404); an open group
+/// or a room named by name they are not in as 403.
 struct ConversationAccess {
     /// A conversation and the caller's membership in it.
     struct Resolved {
@@ -12,7 +13,7 @@ struct ConversationAccess {
         var membership: MembershipRecord
     }
 
-    let core: ServerCore
+    let core: ServerServices
     let session: Session
 
     /// Parses the path segment naming a conversation.
@@ -53,10 +54,12 @@ struct ConversationAccess {
         return notMember(entry)
     }
 
-    /// 403 for a group or room the caller is not in; 404 for a direct conversation of
-    /// others (its existence is not revealed).
+    /// 403 for an open group or a room the caller is not in; 404 for an invite-only group
+    /// or a direct conversation of others (their existence is not revealed).
     static func notMember(_ entry: ConversationDirectory.Entry) -> APIError {
         switch entry.kind {
+        case .group where entry.isPrivate:
+            noSuchGroup(entry.name)
         case .group:
             APIError(.forbidden, "you are not a member of group '\(entry.name)': join it first", reason: "not_member")
         case .room:
@@ -67,6 +70,13 @@ struct ConversationAccess {
     }
 
     static func notMember(_ record: ConversationRecord) -> APIError {
-        notMember(ConversationDirectory.Entry(id: record.id, kind: record.kind, name: record.name))
+        notMember(
+            ConversationDirectory.Entry(id: record.id, kind: record.kind, name: record.name, joinPolicy: record.joinPolicy))
+    }
+
+    /// The 404 for a group that does not exist, or that the caller may not know of: the
+    /// same words for both.
+    static func noSuchGroup(_ name: String) -> APIError {
+        APIError(.notFound, "no group '\(name)'")
     }
 }

@@ -6,11 +6,16 @@ import Synchronization
 /// username's account id, a group's or room's id under its name, the direct conversation
 /// of two users. Sends resolve without a database round trip once these are known.
 final class ConversationDirectory: Sendable {
-    /// What identifies a conversation: these fields never change once it exists.
+    /// What identifies a conversation: these fields never change once it exists (a
+    /// group's join policy is set when it is created; nothing changes it yet).
     struct Entry: Sendable, Hashable {
         var id: ConversationID
         var kind: ConversationKind
         var name: String
+        var joinPolicy: JoinPolicy = .invite
+
+        /// A group only its members (and those invited) may know of.
+        var isPrivate: Bool { kind == .group && joinPolicy == .invite }
     }
 
     private struct Cache {
@@ -31,6 +36,12 @@ final class ConversationDirectory: Sendable {
         guard let record = try await store.user(named: username) else { return nil }
         remember { $0.users[username] = record.id }
         return record.id
+    }
+
+    /// Forgets what a username stood for (its account was deleted; the name may be taken
+    /// again by someone else).
+    func forget(username: String) {
+        _ = cache.withLock { $0.users.removeValue(forKey: username) }
     }
 
     /// The conversation an address names from `viewer`'s side, or nil when it does not
@@ -66,7 +77,7 @@ final class ConversationDirectory: Sendable {
 
     @discardableResult
     private func remember(_ record: ConversationRecord) -> Entry {
-        let entry = Entry(id: record.id, kind: record.kind, name: record.name)
+        let entry = Entry(id: record.id, kind: record.kind, name: record.name, joinPolicy: record.joinPolicy)
         remember { cache in
             cache.byID[entry.id] = entry
             cache.byName["\(entry.kind.rawValue):\(entry.name)"] = entry

@@ -1,18 +1,5 @@
+import Lifecycle
 import Synchronization
-
-/// Monotonic seconds, injectable so tests control time.
-public typealias MonotonicClock = @Sendable () -> Double
-
-/// The process's monotonic clock.
-public let systemMonotonicClock: MonotonicClock = { monotonicSeconds() }
-
-func monotonicSeconds() -> Double {
-    let now = ContinuousClock.now
-    let elapsed = processStart.duration(to: now)
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-}
-
-private let processStart = ContinuousClock.now
 
 /// Token buckets by key: each key may spend `burst` at once and regains `rate` per second.
 final class RateLimiter<Key: Hashable & Sendable>: Sendable {
@@ -22,13 +9,13 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
     }
 
     private let buckets = Mutex<[Key: Bucket]>([:])
-    private let clock: MonotonicClock
+    private let time: any TimeSource
 
-    init(clock: @escaping MonotonicClock) { self.clock = clock }
+    init(time: any TimeSource) { self.time = time }
 
     /// Takes one token for `key`; nil when allowed, else the seconds until one is free.
     func acquire(_ key: Key, rate: Double, burst: Double) -> Double? {
-        let now = clock()
+        let now = time.seconds
         return buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
             bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * rate)
@@ -44,7 +31,7 @@ final class RateLimiter<Key: Hashable & Sendable>: Sendable {
 
     /// Forgets buckets that have been full for a while, so memory stays bounded.
     func prune(idleFor seconds: Double) {
-        let now = clock()
+        let now = time.seconds
         buckets.withLock { buckets in
             buckets = buckets.filter { now - $0.value.updated < seconds }
         }

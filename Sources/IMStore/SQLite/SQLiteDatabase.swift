@@ -121,6 +121,9 @@ public final class SQLiteDatabase: Sendable {
         return stats
     }
 
+    /// Write jobs queued and not yet taken by the writer (for tests and diagnostics).
+    public var queuedWrites: Int { writer.queue.count }
+
     /// Runs `body` on the writer thread inside a savepoint of the current batch; returns
     /// once the batch is committed.
     public func write<T: Sendable>(_ body: @escaping @Sendable (WriteContext) throws -> T) async throws -> T {
@@ -168,10 +171,14 @@ public final class SQLiteDatabase: Sendable {
         reads.stop()
     }
 
-    /// Finishes queued work, then stops the threads and closes the connections.
-    public func close() {
+    /// Finishes queued work, then stops the threads and closes the connections; returns
+    /// once they are done. Waits without holding a thread of the cooperative pool (the
+    /// database threads it waits for may need that pool to resume the last callers).
+    public func close() async {
         writer.queue.stop()
         reads.stop()
-        finished.wait()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            finished.notify(queue: .global()) { continuation.resume() }
+        }
     }
 }

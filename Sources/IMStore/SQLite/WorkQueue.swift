@@ -18,6 +18,13 @@ final class WorkQueue<Job>: @unchecked Sendable {
         return true
     }
 
+    /// Jobs waiting to be taken.
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
+    }
+
     /// Waits for at least one job and takes up to `limit`; empty once stopped and drained.
     func take(upTo limit: Int) -> [Job] {
         condition.lock()

@@ -11,7 +11,7 @@ enum CLI {
 
     static let commands: [any Command.Type] = [
         UpCommand.self, ServeCommand.self, RunCommand.self, CheckCommand.self, TestCommand.self,
-        ExplainCommand.self, SendCommand.self, TailCommand.self, UserCommand.self,
+        ExplainCommand.self, ChatCommand.self, SendCommand.self, TailCommand.self, UserCommand.self,
     ]
 
     static var usage: String {

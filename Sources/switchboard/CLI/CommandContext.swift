@@ -8,12 +8,13 @@ protocol TextSink: Sendable {
 }
 
 /// Writes to a file handle at once, unbuffered, so that output and errors keep their
-/// order on a terminal.
+/// order on a terminal. A write that fails (a closed pipe, a full disk) is dropped: the
+/// throwing `write(contentsOf:)`, not `write(_:)`, which traps.
 struct FileHandleSink: TextSink {
     let handle: FileHandle
 
     func write(_ text: String) {
-        handle.write(Data(text.utf8))
+        try? handle.write(contentsOf: Data(text.utf8))
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import IMProtocol
 import IMServer
+import Lifecycle
 import Logging
 
 /// `switchboard serve`: the IM server alone.
@@ -60,10 +61,11 @@ struct ServeCommand: Command {
         let app: IMServerApp
         do {
             app = try IMServerApp(configuration: configuration, logger: logger)
-            try await app.run()
+            try await app.start()
         } catch let error as ServerStartError {
             throw ConfigurationError(error.message)
         }
+        try await ServiceGroup(services: [app], signals: [SIGINT, SIGTERM], logger: logger).run()
         return ExitCode.ok
     }
 }

@@ -1,98 +1,183 @@
 import Foundation
 import IMClient
 import IMProtocol
+import IMServer
 
-/// `switchboard user add|list|passwd`: account administration against a server.
+/// `switchboard user`: account administration, over the API as an administrator, or
+/// straight on a server's data folder (`--data`), which is how the first administrator
+/// is made.
 struct UserCommand: Command {
     static let name = "user"
-    static let summary = "manage accounts: add, list, passwd (administrators)"
+    static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete"
     static let help = """
-        usage: switchboard user add NAME [--nickname TEXT] [--bot] [--admin] [--server URL] [--user ADMIN]
-               switchboard user list [--server URL] [--user ADMIN]
-               switchboard user passwd NAME [--server URL] [--user ADMIN]
+        usage: switchboard user add NAME [--nickname TEXT] [--bot] [--admin] [--data DIR | --server URL --user ADMIN]
+               switchboard user list [--data DIR | --server URL --user ADMIN]
+               switchboard user passwd NAME [--data DIR | --server URL --user ADMIN]
+               switchboard user suspend|unsuspend|delete NAME [--server URL] [--user ADMIN]
 
-        add     creates an account (works while registration is closed); its password comes
-                from SWITCHBOARD_NEW_PASSWORD, else it is asked for twice
-        list    prints every account: name, nickname, and whether bot or admin
-        passwd  sets NAME's password (from SWITCHBOARD_NEW_PASSWORD or asked) and ends all
-                its logins; for your own account the current password is needed instead
-                of administration
+        add        creates an account (works while registration is closed); its password comes
+                   from SWITCHBOARD_NEW_PASSWORD, else it is asked for twice
+        list       prints every account: name, nickname, and whether bot, admin or suspended
+        passwd     sets NAME's password (from SWITCHBOARD_NEW_PASSWORD or asked) and ends all
+                   its logins; for your own account the current password is needed instead
+                   of administration
+        suspend    ends every login of NAME and refuses new ones until unsuspend
+        delete     deletes NAME: its logins, memberships, contacts and media go; its messages
+                   stay, shown as from a deleted account; the name can be taken again
 
-        --user is the administrator acting (their password: SWITCHBOARD_PASSWORD or asked).
+        With --data DIR the command works on the server's data folder directly (the server
+        may be running): no login is needed, which is how the first administrator is made
+        (user add NAME --admin --data ./data). Otherwise --user is the administrator acting
+        (their password: SWITCHBOARD_PASSWORD or asked).
 
         options:
           --nickname TEXT    the new account's display name (add)
-          --bot              mark the new account as a bot: its logins do not expire (add)
+          --bot              a bot account: its logins do not expire, it has the bot send
+                             budget, and rules can tell it apart (add; administrators only)
           --admin            make the new account an administrator (add)
+          --data DIR         the server's data folder (add, list, passwd)
         \(ClientLogin.help)
 
         exit codes: 0 done, 1 refused or failed, 2 usage
         """
-    static let options: Set<String> = ClientLogin.options.union(["nickname"])
+    static let options: Set<String> = ClientLogin.options.union(["nickname", "data"])
     static let flags: Set<String> = ["bot", "admin"]
 
     enum Action {
         case add(String)
         case list
         case passwd(String)
+        case suspend(String, Bool)
+        case delete(String)
     }
 
-    var login: ClientLogin
     var action: Action
     var nickname: String?
     var bot: Bool
     var admin: Bool
+    /// Where to act: the data folder, or a server as an administrator.
+    var target: Target
+
+    enum Target {
+        case data(String)
+        case server(ClientLogin)
+    }
 
     init(arguments: Arguments) throws {
-        login = try ClientLogin(arguments: arguments)
         let words = arguments.positionals
         switch (words.first, words.count) {
         case ("add", 2): action = .add(words[1].lowercased())
         case ("list", 1): action = .list
         case ("passwd", 2): action = .passwd(words[1].lowercased())
-        case (let word?, _) where ["add", "list", "passwd"].contains(word):
+        case ("suspend", 2): action = .suspend(words[1].lowercased(), true)
+        case ("unsuspend", 2): action = .suspend(words[1].lowercased(), false)
+        case ("delete", 2): action = .delete(words[1].lowercased())
+        case (let word?, _) where ["add", "list", "passwd", "suspend", "unsuspend", "delete"].contains(word):
             throw UsageError(message: word == "list" ? "'user list' takes no name" : "'user \(word)' needs one NAME")
         default:
-            throw UsageError(message: "say what to do: user add NAME, user list or user passwd NAME")
+            throw UsageError(message: "say what to do: user add NAME, list, passwd NAME, suspend NAME, unsuspend NAME or delete NAME")
         }
         nickname = arguments[option: "nickname"]
         bot = arguments.has("bot")
         admin = arguments.has("admin")
+        if let data = arguments[option: "data"] {
+            guard arguments[option: "server"] == nil, arguments[option: "user"] == nil else {
+                throw UsageError(message: "--data works on the data folder itself: leave out --server and --user")
+            }
+            switch action {
+            case .add, .list, .passwd: break
+            case .suspend, .delete:
+                throw UsageError(
+                    message: "suspend, unsuspend and delete go through the running server (to end its logins at once): use --server and --user")
+            }
+            target = .data(data)
+        } else {
+            target = .server(try ClientLogin(arguments: arguments))
+        }
     }
 
     func run() async throws -> Int32 {
-        let client = try await login.connect()
-        switch action {
-        case .add(let name):
-            let password = try Secrets.password(
-                variable: "SWITCHBOARD_NEW_PASSWORD", prompt: "password for the new account \(name): ", confirm: true)
-            let created = try await client.adminCreateUser(
-                AdminCreateUser(username: name, password: password, nickname: nickname, bot: bot, admin: admin))
-            printOutput("created \(created.user.username)\(created.user.isBot ? " (bot)" : "")\(created.admin ? " (admin)" : "")")
-        case .list:
-            var after: String?
-            repeat {
-                let page = try await client.adminUsers(after: after, limit: 500)
-                for entry in page.users {
-                    let marks = [entry.user.isBot ? "bot" : nil, entry.admin ? "admin" : nil].compactMap { $0 }
-                    let suffix = marks.isEmpty ? "" : "  [\(marks.joined(separator: ", "))]"
-                    printOutput("\(entry.user.username)\t\(entry.user.nickname)\(suffix)")
-                }
-                after = page.next
-            } while after != nil
-        case .passwd(let name):
-            if name == login.username {
-                let old = try Secrets.password(variable: "SWITCHBOARD_PASSWORD", prompt: "current password: ")
-                let new = try Secrets.password(
-                    variable: "SWITCHBOARD_NEW_PASSWORD", prompt: "new password for \(name): ", confirm: true)
-                _ = try await client.changePassword(old: old, new: new)
-            } else {
-                let new = try Secrets.password(
-                    variable: "SWITCHBOARD_NEW_PASSWORD", prompt: "new password for \(name): ", confirm: true)
-                try await client.adminSetPassword(username: name, password: new)
+        switch target {
+        case .data(let folder):
+            let local = try AccountAdministration(dataDirectory: folder)
+            do {
+                try await run(on: local)
+            } catch {
+                await local.close()
+                throw error
             }
-            printOutput("password of \(name) changed; its other logins have ended")
+            await local.close()
+        case .server(let login):
+            try await run(on: try await login.connect(), as: login.username)
         }
         return ExitCode.ok
+    }
+
+    private func newAccount(_ name: String) throws -> AdminCreateUser {
+        let password = try Secrets.password(
+            variable: "SWITCHBOARD_NEW_PASSWORD", prompt: "password for the new account \(name): ", confirm: true)
+        return AdminCreateUser(username: name, password: password, nickname: nickname, bot: bot, admin: admin)
+    }
+
+    private func newPassword(_ name: String) throws -> String {
+        try Secrets.password(variable: "SWITCHBOARD_NEW_PASSWORD", prompt: "new password for \(name): ", confirm: true)
+    }
+
+    private func run(on local: AccountAdministration) async throws {
+        switch action {
+        case .add(let name):
+            report(try await local.addAccount(try newAccount(name)))
+        case .list:
+            try await listAll { try await local.accounts(after: $0, limit: 500) }
+        case .passwd(let name):
+            try await local.setPassword(of: name, to: try newPassword(name))
+            printOutput("password of \(name) changed; its logins have ended")
+        case .suspend, .delete:
+            break
+        }
+    }
+
+    private func run(on client: IMClient, as username: String) async throws {
+        switch action {
+        case .add(let name):
+            report(try await client.adminCreateUser(try newAccount(name)))
+        case .list:
+            try await listAll { try await client.adminUsers(after: $0, limit: 500) }
+        case .passwd(let name):
+            if name == username {
+                let old = try Secrets.password(variable: "SWITCHBOARD_PASSWORD", prompt: "current password: ")
+                _ = try await client.changePassword(old: old, new: try newPassword(name))
+            } else {
+                try await client.adminSetPassword(username: name, password: try newPassword(name))
+            }
+            printOutput("password of \(name) changed; its other logins have ended")
+        case .suspend(let name, let suspended):
+            try await client.adminSetSuspended(username: name, suspended)
+            printOutput(suspended ? "suspended \(name); its logins have ended" : "unsuspended \(name)")
+        case .delete(let name):
+            try await client.adminDeleteUser(username: name)
+            printOutput("deleted \(name)")
+        }
+    }
+
+    private func report(_ created: AdminUser) {
+        printOutput("created \(created.user.username)\(created.user.isBot ? " (bot)" : "")\(created.admin ? " (admin)" : "")")
+    }
+
+    /// Prints every account, page after page.
+    private func listAll(_ page: (String?) async throws -> AdminUserList) async throws {
+        var after: String?
+        repeat {
+            let next = try await page(after)
+            next.users.forEach(list)
+            after = next.next
+        } while after != nil
+    }
+
+    private func list(_ entry: AdminUser) {
+        let marks = [entry.user.isBot ? "bot" : nil, entry.admin ? "admin" : nil, entry.suspended == true ? "suspended" : nil]
+            .compactMap { $0 }
+        let suffix = marks.isEmpty ? "" : "  [\(marks.joined(separator: ", "))]"
+        printOutput("\(entry.user.username)\t\(entry.user.nickname)\(suffix)")
     }
 }

@@ -33,7 +33,10 @@ final class RawHTTPClient: @unchecked Sendable {
     /// How long a read may wait before the test fails instead of hanging.
     static let hangGuard: Double = 30
 
-    init(host: String = "127.0.0.1", port: Int) throws {
+    /// Connects to `host:port`; from the loopback address `source` when given (127.0.0.2
+    /// and up stand for other clients), with a small receive buffer when `receiveBuffer`
+    /// is given (a reader that takes little at a time).
+    init(host: String = "127.0.0.1", port: Int, source: String? = nil, receiveBuffer: Int32? = nil) throws {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
@@ -44,6 +47,24 @@ final class RawHTTPClient: @unchecked Sendable {
         defer { freeaddrinfo(found) }
         fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket: \(errno)") }
+        if var size = receiveBuffer {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard bound else {
+                let code = errno
+                Glibc.close(fd)
+                throw ClientError(description: "bind to \(source): \(String(cString: strerror(code)))")
+            }
+        }
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let code = errno
             Glibc.close(fd)
@@ -97,6 +118,14 @@ final class RawHTTPClient: @unchecked Sendable {
         try await onThread {
             while try self.fill() {}
             defer { self.buffer.removeAll() }
+            return self.buffer
+        }
+    }
+
+    /// Reads until at least `count` bytes have arrived (or the stream ends); returns them.
+    func receive(atLeast count: Int) async throws -> [UInt8] {
+        try await onThread {
+            while self.buffer.count < count, try self.fill() {}
             return self.buffer
         }
     }

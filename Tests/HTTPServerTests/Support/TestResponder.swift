@@ -25,24 +25,39 @@ extension Response {
 }
 
 /// A gate handlers wait at until a test opens it. `wait()` returns false if the waiting
-/// task is cancelled first (how a parked request learns of a hang-up or a shutdown).
+/// task is cancelled first; `whenOpen` runs an action once it opens (a deferred answer).
 final class Gate: Sendable {
     private struct State {
         var open = false
         var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
         var cancelled: Set<UInt64> = []
+        var actions: [@Sendable () -> Void] = []
         var nextID: UInt64 = 0
     }
 
     private let state = Mutex(State())
 
     func open() {
-        let waiters = state.withLock { state in
+        let (waiters, actions) = state.withLock { state in
             state.open = true
-            defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
+            defer {
+                state.waiters.removeAll()
+                state.actions.removeAll()
+            }
+            return (Array(state.waiters.values), state.actions)
         }
         for waiter in waiters { waiter.resume(returning: true) }
+        for action in actions { action() }
+    }
+
+    /// Runs `action` when the gate opens (at once if it is open).
+    func whenOpen(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { state -> Bool in
+            if state.open { return true }
+            state.actions.append(action)
+            return false
+        }
+        if now { action() }
     }
 
     func wait() async -> Bool {
@@ -88,5 +103,30 @@ final class EventLog<Event: Sendable>: Sendable {
             if events.count == count { break }
         }
         return events
+    }
+}
+
+/// What a long-poll handler reports to its test.
+enum ParkEvent: Sendable, Equatable {
+    case parked
+    case woken
+    case cancelled
+}
+
+/// A long-poll handler: defers its answer, reports each step to `events`, and answers
+/// "woken" when `gate` opens or "cancelled" when the client hangs up or the server stops.
+func longPollResponder(gate: Gate, events: EventLog<ParkEvent>) -> TestResponder {
+    TestResponder { request in
+        guard let deferred = request.deferResponse() else { return .text("no connection", status: 500) }
+        deferred.onCancel {
+            deferred.send(.text("cancelled"))
+            events.record(.cancelled)
+        }
+        events.record(.parked)
+        gate.whenOpen {
+            deferred.send(.text("woken"))
+            events.record(.woken)
+        }
+        return deferred.response
     }
 }

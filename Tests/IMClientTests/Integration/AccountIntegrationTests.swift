@@ -35,12 +35,41 @@ struct AccountIntegrationTests {
 
     @Test func aBotAccountsLoginDoesNotExpire() async throws {
         try await withServer { server in
+            try await server.createAccount("helpdesk", password: password, bot: true)
             let bot = makeClient(server)
 
-            let auth = try await bot.register(username: "helpdesk", password: password, bot: true)
+            let auth = try await bot.login(username: "helpdesk", password: password)
 
             #expect(auth.user.isBot)
             #expect(auth.expiresAt == nil)
+        }
+    }
+
+    @Test func registeringABotIsRefusedWithTheCommandToRun() async throws {
+        try await withServer { server in
+            let error = await #expect(throws: IMClientError.self) {
+                try await makeClient(server).register(username: "helpdesk", password: password, bot: true)
+            }
+            #expect(error?.code == .api(.forbidden))
+            #expect(error?.message.contains("switchboard user add --bot helpdesk") == true)
+        }
+    }
+
+    @Test func sessionsAreListedAndOneCanBeEndedFromAnother() async throws {
+        try await withServer { server in
+            let laptop = try await registered(server, "alice", device: "laptop")
+            let phone = makeClient(server, device: "phone")
+            try await phone.login(username: "alice", password: password, device: "phone")
+
+            let sessions = try await laptop.sessions()
+            let phoneSession = try #require(sessions.first { $0.device == "phone" })
+            try await laptop.endSession(id: phoneSession.id)
+            let ended = await #expect(throws: IMClientError.self) { try await phone.me() }
+
+            #expect(Set(sessions.map(\.device)) == ["laptop", "phone"])
+            #expect(sessions.filter(\.current).map(\.device) == ["laptop"])
+            #expect(ended?.code == .api(.unauthorized))
+            #expect(try await laptop.sessions().map(\.device) == ["laptop"])
         }
     }
 
@@ -142,8 +171,10 @@ struct AccountIntegrationTests {
     }
 
     @Test func adminCallsListCreateAndResetAccounts() async throws {
-        try await withServer({ $0.admins = ["root"] }) { server in
-            let root = try await registered(server, "root")
+        try await withServer { server in
+            try await server.createAccount("root", password: password, admin: true)
+            let root = makeClient(server)
+            try await root.login(username: "root", password: password)
             let alice = try await registered(server, "alice")
 
             let created = try await root.adminCreateUser(

@@ -1,5 +1,6 @@
 import IMClient
 import IMProtocol
+import Lifecycle
 import Testing
 import TestSupport
 
@@ -33,7 +34,7 @@ struct ConversationIntegrationTests {
         try await withServer { server in
             let alice = try await registered(server, "alice")
             let bob = try await registered(server, "bob")
-            try await alice.createGroup(name: "ops")
+            try await alice.createGroup(name: "ops", join: .open)
             try await bob.joinGroup("ops")
             for number in 1...25 { try await alice.send("message \(number)", to: .group("ops")) }
 
@@ -86,13 +87,15 @@ struct ConversationIntegrationTests {
     }
 
     @Test func aRateLimitedSendWaitsAsToldAndThenGoesThrough() async throws {
-        try await withServer({ config in
+        // The client's wait moves the server's clock: the budget refills without real time.
+        let time = ManualTime()
+        try await withServer(time: time, { config in
             config.rateLimits.enabled = true
             config.rateLimits.send = .init(rate: 1, burst: 1)
             config.rateLimits.general = .init(rate: 1000, burst: 1000)
         }) { server in
             _ = try await registered(server, "bob")
-            let waits = SleepRecorder(sleepingForReal: true)
+            let waits = SleepRecorder(advancing: time)
             let alice = makeClient(server, configuration: IMClient.Configuration(sleep: waits.sleep))
             try await alice.register(username: "alice", password: password)
 

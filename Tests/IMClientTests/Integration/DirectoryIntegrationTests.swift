@@ -49,6 +49,8 @@ struct DirectoryIntegrationTests {
 
             let created = try await alice.createGroup(name: "ops", title: "Operations", description: "on call")
             let duplicate = await #expect(throws: IMClientError.self) { try await bob.createGroup(name: "ops") }
+            let uninvited = await #expect(throws: IMClientError.self) { try await bob.joinGroup("ops") }
+            let invitation = try await alice.inviteToGroup("ops", user: "bob")
             let joined = try await bob.joinGroup("ops")
             let members = try await alice.groupMembers("ops")
             let updated = try await bob.updateGroup("ops", ConversationInfoUpdate(description: "pager duty"))
@@ -60,7 +62,10 @@ struct DirectoryIntegrationTests {
 
             #expect(created.name == "ops")
             #expect(created.title == "Operations")
+            #expect(created.join == .invite)
             #expect(duplicate?.code == .api(.conflict))
+            #expect(uninvited?.code == .api(.notFound))
+            #expect(invitation.user == "bob" && invitation.invitedBy == "alice")
             #expect(joined.memberCount == 2)
             #expect(Dictionary(uniqueKeysWithValues: members.map { ($0.user.username, $0.role) })
                 == ["alice": .owner, "bob": .member])
@@ -68,7 +73,7 @@ struct DirectoryIntegrationTests {
             #expect(info.description == "pager duty")
             #expect(bobsGroups.map(\.name) == ["ops"])
             #expect(afterLeaving.isEmpty)
-            #expect(notMember?.code == .api(.forbidden))
+            #expect(notMember?.code == .api(.notFound))
         }
     }
 

@@ -40,56 +40,55 @@ struct EventStreamIntegrationTests {
     }
 
     @Test func aParkedStreamResumesAfterAServerRestartWithNothingMissedOrRepeated() async throws {
-        let original = try await TestServer.start()
-        let transport = RepointableTransport(target: original.baseURL)
-        let alice = IMClient(serverURL: RepointableTransport.placeholder, transport: transport)
-        try await alice.register(username: "alice", password: password)
-        let bob = IMClient(serverURL: RepointableTransport.placeholder, transport: transport)
-        try await bob.register(username: "bob", password: password)
-        let store = MemoryCursorStore(cursor: try await freshCursor(original, token: alice.token))
-        let gate = Gate()
-        let collector = StreamCollector()
-        let consumer = collector.consume(
-            alice.events(cursor: store, options: EventStreamOptions(sleep: gate.sleep, random: { 0 })))
+        try await withRestartableServer { handle in
+            let original = handle.server
+            let transport = RepointableTransport(target: original.baseURL)
+            let alice = IMClient(serverURL: RepointableTransport.placeholder, transport: transport)
+            try await alice.register(username: "alice", password: password)
+            let bob = IMClient(serverURL: RepointableTransport.placeholder, transport: transport)
+            try await bob.register(username: "bob", password: password)
+            let store = MemoryCursorStore(cursor: try await freshCursor(original, token: alice.token))
+            let gate = Gate()
+            let collector = StreamCollector()
+            let consumer = collector.consume(
+                alice.events(cursor: store, options: EventStreamOptions(sleep: gate.sleep, random: { 0 })))
 
-        try await bob.send("before 1", to: .user("alice"))
-        try await bob.send("before 2", to: .user("alice"))
-        try await collector.wait("messages before the restart") { $0.messages.count >= 2 }
-        try await eventually("the stream to park") { try await parkedPolls(original) == 1 }
+            try await bob.send("before 1", to: .user("alice"))
+            try await bob.send("before 2", to: .user("alice"))
+            try await collector.wait("messages before the restart") { $0.messages.count >= 2 }
+            try await eventually("the stream to park") { try await parkedPolls(original) == 1 }
 
-        let server = try await original.restart()
-        // The old port is closed now: every poll there is refused. Let single waits pass
-        // (a wait may also be the pacing of empty answers during shutdown) until the
-        // stream has reported the refusal and is holding in its backoff.
-        try await eventually("the stream to find the old server gone") {
-            let noticed = collector.elements.contains { if case .disconnected = $0 { true } else { false } }
-            if gate.isHolding, !noticed { gate.letOneThrough() }
-            return noticed && gate.isHolding
+            let server = try await handle.restart()
+            // The old port is closed now: every poll there is refused. Let single waits pass
+            // (a wait may also be the pacing of empty answers during shutdown) until the
+            // stream has reported the refusal and is holding in its backoff.
+            try await eventually("the stream to find the old server gone") {
+                let noticed = collector.elements.contains { if case .disconnected = $0 { true } else { false } }
+                if gate.isHolding, !noticed { gate.letOneThrough() }
+                return noticed && gate.isHolding
+            }
+            transport.repoint(to: server.baseURL)
+            try await bob.send("while away", to: .user("alice"))
+            gate.open()
+            try await collector.wait("the message sent while away") { $0.messages.count >= 3 }
+            try await bob.send("after", to: .user("alice"))
+            try await collector.wait("the message after") { $0.messages.count >= 4 }
+            consumer.cancel()
+            await consumer.value
+
+            #expect(collector.messages == ["before 1", "before 2", "while away", "after"])
+            #expect(collector.elements.contains(.reconnected))
+            #expect(gate.recorded.first == .milliseconds(125))  // base 250 ms, jitter 0.5, random 0
+            let positions = collector.elements.compactMap { $0.event?.position }
+            #expect(Set(positions).count == positions.count)
         }
-        transport.repoint(to: server.baseURL)
-        try await bob.send("while away", to: .user("alice"))
-        gate.open()
-        try await collector.wait("the message sent while away") { $0.messages.count >= 3 }
-        try await bob.send("after", to: .user("alice"))
-        try await collector.wait("the message after") { $0.messages.count >= 4 }
-        consumer.cancel()
-        await consumer.value
-        await server.stop()
-        server.removeData()
-
-        #expect(collector.messages == ["before 1", "before 2", "while away", "after"])
-        #expect(collector.elements.contains(.reconnected))
-        #expect(gate.recorded.first == .milliseconds(125))  // base 250 ms, jitter 0.5, random 0
-        let positions = collector.elements.compactMap { $0.event?.position }
-        #expect(Set(positions).count == positions.count)
     }
 
     @Test func aCursorFromAnotherServerGivesResyncThenLiveEvents() async throws {
-        let old = try await TestServer.start()
-        let oldAlice = try await registered(old, "alice")
-        let foreignCursor = try await freshCursor(old, token: oldAlice.token)
-        await old.stop()
-        old.removeData()
+        let foreignCursor = try await withServer { old in
+            let oldAlice = try await registered(old, "alice")
+            return try await freshCursor(old, token: oldAlice.token)
+        }
 
         try await withServer { server in
             let alice = try await registered(server, "alice")

@@ -137,7 +137,7 @@ final class Gate: Sendable {
                 $0.waiting += 1
             }
             defer { state.withLock { $0.waiting -= 1 } }
-            try await eventually("the gate to let a wait through", seconds: 30) {
+            try await eventually("the gate to let a wait through") {
                 self.state.withLock { state in
                     if state.isOpen { return true }
                     guard state.permits > 0 else { return false }

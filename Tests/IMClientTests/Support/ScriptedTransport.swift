@@ -2,6 +2,7 @@ import Foundation
 import IMClient
 import IMProtocol
 import Synchronization
+import TestSupport
 
 /// A `FakeTransport` that answers from a script in order and then parks every further
 /// request until it is cancelled, like a long-poll with nothing to say. Tests can await

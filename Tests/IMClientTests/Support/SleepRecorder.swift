@@ -1,4 +1,5 @@
 import IMClient
+import Lifecycle
 import Synchronization
 
 /// A sleep function that records every wait and (unless told otherwise) returns at once,
@@ -7,12 +8,13 @@ final class SleepRecorder: Sendable {
     private let waits = Mutex<[Duration]>([])
     /// After this many waits, the next one throws `CancellationError` (ends a stream).
     private let cancelAfter: Int?
-    /// Also waits for real (for a server whose budget must refill in real time).
-    private let sleepingForReal: Bool
+    /// Moves this clock by each wait (the server's, so that its budgets refill as if the
+    /// client had waited).
+    private let advancing: ManualTime?
 
-    init(cancelAfter: Int? = nil, sleepingForReal: Bool = false) {
+    init(cancelAfter: Int? = nil, advancing: ManualTime? = nil) {
         self.cancelAfter = cancelAfter
-        self.sleepingForReal = sleepingForReal
+        self.advancing = advancing
     }
 
     /// The waits asked for, in order.
@@ -25,7 +27,7 @@ final class SleepRecorder: Sendable {
                 return waits.count
             }
             if let cancelAfter, count > cancelAfter { throw CancellationError() }
-            if sleepingForReal { try await Task.sleep(for: duration) }
+            advancing?.advance(by: duration)
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import IMClient
 import Synchronization
 import IMProtocol
+import TestSupport
 import Testing
 
 /// The live event stream against scripted answers: edge cases a real server cannot be

@@ -14,32 +14,15 @@ enum Names {
 
 extension TestClient {
     /// Registers an account with a unique name starting with `prefix`.
-    func newUser(_ prefix: String, password: String = "correct horse battery", bot: Bool = false)
+    func newUser(_ prefix: String, password: String = "correct horse battery")
         async throws -> (client: TestClient, user: User)
     {
-        try await register(Names.unique(prefix), password: password, bot: bot)
-    }
-
-    /// A copy of this client that sends `token` (or none).
-    func with(token: String?) -> TestClient {
-        var copy = self
-        copy.token = token
-        return copy
+        try await register(Names.unique(prefix), password: password)
     }
 
     /// Sends `text` as a raw body (for malformed JSON and the like).
     func send(_ method: String, _ path: String, raw text: String) async throws -> Answer {
         try await send(method, path, body: Data(text.utf8))
-    }
-
-    /// Logs in and returns a client with the new token.
-    func login(_ username: String, password: String = "correct horse battery", device: String? = nil)
-        async throws -> TestClient
-    {
-        let answer = try await send(
-            "POST", "/v1/login", json: LoginRequest(username: username, password: password, device: device))
-        guard answer.status == 200 else { throw TestFailure("login \(username): \(answer.status) \(answer.text)") }
-        return with(token: try answer.decode(AuthResponse.self).token)
     }
 
     /// Sends a message and expects 201.
@@ -72,10 +55,12 @@ extension TestClient {
         return try answer.decode(ConversationList.self).conversations
     }
 
-    /// Creates a group (201) or a room (201, or 200 when it exists).
+    /// Creates a group (201; invite-only unless `join` says otherwise) or a room (201, or
+    /// 200 when it exists).
     @discardableResult
-    func create(_ kind: ConversationKind, _ name: String) async throws -> ConversationInfo {
-        let answer = try await send("POST", "/v1/\(kind.rawValue)s", json: CreateConversationRequest(name: name))
+    func create(_ kind: ConversationKind, _ name: String, join: JoinPolicy? = nil) async throws -> ConversationInfo {
+        let answer = try await send(
+            "POST", "/v1/\(kind.rawValue)s", json: CreateConversationRequest(name: name, join: join))
         guard answer.status == 201 || (kind == .room && answer.status == 200) else {
             throw TestFailure("create \(kind) \(name): \(answer.status) \(answer.text)")
         }
@@ -89,6 +74,12 @@ extension TestClient {
         let answer = try await send("POST", "/v1/\(kind.rawValue)s/\(name)/\(verb)")
         guard answer.status == 200 else { throw TestFailure("\(verb) \(name): \(answer.status) \(answer.text)") }
         return try answer.decode(ConversationInfo.self)
+    }
+
+    /// Invites `user` to an invite-only group; expects 201.
+    func invite(_ user: String, to group: String) async throws {
+        let answer = try await send("POST", "/v1/groups/\(group)/invites", json: GroupInviteRequest(user: user))
+        guard answer.status == 201 else { throw TestFailure("invite \(user) to \(group): \(answer.status) \(answer.text)") }
     }
 
     /// Leaves a group or room; expects 204.
@@ -151,22 +142,6 @@ func expectStatus(_ answer: TestClient.Answer, _ status: Int, sourceLocation: So
     #expect(answer.status == status, "body: \(answer.text)", sourceLocation: sourceLocation)
 }
 
-/// Waits until `condition` holds. The guard only stops a test that would otherwise hang;
-/// it is not a claim about speed.
-func eventually(
-    _ what: String, hangGuard: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () async throws -> Bool
-) async throws {
-    let giveUp = ContinuousClock.now + hangGuard
-    while try await !condition() {
-        guard ContinuousClock.now < giveUp else {
-            Issue.record("still waiting for: \(what)", sourceLocation: sourceLocation)
-            throw TestFailure("still waiting for: \(what)")
-        }
-        await Task.yield()
-    }
-}
-
 extension TestServer {
     /// A gauge or counter read from `/metrics` (nil when absent).
     func metric(_ name: String, token: String? = nil) async throws -> Int? {
@@ -178,12 +153,6 @@ extension TestServer {
         }
         return nil
     }
-}
-
-/// Waits until the wall clock has moved past `time`, so the next write gets a later
-/// timestamp (orderings by time are then unambiguous).
-func awaitClock(after time: Timestamp) async throws {
-    try await eventually("the clock passes \(time)") { Timestamp.now() > time }
 }
 
 /// The bytes of a minimal image of each accepted kind (only the leading bytes matter).

@@ -18,6 +18,7 @@ struct MatrixWorld: SuiteTrait, TestScoping {
         var carolUser: User
         var directID: ConversationID
         var group: ConversationInfo
+        var privateGroup: ConversationInfo
         var room: ConversationInfo
 
         func client(_ actor: AuthorizationMatrixTests.Actor) -> TestClient {
@@ -35,6 +36,7 @@ struct MatrixWorld: SuiteTrait, TestScoping {
             case .direct: directID.description
             case .group: "group:\(group.name)"
             case .groupByID: group.id.description
+            case .privateGroup: "group:\(privateGroup.name)"
             case .room: "room:\(room.name)"
             case .roomByID: room.id.description
             }
@@ -44,6 +46,7 @@ struct MatrixWorld: SuiteTrait, TestScoping {
             switch target {
             case .direct: directID
             case .group, .groupByID: group.id
+            case .privateGroup: privateGroup.id
             case .room, .roomByID: room.id
             }
         }
@@ -51,13 +54,13 @@ struct MatrixWorld: SuiteTrait, TestScoping {
         func kind(_ target: AuthorizationMatrixTests.Target) -> ConversationKind {
             switch target {
             case .direct: .direct
-            case .group, .groupByID: .group
+            case .group, .groupByID, .privateGroup: .group
             case .room, .roomByID: .room
             }
         }
 
         func name(_ target: AuthorizationMatrixTests.Target) -> String {
-            kind(target) == .group ? group.name : room.name
+            target == .privateGroup ? privateGroup.name : kind(target) == .group ? group.name : room.name
         }
     }
 
@@ -74,11 +77,18 @@ struct MatrixWorld: SuiteTrait, TestScoping {
             let (carol, carolUser) = try await server.client.register("carol")
             let (dave, _) = try await server.client.register("dave")
             let direct = try await alice.message("user:bob", Self.seedText)
-            let group = try await alice.create(.group, "staff")
+            let group = try await alice.create(.group, "staff", join: .open)
             try await bob.join(.group, "staff")
             try await dave.join(.group, "staff")
             try await dave.leave(.group, "staff")
             try await alice.message("group:staff", Self.seedText)
+            let privateGroup = try await alice.create(.group, "vault")
+            for (member, name) in [(bob, "bob"), (dave, "dave")] {
+                try await alice.invite(name, to: "vault")
+                try await member.join(.group, "vault")
+            }
+            try await dave.leave(.group, "vault")
+            try await alice.message("group:vault", Self.seedText)
             let room = try await alice.create(.room, "lounge")
             try await bob.join(.room, "lounge")
             try await dave.join(.room, "lounge")
@@ -86,7 +96,8 @@ struct MatrixWorld: SuiteTrait, TestScoping {
             try await alice.message("room:lounge", Self.seedText)
             let world = World(
                 server: server, alice: alice, bob: bob, carol: carol, dave: dave, aliceUser: aliceUser,
-                bobUser: bobUser, carolUser: carolUser, directID: direct.conversationID, group: group, room: room)
+                bobUser: bobUser, carolUser: carolUser, directID: direct.conversationID, group: group,
+                privateGroup: privateGroup, room: room)
             try await Self.$current.withValue(world) { try await function() }
         }
     }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import Glibc
 
 /// The request pipeline, run on MHD's thread for each connection. Once a request is read
 /// a task asks the responder, starting on MHD's thread. If it answers without waiting,
@@ -8,14 +9,17 @@ import Foundation
 /// handler again, which queues the response (the thread-safe way: `MHD_queue_response`
 /// belongs to MHD's own thread). Responses are never queued on the first call except for
 /// early rejections: MHD would close the keep-alive connection.
-extension ServerCore {
+extension DaemonContext {
     /// How much of a body past its limit is read (and dropped) so that a 413 can be sent
     /// at the end; a client sending more is cut off.
     static let discardAllowance = 16 << 20
 
     func connectionOpened(_ handle: OpaquePointer) -> ConnectionState {
-        let state = ConnectionState(handle: handle, headerDeadline: connections.nextHeaderDeadline())
-        connections.add(state)
+        let state = ConnectionState(handle: handle, trustedProxies: configuration.trustedProxies)
+        if !connections.add(state) {
+            // Over the per-address limit: MHD sees the socket fail and closes it.
+            Glibc.shutdown(state.fd, Int32(SHUT_RDWR))
+        }
         return state
     }
 
@@ -29,24 +33,30 @@ extension ServerCore {
         context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let state = connectionState(of: connection) else { return .NO }
-        state.headerDeadline.store(0, ordering: .relaxed)
+        connections.startDeadline(.body, for: state)
         if shuttingDown.load(ordering: .relaxed) {
-            return queue(shuttingDownResponse(), on: connection)
+            return queue(shuttingDownResponse(), on: connection, state: state)
         }
         let head = RequestHead(
             method: HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET"),
             path: url.map { String(cString: $0) } ?? "/",
             headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND)))
+        let client = forwarded.client(of: head, on: state)
+        if client != state.peerAddress, !forwarded.admit(client) {
+            // Before any of the body is read; MHD closes the connection after this.
+            counters.refusedForwarded.add(1, ordering: .relaxed)
+            return queue(tooManyInFlightResponse(client), on: connection, state: state)
+        }
         let limit = max(responder.bodyLimit(for: head) ?? configuration.maxBodyBytes, 0)
         let declared = declaredBodyLength(connection)
         if let declared, declared > limit {
-            // Before any of the body is read; MHD closes the connection after this.
+            if client != state.peerAddress { forwarded.release(client) }
             counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
-            return queue(tooLargeResponse(limit: limit), on: connection)
+            return queue(tooLargeResponse(limit: limit), on: connection, state: state)
         }
         let link = ConnectionLink(
             watcher: watcher, connection: state, head: head, bodyLimit: limit,
-            expectedBodyBytes: declared ?? 0)
+            expectedBodyBytes: declared ?? 0, clientAddress: client)
         context.pointee = Unmanaged.passRetained(link).toOpaque()
         return .YES
     }
@@ -64,7 +74,7 @@ extension ServerCore {
                 link.bodyTooLarge = true
                 link.body = Data()
             }
-            return link.bodyBytes - link.bodyLimit > ServerCore.discardAllowance ? .NO : .YES
+            return link.bodyBytes - link.bodyLimit > DaemonContext.discardAllowance ? .NO : .YES
         }
         if link.body.isEmpty { link.body.reserveCapacity(max(link.expectedBodyBytes, count)) }
         if let data { link.body.append(data.assumingMemoryBound(to: UInt8.self), count: count) }
@@ -75,14 +85,16 @@ extension ServerCore {
     func requestReceived(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
         if link.bodyTooLarge {
             counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
-            return queue(tooLargeResponse(limit: link.bodyLimit), on: connection)
+            return queue(tooLargeResponse(limit: link.bodyLimit), on: connection, state: link.connection)
         }
+        // The body is in: the server works now, and a parked request may wait long.
+        link.connection.clearDeadline()
         // Counted before the flag is read; `shutdown` sets the flag before it reads the
         // count (both sequentially consistent), so no request slips past the drain.
         counters.inFlightRequests.add(1, ordering: .sequentiallyConsistent)
         if shuttingDown.load(ordering: .sequentiallyConsistent) {
             requestLeftFlight()
-            return queue(shuttingDownResponse(), on: connection)
+            return queue(shuttingDownResponse(), on: connection, state: link.connection)
         }
         counters.requestsTotal.add(1, ordering: .relaxed)
         link.dispatched = true
@@ -90,7 +102,7 @@ extension ServerCore {
             method: link.head.method, path: link.head.path,
             query: values(of: connection, kind: .GET_ARGUMENT_KIND),
             headers: link.head.headers, body: link.body,
-            remoteAddress: link.connection.remoteAddress, connection: link)
+            remoteAddress: link.clientAddress, peerAddress: link.connection.peerAddress, connection: link)
         link.body = Data()
 
         // The task starts on this thread, so a responder that does not wait is answered
@@ -98,15 +110,13 @@ extension ServerCore {
         let generation = link.connection.beginRequest()
         link.generation = generation
         let responder = self.responder
-        let task = Task.immediate {
+        // Nothing cancels it: a handler runs to its answer (a long-poll defers its answer
+        // and ends at once), and shutdown answers for handlers past the grace.
+        Task.immediate {
             let response = await responder.respond(to: request)
-            if let deferral = response.deferral, deferral.link === link {
-                link.taskEnded()
-                return
-            }
+            if let deferral = response.deferral, deferral.link === link { return }
             link.finishDirectly(with: response)
         }
-        link.store(task: task)
         if link.connection.transition(generation: generation, from: .finishedInline, to: .active) {
             return queueTaskResponse(link: link, connection: connection)
         }
@@ -128,17 +138,18 @@ extension ServerCore {
     func resumed(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
         leaveSuspension(link)
         if link.connection.currentPhase() == .abandoned {
-            return queue(shuttingDownResponse(), on: connection)
+            return queue(shuttingDownResponse(), on: connection, state: link.connection)
         }
         return queueTaskResponse(link: link, connection: connection)
     }
 
     private func queueTaskResponse(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
         guard let response = link.response else {
-            return queue(responder.errorResponse(status: 500, message: "no response"), on: connection)
+            return queue(
+                responder.errorResponse(status: 500, message: "no response"), on: connection, state: link.connection)
         }
         link.response = nil
-        return queue(response, on: connection)
+        return queue(response, on: connection, state: link.connection)
     }
 
     /// The request is over (response sent, or the connection failed): the next request's
@@ -147,9 +158,13 @@ extension ServerCore {
         // A deferral nobody answered (the connection failed) must not stay counted as
         // parked, nor keep its link alive.
         if let link, link.deferralStarted.load(ordering: .acquiring) { watcher.deferral(of: link)?.retire() }
-        let state = link?.connection ?? connection.flatMap(connectionState(of:))
-        state?.headerDeadline.store(connections.nextHeaderDeadline(), ordering: .relaxed)
-        if let link { leaveSuspension(link) }
+        if let state = link?.connection ?? connection.flatMap(connectionState(of:)) {
+            connections.startDeadline(.headers, for: state)
+        }
+        if let link {
+            leaveSuspension(link)
+            if link.clientAddress != link.connection.peerAddress { forwarded.release(link.clientAddress) }
+        }
         if link?.dispatched == true { requestLeftFlight() }
     }
 
@@ -179,6 +194,13 @@ extension ServerCore {
             status: 413, message: "request body too large (limit \(limit) bytes)")
     }
 
+    private func tooManyInFlightResponse(_ client: String) -> Response {
+        var response = responder.errorResponse(
+            status: 429, message: "too many requests in flight from \(client): finish some first")
+        response.headers.set("Retry-After", "1")
+        return response
+    }
+
     private func shuttingDownResponse() -> Response {
         var response = responder.errorResponse(status: 503, message: "server is shutting down")
         response.headers.set("Connection", "close")
@@ -186,8 +208,9 @@ extension ServerCore {
     }
 
     /// Hands a response to MHD, which adds `Content-Length` and `Date` and leaves the body
-    /// out for HEAD.
-    func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+    /// out for HEAD; the client must take it within `sendTimeout`.
+    func queue(_ response: Response, on connection: OpaquePointer, state: ConnectionState) -> MHD_Result {
+        connections.startDeadline(.send, for: state)
         let mhdResponse = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(
                 bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),

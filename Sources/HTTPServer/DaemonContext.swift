@@ -1,25 +1,29 @@
 import CMicroHTTPD
 import Foundation
+import Lifecycle
 import Synchronization
 
-/// The state shared by MHD's callbacks, the request tasks and `HTTPServer`: one per
-/// server. MHD's callbacks reach it through their closure pointer.
-final class ServerCore: Sendable {
+/// What MHD's callbacks are given as their closure pointer: the state one server's
+/// callbacks, request tasks and `HTTPServer` share.
+final class DaemonContext: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
     let counters = ServerCounters()
     let connections: ConnectionRegistry
     let watcher: HangupWatcher
+    /// Requests in flight per client behind a trusted proxy.
+    let forwarded: ForwardedRequests
     /// Set once `shutdown` begins: new requests get 503, new parks are cancelled.
     let shuttingDown = Atomic<Bool>(false)
     /// Notified when a gauge `shutdown` waits on reaches zero.
     let gaugeReachedZero = ConditionSignal()
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder) {
+    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, time: any TimeSource) {
         self.configuration = configuration
         self.responder = responder
-        self.connections = ConnectionRegistry(
-            headerTimeout: configuration.headerTimeout, counters: counters)
+        self.connections = ConnectionRegistry(configuration: configuration, time: time, counters: counters)
+        self.forwarded = ForwardedRequests(
+            trustedProxies: configuration.trustedProxies, limit: configuration.connectionsPerAddress)
         self.watcher = HangupWatcher(counters: counters, log: configuration.errorLog)
     }
 
@@ -53,6 +57,7 @@ final class ServerCore: Sendable {
         // flag and answers 503, or this sees it counted in flight and waits for it.
         shuttingDown.store(true, ordering: .sequentiallyConsistent)
         daemon.stopAccepting()
+        // Parked long-polls are answered at once; handlers still working get the grace.
         watcher.cancelAll()
 
         let counters = self.counters
@@ -74,9 +79,12 @@ final class ServerCore: Sendable {
             timeout: .seconds(5))
         if !resumed { log("shutdown: suspended connections did not resume; stopping anyway") }
 
+        // The reaper stops first: once MHD has closed the connections their descriptors
+        // may be reused at once (another server's listening socket, in a test run), and a
+        // late deadline must not shut one down.
+        connections.stopReaper()
         await daemon.stop()
         watcher.stop()
-        connections.stopReaper()
     }
 
     /// Lifts the soft limit on open files to the hard one (each connection is a file, and

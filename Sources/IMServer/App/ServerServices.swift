@@ -1,13 +1,14 @@
 import Foundation
 import IMProtocol
 import IMStore
+import Lifecycle
 import Logging
 import SwitchboardCrypto
 import Synchronization
 
-/// The server's shared services: storage, logins, the event hub, limits and counters.
-/// Route handlers reach everything through it.
-final class ServerCore: Sendable {
+/// The server's shared services: storage, logins, the event hub, limits, counters and
+/// the clock. Route handlers reach everything through it (as `context.core`).
+final class ServerServices: Sendable {
     let configuration: ServerConfiguration
     let store: any IMStorage
     let authenticator: Authenticator
@@ -18,8 +19,10 @@ final class ServerCore: Sendable {
     let loginThrottle: LoginThrottle
     let metrics = Metrics()
     let logger: Logger
-    let now: @Sendable () -> Timestamp
-    let monotonic: MonotonicClock
+    /// The one clock the server reads.
+    let time: any TimeSource
+    /// The process-local administration credential: random per process, never stored.
+    let localAdministratorToken = "sbl_" + SecureRandom.token(bits: 256)
     /// A hash of a random password at the configured cost: unknown usernames are
     /// verified against it so a login's timing does not tell which accounts exist.
     let dummyHash: String
@@ -34,25 +37,35 @@ final class ServerCore: Sendable {
         case address(String)
     }
 
-    init(
-        configuration: ServerConfiguration, store: any IMStorage, logger: Logger,
-        now: @escaping @Sendable () -> Timestamp, monotonic: @escaping MonotonicClock
-    ) {
+    /// Throws `ServerStartError` when the configured password hashing does not work.
+    init(configuration: ServerConfiguration, store: any IMStorage, logger: Logger, time: any TimeSource) throws {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.now = now
-        self.monotonic = monotonic
-        self.authenticator = Authenticator(store: store, now: now, monotonic: monotonic)
+        self.time = time
+        do {
+            self.dummyHash = try configuration.passwordHasher.hash(SecureRandom.token())
+        } catch {
+            throw ServerStartError(message: "cannot hash passwords with the configured cost: \(error)")
+        }
+        self.authenticator = Authenticator(
+            store: store, time: time, localAdministratorToken: localAdministratorToken)
         self.directory = ConversationDirectory(store: store)
-        self.hub = EventHub(clock: monotonic)
-        self.dummyHash = (try? configuration.passwordHasher.hash(SecureRandom.token())) ?? ""
-        self.hashing = HashingPool(hasher: configuration.passwordHasher, width: configuration.concurrentHashes)
-        self.limiter = RateLimiter(clock: monotonic)
-        self.loginThrottle = LoginThrottle(limits: configuration.loginLimits, clock: monotonic)
+        self.hub = EventHub(clock: time)
+        self.hashing = HashingPool(
+            hasher: configuration.passwordHasher, width: configuration.concurrentHashes,
+            queueLimit: configuration.hashQueueLimit)
+        self.limiter = RateLimiter(time: time)
+        self.loginThrottle = LoginThrottle(limits: configuration.loginLimits, time: time)
         store.observeFeeds { [hub] update in hub.publish(update) }
         hub.hearsEverything(after: store.committedPosition)
     }
+
+    /// The wall clock, for timestamps.
+    func now() -> Timestamp { Timestamp(milliseconds: time.wallMilliseconds) }
+
+    /// Monotonic seconds, for intervals and deadlines.
+    func monotonic() -> Double { time.seconds }
 
     /// Adds gauges to `/metrics`.
     func addGauges(_ source: @escaping @Sendable () -> [(name: String, help: String, value: Int)]) {
@@ -66,7 +79,8 @@ final class ServerCore: Sendable {
     /// Spends one request of the caller's budget, or throws 429 with the wait.
     func spend(_ budget: Budget, session: Session) throws {
         let limits = configuration.rateLimits
-        guard budget != .none else { return }
+        // The embedding program's own credential is not a client to pace.
+        guard budget != .none, !session.isLocalAdministrator else { return }
         let bucket = budget == .send ? (session.isBot ? limits.botSend : limits.send) : limits.general
         try take(.user(session.userID, budget), bucket, "too many requests")
     }
@@ -81,7 +95,7 @@ final class ServerCore: Sendable {
             let wait = limiter.acquire(key, rate: bucket.rate, burst: bucket.burst)
         else { return }
         metrics.rateLimited.add(1, ordering: .relaxed)
-        let seconds = max(1, Int(wait.rounded(.up)))
+        let seconds = RetryAfter.seconds(wait)
         throw APIError(.rateLimited, "\(what): try again in \(seconds) s", retryAfter: seconds)
     }
 }

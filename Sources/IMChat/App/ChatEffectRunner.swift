@@ -1,0 +1,176 @@
+import Foundation
+import IMClient
+import IMProtocol
+import Synchronization
+
+/// Carries out the state's commands against the server and the local profile store, and
+/// turns each outcome into the `ChatResult` the state expects.
+///
+/// Holds the login: a new `IMClient` per login, so nothing of one account's login
+/// survives into the next.
+final class ChatEffectRunner: Sendable {
+    let configuration: ChatConfiguration
+    private let current = Mutex<IMClient?>(nil)
+
+    init(configuration: ChatConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// The client of the current login.
+    var client: IMClient? { current.withLock { $0 } }
+
+    private var store: ProfileStore { configuration.profileStore }
+
+    /// Runs `command`; nil when it has no answer for the state.
+    func perform(_ command: ChatEffect) async -> ChatResult? {
+        switch command {
+        case .loadLastUser:
+            let name = store.lastUsername
+            return .lastUser(name, name.flatMap { store.profile(of: $0) })
+        case .lookUpLocalProfile(let name):
+            return .localProfile(username: name, store.profile(of: name))
+        case .login(let username, let password):
+            return await logIn(username) { client throws(IMClientError) in
+                try await client.login(username: username, password: password)
+            }
+        case .register(let username, let password):
+            return await logIn(username, failure: ChatResult.registerFailed) { client throws(IMClientError) in
+                try await client.register(username: username, password: password)
+            }
+        case .logout:
+            let client = current.withLock { state -> IMClient? in
+                defer { state = nil }
+                return state
+            }
+            // A server that is gone or a login that ended elsewhere still ends here.
+            try? await client?.logout()
+            return .loggedOut
+        case .startLive, .suspend, .redraw, .quit:
+            return nil  // the app's own
+        default:
+            guard let client else { return nil }
+            do {
+                return try await perform(command, with: client)
+            } catch {
+                return failure(of: command, error)
+            }
+        }
+    }
+
+    private func logIn(
+        _ username: String, failure: (String) -> ChatResult = ChatResult.loginFailed,
+        _ call: (IMClient) async throws(IMClientError) -> AuthResponse
+    ) async -> ChatResult {
+        let client = IMClient(
+            serverURL: configuration.server, transport: configuration.transport, device: configuration.device,
+            configuration: configuration.client)
+        let auth: AuthResponse
+        do {
+            auth = try await call(client)
+        } catch {
+            return failure(error.message)
+        }
+        current.withLock { $0 = client }
+        // The Login screen shows this user next time, with their avatar.
+        try? store.setLastUsername(auth.user.username)
+        try? store.saveProfile(auth.user)
+        if !auth.user.avatarURL.isEmpty, let image = try? await client.avatar(of: auth.user, cache: store.avatarCache) {
+            try? store.saveAvatar(image, for: auth.user.username)
+        }
+        return .loggedIn(auth.user)
+    }
+
+    private func perform(_ command: ChatEffect, with client: IMClient) async throws(IMClientError) -> ChatResult? {
+        switch command {
+        case .loadSessions:
+            return .sessions(try await client.conversations())
+        case .loadConversation(let address):
+            do {
+                return .conversation(try await client.conversation(address))
+            } catch where error.apiCode == .notFound {
+                return nil  // a one-to-one conversation with no message yet
+            }
+        case .loadContacts:
+            let users = try await client.contacts()
+            let groups = try await client.myGroups()
+            return .contacts(users: users, groups: groups, rooms: try await client.myRooms())
+        case .loadHistory(let key, let before, let limit):
+            return .history(key, try await client.history(key.address, before: before, limit: limit), before: before)
+        case .send(let key, let text, let replyTo, let clientID):
+            return .sent(key, clientID: clientID, try await client.send(text, to: key.address, replyTo: replyTo, clientMessageID: clientID))
+        case .markRead(let key, let seq):
+            return .markedRead(key, seq: try await client.markRead(key.address, seq: seq))
+        case .addContact(let name):
+            return .contactAdded(try await client.addContact(name))
+        case .removeContact(let name):
+            try await client.removeContact(name)
+            return .contactRemoved(name)
+        case .createGroup(let name):
+            return .joined(try await client.createGroup(name: name))
+        case .joinGroup(let name):
+            return .joined(try await client.joinGroup(name))
+        case .createRoom(let name):
+            return .joined(try await client.createRoom(name: name))
+        case .enterRoom(let name):
+            return .joined(try await client.enterRoom(name))
+        case .leave(let kind, let name):
+            if kind == .room { try await client.leaveRoom(name) } else { try await client.leaveGroup(name) }
+            return .left(kind, name)
+        case .loadInfo(let kind, let name):
+            if kind == .room { return .info(try await client.roomInfo(name), try await client.roomMembers(name)) }
+            return .info(try await client.groupInfo(name), try await client.groupMembers(name))
+        case .loadUser(let name):
+            return .user(try await client.user(named: name))
+        case .updateInfo(let kind, let name, let update):
+            let info = kind == .room ? try await client.updateRoom(name, update) : try await client.updateGroup(name, update)
+            return .infoUpdated(info)
+        case .updateProfile(let update):
+            let user = try await client.updateProfile(update)
+            try? store.saveProfile(user)
+            return .profileUpdated(user)
+        case .uploadAvatar(let path):
+            let image = try Self.readImage(path)
+            let upload = try await client.uploadAvatar(image)
+            try? store.saveProfile(upload.user)
+            try? store.saveAvatar(image, for: upload.user.username)
+            return .profileUpdated(upload.user)
+        default:
+            return nil
+        }
+    }
+
+    /// The answer when `command` failed: a sentence naming what failed and why.
+    private func failure(of command: ChatEffect, _ error: IMClientError) -> ChatResult? {
+        switch command {
+        case .loadHistory(let key, _, _): return .historyFailed(key, error.message)
+        case .send(let key, _, _, let clientID): return .sendFailed(key, clientID: clientID, error.message)
+        case .markRead: return nil  // the next message seen sends a newer marker
+        case .loadSessions: return .failed("cannot load the conversations: \(error.message)")
+        case .loadContacts: return .failed("cannot load contacts, groups and rooms: \(error.message)")
+        case .addContact(let name): return .failed("cannot add \(name): \(error.message)")
+        case .createGroup(let name): return .failed("cannot create the group \(name): \(error.message)")
+        case .joinGroup(let name): return .failed("cannot join the group \(name): \(error.message)")
+        case .createRoom(let name): return .failed("cannot create the room \(name): \(error.message)")
+        case .enterRoom(let name): return .failed("cannot enter the room \(name): \(error.message)")
+        default: return .failed(error.message)
+        }
+    }
+
+    /// The bytes of an avatar file, refusing anything over the server's limit before reading it.
+    static func readImage(_ path: String) throws(IMClientError) -> Data {
+        let expanded = (path as NSString).expandingTildeInPath
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: expanded),
+            let size = attributes[.size] as? Int
+        else { throw IMClientError(.invalidArgument, "cannot read \(path): no such file") }
+        guard size <= Limits.avatarBytes else {
+            throw IMClientError(.invalidArgument, "\(path) has \(size) bytes; an avatar may have at most 2 MiB")
+        }
+        guard let data = FileManager.default.contents(atPath: expanded) else {
+            throw IMClientError(.invalidArgument, "cannot read \(path)")
+        }
+        guard ImageFormat.sniff(data) != nil else {
+            throw IMClientError(.invalidArgument, "\(path) is not a PNG, JPEG, GIF or WebP image")
+        }
+        return data
+    }
+}

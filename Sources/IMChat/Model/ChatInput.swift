@@ -1,0 +1,108 @@
+import IMClient
+import IMProtocol
+
+/// Everything that changes the client's state: keys, the terminal's size, the answers
+/// to commands, and the live event stream.
+public enum ChatInput: Sendable {
+    case key(Key)
+    case resize(columns: Int, rows: Int)
+    case result(ChatResult)
+    /// The live stream holds a cursor: what is loaded from now on cannot miss an event.
+    case liveReady
+    case live(LiveEvent)
+    /// The live stream ended: nil when it was stopped, else why (kicked out, login ended).
+    case liveEnded(IMClientError?)
+}
+
+/// What the state asks the outside world to do. The app carries commands out against
+/// the server (and the local profile store) and feeds each answer back as a `ChatResult`.
+public enum ChatEffect: Sendable, Equatable {
+    /// The last username used on this machine and its saved profile (for the Login screen).
+    case loadLastUser
+    case lookUpLocalProfile(String)
+    case login(username: String, password: String)
+    case register(username: String, password: String)
+    /// Ends the login on the server, stops the live stream, remembers the username.
+    case logout
+    /// Starts the live event stream of the current login (stopping any before it).
+    case startLive
+    case loadSessions
+    case loadConversation(ConversationAddress)
+    case loadContacts
+    case loadHistory(DialogueKey, before: Int64?, limit: Int)
+    case send(DialogueKey, text: String, replyTo: MessageID?, clientID: String)
+    case markRead(DialogueKey, seq: Int64)
+    case addContact(String)
+    case removeContact(String)
+    case createGroup(String)
+    case joinGroup(String)
+    case createRoom(String)
+    case enterRoom(String)
+    case leave(ConversationKind, String)
+    case loadInfo(ConversationKind, String)
+    case loadUser(String)
+    case updateInfo(ConversationKind, String, ConversationInfoUpdate)
+    case updateProfile(ProfileUpdate)
+    case uploadAvatar(path: String)
+    /// Ctrl-Z: give the terminal back to the shell until resumed.
+    case suspend
+    /// Ctrl-L: draw everything anew.
+    case redraw
+    case quit
+}
+
+/// The answer to a `ChatEffect`.
+public enum ChatResult: Sendable {
+    case lastUser(String?, User?)
+    case localProfile(username: String, User?)
+    case loggedIn(User)
+    case loginFailed(String)
+    case registerFailed(String)
+    case loggedOut
+    case sessions([Conversation])
+    case conversation(Conversation)
+    case contacts(users: [User], groups: [ConversationInfo], rooms: [ConversationInfo])
+    case history(DialogueKey, MessagePage, before: Int64?)
+    case historyFailed(DialogueKey, String)
+    case sent(DialogueKey, clientID: String, Message)
+    case sendFailed(DialogueKey, clientID: String, String)
+    case markedRead(DialogueKey, seq: Int64)
+    case contactAdded(User)
+    case contactRemoved(String)
+    /// A group or room was created, joined or entered: its dialogue opens.
+    case joined(ConversationInfo)
+    case left(ConversationKind, String)
+    case info(ConversationInfo, [Member])
+    case user(User)
+    case infoUpdated(ConversationInfo)
+    case profileUpdated(User)
+    /// A command failed; `message` says what and why.
+    case failed(String)
+}
+
+/// Names one conversation: by address always (a new one-to-one conversation has no id
+/// until its first message), by id once known.
+public struct DialogueKey: Sendable, Hashable, CustomStringConvertible {
+    /// How this user addresses it; names are lowercase.
+    public var address: ConversationAddress
+    public var id: ConversationID?
+
+    /// A key; names in `address` are lowercased.
+    public init(address: ConversationAddress, id: ConversationID? = nil) {
+        switch address {
+        case .user(let name): self.address = .user(name.lowercased())
+        case .group(let name): self.address = .group(name.lowercased())
+        case .room(let name): self.address = .room(name.lowercased())
+        case .id: self.address = address
+        }
+        self.id = id
+    }
+
+    /// True when both name the same conversation.
+    public func matches(_ other: DialogueKey) -> Bool {
+        if let id, let otherID = other.id { return id == otherID }
+        return address == other.address
+    }
+
+    public var description: String { address.description }
+}

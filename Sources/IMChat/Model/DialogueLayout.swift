@@ -1,0 +1,126 @@
+import IMProtocol
+
+/// A dialogue cut into screen lines: the one layout both the view draws and the state
+/// scrolls by, so "lines from the bottom" means the same to both.
+public struct DialogueLayout: Sendable {
+    /// What a line belongs to, for selection.
+    public enum Entry: Sendable, Hashable {
+        case message(Int64)
+        case pending(String)
+    }
+
+    /// A piece of a line in one style.
+    public struct Span: Sendable, Equatable {
+        public var text: String
+        public var style: Style
+    }
+
+    /// One screen line.
+    public struct Line: Sendable, Equatable {
+        public var spans: [Span]
+        public var entry: Entry?
+        /// The "new" divider before the first unread message.
+        public var isUnreadDivider = false
+    }
+
+    /// Rows of the message area on a screen `rows` high (title, status, rule, compose and
+    /// help take five).
+    public static func messageRows(screenRows: Int) -> Int { max(1, screenRows - 5) }
+
+    /// Columns for the sender's name.
+    static let nameWidth = 10
+
+    /// The lines of `state` at `width` columns.
+    public static func lines(
+        _ state: DialogueState, me: String, width: Int, text: TextLayout, time: TimeFormat
+    ) -> [Line] {
+        var lines: [Line] = [top(state, time: time)]
+        let prefix = 5 + 1 + nameWidth + 1
+        let textWidth = max(10, width - prefix)
+        let indent = String(repeating: " ", count: prefix)
+        // The first day shows in the top line, so older pages going in above never
+        // change the lines below them.
+        var day = state.messages.first.map { time.day($0.createdAt) }
+        let firstUnread = state.firstUnread(me: me)?.seq
+        for message in state.messages {
+            let messageDay = time.day(message.createdAt)
+            if messageDay != day {
+                day = messageDay
+                lines.append(Line(spans: [Span(text: divider(messageDay, width: width), style: .muted)]))
+            }
+            if message.seq == firstUnread {
+                lines.append(Line(spans: [Span(text: divider("new", width: width), style: .marker)], isUnreadDivider: true))
+            }
+            let entry = Entry.message(message.seq)
+            let clock = time.clock(message.createdAt)
+            if message.type == .system {
+                let body = text.wrap(TextLayout.sanitize(message.text), width: max(10, width - 9))
+                for (index, part) in body.enumerated() {
+                    let lead = index == 0 ? clock + " ── " : String(repeating: " ", count: 9)
+                    lines.append(Line(spans: [Span(text: lead + part, style: .system)], entry: entry))
+                }
+                continue
+            }
+            if let reply = message.replyTo {
+                let quoted = state.message(reply).map { "\($0.sender): " + TextLayout.sanitize($0.text) }
+                    ?? "an earlier message"
+                lines.append(Line(
+                    spans: [Span(text: indent + text.truncate("↪ " + quoted, width: textWidth), style: .muted)],
+                    entry: entry))
+            }
+            let deleted = message.deletedAt != nil
+            let body = deleted ? ["(message deleted)"] : text.wrap(TextLayout.sanitize(message.text, keepNewlines: true), width: textWidth)
+            let mine = message.sender.lowercased() == me.lowercased()
+            let name = text.pad(TextLayout.sanitize(message.sender), width: nameWidth)
+            for (index, part) in body.enumerated() {
+                var spans: [Span]
+                if index == 0 {
+                    spans = [
+                        Span(text: clock + " ", style: .muted),
+                        Span(text: name + " ", style: mine ? .success : Style(foreground: Avatar.color(for: message.sender), bold: true)),
+                    ]
+                } else {
+                    spans = [Span(text: indent, style: .plain)]
+                }
+                spans.append(Span(text: part, style: deleted ? .muted : .plain))
+                lines.append(Line(spans: spans, entry: entry))
+            }
+        }
+        for send in state.pending {
+            let entry = Entry.pending(send.clientID)
+            let body = text.wrap(TextLayout.sanitize(send.text, keepNewlines: true), width: textWidth)
+            let name = text.pad(me, width: nameWidth)
+            for (index, part) in body.enumerated() {
+                let lead = index == 0 ? (send.failure == nil ? "  …   " : "  ✗   ") + name + " " : indent
+                let style: Style = send.failure == nil ? .muted : .error
+                lines.append(Line(spans: [Span(text: lead, style: style), Span(text: part, style: send.failure == nil ? .muted : .plain)], entry: entry))
+            }
+            if let failure = send.failure {
+                let note = text.truncate("not sent: \(failure) (Tab, select it, Enter retries)", width: textWidth)
+                lines.append(Line(spans: [Span(text: indent + note, style: .error)], entry: entry))
+            }
+        }
+        return lines
+    }
+
+    private static func top(_ state: DialogueState, time: TimeFormat) -> Line {
+        let text: String
+        let style: Style
+        if state.loadingOlder || !state.loaded {
+            (text, style) = (state.loaded ? "  loading older…" : "  loading…", .marker)
+        } else if let error = state.historyError {
+            (text, style) = ("  ! history not loaded: \(error)", .error)
+        } else if state.reachedStart {
+            (text, style) = ("  · beginning of the conversation", .muted)
+        } else {
+            (text, style) = ("  ↑ PgUp for older messages", .muted)
+        }
+        let day = state.messages.first.map { "  · " + time.day($0.createdAt) } ?? ""
+        return Line(spans: [Span(text: text, style: style), Span(text: day, style: .muted)])
+    }
+
+    private static func divider(_ label: String, width: Int) -> String {
+        let side = max(2, (width - label.count - 2) / 2)
+        return String(repeating: "─", count: side) + " \(label) " + String(repeating: "─", count: side)
+    }
+}

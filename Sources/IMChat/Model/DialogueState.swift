@@ -1,0 +1,203 @@
+import IMProtocol
+
+/// One open conversation: the loaded window of history (oldest page first loaded on
+/// demand), sends under way or failed, the scroll position and the compose line.
+public struct DialogueState: Sendable, Equatable {
+    /// A send that has no stored message yet: shown at once, in grey while under way, in
+    /// red with the reason when it failed (retried with the same client id, so a retry
+    /// after a lost answer never posts twice).
+    public struct PendingSend: Sendable, Equatable {
+        public var clientID: String
+        public var text: String
+        public var replyTo: MessageID?
+        public var failure: String?
+    }
+
+    /// What can be done with a selected entry. Editing and deleting one's own messages
+    /// join here once the server offers them.
+    public enum MessageAction: Sendable, Equatable {
+        /// Answer a chat message, quoting it.
+        case reply
+        /// Send a failed message again, with the same client id.
+        case retry
+    }
+
+    /// Where keys go: the compose line, or the message list (to pick a message to reply
+    /// to or a failed send to retry).
+    public enum Focus: Sendable, Equatable { case compose, messages }
+
+    public var key: DialogueKey
+    public var kind: ConversationKind
+    public var title: String
+    /// Loaded messages (chat and system notices), ascending by `seq`.
+    public private(set) var messages: [Message] = []
+    public private(set) var pending: [PendingSend] = []
+    /// Pass as `before` for the next older page; nil once the start is reached.
+    public private(set) var nextBefore: Int64?
+    public private(set) var reachedStart = false
+    public private(set) var loadingOlder = false
+    public private(set) var loaded = false
+    /// A failed history load, shown at the top.
+    public var historyError: String?
+    /// The read marker when the dialogue opened: the "new" divider stands after it.
+    public let readMarker: Int64
+    /// The unread count when the dialogue opened: with none, there is no divider.
+    public let unreadAtOpen: Int
+    /// The highest seq a read marker was sent for.
+    public var readSent: Int64
+    /// Lines scrolled up from the bottom; 0 follows new messages.
+    public var scroll = 0
+    /// Messages that arrived while scrolled up.
+    public var newBelow = 0
+    /// A first-unread jump waiting for older pages.
+    public var jumpPending = false
+    public var compose = TextField("", limit: Limits.messageTextLength.upperBound)
+    public var replyTo: Message?
+    public var focus = Focus.compose
+    public var selected: DialogueLayout.Entry?
+    /// A notice in the status row (e.g. why a reply cannot be made).
+    public var notice: String?
+
+    /// Messages per history page.
+    public static let pageSize = 50
+    /// The most messages kept loaded; beyond it the oldest go (and load again on paging).
+    public static let maxLoaded = 5000
+
+    /// A dialogue not loaded yet.
+    public init(key: DialogueKey, kind: ConversationKind, title: String, readMarker: Int64, unread: Int = 0) {
+        self.key = key
+        self.unreadAtOpen = unread
+        self.kind = kind
+        self.title = title
+        self.readMarker = readMarker
+        self.readSent = readMarker
+    }
+
+    /// The newest loaded message.
+    public var newest: Message? { messages.last }
+
+    /// Takes a page of history: the latest one (`before` nil) or an older one.
+    public mutating func apply(_ page: MessagePage, before: Int64?) {
+        if key.id == nil, let id = page.messages.first?.conversationID { key.id = id }
+        if before == nil, loaded {
+            // A reload after the live stream restarted. When more than this page was
+            // missed, the loaded window starts again from it, so no hole is shown.
+            if let oldest = page.messages.map(\.seq).min(), let newest = messages.last?.seq, oldest > newest + 1 {
+                messages = []
+                for message in page.messages { insert(message) }
+                nextBefore = page.nextBefore
+                reachedStart = page.nextBefore == nil
+                scroll = 0
+                return
+            }
+            for message in page.messages { insert(message) }
+            return
+        }
+        for message in page.messages { insert(message) }
+        loaded = true
+        loadingOlder = false
+        historyError = nil
+        nextBefore = page.nextBefore
+        reachedStart = page.nextBefore == nil
+    }
+
+    /// Marks an older page as asked for; false when there is none or one is under way.
+    public mutating func beginLoadingOlder() -> Bool {
+        guard loaded, !reachedStart, !loadingOlder, nextBefore != nil else { return false }
+        loadingOlder = true
+        return true
+    }
+
+    /// A history load failed.
+    public mutating func historyFailed(_ reason: String) {
+        loadingOlder = false
+        jumpPending = false
+        historyError = reason
+    }
+
+    /// A message arrived live or as a send's answer; returns false for a repeat.
+    @discardableResult
+    public mutating func receive(_ message: Message) -> Bool {
+        if key.id == nil { key.id = message.conversationID }
+        if let clientID = message.clientMessageID { pending.removeAll { $0.clientID == clientID } }
+        let added = insert(message)
+        if messages.count > Self.maxLoaded, let cut = messages.dropFirst(messages.count - Self.maxLoaded).first {
+            messages.removeFirst(messages.count - Self.maxLoaded)
+            nextBefore = cut.seq
+            reachedStart = false
+        }
+        return added
+    }
+
+    @discardableResult
+    private mutating func insert(_ message: Message) -> Bool {
+        if let index = messages.lastIndex(where: { $0.seq <= message.seq }) {
+            if messages[index].seq == message.seq {
+                messages[index] = message  // a newer copy (deleted, say)
+                return false
+            }
+            messages.insert(message, at: index + 1)
+        } else {
+            messages.insert(message, at: 0)
+        }
+        return true
+    }
+
+    /// A message changed on the server (its deletion).
+    public mutating func update(_ message: Message) {
+        guard let index = messages.firstIndex(where: { $0.id == message.id }) else { return }
+        messages[index] = message
+    }
+
+    /// Queues a send and returns it; the text is trimmed of trailing newlines.
+    public mutating func queueSend(clientID: String) -> PendingSend? {
+        var text = compose.text
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        guard !text.isEmpty else { return nil }
+        let send = PendingSend(clientID: clientID, text: text, replyTo: replyTo?.id, failure: nil)
+        pending.append(send)
+        compose.set("")
+        replyTo = nil
+        scroll = 0
+        newBelow = 0
+        return send
+    }
+
+    /// A send failed for good.
+    public mutating func sendFailed(_ clientID: String, reason: String) {
+        guard let index = pending.firstIndex(where: { $0.clientID == clientID }) else { return }
+        pending[index].failure = reason
+    }
+
+    /// A failed send is tried again: returns it, marked as under way.
+    public mutating func retry(_ clientID: String) -> PendingSend? {
+        guard let index = pending.firstIndex(where: { $0.clientID == clientID }), pending[index].failure != nil
+        else { return nil }
+        pending[index].failure = nil
+        return pending[index]
+    }
+
+    /// The actions the selected entry allows.
+    public func actions(for entry: DialogueLayout.Entry?) -> [MessageAction] {
+        switch entry {
+        case .pending(let clientID)?:
+            return pending.contains { $0.clientID == clientID && $0.failure != nil } ? [.retry] : []
+        case .message(let seq)?:
+            guard let message = messages.first(where: { $0.seq == seq }), message.type == .chat,
+                message.deletedAt == nil
+            else { return [] }
+            return [.reply]
+        case nil:
+            return []
+        }
+    }
+
+    /// A message by id among the loaded ones.
+    public func message(_ id: MessageID) -> Message? { messages.first { $0.id == id } }
+
+    /// The first message after the read marker that someone else wrote.
+    public func firstUnread(me: String) -> Message? {
+        guard unreadAtOpen > 0 else { return nil }
+        return messages.first { $0.seq > readMarker && $0.type == .chat && $0.sender.lowercased() != me.lowercased() }
+    }
+}

@@ -1,0 +1,126 @@
+import IMProtocol
+
+/// The Sessions screen: every conversation with its last message and unread count,
+/// unread first, then most recent, kept current by live events.
+///
+/// Unread counts follow the server's rule: chat messages from others after the read
+/// marker. Joins, leaves, info changes (system notices) and profile changes never count,
+/// nor do one's own messages, which move one's marker (the server does the same).
+public struct SessionsState: Sendable, Equatable {
+    /// The rows, in display order.
+    public private(set) var rows: [Conversation] = []
+    /// The selected row's conversation.
+    public var selectedID: ConversationID?
+    /// False until the first list arrived.
+    public var loaded = false
+
+    public init() {}
+
+    /// The selected row's index, if any row is selected.
+    public var selectedIndex: Int? {
+        guard let selectedID else { return rows.isEmpty ? nil : 0 }
+        return rows.firstIndex { $0.id == selectedID } ?? (rows.isEmpty ? nil : 0)
+    }
+
+    /// Every unread message of every conversation.
+    public var totalUnread: Int { rows.reduce(0) { $0 + $1.unread } }
+
+    /// Replaces the rows with the server's list.
+    public mutating func replace(_ conversations: [Conversation]) {
+        rows = conversations
+        loaded = true
+        sort()
+    }
+
+    /// Adds or replaces one row (from `GET /v1/conversations/<c>`).
+    public mutating func upsert(_ conversation: Conversation) {
+        if let index = rows.firstIndex(where: { $0.id == conversation.id }) {
+            rows[index] = conversation
+        } else {
+            rows.append(conversation)
+        }
+        sort()
+    }
+
+    /// The row of a conversation.
+    public func row(_ id: ConversationID) -> Conversation? { rows.first { $0.id == id } }
+
+    /// Moves the selection by `offset` rows.
+    public mutating func move(_ offset: Int) {
+        guard !rows.isEmpty else { return }
+        let index = min(max((selectedIndex ?? 0) + offset, 0), rows.count - 1)
+        selectedID = rows[index].id
+    }
+
+    /// What a new message means for the list; returns false when the conversation has
+    /// no row yet (the caller fetches it).
+    ///
+    /// `seen` is true when the message is on screen in the open dialogue: it then
+    /// counts as read at once.
+    public mutating func apply(_ message: Message, me: String, seen: Bool) -> Bool {
+        guard let index = rows.firstIndex(where: { $0.id == message.conversationID }) else { return false }
+        var row = rows[index]
+        // At least once delivery: a message already counted is not counted again.
+        if let last = row.lastMessage, message.seq <= last.seq {
+            if message.seq == last.seq { row.lastMessage = message }
+            rows[index] = row
+            return true
+        }
+        row.lastMessage = message
+        row.updatedAt = max(row.updatedAt, message.createdAt)
+        if message.type == .chat {
+            if message.sender.lowercased() == me.lowercased() {
+                row.lastReadSeq = message.seq
+                row.unread = 0
+            } else if seen {
+                row.lastReadSeq = message.seq
+            } else if message.seq > row.lastReadSeq {
+                row.unread += 1
+            }
+        }
+        rows[index] = row
+        sort()
+        return true
+    }
+
+    /// A read marker moved (here or in another client of the account). Returns true when
+    /// the unread count cannot be known locally and the row must be fetched again.
+    public mutating func markRead(_ id: ConversationID, seq: Int64) -> Bool {
+        guard let index = rows.firstIndex(where: { $0.id == id }), seq > rows[index].lastReadSeq else { return false }
+        rows[index].lastReadSeq = seq
+        if seq >= rows[index].lastMessage?.seq ?? 0 {
+            rows[index].unread = 0
+            sort()
+            return false
+        }
+        return true
+    }
+
+    /// A message's text changed (deleted, for now) where it is the last one shown.
+    public mutating func replaceLast(_ message: Message) {
+        guard let index = rows.firstIndex(where: { $0.id == message.conversationID }),
+            rows[index].lastMessage?.id == message.id
+        else { return }
+        rows[index].lastMessage = message
+    }
+
+    /// A group's or room's title changed, or a user's nickname (for their direct row).
+    public mutating func rename(_ address: ConversationAddress, to name: String) {
+        for index in rows.indices where DialogueKey(address: rows[index].address).address == address {
+            rows[index].displayName = name
+        }
+    }
+
+    /// Drops the row of a group left or a room exited.
+    public mutating func remove(_ address: ConversationAddress) {
+        rows.removeAll { DialogueKey(address: $0.address).address == address }
+    }
+
+    private mutating func sort() {
+        rows.sort { lhs, rhs in
+            if (lhs.unread > 0) != (rhs.unread > 0) { return lhs.unread > 0 }
+            if lhs.updatedAt != rhs.updatedAt { return lhs.updatedAt > rhs.updatedAt }
+            return lhs.id > rhs.id
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// Turns frames into the few ANSI bytes that change the terminal from the last frame to
+/// the next: unchanged cells are not sent, so a redraw never flickers.
+///
+/// Only plain sequences every terminal knows are used (CUP, SGR, ED, DECTCEM). After a
+/// cluster outside ASCII the cursor is placed anew, so a terminal that draws it at
+/// another width than the table says misplaces at most that cell, not the rest of the row.
+public struct ScreenRenderer: Sendable {
+    private var previous: CellGrid?
+
+    /// A renderer whose first frame redraws everything.
+    public init() {}
+
+    /// Forgets the last frame: the next one is drawn in full (after a resize, a resume
+    /// from suspension, or anything else that may have changed the screen).
+    public mutating func invalidate() { previous = nil }
+
+    /// The bytes that bring the terminal from the last frame to `frame`.
+    public mutating func render(_ frame: CellGrid) -> String {
+        var out = "\u{1B}[?25l"
+        let old = previous.flatMap { $0.width == frame.width && $0.height == frame.height ? $0 : nil }
+        if old == nil { out += "\u{1B}[0m\u{1B}[2J" }
+        var current: Style?
+        for row in 0..<frame.height {
+            var cursorAt: Int?
+            var column = 0
+            while column < frame.width {
+                let cell = frame[column, row]
+                let changed = old.map { Self.differs($0, frame, column, row) } ?? (cell != .blank)
+                guard changed, !cell.isContinuation else {
+                    column += 1
+                    continue
+                }
+                if cursorAt != column { out += "\u{1B}[\(row + 1);\(column + 1)H" }
+                if current != cell.style {
+                    out += cell.style.sgr
+                    current = cell.style
+                }
+                out += cell.text
+                let wide = column + 1 < frame.width && frame[column + 1, row].isContinuation
+                column += wide ? 2 : 1
+                cursorAt = cell.text.utf8.count == 1 ? column : nil
+            }
+        }
+        out += "\u{1B}[0m"
+        if let cursor = frame.cursor {
+            out += "\u{1B}[\(cursor.row + 1);\(cursor.column + 1)H\u{1B}[?25h"
+        }
+        previous = frame
+        return out
+    }
+
+    /// True when the cell, or the wide cluster it belongs to, differs between frames.
+    private static func differs(_ old: CellGrid, _ new: CellGrid, _ column: Int, _ row: Int) -> Bool {
+        if old[column, row] != new[column, row] { return true }
+        // A wide cluster is redrawn whole when its right half changed.
+        return column + 1 < new.width && new[column + 1, row].isContinuation
+            && old[column + 1, row] != new[column + 1, row]
+    }
+}

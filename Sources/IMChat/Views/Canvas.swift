@@ -1,0 +1,92 @@
+/// Drawing helpers the views share, on top of `CellGrid`.
+struct Canvas {
+    var grid: CellGrid
+    let text: TextLayout
+
+    init(columns: Int, rows: Int, text: TextLayout) {
+        grid = CellGrid(width: columns, height: rows)
+        self.text = text
+    }
+
+    var width: Int { grid.width }
+    var height: Int { grid.height }
+
+    /// Writes sanitized `string`; returns the column after it.
+    @discardableResult
+    mutating func put(_ string: String, _ column: Int, _ row: Int, _ style: Style = .plain, limit: Int? = nil) -> Int {
+        grid.put(TextLayout.sanitize(string), column: column, row: row, style: style, limit: limit, widths: text.widths)
+    }
+
+    /// Writes `string` centred on `row`.
+    mutating func center(_ string: String, _ row: Int, _ style: Style = .plain) {
+        let clean = text.truncate(TextLayout.sanitize(string), width: width)
+        put(clean, max(0, (width - text.width(clean)) / 2), row, style)
+    }
+
+    mutating func fill(_ row: Int, _ style: Style, from column: Int = 0, count: Int? = nil) {
+        grid.fill(row: row, column: column, count: count, style: style)
+    }
+
+    /// The top bar: `left` and `right` on a reversed row.
+    mutating func titleBar(_ left: [(String, Style)], right: String) {
+        fill(0, .title)
+        var column = 1
+        for (string, style) in left { column = put(string, column, 0, style) }
+        let rightWidth = text.width(right)
+        if column + rightWidth + 1 < width { put(right, width - rightWidth - 1, 0, .title) }
+    }
+
+    /// The bottom row: key hints, or a status message in their place.
+    mutating func helpBar(_ hints: [(key: String, label: String)], status: (text: String, isError: Bool)?) {
+        let row = height - 1
+        fill(row, .plain)
+        if let status {
+            put(text.truncate(status.text, width: width - 2), 1, row, status.isError ? .error : .success)
+            return
+        }
+        var column = 1
+        for hint in hints {
+            let needed = text.width(hint.key) + text.width(hint.label) + 3
+            if column + needed > width { break }
+            column = put(hint.key, column, row, .helpKey)
+            column = put(" " + hint.label + "  ", column, row, .help)
+        }
+    }
+
+    /// A one-line input field of `width` columns; places the terminal's cursor when focused.
+    mutating func field(_ field: TextField, _ column: Int, _ row: Int, width fieldWidth: Int, focused: Bool) {
+        let style: Style = focused ? .focusedField : .field
+        put("[", column - 1, row, .muted)
+        put("]", column + fieldWidth, row, .muted)
+        fill(row, style, from: column, count: fieldWidth)
+        let shown = field.visible(width: fieldWidth, layout: text)
+        put(shown.text, column, row, style, limit: fieldWidth)
+        if focused { grid.cursor = (column + shown.caretColumn, row) }
+    }
+
+    /// A button label, highlighted when focused.
+    @discardableResult
+    mutating func button(_ label: String, _ column: Int, _ row: Int, focused: Bool) -> Int {
+        put("[ \(label) ]", column, row, focused ? .focusedField : .plain)
+    }
+
+    /// An avatar as a coloured block of `columns`×`rows` with the initials in the middle.
+    mutating func avatar(_ avatar: Avatar, _ column: Int, _ row: Int, columns: Int = 2, rows: Int = 1) {
+        for offset in 0..<rows { fill(row + offset, avatar.style, from: column, count: columns) }
+        put(avatar.initials, column + (columns - 2) / 2, row + rows / 2, avatar.style)
+    }
+
+    /// A frame drawn with box characters.
+    mutating func box(_ column: Int, _ row: Int, _ boxWidth: Int, _ boxHeight: Int, title: String? = nil) {
+        guard boxWidth >= 2, boxHeight >= 2 else { return }
+        let horizontal = String(repeating: "─", count: boxWidth - 2)
+        put("┌" + horizontal + "┐", column, row, .muted)
+        for offset in 1..<(boxHeight - 1) {
+            fill(row + offset, .plain, from: column, count: boxWidth)
+            put("│", column, row + offset, .muted)
+            put("│", column + boxWidth - 1, row + offset, .muted)
+        }
+        put("└" + horizontal + "┘", column, row + boxHeight - 1, .muted)
+        if let title { put(" \(title) ", column + 2, row, .heading) }
+    }
+}

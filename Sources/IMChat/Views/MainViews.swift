@@ -1,0 +1,189 @@
+import IMProtocol
+
+/// The Sessions, Contacts and Profile tabs.
+enum MainViews {
+    /// The title bar with the three tabs, the account and the connection.
+    static func tabs(_ model: ChatModel, _ canvas: inout Canvas) {
+        var left: [(String, Style)] = [("Switchboard", .titleBold)]
+        let unread = model.sessions.totalUnread
+        let names: [(ChatModel.Screen, String)] = [
+            (.sessions, "1 Sessions" + (unread > 0 ? " (\(unread))" : "")), (.contacts, "2 Contacts"), (.profile, "3 Profile"),
+        ]
+        for (screen, name) in names {
+            left.append(("  ", .title))
+            left.append((model.screen == screen ? "[\(name)]" : " \(name) ", model.screen == screen ? .titleBold : .title))
+        }
+        canvas.titleBar(left, right: connection(model))
+    }
+
+    static func connection(_ model: ChatModel) -> String {
+        "\(model.me?.username ?? "") " + (model.offline ? "○ offline" : "● online")
+    }
+
+    static func kindMark(_ kind: ConversationKind) -> String {
+        switch kind {
+        case .direct: "@"
+        case .group: "#"
+        case .room: "&"
+        }
+    }
+
+    // MARK: Sessions
+
+    static func sessions(_ model: ChatModel, _ canvas: inout Canvas) {
+        tabs(model, &canvas)
+        let state = model.sessions
+        let top = 2
+        let available = canvas.height - 1 - top
+        guard !state.rows.isEmpty else {
+            canvas.center(state.loaded ? "No conversations yet." : "Loading conversations…", 6, .muted)
+            if state.loaded {
+                canvas.center("Open Contacts (2 or Tab) to message someone, or press + there", 8, .muted)
+                canvas.center("to create or join a group or a room.", 9, .muted)
+            }
+            return
+        }
+        let perScreen = max(1, available / 2)
+        let selected = state.selectedIndex ?? 0
+        let first = max(0, min(selected - perScreen + 1, state.rows.count - perScreen))
+        for (offset, row) in state.rows.dropFirst(first).prefix(perScreen).enumerated() {
+            let y = top + offset * 2
+            let isSelected = first + offset == selected
+            let base: Style = isSelected ? .selected : .plain
+            canvas.fill(y, base)
+            canvas.fill(y + 1, base)
+            let name = DialogueKey(address: row.address).address.description
+            canvas.avatar(Avatar(name: row.displayName, key: name, widths: model.text.widths), 1, y)
+            let when = row.lastMessage.map { model.time.clock($0.createdAt) } ?? ""
+            let badge = row.unread > 0 ? " \(row.unread > 999 ? "999+" : String(row.unread)) " : ""
+            let right = canvas.width - 1 - model.text.width(badge) - 1 - when.count
+            var column = canvas.put(kindMark(row.kind) + " ", 4, y, isSelected ? .selected : .muted)
+            column = canvas.put(row.displayName, column, y, Style(bold: true, reverse: isSelected), limit: max(1, right - column - 1))
+            canvas.put(when, right, y, isSelected ? .selected : .muted)
+            if !badge.isEmpty { canvas.put(badge, canvas.width - 1 - model.text.width(badge), y, .unread) }
+            let preview: String
+            if let message = row.lastMessage {
+                if message.deletedAt != nil {
+                    preview = "(message deleted)"
+                } else if message.type == .system {
+                    preview = "· " + message.text
+                } else {
+                    preview = (message.sender == model.myName ? "you" : message.sender) + ": " + message.text
+                }
+            } else {
+                preview = "no messages yet"
+            }
+            canvas.put(model.text.truncate(TextLayout.sanitize(preview), width: canvas.width - 7), 6, y + 1,
+                       isSelected ? .selected : .muted)
+        }
+    }
+
+    // MARK: Contacts
+
+    static func contacts(_ model: ChatModel, _ canvas: inout Canvas) {
+        tabs(model, &canvas)
+        let state = model.contacts
+        if let info = state.info {
+            InfoView.draw(info, model, &canvas)
+        } else {
+            list(model, &canvas)
+        }
+        if let index = state.menu { menu(index, &canvas) }
+        if let prompt = state.prompt { self.prompt(prompt, &canvas) }
+    }
+
+    private static func list(_ model: ChatModel, _ canvas: inout Canvas) {
+        let state = model.contacts
+        guard state.loaded else {
+            canvas.center("Loading contacts…", 6, .muted)
+            return
+        }
+        // Headings and rows as one list of lines, scrolled so the selection shows.
+        var lines: [(draw: (inout Canvas, Int) -> Void, item: Int?)] = []
+        var index = 0
+        for (section, items) in state.sections {
+            lines.append(({ canvas, y in canvas.put("\(section.title) (\(items.count))", 1, y, .heading) }, nil))
+            if items.isEmpty { lines.append(({ canvas, y in canvas.put(section.emptyHint, 3, y, .muted) }, nil)) }
+            for item in items {
+                let mine = index
+                let selected = mine == state.selection
+                lines.append(({ canvas, y in row(item, model, selected: selected, y, &canvas) }, mine))
+                index += 1
+            }
+        }
+        let top = 2
+        let available = canvas.height - 1 - top
+        let selectedLine = lines.firstIndex { $0.item == state.selection } ?? 0
+        let first = max(0, min(selectedLine - available + 1, lines.count - available))
+        for (offset, line) in lines.dropFirst(first).prefix(available).enumerated() { line.draw(&canvas, top + offset) }
+    }
+
+    private static func row(_ item: ContactsState.Item, _ model: ChatModel, selected: Bool, _ y: Int, _ canvas: inout Canvas) {
+        let base: Style = selected ? .selected : .plain
+        canvas.fill(y, base)
+        canvas.avatar(Avatar(name: item.title, key: item.address.description, widths: model.text.widths), 3, y)
+        var column = canvas.put(item.title, 6, y, Style(bold: true, reverse: selected))
+        let detail: String
+        switch item {
+        case .contact(let user): detail = " @\(user.username)" + (user.signature.isEmpty ? "" : " · \(user.signature)")
+        case .group(let info), .room(let info):
+            detail = " \(MainViews.kindMark(info.kind))\(info.name) · \(info.memberCount) \(info.kind == .room ? "present" : "members")"
+        }
+        column = canvas.put(model.text.truncate(TextLayout.sanitize(detail), width: max(1, canvas.width - column - 1)), column, y,
+                            selected ? .selected : .muted)
+    }
+
+    private static func menu(_ selected: Int, _ canvas: inout Canvas) {
+        let items = ContactsState.MenuItem.allCases
+        let width = 34
+        let left = max(0, canvas.width - width - 2)
+        canvas.box(left, 2, width, items.count + 2, title: "+")
+        for (offset, item) in items.enumerated() {
+            let style: Style = offset == selected ? .selected : .plain
+            canvas.fill(3 + offset, style, from: left + 1, count: width - 2)
+            canvas.put(" \(item.shortcut)  \(item.rawValue)", left + 1, 3 + offset, style)
+        }
+    }
+
+    private static func prompt(_ prompt: ContactsState.Prompt, _ canvas: inout Canvas) {
+        let width = min(56, canvas.width - 4)
+        let left = (canvas.width - width) / 2
+        let top = canvas.height / 2 - 3
+        canvas.box(left, top, width, 5, title: prompt.item.rawValue)
+        canvas.put(prompt.item.prompt, left + 2, top + 1, .plain)
+        canvas.field(prompt.field, left + 2, top + 3, width: width - 4, focused: true)
+    }
+
+    // MARK: Profile
+
+    static func profile(_ model: ChatModel, _ canvas: inout Canvas) {
+        tabs(model, &canvas)
+        guard let me = model.me else { return }
+        let state = model.profile
+        canvas.avatar(Avatar(name: me.nickname, key: me.username, widths: model.text.widths), 3, 2, columns: 8, rows: 3)
+        canvas.put(me.nickname, 13, 2, .heading)
+        canvas.put("@\(me.username)" + (me.isBot ? " (bot)" : ""), 13, 3, .muted)
+        canvas.put("on \(model.server)", 13, 4, .muted)
+        let rows: [(String, String, String, ProfileState.Field)] = [
+            ("Nickname", me.nickname, "n", .nickname),
+            ("Signature", me.signature.isEmpty ? "(none)" : me.signature, "s", .signature),
+            ("Avatar", me.avatarURL.isEmpty ? "(none: initials)" : me.avatarURL, "a", .avatar),
+        ]
+        for (offset, (label, value, key, field)) in rows.enumerated() {
+            let y = 7 + offset * 2
+            canvas.put(label, 3, y, .heading)
+            if state.editing == field {
+                canvas.field(state.field, 15, y, width: min(50, canvas.width - 17), focused: true)
+                if field == .avatar { canvas.put("path to a PNG, JPEG, GIF or WebP file (at most 2 MiB)", 15, y + 1, .muted) }
+            } else {
+                let end = canvas.put(model.text.truncate(TextLayout.sanitize(value), width: canvas.width - 24), 15, y)
+                canvas.put("(\(key))", end + 2, y, .muted)
+            }
+        }
+        canvas.put("o", 3, 14, .helpKey)
+        canvas.put("log out", 5, 14, .plain)
+        if state.saving { canvas.put("saving…", 3, 16, .marker) }
+        if let note = state.note { canvas.put(note, 3, 16, state.noteIsError ? .error : .success) }
+        if state.confirmingLogout { canvas.put("Log out of \(me.username)? y / any other key", 3, 16, .warning) }
+    }
+}

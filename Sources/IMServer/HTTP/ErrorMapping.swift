@@ -1,0 +1,75 @@
+import IMProtocol
+import IMStore
+
+/// Maps every failure a handler can raise to the API error the client sees: the one
+/// place where internal errors become HTTP, and where storage failures get their wording.
+enum ErrorMapping {
+    /// What a storage failure was about, when the handler knows: it sharpens the answer
+    /// (which conversation a caller is not in, which field a reference came from).
+    struct Subject {
+        /// The conversation the caller named, and how they named it.
+        var conversation: (entry: ConversationDirectory.Entry, address: ConversationAddress)?
+        /// The request field whose value the store refused.
+        var field: String?
+
+        init(conversation: (entry: ConversationDirectory.Entry, address: ConversationAddress)? = nil, field: String? = nil) {
+            self.conversation = conversation
+            self.field = field
+        }
+    }
+
+    /// The API error for any failure, and whether it is internal (to be logged).
+    static func apiError(for error: any Error, about subject: Subject = Subject()) -> (APIError, internal: Bool) {
+        switch error {
+        case let error as APIError:
+            return (error, false)
+        case let error as DecodingError:
+            return (APIError(decoding: error), false)
+        case let error as StoreError:
+            return apiError(for: error, about: subject)
+        case let error as SQLiteError where error.isStorageFailure:
+            return (APIError(.unavailable, "the server cannot write to its storage right now", retryAfter: 30), true)
+        default:
+            return (internalError, true)
+        }
+    }
+
+    /// Rethrows a storage failure as its API error (for handlers that know the subject).
+    static func rethrow(_ error: any Error, about subject: Subject) -> any Error {
+        guard let storeError = error as? StoreError else { return error }
+        return apiError(for: storeError, about: subject).0
+    }
+
+    private static func apiError(for error: StoreError, about subject: Subject) -> (APIError, internal: Bool) {
+        switch error {
+        case .conflict(let message):
+            return (APIError(.conflict, "\(message): pick another name (names are unique on this server)", field: subject.field), false)
+        case .notFound(let message):
+            return (APIError(.notFound, message), false)
+        case .closed:
+            return (APIError(.unavailable, "the server is shutting down", retryAfter: 5), false)
+        case .notMember:
+            if let (entry, address) = subject.conversation {
+                return (ConversationAccess.notMember(entry, address: address), false)
+            }
+            return (APIError(.forbidden, "you are not a member of this conversation", reason: "not_member"), false)
+        case .muted(let until):
+            return (APIError(.forbidden, "you are muted in this conversation until \(until)", reason: "muted"), false)
+        case .invalidReference(let message):
+            return (APIError(.invalidRequest, message, field: subject.field), false)
+        case .cursorTooOld:
+            return (APIError(
+                .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync"), false)
+        case .overBudget(let used, let limit):
+            return (APIError(
+                .payloadTooLarge,
+                "this would pass the account's media budget of \(limit) bytes (\(used) in use by images "
+                    + "still shown, e.g. as group logos): stop showing one first"), false)
+        case .incompatibleSchema, .internalFailure:
+            return (internalError, true)
+        }
+    }
+
+    private static let internalError = APIError(
+        .internalError, "the server failed to handle this request; it has been logged")
+}

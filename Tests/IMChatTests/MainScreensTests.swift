@@ -1,0 +1,170 @@
+import IMChat
+import IMClient
+import IMProtocol
+import Testing
+
+/// Contacts with its "+" menu and info pages, Profile, and the screens that interrupt.
+@Suite struct MainScreensTests {
+    @Test func thePlusMenuAsksForANameAndEachItemBecomesItsCall() {
+        let cases: [(Character, String, ChatEffect)] = [
+            ("a", "carol", .addContact("carol")), ("g", "New-Team", .createGroup("new-team")),
+            ("j", "ops", .joinGroup("ops")), ("r", "lobby", .createRoom("lobby")), ("e", "lobby", .enterRoom("lobby")),
+        ]
+        for (letter, name, expected) in cases {
+            var model = Fixture.loggedIn()
+            model.press(.character("2"))
+            model.press(.character("+"))
+            #expect(model.contacts.menu == 0)
+            model.press(.character(letter))
+            #expect(model.contacts.prompt != nil)
+            #expect(model.press(.enter) == [])  // empty: nothing is sent
+            model.type(name)
+            #expect(model.press(.enter) == [expected])
+        }
+    }
+
+    @Test func creatingAGroupOpensItsDialogue() {
+        var model = Fixture.loggedIn()
+        model.press(.character("2"))
+        model.press(.character("+"))
+        model.press(.character("g"))
+        model.type("ops")
+        model.press(.enter)
+        let effects = model.handle(.result(.joined(Fixture.info("ops"))))
+        let key = DialogueKey(address: .group("ops"), id: Fixture.opsID)
+        #expect(effects == [.loadHistory(key, before: nil, limit: 50), .loadConversation(.group("ops"))])
+        #expect(model.screen == .dialogue)
+        #expect(model.contacts.prompt == nil)
+        model.press(.escape)
+        #expect(model.screen == .contacts)
+    }
+
+    @Test func aFailedCreateKeepsThePromptAndSaysWhy() {
+        var model = Fixture.loggedIn()
+        model.press(.character("2"))
+        model.press(.character("+"))
+        model.press(.character("g"))
+        model.type("ops")
+        model.press(.enter)
+        _ = model.handle(.result(.failed("cannot create the group ops: a group named 'ops' already exists")))
+        #expect(model.contacts.prompt != nil)
+        #expect(model.screenText.contains("already exists"))
+    }
+
+    @Test func infoPagesShowMembersAndGroupsCanBeEdited() {
+        var model = Fixture.loggedIn()
+        model.press(.character("2"))
+        model.press(.down)  // the group
+        #expect(model.press(.enter) == [.loadInfo(.group, "ops")])
+        let members = [Member(user: Fixture.alice, role: .owner, joinedAt: Fixture.start),
+                       Member(user: Fixture.bob, role: .member, joinedAt: Fixture.start)]
+        _ = model.handle(.result(.info(Fixture.info("ops"), members)))
+        let text = model.screenText
+        #expect(text.contains("The on-call team"))
+        #expect(text.contains("@alice · owner"))
+        model.press(.character("e"))
+        model.press(.control("u"))
+        model.type("Ops")
+        model.press(.tab)
+        model.press(.control("u"))
+        model.type("pager duty")
+        #expect(model.press(.enter) == [.updateInfo(.group, "ops", ConversationInfoUpdate(title: "Ops", description: "pager duty"))])
+        #expect(model.press(.escape) == [])
+        model.press(.escape)
+        #expect(model.contacts.info == nil)
+    }
+
+    @Test func aContactsInfoPageMessagesAndRemoves() {
+        var model = Fixture.loggedIn()
+        model.press(.character("2"))
+        #expect(model.press(.enter) == [.loadUser("bob")])
+        #expect(model.press(.character("x")) == [.removeContact("bob")])
+        _ = model.handle(.result(.contactRemoved("bob")))
+        #expect(model.contacts.users.isEmpty)
+        #expect(model.contacts.info == nil)
+    }
+
+    @Test func profileEditsTheNicknameAndLogsOutAfterAsking() {
+        var model = Fixture.loggedIn()
+        model.press(.character("3"))
+        model.press(.character("n"))
+        model.press(.control("u"))
+        model.type("Al")
+        #expect(model.press(.enter) == [.updateProfile(ProfileUpdate(nickname: "Al"))])
+        var renamed = Fixture.alice
+        renamed.nickname = "Al"
+        _ = model.handle(.result(.profileUpdated(renamed)))
+        #expect(model.me?.nickname == "Al")
+        #expect(model.screenText.contains("Saved."))
+        model.press(.character("o"))
+        #expect(model.screenText.contains("Log out of alice?"))
+        #expect(model.press(.character("n")) == [])
+        model.press(.character("o"))
+        #expect(model.press(.character("y")) == [.logout])
+        #expect(model.handle(.result(.loggedOut)) == [.loadLastUser])
+        #expect(model.screen == .login)
+        #expect(model.me == nil)
+        #expect(model.sessions.rows.isEmpty)
+    }
+
+    @Test func aKickOutShowsItsScreenAndEnterGoesBackToLogin() {
+        var model = Fixture.loggedIn()
+        _ = model.handle(.live(.event(Event(position: 5, type: .kickedOut, at: Fixture.start, reason: "logged in on another device"))))
+        _ = model.handle(.liveEnded(IMClientError(.kickedOut, "logged in elsewhere: logged in on another device")))
+        #expect(model.interruption == .kickedOut("logged in on another device"))
+        #expect(model.screenText.contains("Logged in elsewhere"))
+        #expect(model.press(.character("1")) == [])  // nothing behind it takes keys
+        #expect(model.press(.enter) == [.logout, .loadLastUser])
+        #expect(model.screen == .login)
+        #expect(model.login.note == "logged in on another device")
+    }
+
+    @Test func aLostConnectionShowsRetriesAndClosesOnceConnected() {
+        var model = Fixture.loggedIn()
+        let lost = IMClientError(.unreachable, "server not reachable at http://127.0.0.1:8080 (connection refused)")
+        _ = model.handle(.live(.disconnected(lost, retryIn: .milliseconds(2500))))
+        #expect(model.interruption == .connectionLost(lost.message, retryIn: 3))
+        #expect(model.screenText.contains("Connection lost"))
+        #expect(model.screenText.contains("trying again in 3 s"))
+        #expect(model.press(.character("r")) == [.startLive])
+        #expect(model.handle(.liveReady) == [.loadSessions, .loadContacts])
+        _ = model.handle(.live(.disconnected(lost, retryIn: .seconds(1))))
+        model.press(.escape)
+        #expect(model.interruption == nil)
+        #expect(model.screenText.contains("○ offline"))
+        _ = model.handle(.live(.disconnected(lost, retryIn: .seconds(2))))
+        #expect(model.interruption == nil)  // dismissed: it stays in the title bar
+        _ = model.handle(.live(.reconnected))
+        #expect(model.screenText.contains("● online"))
+        _ = model.handle(.live(.disconnected(lost, retryIn: .seconds(2))))
+        #expect(model.press(.character("l")) == [.logout])
+    }
+
+    @Test func everyScreenShowsItsKeysAndF1TheFullList() {
+        var model = Fixture.loggedIn()
+        for screen in ["1", "2", "3"] {
+            model.press(.character(Character(screen)))
+            #expect(model.screenText.split(separator: "\n").last?.contains("help") == true)
+            model.press(.function(1))
+            #expect(model.screenText.contains("Keys"))
+            model.press(.character("x"))
+            #expect(!model.showHelp)
+        }
+    }
+
+    @Test func escAndAKeyTypedAsOneSequenceCountAsBoth() {
+        var model = Fixture.loggedIn()
+        model.press(.character("2"))
+        model.press(.enter)  // bob's info page
+        model.press(.alt("1"))  // Esc closes it, 1 goes to Sessions
+        #expect(model.contacts.info == nil)
+        #expect(model.screen == .sessions)
+    }
+
+    @Test func aResizeRedrawsAtTheNewSize() {
+        var model = Fixture.loggedIn()
+        _ = model.handle(.resize(columns: 100, rows: 30))
+        let grid = ChatView.render(model)
+        #expect(grid.width == 100 && grid.height == 30)
+    }
+}

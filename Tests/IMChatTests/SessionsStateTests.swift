@@ -1,0 +1,81 @@
+import IMChat
+import IMClient
+import IMProtocol
+import Testing
+
+/// Unread counts and ordering on the Sessions screen.
+@Suite struct SessionsStateTests {
+    static let rows = [
+        Fixture.conversation(Fixture.opsID, .group("ops"), name: "Operations", last: Fixture.message(3, "deploy done"), unread: 0, read: 3),
+        Fixture.conversation(Fixture.bobID, .user("bob"), name: "Bob", last: Fixture.message(1, "hi", in: Fixture.bobID, minute: 0), unread: 1, read: 0),
+    ]
+
+    @Test func unreadComeFirstThenTheMostRecent() {
+        let model = Fixture.loggedIn(sessions: Self.rows.reversed())
+        #expect(model.sessions.rows.map(\.id) == [Fixture.bobID, Fixture.opsID])
+    }
+
+    @Test func onlyChatMessagesOfOthersCount() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        _ = model.handle(Fixture.event(1, .message, message: Fixture.message(4, "ping")))
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 1)
+        let notice = Fixture.message(5, "carol joined the group", from: "carol", type: .system)
+        _ = model.handle(Fixture.event(2, .memberJoined, message: notice, user: Fixture.user("carol", id: 3)))
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 1)
+        #expect(model.sessions.row(Fixture.opsID)?.lastMessage?.text == "carol joined the group")
+        _ = model.handle(.live(.event(Event(position: 3, type: .profileUpdated, at: Fixture.start, user: Fixture.bob))))
+        #expect(model.sessions.totalUnread == 2)
+    }
+
+    @Test func aRepeatedEventIsNotCountedTwice() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        let message = Fixture.message(4, "ping")
+        _ = model.handle(Fixture.event(1, .message, message: message))
+        _ = model.handle(Fixture.event(1, .message, message: message))
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 1)
+    }
+
+    @Test func ownMessagesFromAnotherClientClearTheCount() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        _ = model.handle(Fixture.event(1, .message, message: Fixture.message(4, "ping")))
+        _ = model.handle(Fixture.event(2, .message, message: Fixture.message(5, "on it", from: "alice")))
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 0)
+    }
+
+    @Test func aReadMarkerFromAnotherClientClearsOrRefetchesTheCount() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        for seq in Int64(4)...6 { _ = model.handle(Fixture.event(seq, .message, message: Fixture.message(seq, "m\(seq)"))) }
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 3)
+        // Part of the way: only the server knows how many are left.
+        let partial = model.handle(Fixture.event(7, .read, seq: 5))
+        #expect(partial == [.loadConversation(.group("ops"))])
+        let all = model.handle(Fixture.event(8, .read, seq: 6))
+        #expect(all == [])
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 0)
+        #expect(model.sessions.rows.first?.id == Fixture.bobID)
+    }
+
+    @Test func aMessageInAConversationWithoutARowFetchesTheRow() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        let carolID = ConversationID(rawValue: 99)
+        let effects = model.handle(Fixture.event(1, .message, carolID, address: .user("carol"),
+                                                 message: Fixture.message(1, "hello", from: "carol", in: carolID)))
+        #expect(effects == [.loadConversation(.user("carol"))])
+    }
+
+    @Test func theSelectionFollowsItsConversationWhenRowsReorder() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        model.press(.down)
+        #expect(model.sessions.selectedID == Fixture.opsID)
+        _ = model.handle(Fixture.event(1, .message, Fixture.bobID, address: .user("bob"),
+                                       message: Fixture.message(2, "again", in: Fixture.bobID, minute: 30)))
+        #expect(model.sessions.selectedID == Fixture.opsID)
+    }
+
+    @Test func openingAConversationAsksForItsLatestPage() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        let effects = model.press(.enter)
+        #expect(effects == [.loadHistory(DialogueKey(address: .user("bob"), id: Fixture.bobID), before: nil, limit: 50)])
+        #expect(model.screen == .dialogue)
+    }
+}

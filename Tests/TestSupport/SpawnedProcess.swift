@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+
+/// A child process started with `posix_spawn`, for tests that run the `switchboard`
+/// executable.
+///
+/// Not Foundation's `Process`: its `run()` crashed now and then in a test process whose
+/// other tests open and close descriptors all the time. The child gets standard error on
+/// a pipe (`errors`), standard output on `/dev/null`, and none of the test process's other
+/// descriptors (its sockets would otherwise outlive their tests in the child).
+public final class SpawnedProcess: Sendable {
+    public let pid: pid_t
+    private let status = Mutex<Int32?>(nil)
+    private let collected = Mutex("")
+
+    /// Starts `executable` with `arguments` and `environment` (nil: this process's).
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        var pipeFDs: [Int32] = [0, 0]
+        guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
+        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
+        Self.closeFrom(3, &actions)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let pairs = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let envp = pairs.map { strdup($0) } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        // A clean signal state: the test process blocks and ignores signals now and then
+        // (commands run in-process watch SIGINT and SIGTERM), and a child inheriting that
+        // would not hear the signals a test sends it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var child: pid_t = 0
+        let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        close(pipeFDs[1])
+        guard result == 0 else {
+            close(pipeFDs[0])
+            throw TestFailure("cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        pid = child
+        let reading = pipeFDs[0]
+        let thread = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(reading, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                self.collected.withLock { $0 += String(decoding: buffer[..<count], as: UTF8.self) }
+            }
+            close(reading)
+        }
+        thread.start()
+    }
+
+    /// What the child wrote to standard error so far.
+    public var errors: String { collected.withLock { $0 } }
+
+    /// Sends a signal to the child while it runs. Once it has ended (and been reaped) the
+    /// pid may belong to another process, so nothing is sent.
+    public func signal(_ number: Int32) {
+        status.withLock { saved in
+            guard saved == nil else { return }
+            var raw: Int32 = 0
+            switch waitpid(pid, &raw, WNOHANG) {
+            case pid: saved = Self.decode(raw)
+            case 0: _ = kill(pid, number)
+            default: return  // reaped by `waitForExit`'s thread just now
+            }
+        }
+    }
+
+    /// The exit status once the child has ended (128 + the signal when a signal ended it),
+    /// or nil while it runs.
+    public var exitStatus: Int32? {
+        status.withLock { saved in
+            if let saved { return saved }
+            var raw: Int32 = 0
+            guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+            saved = Self.decode(raw)
+            return saved
+        }
+    }
+
+    /// Waits (on a thread of its own) for the child to end; returns its exit status.
+    public func waitForExit() async -> Int32 {
+        if let done = exitStatus { return done }
+        let pid = self.pid
+        let raw = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            Thread {
+                var raw: Int32 = 0
+                while waitpid(pid, &raw, 0) < 0, errno == EINTR {}
+                continuation.resume(returning: raw)
+            }.start()
+        }
+        return status.withLock { saved in
+            if saved == nil { saved = Self.decode(raw) }
+            return saved ?? -1
+        }
+        // (While the thread waits, `signal` may still reach the child: it is not reaped
+        // until waitpid returns, so its pid stays its own.)
+    }
+
+    private static func decode(_ raw: Int32) -> Int32 {
+        let signal = raw & 0x7F
+        return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the
+    /// Swift module for glibc does not expose: looked up at run time.
+    private static func closeFrom(_ lowest: Int32, _ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else { return }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
+    }
+}
