@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "SwitchboardLibraries",
                  targets: ["IMProtocol", "IMServer", "IMBots", "Templates", "YAMLCoding", "IMClient", "HTTPServer",
                            "Logging", "SwitchboardCrypto"]),
+        // The soak harness starts child processes with the tests' spawner.
+        .library(name: "SwitchboardTestSupport", targets: ["TestSupport"]),
     ],
     targets: [
         // MARK: C libraries (the only code that sees C headers)

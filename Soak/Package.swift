@@ -16,7 +16,10 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "switchboard-soak",
-            dependencies: [.product(name: "SwitchboardLibraries", package: root.lastPathComponent)],
+            dependencies: [
+                .product(name: "SwitchboardLibraries", package: root.lastPathComponent),
+                .product(name: "SwitchboardTestSupport", package: root.lastPathComponent),
+            ],
             path: "Sources"),
     ]
 )

@@ -10,8 +10,6 @@ struct Report: Sendable {
     private(set) var figures: [(name: String, value: String)] = []
     private(set) var findings: [String] = []
     private(set) var failures: [String] = []
-    /// Failures of a ``KnownIssue``: reported, but the run still passes.
-    private(set) var known: [String] = []
 
     init(scenario: String) { self.scenario = scenario }
 
@@ -28,15 +26,6 @@ struct Report: Sendable {
 
     mutating func fail(_ failure: String) { failures.append(failure) }
 
-    /// Like ``check(_:_:)`` for a check that fails today because of `issue`.
-    mutating func check(_ condition: Bool, _ failure: @autoclosure () -> String, knownIssue issue: KnownIssue) {
-        if condition {
-            findings.append("known issue no longer seen, remove it from KnownIssues.swift: \(issue.rawValue)")
-        } else {
-            known.append("\(failure()) [\(issue.rawValue)]")
-        }
-    }
-
     var passed: Bool { failures.isEmpty }
 
     var text: String {
@@ -44,7 +33,6 @@ struct Report: Sendable {
         let width = figures.map(\.name.count).max() ?? 0
         lines += figures.map { "  \($0.name.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.value)" }
         lines += findings.map { "  finding: \($0)" }
-        lines += known.map { "  known issue: \($0)" }
         lines += failures.map { "  FAILURE: \($0)" }
         return lines.joined(separator: "\n")
     }

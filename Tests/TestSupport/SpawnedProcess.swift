@@ -4,28 +4,47 @@ import Glibc
 import Foundation
 import Synchronization
 
-/// A child process started with `posix_spawn`, for tests that run the `switchboard`
-/// executable.
+/// A child process started with `posix_spawn`, for tests and the soak harness that run
+/// the `switchboard` executable (or another program).
 ///
 /// Not Foundation's `Process`: its `run()` crashed now and then in a test process whose
-/// other tests open and close descriptors all the time. The child gets standard error on
-/// a pipe (`errors`), standard output on `/dev/null`, and none of the test process's other
-/// descriptors (its sockets would otherwise outlive their tests in the child).
+/// other tests open and close descriptors all the time. The child gets its output as
+/// `output` says, and none of this process's other descriptors (its sockets would
+/// otherwise outlive their tests in the child).
 public final class SpawnedProcess: Sendable {
+    /// Where the child's output goes.
+    public enum Output: Sendable {
+        /// Standard error on a pipe, collected in `errors`; standard output to `/dev/null`.
+        case collected
+        /// Standard output and error appended to the file (made if missing), standard input
+        /// from `/dev/null`: for long runs whose output would not fit in memory, and for a
+        /// program restarted on the same log.
+        case appended(toFile: String)
+    }
+
     public let pid: pid_t
     private let status = Mutex<Int32?>(nil)
     private let collected = Mutex("")
 
     /// Starts `executable` with `arguments` and `environment` (nil: this process's).
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
-        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: Output = .collected
+    ) throws {
+        var pipeFDs: [Int32] = [-1, -1]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
+        switch output {
+        case .collected:
+            guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
+            for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
+        case .appended(let file):
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         Self.closeFrom(3, &actions)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let pairs = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
@@ -50,13 +69,14 @@ public final class SpawnedProcess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
         let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        close(pipeFDs[1])
+        if pipeFDs[1] >= 0 { close(pipeFDs[1]) }
         guard result == 0 else {
-            close(pipeFDs[0])
+            if pipeFDs[0] >= 0 { close(pipeFDs[0]) }
             throw TestFailure("cannot start \(executable): \(String(cString: strerror(result)))")
         }
         pid = child
         let reading = pipeFDs[0]
+        guard reading >= 0 else { return }
         let thread = Thread { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -70,7 +90,7 @@ public final class SpawnedProcess: Sendable {
         thread.start()
     }
 
-    /// What the child wrote to standard error so far.
+    /// What the child wrote to standard error so far (`.collected` output only).
     public var errors: String { collected.withLock { $0 } }
 
     /// Sends a signal to the child while it runs. Once it has ended (and been reaped) the

@@ -8,7 +8,7 @@ extension AbuseScenario {
     /// reach the bot's feed.
     func directMessageFlood(_ context: Context, into report: inout Report) async throws {
         let port = context.port
-        let bot = try await context.server.client.register("soak-floodbot", password: "flood bot password", bot: true)
+        let bot = try await context.server.createAccount("soak-floodbot", password: "flood bot password", bot: true)
         let start = try await bot.expect("GET", "/v1/events").decode(EventBatch.self).cursor
         // Registrations are budgeted per address (10 at once): ten accounts per address.
         let sources = Loopback.clientAddresses((floodAccounts + 9) / 10, from: 300)

@@ -10,8 +10,8 @@ import Glibc
 /// from many accounts, one after the other against one server, while a well-behaved
 /// client measures how fast the server answers it.
 ///
-/// Passes when every documented limit holds (the header timeout, the idle timeout, body
-/// and header sizes, the login lock-outs, the send budgets), every flood message the
+/// Passes when every documented limit holds (the header, body, send and idle timeouts,
+/// body and header sizes, the login lock-outs, the send budgets), every flood message the
 /// server accepted reached the bot, and the well-behaved client's reads stay within ten
 /// times their quiet 99th percentile (at least 250 ms) with no error. Many-connection
 /// clients come from 127.0.0.2 and up, so a per-address connection limit does not stop
@@ -38,9 +38,12 @@ struct AbuseScenario: Scenario {
         store = try SoakStores.make(options.string("store", default: "sqlite"), work: work)
     }
 
-    /// The server's settings that the attacks measure against.
+    /// The server's settings that the attacks measure against: the shipped header timeout,
+    /// and shorter idle, body and send deadlines than shipped so each attack is brief.
     static let idleTimeout = 5.0
     static let headerTimeout = 10.0
+    static let bodyTimeout = 10.0
+    static let sendTimeout = 10.0
 
     /// What every attack needs: the server, a well-behaved probe and its quiet latency.
     struct Context: Sendable {
@@ -55,7 +58,8 @@ struct AbuseScenario: Scenario {
         let transport = CurlTransport()
         let server = try await ServerUnderTest(
             binary: binary, store: store, work: work, transport: transport,
-            settings: ["durability: normal", "idle_timeout: \(Int(Self.idleTimeout))s", "admins: [soak-admin]"])
+            settings: ["durability: normal", "idle_timeout: \(Int(Self.idleTimeout))s", "body_timeout: \(Int(Self.bodyTimeout))s",
+                       "send_timeout: \(Int(Self.sendTimeout))s"])
         let probeClient = try await server.client.register("soak-probe", password: "soak probe password")
         let probe = Probe(client: probeClient)
         let quiet = try await probe.measure(for: .seconds(5))

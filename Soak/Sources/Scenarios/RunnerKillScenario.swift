@@ -41,7 +41,7 @@ struct RunnerKillScenario: Scenario {
     static let bot = """
         # The soak test's bot: one quoted reply to every direct message.
         bot: soakbot
-        account: { username: soakbot, password: "${SOAK_BOT_PASSWORD}", register: true }
+        account: { username: soakbot, password: "${SOAK_BOT_PASSWORD}" }
         listen: [direct]
         on_start: { backlog: all }
         limits: { per_conversation: 100/s, per_group: 100/s, total: 1000/s }
@@ -60,6 +60,8 @@ struct RunnerKillScenario: Scenario {
         report.figure("seed", seed)
         let server = try await ServerUnderTest(binary: binary, store: store, work: work, transport: transport,
                                                settings: ["durability: full", "rate_limits: { enabled: false }"])
+        // Bot accounts are made by an administrator, as an operator would before starting the runner.
+        _ = try await server.createAccount("soakbot", password: "soak bot password", bot: true)
         let bots = work + "/bots"
         try FileManager.default.createDirectory(atPath: bots, withIntermediateDirectories: true)
         try Self.bot.write(toFile: bots + "/soakbot.yaml", atomically: true, encoding: .utf8)

@@ -72,7 +72,7 @@ struct ServerKillScenario: Scenario {
         for client in 0..<clients {
             let group = "soak-g\(plan.group(client))"
             if client % 5 == 0 {
-                _ = try await users[client].expect("POST", "/v1/groups", body: Data(#"{"name":"\#(group)"}"#.utf8))
+                _ = try await users[client].expect("POST", "/v1/groups", body: Data(#"{"name":"\#(group)","join":"open"}"#.utf8))
             } else {
                 _ = try await users[client].expect("POST", "/v1/groups/\(group)/join")
             }

@@ -91,7 +91,7 @@ struct StorageFaultScenario: Scenario {
             registered.append(try await server.client.register("disk-u\(sender)", password: "soak password \(sender)"))
         }
         let users = registered
-        _ = try await users[0].expect("POST", "/v1/groups", body: Data(#"{"name":"disk"}"#.utf8))
+        _ = try await users[0].expect("POST", "/v1/groups", body: Data(#"{"name":"disk","join":"open"}"#.utf8))
         for user in users.dropFirst() { _ = try await user.expect("POST", "/v1/groups/disk/join") }
 
         var answered: [String: Message] = [:]

@@ -58,12 +58,21 @@ struct APIClient: Sendable {
         return answer
     }
 
-    /// A client logged in as a new account.
-    func register(_ username: String, password: String, bot: Bool = false) async throws -> APIClient {
-        let body = try WireJSON.encoder().encode(RegisterRequest(username: username, password: password, bot: bot))
-        let auth: AuthResponse = try await expect("POST", "/v1/register", body: body).decode()
+    /// A client logged in as a new person's account.
+    func register(_ username: String, password: String) async throws -> APIClient {
+        let body = try WireJSON.encoder().encode(RegisterRequest(username: username, password: password))
+        return with(token: try await expect("POST", "/v1/register", body: body).decode(AuthResponse.self).token)
+    }
+
+    /// A client logged in as an existing account.
+    func login(_ username: String, password: String) async throws -> APIClient {
+        let body = try WireJSON.encoder().encode(LoginRequest(username: username, password: password))
+        return with(token: try await expect("POST", "/v1/login", body: body).decode(AuthResponse.self).token)
+    }
+
+    func with(token: String) -> APIClient {
         var client = self
-        client.token = auth.token
+        client.token = token
         return client
     }
 

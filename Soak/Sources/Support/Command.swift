@@ -1,12 +1,14 @@
 import Foundation
+import TestSupport
 
-/// Runs a system program to its end (mount, mkfs, e2fsck); its exit status and output.
+/// Runs a system program to its end (mount, mkfs, e2fsck, `switchboard user add`); its
+/// output, or a failure when its exit status is not one of `statuses`.
 @discardableResult
-func command(_ program: String, _ arguments: [String], accepting statuses: Set<Int32> = [0],
-             patience: Duration = .seconds(120)) async throws -> String {
+func command(_ program: String, _ arguments: [String], environment: [String: String] = [:],
+             accepting statuses: Set<Int32> = [0], patience: Duration = .seconds(120)) async throws -> String {
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("soak-command-\(UUID().uuidString).txt").path
     defer { try? FileManager.default.removeItem(atPath: output) }
-    let process = try ChildProcess(program, arguments, log: output)
+    let process = try SpawnedProcess.logging(to: output, program, arguments, environment: environment)
     let status = try await process.waitForExit(patience: patience)
     let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     guard statuses.contains(status) else {

@@ -1,5 +1,6 @@
 import Foundation
 import IMClient
+import TestSupport
 
 /// `switchboard run` as a child process with one bot folder and one state folder, killed
 /// and started again on the same state.
@@ -11,7 +12,7 @@ final class RunnerUnderTest: @unchecked Sendable {
     let port: Int
     let environment: [String: String]
     let transport: CurlTransport
-    private(set) var process: ChildProcess
+    private(set) var process: SpawnedProcess
 
     /// Writes the runner's config for `server` and the bots in `bots`, and starts it.
     init(binary: String, server: String, bots: String, work: String, environment: [String: String],
@@ -31,7 +32,7 @@ final class RunnerUnderTest: @unchecked Sendable {
               state: \(work)/state
             """
         try (config + "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
-        process = try ChildProcess(binary, ["run", "--config", configPath], log: logPath, environment: environment)
+        process = try SpawnedProcess.logging(to: logPath, binary, ["run", "--config", configPath], environment: environment)
         try await waitUntilServing()
     }
 
@@ -54,7 +55,7 @@ final class RunnerUnderTest: @unchecked Sendable {
 
     func restart() async throws {
         if process.isRunning { throw SoakFailure("restart while the runner still runs") }
-        process = try ChildProcess(binary, ["run", "--config", configPath], log: logPath, environment: environment)
+        process = try SpawnedProcess.logging(to: logPath, binary, ["run", "--config", configPath], environment: environment)
         try await waitUntilServing()
     }
 

@@ -7,6 +7,9 @@ protocol SoakStore: Sendable {
     var name: String { get }
     /// The `server:` keys that put the server's data in this store, as YAML lines.
     var serverSettings: [String] { get }
+    /// Makes the first administrator, the way an operator does (nothing over HTTP grants
+    /// administration), before the server starts.
+    func makeAdministrator(_ username: String, password: String, binary: String) async throws
     /// What is wrong with the stored data, checked while the server is down; nil when sound.
     func integrityProblem() async -> String?
 }
@@ -19,19 +22,22 @@ struct SQLiteSoakStore: SoakStore {
     var serverSettings: [String] { ["data: \(directory)"] }
     var databasePath: String { directory + "/switchboard.sqlite" }
 
+    /// `switchboard user add NAME --admin --data DIR`.
+    func makeAdministrator(_ username: String, password: String, binary: String) async throws {
+        try await command(binary, ["user", "add", username, "--admin", "--data", directory],
+                          environment: ["SWITCHBOARD_NEW_PASSWORD": password])
+    }
+
     /// SQLite's own check of every page and index (`PRAGMA integrity_check`), run by the
     /// `sqlite3` program on the files as the crash left them (the write-ahead log included).
     func integrityProblem() async -> String? {
         guard FileManager.default.fileExists(atPath: databasePath) else { return "no database at \(databasePath)" }
-        let output = directory + "/../integrity-check.txt"
         do {
-            try? FileManager.default.removeItem(atPath: output)
-            let check = try ChildProcess("/usr/bin/sqlite3", [databasePath, "PRAGMA integrity_check"], log: output)
-            let status = try await check.waitForExit(patience: .seconds(300))
-            let text = (try? String(contentsOfFile: output, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            return status == 0 && text == "ok" ? nil : "integrity_check: \(text.prefix(500)) (exit \(status))"
+            let text = try await command("/usr/bin/sqlite3", [databasePath, "PRAGMA integrity_check"], patience: .seconds(300))
+            let verdict = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return verdict == "ok" ? nil : "integrity_check: \(verdict.prefix(500))"
         } catch {
-            return "integrity_check could not run: \(error)"
+            return "integrity_check: \(error)"
         }
     }
 }
@@ -45,7 +51,7 @@ enum SoakStores {
             return SQLiteSoakStore(directory: work + "/data")
         case let url where url.hasPrefix("postgres://") || url.hasPrefix("postgresql://"):
             throw SoakFailure("--store \(url): this server has no PostgreSQL store yet; the scenarios take one as a "
-                + "SoakStore (its server settings, its integrity check) once `server.store` exists")
+                + "SoakStore (its server settings, its first administrator, its integrity check) once `server.store` exists")
         default:
             throw SoakFailure("--store \(text): use sqlite or a postgres:// URL")
         }
