@@ -26,6 +26,8 @@ final class FuzzedServer: Sendable {
     static let password = "fuzzing password"
 
     let app: IMServerApp
+    /// `app.run()`: the server's maintenance (parked polls expire) until `stop()`.
+    private let running: Task<Void, any Error>
     let directory: String
     let exchange: LoopbackExchange
     /// The token of each caller but `anonymous`.
@@ -49,30 +51,45 @@ final class FuzzedServer: Sendable {
         config.synchronous = .normal
         config.passwordHasher = PasswordHasher(memoryKiB: 8, iterations: 1, parallelism: 1)
         config.rateLimits.enabled = false
-        config.admins = ["admin"]
         let app = try IMServerApp(configuration: config, logger: Logger(label: "fuzzed-server", level: .error))
-        if let failure = blocking({ () async -> String? in
-            do { try await app.start() } catch { return "\(error)" }
-            return nil
-        }) {
-            throw StartFailure(description: "the server did not start: \(failure)")
+        let started = blocking { () async -> Result<String, any Error> in
+            do {
+                try await app.start()
+                return .success(try await app.localAdministratorToken())
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard case .success(let local) = started else {
+            throw StartFailure(description: "the server did not start: \(started)")
         }
         self.app = app
+        running = Task { try await app.run() }
         exchange = LoopbackExchange(port: UInt16(app.port))
+        // The person registers as anyone can; the administrator and the bot are made with
+        // the process-local administration credential, as `switchboard up` makes its bots.
         var tokens: [Caller: String] = [:]
         for caller in Caller.allCases {
             guard let name = caller.username else { continue }
-            let body = #"{"username":"\#(name)","password":"\#(Self.password)","bot":\#(caller == .bot)}"#
-            let answer = try Self.call(exchange, "POST", "/v1/register", body: body, token: nil)
+            let account = #"{"username":"\#(name)","password":"\#(Self.password)""#
+            let answer: Data
+            if caller == .person {
+                answer = try Self.call(exchange, "POST", "/v1/register", body: account + "}", token: nil)
+            } else {
+                let role = caller == .admin ? #""admin":true"# : #""bot":true"#
+                _ = try Self.call(exchange, "POST", "/v1/admin/users", body: account + ",\(role)}", token: local)
+                answer = try Self.call(exchange, "POST", "/v1/login", body: account + "}", token: nil)
+            }
             guard let auth = try? WireJSON.decoder().decode(AuthResponse.self, from: answer) else {
-                throw StartFailure(description: "registering \(name) answered \(String(decoding: answer, as: UTF8.self))")
+                throw StartFailure(description: "logging in \(name) answered \(String(decoding: answer, as: UTF8.self))")
             }
             tokens[caller] = auth.token
         }
         self.tokens = tokens
-        // Something for every route to find: a group, a room, messages in each kind of conversation.
+        // Something for every route to find: an open group, a room, messages in each kind
+        // of conversation.
         let person = tokens[.person], admin = tokens[.admin]
-        _ = try Self.call(exchange, "POST", "/v1/groups", body: #"{"name":"fuzz","title":"Fuzz"}"#, token: person)
+        _ = try Self.call(exchange, "POST", "/v1/groups", body: #"{"name":"fuzz","title":"Fuzz","join":"open"}"#, token: person)
         _ = try Self.call(exchange, "POST", "/v1/groups/fuzz/join", body: nil, token: admin)
         _ = try Self.call(exchange, "POST", "/v1/rooms", body: #"{"name":"lobby"}"#, token: person)
         for address in ["group:fuzz", "user:admin", "room:lobby"] {
@@ -96,8 +113,9 @@ final class FuzzedServer: Sendable {
     }
 
     func stop() {
-        let app = self.app
-        blocking { await app.shutdown() }
+        let running = self.running
+        running.cancel()
+        blocking { _ = await running.result }
         try? FileManager.default.removeItem(atPath: directory)
     }
 
