@@ -11,13 +11,11 @@ let package = Package(
     products: [
         .executable(name: "switchboard", targets: ["switchboard"]),
         .library(name: "IMClient", targets: ["IMClient"]),
-        // For the packages in Fuzz/ and Soak/, which build these libraries with their own
-        // flags (sanitizers, fuzzing) in their own build folders.
+        // For the package in Fuzz/, which builds these libraries with its own flags
+        // (libFuzzer, AddressSanitizer) in its own build folder.
         .library(name: "SwitchboardLibraries",
                  targets: ["IMProtocol", "IMServer", "IMBots", "Templates", "YAMLCoding", "IMClient", "HTTPServer",
                            "Logging", "SwitchboardCrypto"]),
-        // The soak harness starts child processes with the tests' spawner.
-        .library(name: "SwitchboardTestSupport", targets: ["TestSupport"]),
     ],
     targets: [
         // MARK: C libraries (the only code that sees C headers)
@@ -73,6 +71,10 @@ let package = Package(
         .testTarget(name: "IMChatTests", dependencies: ["IMChat", "IMClient", "IMServer", "TestSupport"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "TestSupport", "Lifecycle"]),
+
+        // MARK: Reliability harness (`make soak`; RELIABILITY.md): built with the rest, run apart
+        .executableTarget(name: "switchboard-soak", dependencies: ["IMClient", "IMProtocol", "TestSupport"],
+                          path: "Soak/Sources"),
 
         // MARK: Benchmarks (`make bench`)
         .target(name: "BenchSupport", dependencies: ["IMClient", "IMProtocol"],
