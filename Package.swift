@@ -31,6 +31,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev", "libargon2-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8",
+                       providers: [.apt(["libpcre2-dev"])]),
 
         // MARK: Libraries
         .target(name: "IMProtocol"),
@@ -47,7 +49,7 @@ let package = Package(
         .target(name: "IMChat", dependencies: ["IMClient", "IMProtocol"]),
         .target(name: "IMBots",
                 dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
-                               "SwitchboardCrypto", "Logging", "Lifecycle"]),
+                               "SwitchboardCrypto", "Logging", "Lifecycle", "CPCRE2"]),
         .executableTarget(name: "switchboard",
                           dependencies: ["IMServer", "IMBots", "IMChat", "IMClient", "YAMLCoding", "Logging", "Lifecycle"]),
 

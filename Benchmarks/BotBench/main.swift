@@ -6,6 +6,9 @@
 // Prints a Markdown table for BENCHMARKS.md.
 //
 //   .build/release/BotBench [--users 50] [--rate 500] [--seconds 10] [--bots 100] [--durability full|normal]
+//                           [--binary .build/release/switchboard] [--runner-binary PATH]
+// `--runner-binary` runs the bots with another build's `switchboard` against this one's
+// server: a before/after of the runner alone.
 import BenchSupport
 import Foundation
 import IMClient
@@ -19,22 +22,28 @@ struct Options {
     var seconds: Int
     var bots: Int
     var binary: String
+    /// The `switchboard` that runs the bots (default: `binary`).
+    var runnerBinary: String
     var durability: String
 
     static func parse() -> Options {
-        let arguments = BenchArguments(known: ["users", "rate", "seconds", "bots", "binary", "durability"])
+        let arguments = BenchArguments(
+            known: ["users", "rate", "seconds", "bots", "binary", "runner-binary", "durability"])
+        let binary = arguments.string("binary", ".build/release/switchboard")
         return Options(
             users: arguments.int("users", 50), rate: arguments.int("rate", 500), seconds: arguments.int("seconds", 10),
-            bots: arguments.int("bots", 100), binary: arguments.string("binary", ".build/release/switchboard"),
+            bots: arguments.int("bots", 100), binary: binary, runnerBinary: arguments.string("runner-binary", binary),
             durability: arguments.string("durability", "full"))
     }
 }
 
 /// A bot file for bot number `index` (an auto-responder with budgets far above the load).
+/// The accounts are made beforehand (`BenchServer.createBots`), so every runner version
+/// only logs in, whatever it needs to create accounts.
 func botFile(_ index: Int) -> String {
     """
     bot: bot\(index)
-    account: { username: bot\(index), password: bench-password, register: true }
+    account: { username: bot\(index), password: bench-password }
     limits: { per_conversation: 1000/s, per_group: 1000/s, total: 5000/s }
     loop_guard: { max_replies_per_minute: 100000 }
     rules:
@@ -121,13 +130,14 @@ let server = try await BenchServer(binary: options.binary, durability: options.d
 defer { server.stop() }
 print("Machine: \(Machine.describe()). Server and runner: release builds, separate processes, loopback; "
       + "durability \(options.durability).")
+print("Server: \(options.binary); runner: \(options.runnerBinary).")
 print("")
 print("| measurement | result |")
 print("|---|---|")
 
 // 1. Auto-responder under load.
 do {
-    let (runner, _) = try await startRunner(options.binary, server: server, bots: 1, transport: transport)
+    let (runner, _) = try await startRunner(options.runnerBinary, server: server, bots: 1, transport: transport)
     defer { runner.stop() }
     let tokens = try await server.register("user", count: options.users)
     let latencies = Latencies()
@@ -150,6 +160,7 @@ do {
         }
     }
     try await Concurrently.waitUntil { (try? await server.parkedPolls()) ?? 0 >= options.users }
+    let cpuBefore = runner.cpuSeconds
     let total = options.rate * options.seconds
     let started = ContinuousClock.now
     let senders = Task {
@@ -183,12 +194,13 @@ do {
         print("| ↳ mean of the legs (server's millisecond stamps): send → message stamped; → reply stamped; → reply arrived "
               + "| \(mean(legs.map(\.0))); \(mean(legs.map(\.1))); \(mean(legs.map(\.2))) |")
     }
+    print("| runner CPU per reply | \(String(format: "%.0f µs", (runner.cpuSeconds - cpuBefore) / Double(max(1, samples.count)) * 1e6)) |")
     print("| runner RSS after the run | \(runner.rssKiB / 1024) MiB |")
 }
 
 // 2. Memory of one runner with many bots.
 do {
-    let (runner, _) = try await startRunner(options.binary, server: server, bots: options.bots, transport: transport)
+    let (runner, _) = try await startRunner(options.runnerBinary, server: server, bots: options.bots, transport: transport)
     defer { runner.stop() }
     try await Task.sleep(for: .seconds(2))
     print("| one runner with \(options.bots) bots logged in and parked: RSS | \(runner.rssKiB / 1024) MiB (\(runner.rssKiB / options.bots) KiB per bot) |")

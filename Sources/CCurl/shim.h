@@ -26,6 +26,12 @@ static inline CURLcode sb_curl_easy_setopt_slist(CURL *handle, CURLoption option
 static inline CURLcode sb_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback value) {
     return curl_easy_setopt(handle, option, value);
 }
+/* CURLOPT_OPENSOCKETFUNCTION */
+static inline CURLcode sb_curl_easy_setopt_opensocket_callback(CURL *handle, CURLoption option, curl_opensocket_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+/* CURL_SOCKET_BAD is a macro Swift does not import. */
+static inline curl_socket_t sb_curl_socket_bad(void) { return CURL_SOCKET_BAD; }
 /* CURLOPT_DEBUGFUNCTION */
 static inline CURLcode sb_curl_easy_setopt_debug_callback(CURL *handle, CURLoption option, curl_debug_callback value) {
     return curl_easy_setopt(handle, option, value);

@@ -84,6 +84,10 @@ struct TemplateRenderer {
     }
 
     private mutating func append(_ text: String, escaped: Bool) {
+        if escaping == .urlComponent {
+            appendPercentEncoded(text)
+            return
+        }
         guard escaped, escaping == .html else {
             output += text
             return
@@ -111,5 +115,22 @@ struct TemplateRenderer {
             runStart = index
         }
         output += Substring(bytes[runStart..<bytes.endIndex])
+    }
+
+    private mutating func appendPercentEncoded(_ text: String) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"):
+                encoded.append(byte)
+            default:
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        output += String(decoding: encoded, as: UTF8.self)
     }
 }

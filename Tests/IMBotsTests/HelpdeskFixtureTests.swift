@@ -10,7 +10,9 @@ import Testing
         let bot = try BotLoader.load(file: file, environment: [:])
         #expect(bot.name == "helpdesk")
         #expect(bot.account.username == "helpdesk")
-        #expect(bot.account.password == "change-me-please")
+        // No default secret: unset, the runner generates the password at the first start.
+        #expect(bot.account.password == "")
+        #expect(bot.account.passwordVariable == "HELPDESK_PASSWORD")
         #expect(bot.account.register)
         #expect(bot.listen == [.direct, .group("support")])
         #expect(bot.timezone == "Europe/Berlin")
@@ -35,5 +37,29 @@ import Testing
         let bot = try BotLoader.load(file: file, environment: [
             "HELPDESK_PASSWORD": "from-the-environment", "TICKETS_URL": "https://tickets.internal/api"])
         #expect(bot.account.password == "from-the-environment")
+    }
+}
+
+/// What ships in `bots/` runs with nothing set and carries no secret of its own.
+@Suite struct ShippedBotsTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("bots").path
+
+    @Test func everyShippedBotLoadsWithAnEmptyEnvironmentAndNoDefaultSecret() throws {
+        let (bots, errors) = BotLoader.loadDirectory(Self.folder, environment: [:])
+        #expect(errors.isEmpty, "\(errors)")
+        #expect(!bots.isEmpty)
+        for bot in bots {
+            // Empty: generated at the first start and kept in the runner's state (0600).
+            #expect(bot.account.password.isEmpty, "bot \(bot.name) ships a password")
+            let text = try String(contentsOfFile: bot.file, encoding: .utf8)
+            for line in text.split(separator: "\n") where ["password", "secret", "token"].contains(where: {
+                line.lowercased().contains($0)
+            }) {
+                // ${NAME:-default} with a default would be a secret everyone knows.
+                #expect(line.range(of: #"\$\{[A-Za-z_][A-Za-z0-9_]*:-[^}]+\}"#, options: .regularExpression) == nil,
+                        "\(bot.file): \(line)")
+            }
+        }
     }
 }

@@ -85,7 +85,7 @@ import Testing
         let (bots, errors) = BotLoader.loadDirectory(folder.path, environment: [:])
         #expect(bots.map(\.name) == ["a", "b"])
         #expect(errors.map(\.message) == [
-            "missing required key 'password' in 'account' (is 'pasword' at 2:25 a misspelling of it?)",
+            "unknown key 'pasword' (did you mean 'password'?)",
             "bot 'a' is also defined in \(folder.appendingPathComponent("a.yaml").path)",
         ])
         #expect(errors.errors.first?.file == folder.appendingPathComponent("c.yaml").path)

@@ -1,170 +1,157 @@
 import Foundation
 import IMBots
 import IMProtocol
+import Lifecycle
 import TestSupport
 import Testing
 
-/// The runner against a real server: replies, exactly-once across crashes, one runner per
-/// bot, and reloads that keep working rules.
-@Suite struct RunnerTests {
-    @Test func aDirectMessageGetsTheBotsReply() async throws {
-        try await withRunner { _, _, _, alice in
-            let start = try await alice.cursorNow()
-            try await alice.say("hello bot", to: "echo")
-            #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["echo: hello bot"])
+extension ServerSuites {
+    /// The runner against a real server: replies, exactly-once across crashes, one runner per
+    /// bot, and reloads that keep working rules.
+    @Suite(.timeLimit(.minutes(3))) struct RunnerTests {
+        @Test func aDirectMessageGetsTheBotsReply() async throws {
+            try await withRunner { _, _, _, alice in
+                let start = try await alice.cursorNow()
+                try await alice.say("hello bot", to: "echo")
+                #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["echo: hello bot"])
+            }
         }
-    }
 
-    @Test func theBotNeverAnswersItsOwnMessagesOrTwiceToOne() async throws {
-        try await withRunner { _, _, running, alice in
-            let start = try await alice.cursorNow()
-            for index in 0..<20 { try await alice.say("m\(index)", to: "echo") }
-            let replies = try await alice.messages(from: "echo", count: 20, after: start)
-            #expect(Set(replies) == Set((0..<20).map { "echo: m\($0)" }))
-            await running.stop()
-            // After the stop, the conversation holds 20 messages each way and nothing more.
-            let history = try await alice.history(with: "echo")
-            #expect(history.filter { $0.sender == "echo" }.count == 20)
-            #expect(history.filter { $0.sender == "alice" }.count == 20)
+        @Test func theBotNeverAnswersItsOwnMessagesOrTwiceToOne() async throws {
+            try await withRunner { _, _, running, alice in
+                let start = try await alice.cursorNow()
+                for index in 0..<20 { try await alice.say("m\(index)", to: "echo") }
+                let replies = try await alice.messages(from: "echo", count: 20, after: start)
+                #expect(Set(replies) == Set((0..<20).map { "echo: m\($0)" }))
+                await running.stop()
+                // After the stop, the conversation holds 20 messages each way and nothing more.
+                let history = try await alice.history(with: "echo")
+                #expect(history.filter { $0.sender == "echo" }.count == 20)
+                #expect(history.filter { $0.sender == "alice" }.count == 20)
+            }
         }
-    }
 
-    @Test func aRoleRuleLooksUpTheSendersRoleInTheGroup() async throws {
-        let server = try await TestServer.start()
-        let fixture = try RunnerFixture()
-        defer {
-            fixture.remove()
-            server.removeData()
+        @Test func aRoleRuleLooksUpTheSendersRoleInTheGroup() async throws {
+            try await withBotsFolder { server, fixture, adminToken in
+                let (alice, _) = try await server.client.register("alice")
+                let (bob, _) = try await server.client.register("bob")
+                #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open)).status == 201)
+                #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
+                try fixture.write("""
+                    bot: keeper
+                    account: { username: keeper, password: keeper-password, register: true }
+                    join: ["group:team"]
+                    rules:
+                      - name: owners
+                        when: { group: team, from: { role: owner }, text: { starts_with: status } }
+                        do: [ { reply: "owner {{sender.username}}" }, { stop: true } ]
+                      - name: others
+                        when: { group: team, text: { starts_with: status } }
+                        do: [ { reply: "member {{sender.username}}" } ]
+                    """, as: "keeper.yaml")
+                try await withRunningRunner(fixture.configuration(server: server, adminToken: adminToken)) { _ in
+                    try await eventually("keeper joined group:team") {
+                        let members = try await alice.get("/v1/groups/team/members").decode(MemberList.self).members
+                        return members.contains { $0.user.username == "keeper" }
+                    }
+                    // A bot's first start begins at the present: its first poll.
+                    try await server.awaitParkedPolls(1)
+                    let start = try await alice.cursorNow()
+                    for (index, sender) in [alice, bob].enumerated() {
+                        let sent = try await sender.send(
+                            "POST", "/v1/conversations/group:team/messages", json: SendMessageRequest(text: "status?"))
+                        #expect(sent.status == 201)
+                        let replies = try await alice.messages(from: "keeper", count: index + 1, after: start)
+                        if index == 1 { #expect(replies == ["owner alice", "member bob"]) }
+                    }
+                }
+            }
         }
-        let (alice, _) = try await server.client.register("alice")
-        let (bob, _) = try await server.client.register("bob")
-        #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open)).status == 201)
-        try await RunnerFixture.provisionBot("keeper", password: "keeper-password", on: server)
-        #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
-        try fixture.write("""
-            bot: keeper
-            account: { username: keeper, password: keeper-password, register: true }
-            join: ["group:team"]
-            rules:
-              - name: owners
-                when: { group: team, from: { role: owner }, text: { starts_with: status } }
-                do: [ { reply: "owner {{sender.username}}" }, { stop: true } ]
-              - name: others
-                when: { group: team, text: { starts_with: status } }
-                do: [ { reply: "member {{sender.username}}" } ]
-            """, as: "keeper.yaml")
-        let running = try RunningRunner(fixture.configuration(server: server))
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let members = try await alice.get("/v1/groups/team/members").decode(MemberList.self).members
-            if members.contains(where: { $0.user.username == "keeper" }) { break }
-            try await Task.sleep(for: .milliseconds(20))
+
+        @Test func aSecondRunnerOfTheSameBotIsRefused() async throws {
+            try await withRunner { server, fixture, first, alice in
+                let second = try BotRunner(configuration: fixture.configuration(server: server, adminToken: nil))
+                let error = await #expect(throws: RunnerError.self) { try await second.run() }
+                #expect(error?.description.contains("bot 'echo' is already running in another runner") == true)
+                // The first keeps answering, once.
+                let start = try await alice.cursorNow()
+                try await alice.say("still there?", to: "echo")
+                #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["echo: still there?"])
+                await first.stop()
+                #expect(try await alice.history(with: "echo").filter { $0.sender == "echo" }.count == 1)
+            }
         }
-        // A bot's first start begins at the present: messages count from its first poll.
-        try await server.awaitParkedPolls(1)
-        let start = try await alice.cursorNow()
-        for (index, sender) in [alice, bob].enumerated() {
-            let sent = try await sender.send(
-                "POST", "/v1/conversations/group:team/messages", json: SendMessageRequest(text: "status?"))
-            #expect(sent.status == 201)
-            let replies = try await alice.messages(from: "keeper", count: index + 1, after: start)
-            if index == 1 { #expect(replies == ["owner alice", "member bob"]) }
+
+        @Test func aRunnerElsewhereWithTheSameBotTakesOverWithoutDoubleReplies() async throws {
+            try await withRunner { server, fixture, first, alice in
+                // Another machine: its own state folder, so no local lock stops it. Its login
+                // (same device name) ends the first runner's, which stops.
+                let elsewhere = fixture.configuration(server: server, adminToken: nil, state: fixture.root + "/elsewhere")
+                try await withRunningRunner(elsewhere) { second in
+                    try await first.logs.line(containing: "stopped")
+                    let start = try await alice.cursorNow()
+                    for index in 0..<5 { try await alice.say("q\(index)", to: "echo") }
+                    let replies = try await alice.messages(from: "echo", count: 5, after: start)
+                    #expect(Set(replies) == Set((0..<5).map { "echo: q\($0)" }))
+                    await second.stop()
+                    #expect(try await alice.history(with: "echo").filter { $0.sender == "echo" }.count == 5)
+                }
+            }
         }
-        await running.stop()
-        await server.stop()
-    }
 
-    @Test func aSecondRunnerOfTheSameBotIsRefused() async throws {
-        try await withRunner { server, fixture, first, alice in
-            let second = try BotRunner(configuration: fixture.configuration(server: server))
-            let error = await #expect(throws: RunnerError.self) { try await second.run() }
-            #expect(error?.description.contains("bot 'echo' is already running in another runner") == true)
-            // The first keeps answering, once.
-            let start = try await alice.cursorNow()
-            try await alice.say("still there?", to: "echo")
-            #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["echo: still there?"])
-            await first.stop()
-            #expect(try await alice.history(with: "echo").filter { $0.sender == "echo" }.count == 1)
+        @Test func aReloadWithABrokenFileKeepsTheOldRules() async throws {
+            try await withRunner(bot: RunnerFixture.echoBot(prefix: "v1")) { _, fixture, running, alice in
+                try fixture.write(RunnerFixture.echoBot(prefix: "v2").replacingOccurrences(of: "reply:", with: "repyl:"))
+                let problems = await running.runner.reload()
+                #expect(problems.contains { $0.contains("echo.yaml:") && $0.contains("unknown key 'repyl' (did you mean 'reply'?)") })
+                var start = try await alice.cursorNow()
+                try await alice.say("after broken", to: "echo")
+                #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v1: after broken"])
+
+                // A file whose examples fail is refused too.
+                try fixture.write(RunnerFixture.echoBot(prefix: "v3").replacingOccurrences(of: "expect: { reply: \"v3: hi\" }", with: "expect: { reply: \"nope\" }"))
+                #expect(!(await running.runner.reload()).isEmpty)
+
+                try fixture.write(RunnerFixture.echoBot(prefix: "v4"))
+                #expect(await running.runner.reload().isEmpty)
+                start = try await alice.cursorNow()
+                try await alice.say("after fix", to: "echo")
+                #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v4: after fix"])
+            }
         }
-    }
 
-    @Test func aRunnerElsewhereWithTheSameBotTakesOverWithoutDoubleReplies() async throws {
-        try await withRunner { server, fixture, first, alice in
-            // Another machine: its own state folder, so no local lock stops it. Its login
-            // (same device name) ends the first runner's, which stops.
-            let second = try RunningRunner(fixture.configuration(server: server, state: fixture.root + "/elsewhere"))
-            try await awaitLog(first, containing: "stopped")
-            let start = try await alice.cursorNow()
-            for index in 0..<5 { try await alice.say("q\(index)", to: "echo") }
-            let replies = try await alice.messages(from: "echo", count: 5, after: start)
-            #expect(Set(replies) == Set((0..<5).map { "echo: q\($0)" }))
-            await second.stop()
-            #expect(try await alice.history(with: "echo").filter { $0.sender == "echo" }.count == 5)
+        /// The watcher looks at the folder on the runner's clock: time is moved by hand.
+        @Test func aChangedFileIsPickedUpWhileRunning() async throws {
+            try await withBotsFolder { server, fixture, adminToken in
+                try fixture.write(RunnerFixture.echoBot(prefix: "old"))
+                let time = ManualTime()
+                let configuration = fixture.configuration(server: server, adminToken: adminToken, watchInterval: 1, time: time)
+                try await withRunningRunner(configuration) { running in
+                    let (alice, _) = try await server.client.register("alice")
+                    try await alice.awaitUser("echo")
+                    try await server.awaitParkedPolls(1)
+                    try fixture.write(RunnerFixture.echoBot(prefix: "newer"))
+                    // Each second of the runner's time the watcher looks once.
+                    try await eventually("the watcher noticed the change") {
+                        time.advance(by: .seconds(1))
+                        return running.logs.contains("new rules applied")
+                    }
+                    let start = try await alice.cursorNow()
+                    try await alice.say("which?", to: "echo")
+                    #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["newer: which?"])
+                }
+            }
         }
-    }
 
-    @Test func aReloadWithABrokenFileKeepsTheOldRules() async throws {
-        try await withRunner(bot: RunnerFixture.echoBot(prefix: "v1")) { _, fixture, running, alice in
-            try fixture.write(RunnerFixture.echoBot(prefix: "v2").replacingOccurrences(of: "reply:", with: "repyl:"))
-            let problems = await running.runner.reload()
-            #expect(problems.contains { $0.contains("echo.yaml:") && $0.contains("unknown key 'repyl' (did you mean 'reply'?)") })
-            var start = try await alice.cursorNow()
-            try await alice.say("after broken", to: "echo")
-            #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v1: after broken"])
-
-            // A file whose examples fail is refused too.
-            try fixture.write(RunnerFixture.echoBot(prefix: "v3").replacingOccurrences(of: "expect: { reply: \"v3: hi\" }", with: "expect: { reply: \"nope\" }"))
-            #expect(!(await running.runner.reload()).isEmpty)
-
-            try fixture.write(RunnerFixture.echoBot(prefix: "v4"))
-            #expect(await running.runner.reload().isEmpty)
-            start = try await alice.cursorNow()
-            try await alice.say("after fix", to: "echo")
-            #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v4: after fix"])
-        }
-    }
-
-    @Test func aChangedFileIsPickedUpWhileRunning() async throws {
-        let server = try await TestServer.start()
-        let fixture = try RunnerFixture()
-        defer {
-            fixture.remove()
-            server.removeData()
-        }
-        try fixture.write(RunnerFixture.echoBot(prefix: "old"))
-        try await RunnerFixture.provisionBot(on: server)
-        let running = try RunningRunner(fixture.configuration(server: server, watchInterval: 0.05))
-        let (alice, _) = try await server.client.register("alice")
-        try await alice.awaitUser("echo")
-        try await server.awaitParkedPolls(1)
-        try fixture.write(RunnerFixture.echoBot(prefix: "newer"))
-        try await awaitLog(running, containing: "new rules applied")
-        let start = try await alice.cursorNow()
-        try await alice.say("which?", to: "echo")
-        #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["newer: which?"])
-        await running.stop()
-        await server.stop()
-    }
-
-    @Test func aBrokenFileAtStartStopsTheRunnerWithEveryError() async throws {
-        let server = try await TestServer.start()
-        let fixture = try RunnerFixture()
-        defer { fixture.remove() }
-        try fixture.write(RunnerFixture.echoBot().replacingOccurrences(of: "reply:", with: "repyl:")
-            .replacingOccurrences(of: "direct: true", with: "direkt: true"))
-        let runner = try BotRunner(configuration: fixture.configuration(server: server))
-        let error = await #expect(throws: RunnerError.self) { try await runner.run() }
-        let text = error?.description ?? ""
-        #expect(text.contains("echo.yaml:") && text.contains("'repyl'") && text.contains("'direkt'"))
-        await server.stop()
-        server.removeData()
-    }
-
-    private func awaitLog(_ running: RunningRunner, containing text: String) async throws {
-        let deadline = Date().addingTimeInterval(30)
-        while !running.logs.lines.contains(where: { $0.message.contains(text) }) {
-            guard Date() < deadline else { throw TestFailure("no log line with '\(text)'") }
-            try await Task.sleep(for: .milliseconds(20))
+        @Test func aBrokenFileAtStartStopsTheRunnerWithEveryError() async throws {
+            try await withBotsFolder { server, fixture, adminToken in
+                try fixture.write(RunnerFixture.echoBot().replacingOccurrences(of: "reply:", with: "repyl:")
+                    .replacingOccurrences(of: "direct: true", with: "direkt: true"))
+                let runner = try BotRunner(configuration: fixture.configuration(server: server, adminToken: adminToken))
+                let error = await #expect(throws: RunnerError.self) { try await runner.run() }
+                let text = error?.description ?? ""
+                #expect(text.contains("echo.yaml:") && text.contains("'repyl'") && text.contains("'direkt'"))
+            }
         }
     }
 }

@@ -32,6 +32,46 @@ struct CheckCommandTests {
         #expect(result.outputLines == ["1 file checked, 4 errors"])
     }
 
+    /// One run shows everything: a too-short password near the top does not hide a
+    /// misspelt action further down, nor a duplicate rule, nor another file's problems.
+    @Test func everyErrorOfEveryFileIsReportedInOneRun() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let first = try sandbox.write("bots/a.yaml", """
+            bot: a
+            account: { username: a, password: short }
+            limits: { total: fast }
+            rules:
+              - name: r
+                do: [ { repyl: hi } ]
+              - name: r
+                do: [ { reply: "{{nope}}" } ]
+            """)
+        let second = try sandbox.write("bots/b.yaml", """
+            bot: ".."
+            account: { username: b, password: long-enough-password }
+            rules:
+              - { name: r, when: { text: { regex: '(a|aa)+$' } }, do: [ { stop: true } ] }
+            """)
+
+        let result = await sandbox.run(["check", sandbox.path("bots")])
+
+        #expect(result.status == 2)
+        #expect(result.errorLines == [
+            "\(first):2:35: the password must be 8 to 1024 bytes long (it is 5); leave it empty to have the runner "
+                + "generate one",
+            "\(first):3:18: 'fast' is not a rate (write COUNT/UNIT, e.g. 1/s, 20/min, 100/h, or 5/10s)",
+            "\(first):6:13: unknown key 'repyl' (did you mean 'reply'?)",
+            "\(first):7:5: duplicate rule name 'r' (first defined at 5:5)",
+            "\(first):8:21: unknown template variable 'nope' "
+                + "(known: args, argv, bot, conversation, event, match, member, message, now, sender, state)",
+            "\(second):1:6: '..' is not a valid name: it needs a letter, digit, '_' or '-' besides dots",
+            "\(second):4:39: regex '(a|aa)+$' repeats a choice whose alternatives can start alike (like '(a|aa)+'), "
+                + "which can take exponential time on some messages; make the alternatives start differently",
+        ])
+        #expect(result.outputLines == ["2 files checked, 7 errors"])
+    }
+
     @Test func goodAndBadFilesAreReportedEachInItsPlace() async throws {
         let sandbox = Sandbox()
         defer { sandbox.remove() }

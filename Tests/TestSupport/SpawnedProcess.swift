@@ -138,6 +138,23 @@ public final class SpawnedProcess: Sendable {
         // until waitpid returns, so its pid stays its own.)
     }
 
+    /// Sends `number` and waits for the child to end. A child still running after
+    /// `hangGuard` (one that ignores the signal) is killed with SIGKILL and `HangError`
+    /// thrown, so a test never waits on it for ever.
+    @discardableResult
+    public func stop(_ number: Int32 = SIGTERM, hangGuard: Duration = .seconds(30)) async throws -> Int32 {
+        signal(number)
+        do {
+            return try await withHangGuard("process \(pid) ending on signal \(number)", hangGuard: hangGuard) {
+                await self.waitForExit()
+            }
+        } catch {
+            signal(SIGKILL)
+            _ = await waitForExit()
+            throw error
+        }
+    }
+
     private static func decode(_ raw: Int32) -> Int32 {
         let signal = raw & 0x7F
         return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal

@@ -102,7 +102,12 @@ public struct TestClient: Sendable {
     public static let sharedTransport = CurlTransport()
 
     public init(server: TestServer, token: String? = nil, transport: any HTTPTransport = TestClient.sharedTransport) {
-        self.baseURL = server.baseURL
+        self.init(baseURL: server.baseURL, token: token, transport: transport)
+    }
+
+    /// A client of a server elsewhere (one a test started as a process).
+    public init(baseURL: String, token: String? = nil, transport: any HTTPTransport = TestClient.sharedTransport) {
+        self.baseURL = baseURL
         self.transport = transport
         self.token = token
     }

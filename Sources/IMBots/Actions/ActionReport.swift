@@ -10,6 +10,9 @@ public struct ActionReport: Sendable {
     public var state: [String: TemplateValue]
     /// Whether any performed action changed the state.
     public var stateChanged: Bool
+    /// The performed changes in order, to apply to the state as it is when the event
+    /// finishes (the runner handles events of different conversations side by side).
+    var operations: [StateOperation] = []
 
     /// Creates a report.
     public init(outcomes: [ActionOutcome] = [], state: [String: TemplateValue], stateChanged: Bool = false) {

@@ -43,6 +43,7 @@ public enum ActionRunner {
             if run.stateChanged {
                 report.state = run.state
                 report.stateChanged = true
+                report.operations += run.operations
             }
         }
         return report
@@ -58,6 +59,8 @@ struct RuleRun {
     /// The state as this rule's templates see it; performed changes apply at once.
     private(set) var state: [String: TemplateValue]
     private(set) var stateChanged = false
+    /// The performed state changes, as operations to apply to the state of the moment.
+    private(set) var operations: [StateOperation] = []
     /// Built-in variables plus `http` results, without `state`.
     private var variables: [String: TemplateValue]
 
@@ -134,7 +137,9 @@ struct RuleRun {
             return try await http(spec, key: key, root: root, effects: effects, fail)
         case .set(let assignments):
             let changes = assignments.map { StateChange(key: $0.key.description, value: $0.value.render(root).templateValue) }
-            for (assignment, change) in zip(assignments, changes) { apply(assignment.key, change.value) }
+            for (assignment, change) in zip(assignments, changes) {
+                apply(assignment.key, change.value, as: .set(path: assignment.key.path, value: change.value))
+            }
             return .state(changes)
         case .increment(let spec):
             let current = StatePath.value(at: spec.key.path, in: state)
@@ -147,7 +152,7 @@ struct RuleRun {
             default:
                 throw fail(.invalidState, "state '\(spec.key)' holds \(StatePath.describe(current)), not a number")
             }
-            apply(spec.key, next)
+            apply(spec.key, next, as: .add(path: spec.key.path, amount: spec.by))
             return .state([StateChange(key: spec.key.description, value: next)])
         case .stop:
             return .stop
@@ -170,9 +175,10 @@ struct RuleRun {
         variables[name] = value
     }
 
-    private mutating func apply(_ key: StateKey, _ value: TemplateValue) {
+    private mutating func apply(_ key: StateKey, _ value: TemplateValue, as operation: StateOperation) {
         guard performs else { return }
         StatePath.set(value, at: key.path, in: &state)
+        operations.append(operation)
         stateChanged = true
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import IMClient
+import Lifecycle
 import Templates
 
 extension RuleRun {
@@ -7,7 +8,8 @@ extension RuleRun {
     /// named by `as` for the rule's later actions.
     mutating func http(_ spec: HTTPSpec, key: String, root: TemplateValue, effects: some BotEffects,
                        _ fail: (ActionError.Code, String) -> ActionError) async throws(ActionError) -> ActionEffect {
-        let url = spec.url.render(root).trimmedWhitespace
+        // Values are percent-encoded: a sender's text cannot add a path, a query or a host.
+        let url = spec.url.renderURL(root).trimmedWhitespace
         guard HTTPSpec.isHTTPURL(url) else {
             throw fail(.invalidURL, "'\(url)' is not an http:// or https:// URL (from '\(spec.url.source)')")
         }
@@ -24,7 +26,7 @@ extension RuleRun {
         }
         addDefault("Idempotency-Key", key, to: &headers)
         let request = TransportRequest(method: spec.method, url: url, headers: headers, body: body,
-                                       timeout: .milliseconds(Int64(spec.timeout.seconds * 1000)))
+                                       timeout: .seconds(clamping: spec.timeout.seconds))
         var call = HTTPCall(method: spec.method, url: url, name: spec.name, idempotencyKey: key, status: nil)
         guard performs else { return .http(call) }
 

@@ -95,7 +95,7 @@ indirect enum RenderedValue: Sendable {
     }
 
     /// A JSON string literal (RFC 8259): quotes, backslashes and control characters escaped.
-    private static func writeString(_ value: String, to output: inout String) {
+    static func writeString(_ value: String, to output: inout String) {
         output += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -17,6 +17,11 @@ final class BotDecoding: Sendable {
     /// Precise codes of errors raised by bot types, by where and what; the YAML layer
     /// only knows its own broader codes.
     private let codes = Mutex<[CodeKey: BotConfigError.Code]>([:])
+    /// Problems that did not stop decoding (see ``report(_:_:at:)``).
+    private let reported = Mutex<[YAMLError]>([])
+    /// The file as read, kept even when the decoder then throws (for unknown keys), so
+    /// that the checks across the file run in the same pass.
+    private let file_ = Mutex<BotFile?>(nil)
 
     private struct CodeKey: Hashable {
         var mark: YAMLMark
@@ -34,6 +39,66 @@ final class BotDecoding: Sendable {
     func error(_ code: BotConfigError.Code, _ message: String, at mark: YAMLMark) -> YAMLError {
         codes.withLock { $0[CodeKey(mark: mark, message: message)] = code }
         return YAMLError(.invalidValue, message, file: file, mark: mark)
+    }
+
+    /// Records a problem with a value that does not keep the rest of the file from being
+    /// read (a too short password, a bad name): decoding goes on, so the problems further
+    /// down are found in the same run, and the loader reports this one with them.
+    func report(_ code: BotConfigError.Code, _ message: String, at mark: YAMLMark) {
+        let problem = error(code, message, at: mark)
+        reported.withLock { $0.append(problem) }
+    }
+
+    /// Records a problem made with ``error(_:_:at:)``, like ``report(_:_:at:)``.
+    func record(_ problem: YAMLError) {
+        reported.withLock { $0.append(problem) }
+    }
+
+    /// Runs one part of a value's decoding: a failure is recorded, to be reported with
+    /// the rest, and nil returned, so that the parts after it are read (and checked) too.
+    /// A failure that carries no located problem is thrown on.
+    func attempt<T>(_ body: () throws -> T) throws -> T? {
+        do {
+            return try body()
+        } catch let error as DecodingError {
+            guard let problems = Self.problems(in: error) else { throw error }
+            reported.withLock { $0 += problems.errors }
+            return nil
+        }
+    }
+
+    private static func problems(in error: DecodingError) -> YAMLErrors? {
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context),
+             .dataCorrupted(let context):
+            return context.underlyingError as? YAMLErrors
+        @unknown default:
+            return nil
+        }
+    }
+
+    /// Keeps the file as read (the last complete read wins).
+    func keep(_ file: BotFile) { file_.withLock { $0 = file } }
+
+    /// The file as read, if it was read to the end.
+    var kept: BotFile? { file_.withLock { $0 } }
+
+    /// The problems recorded with ``report(_:_:at:)``.
+    var reportedErrors: [YAMLError] { reported.withLock { $0 } }
+
+    /// `NAME` when the scalar at `mark` is written `${NAME}` or `${NAME:-…}` in the file.
+    func variable(at mark: YAMLMark) -> String? {
+        guard mark.isKnown, mark.line >= 1, mark.line <= lines.count else { return nil }
+        let line = lines[mark.line - 1].unicodeScalars
+        var rest = line.dropFirst(max(0, mark.column - 1))
+        while let start = rest.firstIndex(of: "$") {
+            rest = rest[rest.index(after: start)...]
+            guard rest.first == "{" else { continue }
+            let name = rest.dropFirst().prefix { $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic)
+                || ("0"..."9").contains($0) }
+            if !name.isEmpty { return String(String.UnicodeScalarView(name)) }
+        }
+        return nil
     }
 
     /// The code recorded for an error raised by `error(_:_:at:)`, if it was.

@@ -14,13 +14,19 @@ public struct BotDefinition: Sendable {
         public var register: Bool
         /// The nickname to register with; nil uses the username.
         public var nickname: String?
+        /// The environment variable the file takes the password from (`${NAME}`), for
+        /// messages that say what to set.
+        public var passwordVariable: String?
 
-        /// Creates account settings.
-        public init(username: String, password: String, register: Bool = false, nickname: String? = nil) {
+        /// Creates account settings; an empty password means the runner generates one
+        /// (with `register`) or refuses to start the bot.
+        public init(username: String, password: String, register: Bool = false, nickname: String? = nil,
+                    passwordVariable: String? = nil) {
             self.username = username
             self.password = password
             self.register = register
             self.nickname = nickname
+            self.passwordVariable = passwordVariable
         }
 
         /// The settings with the password left out, safe for logs.
@@ -69,7 +75,8 @@ public struct BotDefinition: Sendable {
         }
     }
 
-    /// Send budgets (`limits`): sends beyond them wait in a queue, they are not dropped.
+    /// Send budgets (`limits`): sends beyond them wait in their conversation's queue, which
+    /// holds up to `queue` messages.
     public struct Limits: Sendable, Hashable {
         /// Per conversation. Default 1/s.
         public var perConversation: Rate
@@ -77,18 +84,25 @@ public struct BotDefinition: Sendable {
         public var perGroup: Rate
         /// Across all the bot's conversations. Default 30/s.
         public var total: Rate
+        /// Messages one conversation's queue holds; past it the oldest reply is dropped
+        /// (and audited). Default 100.
+        public var queue: Int
+
+        /// The most `queue` may be.
+        public static let maximumQueue = 10_000
 
         /// The defaults.
         public static let standard = Limits(
             perConversation: Rate(count: 1, per: ConfigDuration(seconds: 1)),
             perGroup: Rate(count: 20, per: ConfigDuration(seconds: 60)),
-            total: Rate(count: 30, per: ConfigDuration(seconds: 1)))
+            total: Rate(count: 30, per: ConfigDuration(seconds: 1)), queue: 100)
 
         /// Creates budgets.
-        public init(perConversation: Rate, perGroup: Rate, total: Rate) {
+        public init(perConversation: Rate, perGroup: Rate, total: Rate, queue: Int = 100) {
             self.perConversation = perConversation
             self.perGroup = perGroup
             self.total = total
+            self.queue = min(max(queue, 1), Self.maximumQueue)
         }
     }
 

@@ -5,7 +5,7 @@ import YAMLCoding
 /// decoding so that all such problems are reported together. `BotLoader` then checks
 /// what spans the file (rule names, examples' references, the avatar) and builds the
 /// `BotDefinition`.
-struct BotFile: Decodable {
+struct BotFile: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case bot, account, profile, listen, join, onStart, limits, loopGuard, state, timezone, rules
         case webhooks
@@ -23,56 +23,95 @@ struct BotFile: Decodable {
     var timezone: TimeZoneName?
     var rules: [Rule]
 
+    /// Reads every section even when an earlier one is wrong, so that `check` reports the
+    /// problems of the whole file at once (the loader refuses the file if there are any).
     init(from decoder: any Decoder) throws {
+        let context = decoder.botDecoding
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if container.contains(.webhooks) {
             let node = try container.decode(YAMLNode.self, forKey: .webhooks)
-            throw decoder.botDecoding.failure(.notAvailable, "'webhooks' is not available in this version",
-                                              at: node.mark, path: [CodingKeys.webhooks])
+            context.report(.notAvailable, "'webhooks' is not available in this version", at: node.mark)
         }
-        bot = try container.decode(Name.self, forKey: .bot)
-        account = try container.decode(AccountSection.self, forKey: .account)
-        profile = try container.decodeIfPresent(ProfileSection.self, forKey: .profile)
-        listen = try container.decodeIfPresent([ConversationPattern].self, forKey: .listen)
-        join = try container.decodeIfPresent([JoinTarget].self, forKey: .join)
-        onStart = try container.decodeIfPresent(OnStartSection.self, forKey: .onStart)
-        limits = try container.decodeIfPresent(LimitsSection.self, forKey: .limits)
-        loopGuard = try container.decodeIfPresent(LoopGuardSection.self, forKey: .loopGuard)
-        state = try container.decodeIfPresent([String: YAMLValue].self, forKey: .state)
-        timezone = try container.decodeIfPresent(TimeZoneName.self, forKey: .timezone)
-        rules = try container.decodeIfPresent([Rule].self, forKey: .rules) ?? []
+        bot = try context.attempt { try container.decode(Name.self, forKey: .bot) } ?? Name.unnamed
+        account = try context.attempt { try container.decode(AccountSection.self, forKey: .account) }
+            ?? AccountSection.unnamed
+        profile = try context.attempt { try container.decodeIfPresent(ProfileSection.self, forKey: .profile) } ?? nil
+        listen = try context.attempt { try container.decodeIfPresent([ConversationPattern].self, forKey: .listen) } ?? nil
+        join = try context.attempt { try container.decodeIfPresent([JoinTarget].self, forKey: .join) } ?? nil
+        onStart = try context.attempt { try container.decodeIfPresent(OnStartSection.self, forKey: .onStart) } ?? nil
+        limits = try context.attempt { try container.decodeIfPresent(LimitsSection.self, forKey: .limits) } ?? nil
+        loopGuard = try context.attempt { try container.decodeIfPresent(LoopGuardSection.self, forKey: .loopGuard) } ?? nil
+        state = try context.attempt { try container.decodeIfPresent([String: YAMLValue].self, forKey: .state) } ?? nil
+        timezone = try context.attempt { try container.decodeIfPresent(TimeZoneName.self, forKey: .timezone) } ?? nil
+        rules = try Self.rules(in: container, context)
+        context.keep(self)
+    }
+}
+
+extension BotFile {
+    /// The rules that decode: a broken rule is reported and left out, so the others are
+    /// checked, and so are the checks across the file (duplicate names, examples).
+    private static func rules(in container: KeyedDecodingContainer<CodingKeys>,
+                              _ context: BotDecoding) throws -> [Rule] {
+        guard container.contains(.rules),
+              var list = try context.attempt({ try container.nestedUnkeyedContainer(forKey: .rules) }) else { return [] }
+        var rules: [Rule] = []
+        while !list.isAtEnd {
+            if let rule = try context.attempt({ try list.decode(Rule.self) }) {
+                rules.append(rule)
+            } else {
+                _ = try list.decode(YAMLNode.self)
+            }
+        }
+        return rules
     }
 }
 
 /// `account: {username, password, register, nickname}`.
-struct AccountSection: Decodable {
+///
+/// The password may be empty or left out: the runner then generates one at the first
+/// start (with `register: true`) or refuses, naming the variable to set. Shipped bots
+/// write `password: ${NAME_PASSWORD:-}`, so no file carries a default secret.
+struct AccountSection: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable { case username, password, register, nickname }
 
     var username: Located<String>
-    var password: Located<String>
+    var password: Located<String>?
     var register: Bool?
     var nickname: String?
+    /// `NAME` when the password is written `${NAME}` or `${NAME:-…}`.
+    var passwordVariable: String?
 
     init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
         let container = try decoder.container(keyedBy: CodingKeys.self)
         username = try container.decode(Located<String>.self, forKey: .username)
-        password = try container.decode(Located<String>.self, forKey: .password)
+        password = try container.decodeIfPresent(Located<String>.self, forKey: .password)
         register = try container.decodeIfPresent(Bool.self, forKey: .register)
         nickname = try container.decodeIfPresent(String.self, forKey: .nickname)
-        var errors: [YAMLError] = []
+        // `${NAME:-}` unset reads as an empty scalar, that is no value: the node still has the mark.
+        if container.contains(.password) {
+            passwordVariable = context.variable(at: try container.decode(YAMLNode.self, forKey: .password).mark)
+        }
         do {
             username.value = try Validate.username(username.value)
         } catch {
-            errors.append(context.error(.invalidValue, "invalid username '\(username.value)': \(Self.reason(error))",
-                                        at: username.mark))
+            context.report(.invalidValue, "invalid username '\(username.value)': \(Self.reason(error))",
+                           at: username.mark)
         }
-        if !Limits.passwordBytes.contains(password.value.utf8.count) {
-            errors.append(context.error(.invalidValue,
+        if let password, !password.value.isEmpty, !Limits.passwordBytes.contains(password.value.utf8.count) {
+            context.report(.invalidValue,
                 "the password must be \(Limits.passwordBytes.lowerBound) to \(Limits.passwordBytes.upperBound) "
-                    + "bytes long (it is \(password.value.utf8.count))", at: password.mark))
+                    + "bytes long (it is \(password.value.utf8.count)); leave it empty to have the runner generate one",
+                at: password.mark)
         }
-        guard errors.isEmpty else { throw context.failure(errors, path: decoder.codingPath) }
+    }
+
+    /// Stands in for a section that failed to decode (its problems are reported).
+    static let unnamed = AccountSection(username: Located("-", mark: .unknown))
+
+    private init(username: Located<String>) {
+        self.username = username
     }
 
     /// The message of a validation error, without the API error's wrapping.
@@ -82,7 +121,7 @@ struct AccountSection: Decodable {
 }
 
 /// `profile: {nickname, signature, avatar, attrs}`.
-struct ProfileSection: Decodable {
+struct ProfileSection: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable { case nickname, signature, avatar, attrs }
 
     var nickname: String?
@@ -108,7 +147,7 @@ struct ProfileSection: Decodable {
 }
 
 /// `on_start: {backlog, within}`.
-struct OnStartSection: Decodable {
+struct OnStartSection: Decodable, Sendable {
     enum Backlog: String, Decodable, CaseIterable { case skip, all, newerThan = "newer_than" }
     enum CodingKeys: String, CodingKey, CaseIterable { case backlog, within }
 
@@ -132,15 +171,37 @@ struct OnStartSection: Decodable {
     }
 }
 
-/// `limits: {per_conversation, per_group, total}`.
-struct LimitsSection: Decodable {
+/// `limits: {per_conversation, per_group, total, queue}`.
+struct LimitsSection: Decodable, Sendable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case perConversation, perGroup, total, queue }
+
     var perConversation: Rate?
     var perGroup: Rate?
     var total: Rate?
+    var queue: Int?
+
+    init(from decoder: any Decoder) throws {
+        let context = decoder.botDecoding
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func rate(_ key: CodingKeys) throws -> Rate? {
+            try context.attempt { try container.decodeIfPresent(Rate.self, forKey: key) } ?? nil
+        }
+        perConversation = try rate(.perConversation)
+        perGroup = try rate(.perGroup)
+        total = try rate(.total)
+        if let queue = try container.decodeIfPresent(Located<Int>.self, forKey: .queue) {
+            if (1...BotDefinition.Limits.maximumQueue).contains(queue.value) {
+                self.queue = queue.value
+            } else {
+                context.report(.invalidValue, "limits.queue must be 1 to \(BotDefinition.Limits.maximumQueue) messages",
+                               at: queue.mark)
+            }
+        }
+    }
 }
 
 /// `loop_guard: {max_replies_per_minute}`.
-struct LoopGuardSection: Decodable {
+struct LoopGuardSection: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable { case maxRepliesPerMinute }
 
     var maxRepliesPerMinute: Int
@@ -158,7 +219,7 @@ struct LoopGuardSection: Decodable {
 
 /// One entry of `join:`: `group:NAME` (joined, created when missing) or `room:NAME`
 /// (entered, created when missing).
-struct JoinTarget: Decodable {
+struct JoinTarget: Decodable, Sendable {
     var address: ConversationAddress
 
     init(from decoder: any Decoder) throws {

@@ -75,13 +75,25 @@ public enum BotLoader {
         let decoder = YAMLDecoder(interpolation: .environment(environment),
                                   keyDecodingStrategy: .convertFromSnakeCase,
                                   userInfo: [BotDecoding.key: context])
-        let parsed: BotFile
+        var problems: [YAMLError] = []
+        var parsed: BotFile?
         do {
             parsed = try decoder.decode(BotFile.self, from: text, file: file)
         } catch {
-            throw BotConfigErrors(error.errors.map { convert($0, file: file, context: context) })
+            problems = error.errors
+            // Unknown keys make the decoder throw after the file was read whole: the
+            // checks across the file still run, so their problems come in the same report.
+            parsed = context.kept
         }
-        return try BotDefinition(parsed, file: file, directory: directory, version: version)
+        var errors = (problems + context.reportedErrors).map { convert($0, file: file, context: context) }
+        guard let parsed else { throw BotConfigErrors(errors) }
+        do {
+            let definition = try BotDefinition(parsed, file: file, directory: directory, version: version)
+            if errors.isEmpty { return definition }
+        } catch {
+            errors += error.errors
+        }
+        throw BotConfigErrors(errors)
     }
 
     /// The first 12 hex digits of the SHA-256 of the file's bytes.

@@ -11,18 +11,23 @@ extension HTTPSpec: Decodable {
     init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
         let container = try decoder.container(keyedBy: Key.self)
-        func fail(_ message: String, _ mark: YAMLMark, _ key: Key) -> DecodingError {
-            context.failure(.invalidValue, message, at: mark, path: container.codingPath + [key])
+        // Problems are reported together (the loader refuses the file), so the values
+        // below are read on past them.
+        func fail(_ message: String, _ mark: YAMLMark, _ key: Key) {
+            context.report(.invalidValue, message, at: mark)
         }
 
         let url = try container.decode(TemplateText.self, forKey: .url)
         if url.isConstant, !Self.isHTTPURL(url.source) {
-            throw fail("'\(url.source)' is not an http:// or https:// URL", url.mark, .url)
+            fail("'\(url.source)' is not an http:// or https:// URL", url.mark, .url)
+        }
+        if let host = Self.authority(of: url.source), host.contains("{{") {
+            fail("the host of an http url cannot be a template ('\(host)'): a message could send the request "
+                 + "anywhere; write the host in the file (or take it from ${VARIABLE})", url.mark, .url)
         }
         let headers = try container.decodeIfPresent(OrderedMap<TemplateText>.self, forKey: .headers)
         for entry in headers?.entries ?? [] where !Self.isToken(entry.key) {
-            throw fail("'\(entry.key)' is not a valid header name", headers?.keyMarks[entry.key] ?? decoder.mark,
-                       .headers)
+            fail("'\(entry.key)' is not a valid header name", headers?.keyMarks[entry.key] ?? decoder.mark, .headers)
         }
         let json = try container.decodeIfPresent(ValueTemplate.self, forKey: .json)
         let text = try container.decodeIfPresent(TemplateText.self, forKey: .body)
@@ -32,37 +37,69 @@ extension HTTPSpec: Decodable {
         case (nil, let text?): body = .text(text)
         case (nil, nil): body = .none
         case (.some, .some):
-            throw fail("an http action sends either 'json' or 'body', not both", decoder.mark, .body)
+            fail("an http action sends either 'json' or 'body', not both", decoder.mark, .body)
+            body = .none
         }
 
         var method = { if case .none = body { "GET" } else { "POST" } }()
         if let written = try container.decodeIfPresent(Located<String>.self, forKey: .method) {
             method = written.value.uppercased()
-            guard Self.methods.contains(method) else {
-                throw fail("'\(written.value)' is not an HTTP method (use \(Self.methods.joined(separator: ", ")))",
-                           written.mark, .method)
+            if !Self.methods.contains(method) {
+                fail("'\(written.value)' is not an HTTP method (use \(Self.methods.joined(separator: ", ")))",
+                     written.mark, .method)
             }
         }
 
         let timeout = try container.decodeIfPresent(Located<ConfigDuration>.self, forKey: .timeout)
-        if let timeout, !(timeout.value.seconds > 0 && timeout.value.seconds <= 300) {
-            throw fail("an http timeout must be more than 0 and at most 300s", timeout.mark, .timeout)
+        let longest = HTTPActionClient.maximumTimeout.seconds
+        if let timeout, !(timeout.value.seconds > 0 && timeout.value.seconds <= longest) {
+            fail("an http timeout must be more than 0 and at most \(Int(longest))s", timeout.mark, .timeout)
         }
 
         var name: String?
         if let written = try container.decodeIfPresent(Located<String>.self, forKey: .as) {
-            guard Self.isIdentifier(written.value), !TemplateRoots.builtin.contains(written.value) else {
+            if Self.isIdentifier(written.value), !TemplateRoots.builtin.contains(written.value) {
+                name = written.value
+            } else {
                 let reason = TemplateRoots.builtin.contains(written.value)
                     ? "'\(written.value)' is a built-in template variable; choose another name"
                     : "'\(written.value)' is not a usable name (letters, digits and '_', not starting with a digit)"
-                throw fail(reason, written.mark, .as)
+                fail(reason, written.mark, .as)
             }
-            name = written.value
         }
 
         let expect = try container.decodeIfPresent(StatusExpectation.self, forKey: .expect) ?? .success
         self.init(method: method, url: url, headers: headers?.entries ?? [], body: body,
                   timeout: timeout?.value ?? Self.defaultTimeout, name: name, expect: expect)
+    }
+
+    /// The `host:port` part of an http(s) URL as written (template tags included).
+    static func authority(of url: String) -> String? {
+        let text = url.trimmedWhitespace
+        guard let scheme = text.range(of: "://") else { return nil }
+        let rest = text[scheme.upperBound...]
+        // The authority ends at the first '/', '?' or '#' outside a template tag.
+        var depth = 0
+        var end = rest.endIndex
+        var index = rest.startIndex
+        while index < rest.endIndex {
+            if rest[index...].hasPrefix("{{") {
+                depth += 1
+                index = rest.index(index, offsetBy: 2)
+                continue
+            }
+            if rest[index...].hasPrefix("}}"), depth > 0 {
+                depth -= 1
+                index = rest.index(index, offsetBy: 2)
+                continue
+            }
+            if depth == 0, "/?#".contains(rest[index]) {
+                end = index
+                break
+            }
+            index = rest.index(after: index)
+        }
+        return String(rest[..<end])
     }
 
     static func isHTTPURL(_ text: String) -> Bool {

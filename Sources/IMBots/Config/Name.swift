@@ -8,10 +8,24 @@ struct Name: Sendable, Hashable, Decodable {
 
     static let maximumLength = 64
 
+    /// Stands in for a name that failed to decode (its problem is reported).
+    static let unnamed = Name(value: "-", mark: .unknown)
+
+    private init(value: String, mark: YAMLMark) {
+        self.value = value
+        self.mark = mark
+    }
+
     init(from decoder: any Decoder) throws {
         let text = try decoder.decodeValue(String.self)
         value = text
         mark = decoder.mark
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 == UInt8(ascii: ".") }) {
+            // A bot's name is the name of its state folder: '.' and '..' would be another one.
+            throw decoder.botDecoding.failure(
+                .invalidValue, "'\(text)' is not a valid name: it needs a letter, digit, '_' or '-' besides dots",
+                at: mark, path: decoder.codingPath)
+        }
         guard Self.isValid(text) else {
             throw decoder.botDecoding.failure(
                 .invalidValue,
@@ -21,7 +35,8 @@ struct Name: Sendable, Hashable, Decodable {
     }
 
     static func isValid(_ text: String) -> Bool {
-        guard !text.isEmpty, text.utf8.count <= maximumLength else { return false }
+        guard !text.isEmpty, text.utf8.count <= maximumLength,
+              !text.utf8.allSatisfy({ $0 == UInt8(ascii: ".") }) else { return false }
         return text.utf8.allSatisfy { byte in
             ParsedCommand.isNameByte(byte) || byte == UInt8(ascii: ".")
         }

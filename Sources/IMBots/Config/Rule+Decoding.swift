@@ -13,22 +13,24 @@ extension Rule: Decodable {
         let container = try decoder.container(keyedBy: Key.self)
         if container.contains(.dedupe) {
             let node = try container.decode(YAMLNode.self, forKey: .dedupe)
-            throw context.failure(.notAvailable, "'dedupe' is not available in this version",
-                                  at: node.mark, path: container.codingPath + [Key.dedupe])
+            context.report(.notAvailable, "'dedupe' is not available in this version", at: node.mark)
         }
-        let name = try container.decode(Name.self, forKey: .name)
-        let when = try container.decodeIfPresent(ConditionSet.self, forKey: .when) ?? .empty
-        let mode = try container.decodeIfPresent(RuleMode.self, forKey: .mode) ?? .enforce
+        // Each part is read even when one before it is wrong, so every problem is reported;
+        // the rule is then built from stand-ins, and the loader refuses the file.
+        let name = try context.attempt { try container.decode(Name.self, forKey: .name) } ?? Name.unnamed
+        let when = (try context.attempt { try container.decodeIfPresent(ConditionSet.self, forKey: .when) } ?? nil)
+            ?? .empty
+        let mode = (try context.attempt { try container.decodeIfPresent(RuleMode.self, forKey: .mode) } ?? nil)
+            ?? .enforce
         let rawActions = try container.decode(YAMLNode.self, forKey: .do)
-        let actions = try container.decode([Action].self, forKey: .do)
-        let examples = try container.decodeIfPresent([RuleExample].self, forKey: .examples) ?? []
+        let actions = try context.attempt { try container.decode([Action].self, forKey: .do) } ?? []
+        let examples = (try context.attempt { try container.decodeIfPresent([RuleExample].self, forKey: .examples) }
+            ?? nil) ?? []
 
-        var errors = Self.templateErrors(actions, raw: rawActions.sequence ?? [], context: context)
+        Self.reportTemplateErrors(actions, raw: rawActions.sequence ?? [], context: context)
         if actions.isEmpty, rawActions.sequence?.isEmpty ?? false {
-            errors.append(context.error(.invalidValue,
-                "rule '\(name.value)' needs at least one action in 'do'", at: rawActions.mark))
+            context.report(.invalidValue, "rule '\(name.value)' needs at least one action in 'do'", at: rawActions.mark)
         }
-        guard errors.isEmpty else { throw context.failure(errors, path: decoder.codingPath) }
         self.init(name: name.value, mode: mode, location: SourceLocation(file: context.file, mark: decoder.mark),
                   when: when, actions: actions, examples: examples)
     }
@@ -38,8 +40,7 @@ extension Rule: Decodable {
     /// An `http` action's `as` name is known to the actions after it. The names are read
     /// from the written actions, so one that failed to decode still counts (its own
     /// problem is reported where it is).
-    private static func templateErrors(_ actions: [Action], raw: [YAMLNode],
-                                       context: BotDecoding) -> [YAMLError] {
+    private static func reportTemplateErrors(_ actions: [Action], raw: [YAMLNode], context: BotDecoding) {
         var httpNames: [(index: Int, name: String)] = []
         for (index, node) in raw.enumerated() {
             if let name = node["http"]?["as"]?.scalar?.text { httpNames.append((index, name)) }
@@ -70,7 +71,7 @@ extension Rule: Decodable {
                 errors += bareObjectErrors(text, httpNames: earlier, context: context)
             }
         }
-        return errors
+        for error in errors { context.record(error) }
     }
 
     /// `{{now}}`, `{{sender}}`, `{{created}}`: objects render as nothing, which is

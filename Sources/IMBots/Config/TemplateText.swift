@@ -56,6 +56,11 @@ struct TemplateText: Sendable, Decodable {
         template.render(context, escaping: .none)
     }
 
+    /// Renders a URL: every variable's value percent-encoded.
+    func renderURL(_ context: TemplateValue) -> String {
+        template.render(context, escaping: .urlComponent)
+    }
+
     /// The file position of a line and column inside the template.
     func position(line: Int, column: Int) -> YAMLMark {
         Self.position(line: line, column: column, origin: origin, mark: mark)

@@ -81,14 +81,14 @@ enum Condition: Sendable {
         }
     }
 
-    /// Whether the condition looks at the sender's group role (`from: { role: … }`),
-    /// which the runner then has to look up.
-    var needsSenderRole: Bool {
+    /// What the condition needs the runner to look up about the sender.
+    var lookups: SenderLookups {
         switch self {
-        case .from(let sender): sender.role != nil
-        case .any(let alternatives): alternatives.contains { $0.needsSenderRole }
-        case .not(let inner): inner.needsSenderRole
-        case .text, .command, .conversation, .mentionsMe, .time: false
+        case .from(let sender):
+            (sender.bots != nil ? SenderLookups.profile : []).union(sender.role != nil ? .role : [])
+        case .any(let alternatives): alternatives.reduce([]) { $0.union($1.lookups) }
+        case .not(let inner): inner.lookups
+        case .text, .command, .conversation, .mentionsMe, .time: []
         }
     }
 
@@ -160,5 +160,5 @@ final class ConditionSet: Sendable {
 
     var cost: Int { conditions.map(\.cost).max() ?? 1 }
 
-    var needsSenderRole: Bool { conditions.contains { $0.needsSenderRole } }
+    var lookups: SenderLookups { conditions.reduce([]) { $0.union($1.lookups) } }
 }

@@ -1,6 +1,6 @@
-/// Static facts about an ICU regular expression that make matching cheaper or errors
-/// clearer: literal text every match must contain, the names of its groups, and a
-/// likely reason when it does not compile.
+/// Static facts about a (PCRE2) regular expression that make matching cheaper or errors
+/// clearer: literal text every match must contain, and a likely reason when it does not
+/// compile.
 ///
 /// The analysis is conservative: any construct it does not fully understand (inline
 /// flags, `\Q...\E`, `\p{...}`, hex escapes...) makes it give up on literals, which only
@@ -8,8 +8,6 @@
 struct RegexAnalysis {
     /// Literals of which every match contains at least one; nil when none is known.
     let requiredLiterals: [String]?
-    /// Named groups, in the order they open.
-    let groupNames: [String]
 
     init(_ pattern: String) {
         var parser = Parser(Array(pattern.unicodeScalars))
@@ -19,11 +17,11 @@ struct RegexAnalysis {
         } else {
             requiredLiterals = requirement.flatMap { $0.isEmpty ? nil : $0 }
         }
-        groupNames = Self.namedGroups(in: Array(pattern.unicodeScalars))
     }
 
-    /// A likely reason an uncompilable pattern fails, for the error message.
-    static func diagnose(_ pattern: String) -> String {
+    /// A likely reason an uncompilable pattern fails, in plainer words than the regex
+    /// library's, when one is found.
+    static func diagnose(_ pattern: String) -> String? {
         let scalars = Array(pattern.unicodeScalars)
         var depth = 0
         var index = 0
@@ -50,91 +48,7 @@ struct RegexAnalysis {
             index += 1
         }
         if depth > 0 { return "a '(' is never closed" }
-        return "check the ICU regular expression syntax"
-    }
-
-    /// Whether a group that repeats without bound holds a repetition without bound, as in
-    /// `(a+)+` or `(\w+\s?)*`: the shape that makes a backtracking engine take
-    /// exponential time on some texts, which a bot must not let a message cause.
-    static func hasNestedRepetition(_ pattern: String) -> Bool {
-        let scalars = Array(pattern.unicodeScalars)
-        var frames: [Bool] = [false]
-        var index = 0
-        /// Reads a quantifier at `index`, if any; whether it is unbounded.
-        func quantifier() -> Bool? {
-            guard index < scalars.count else { return nil }
-            switch scalars[index] {
-            case "*", "+":
-                index += 1
-                if index < scalars.count, scalars[index] == "?" || scalars[index] == "+" { index += 1 }
-                return true
-            case "?":
-                index += 1
-                if index < scalars.count, scalars[index] == "?" || scalars[index] == "+" { index += 1 }
-                return false
-            case "{":
-                guard let close = scalars[index...].firstIndex(of: "}") else { return nil }
-                let body = String(String.UnicodeScalarView(scalars[(index + 1)..<close]))
-                index = close + 1
-                if index < scalars.count, scalars[index] == "?" || scalars[index] == "+" { index += 1 }
-                return body.hasSuffix(",")
-            default:
-                return nil
-            }
-        }
-        while index < scalars.count {
-            let scalar = scalars[index]
-            index += 1
-            switch scalar {
-            case "\\":
-                index += 1
-            case "[":
-                index = (Parser.classEnd(scalars, from: index - 1) ?? scalars.count - 1) + 1
-            case "(":
-                frames.append(false)
-                continue
-            case ")":
-                let inner = frames.count > 1 ? frames.removeLast() : false
-                let unbounded = quantifier() ?? false
-                if unbounded, inner { return true }
-                frames[frames.count - 1] = frames[frames.count - 1] || inner || unbounded
-                continue
-            default:
-                break
-            }
-            if quantifier() == true { frames[frames.count - 1] = true }
-        }
-        return false
-    }
-
-    /// Names of `(?<name>...)` groups, skipping escapes and character classes.
-    private static func namedGroups(in scalars: [Unicode.Scalar]) -> [String] {
-        var names: [String] = []
-        var index = 0
-        while index < scalars.count {
-            switch scalars[index] {
-            case "\\":
-                index += 2
-                continue
-            case "[":
-                index = (Parser.classEnd(scalars, from: index) ?? scalars.count) + 1
-                continue
-            case "(":
-                if index + 3 < scalars.count, scalars[index + 1] == "?", scalars[index + 2] == "<",
-                   scalars[index + 3] != "=", scalars[index + 3] != "!" {
-                    var end = index + 3
-                    var name = ""
-                    while end < scalars.count, scalars[end] != ">" {
-                        name.unicodeScalars.append(scalars[end])
-                        end += 1
-                    }
-                    if !name.isEmpty { names.append(name) }
-                }
-            default: break
-            }
-            index += 1
-        }
-        return names
+        return nil
     }
 
     /// A recursive-descent reader of the pattern that computes required literals.
@@ -316,19 +230,18 @@ struct RegexAnalysis {
         }
 
         /// The index of the `]` closing the class that opens at `start`, minding
-        /// escapes and nested sets; nil when it never closes.
+        /// escapes and POSIX classes (`[:alpha:]`); nil when it never closes.
         static func classEnd(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
             var index = start + 1
             if index < scalars.count, scalars[index] == "^" { index += 1 }
             if index < scalars.count, scalars[index] == "]" { index += 1 }
-            var depth = 1
             while index < scalars.count {
                 switch scalars[index] {
                 case "\\": index += 1
-                case "[": depth += 1
-                case "]":
-                    depth -= 1
-                    if depth == 0 { return index }
+                case "[" where index + 1 < scalars.count && scalars[index + 1] == ":":
+                    guard let close = scalars[(index + 2)...].firstIndex(of: "]") else { return nil }
+                    index = close
+                case "]": return index
                 default: break
                 }
                 index += 1

@@ -1,39 +1,44 @@
-import Foundation
+import Synchronization
 
-/// A compiled `regex:` text matcher, with a cheap literal test in front of the regex.
+/// A compiled `regex:` text matcher (PCRE2, bounded: see `PCRE2Pattern`), with a cheap
+/// literal test in front of the regex.
 final class RegexMatcher: Sendable {
     /// The pattern as written.
     let pattern: String
     let ignoreCase: Bool
-    private let regex: NSRegularExpression
-    private let groupNames: [String]
+    private let regex: PCRE2Pattern
     /// Byte strings of which every match contains one (lowered when ignoring case).
     private let literals: [[UInt8]]?
 
-    /// Why a pattern does not compile.
+    /// Matches stopped by the match limit, in this process (`switchboard_bot_regex_limit_total`).
+    static var limitHits: Int { stoppedMatches.load(ordering: .relaxed) }
+    private static let stoppedMatches = Atomic<Int>(0)
+
+    /// Why a pattern is refused.
     struct CompileError: Error {
         let message: String
     }
 
-    init(pattern: String, ignoreCase: Bool) throws(CompileError) {
+    /// Compiles `pattern`; refuses one that does not compile and, unless `checked` is
+    /// false (tests of the match limit), one whose shape can make matching take
+    /// exponential or high polynomial time (`RegexHazards`).
+    init(pattern: String, ignoreCase: Bool, checked: Bool = true) throws(CompileError) {
         do {
-            regex = try NSRegularExpression(pattern: pattern, options: ignoreCase ? [.caseInsensitive] : [])
+            regex = try PCRE2Pattern(pattern, caseless: ignoreCase)
         } catch {
-            throw CompileError(message: "invalid regex '\(pattern)': \(RegexAnalysis.diagnose(pattern))")
+            let reason = RegexAnalysis.diagnose(pattern) ?? "\(error.message) (at character \(error.offset + 1))"
+            throw CompileError(message: "invalid regex '\(pattern)': \(reason)")
         }
-        if RegexAnalysis.hasNestedRepetition(pattern) {
-            throw CompileError(message: "regex '\(pattern)' repeats a group that itself repeats without bound "
-                               + "(like '(a+)+'), which can take exponential time on some messages; "
-                               + "rewrite it without the nested repetition")
+        if checked, let hazard = RegexHazards.find(in: pattern) {
+            throw CompileError(message: "regex '\(pattern)' \(hazard)")
         }
         let analysis = RegexAnalysis(pattern)
         self.pattern = pattern
         self.ignoreCase = ignoreCase
-        self.groupNames = analysis.groupNames
         if let required = analysis.requiredLiterals {
             if ignoreCase {
-                // Case-insensitive ICU matching folds some non-ASCII letters onto ASCII
-                // ones (`ſ` matches `s`, `ﬁ` matches `fi`), so ASCII literals are looked
+                // Caseless Unicode matching folds some non-ASCII letters onto ASCII ones
+                // (`ſ` matches `s`, `K` (Kelvin) matches `k`), so ASCII literals are looked
                 // for in the folded text (see `EventFacts.folded`); others are not used.
                 let ascii = required.allSatisfy { $0.unicodeScalars.allSatisfy(\.isASCII) }
                 literals = ascii ? required.map { ByteText.asciiLowercased(Array($0.utf8)) } : nil
@@ -47,28 +52,26 @@ final class RegexMatcher: Sendable {
 
     /// Matches the event's text; on success adds `0`, numbered and named captures.
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
-        guard let text = facts.text else { return false }
+        guard facts.text != nil else { return false }
         if let literals {
             let text = ignoreCase ? facts.folded : facts.bytes
             guard literals.contains(where: { ByteText.contains(text, $0) }) else { return false }
         }
-        let range = NSRange(location: 0, length: text.utf16.count)
-        guard let result = regex.firstMatch(in: text, options: [], range: range) else { return false }
-        for group in 0..<result.numberOfRanges {
-            if let captured = Self.substring(text, result.range(at: group)) {
-                bindings.match[String(group)] = captured
+        let bytes = facts.bytes
+        switch regex.firstMatch(in: bytes) {
+        case .noMatch:
+            return false
+        case .limit:
+            Self.stoppedMatches.add(1, ordering: .relaxed)
+            return false
+        case .match(let ranges):
+            for (group, range) in ranges.enumerated() {
+                if let range { bindings.match[String(group)] = String(decoding: bytes[range], as: UTF8.self) }
             }
-        }
-        for name in groupNames {
-            if let captured = Self.substring(text, result.range(withName: name)) {
-                bindings.match[name] = captured
+            for (name, group) in regex.names where group < ranges.count {
+                if let range = ranges[group] { bindings.match[name] = String(decoding: bytes[range], as: UTF8.self) }
             }
+            return true
         }
-        return true
-    }
-
-    private static func substring(_ text: String, _ range: NSRange) -> String? {
-        guard range.location != NSNotFound, let bounds = Range(range, in: text) else { return nil }
-        return String(text[bounds])
     }
 }

@@ -21,6 +21,12 @@ public final class Rule: Sendable {
     public let stops: Bool
     /// Its conditions, as written.
     let when: ConditionSet
+    /// What its actions' templates read about the sender, which the runner looks up
+    /// only once the rule fires.
+    public let actionLookups: SenderLookups
+    /// Whether it calls out over HTTP when it fires (enforced): the runner then hands the
+    /// event to its conversation's lane, so a slow endpoint holds up only that conversation.
+    public let callsOut: Bool
 
     init(name: String, mode: RuleMode, location: SourceLocation, when: ConditionSet,
          actions: [Action], examples: [RuleExample]) {
@@ -32,6 +38,8 @@ public final class Rule: Sendable {
         self.examples = examples
         self.events = when.events ?? .messages
         self.stops = actions.contains { $0.kind == .stop }
+        self.actionLookups = SenderLookups.of(actions)
+        self.callsOut = mode == .enforce && actions.contains { $0.kind == .http }
     }
 
     /// Whether the rule's `stop` ends evaluation when it fires.

@@ -14,9 +14,10 @@ public struct RuleEngine: Sendable {
     /// does not copy it.
     private let conditions: [ConditionSet]
     private let byType: [Slot: Candidates]
-    /// Whether a rule asks for the sender's group role (`from: { role: admin }`): the
-    /// runner then looks it up for events in groups (`BotEvent.senderRole`).
-    public let needsSenderRole: Bool
+    /// What any rule's conditions need to know about the sender (`from: {bots: …}`,
+    /// `from: {role: …}`): the runner looks it up before deciding (`BotEvent.sender`,
+    /// `BotEvent.senderRole`).
+    public let decisionLookups: SenderLookups
 
     /// An event kind and the kind of conversation it happened in (nil: none).
     private struct Slot: Hashable {
@@ -36,7 +37,7 @@ public struct RuleEngine: Sendable {
     public init(bot: BotDefinition) {
         self.bot = bot
         self.conditions = bot.rules.map(\.when)
-        self.needsSenderRole = conditions.contains { $0.needsSenderRole }
+        self.decisionLookups = conditions.reduce([]) { $0.union($1.lookups) }
         let kinds = bot.rules.map(\.when.conversationKinds)
         func candidates(for type: EventType, in place: ConversationKind?) -> Candidates {
             var result = Candidates()

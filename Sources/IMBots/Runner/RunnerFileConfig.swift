@@ -1,7 +1,7 @@
 import IMProtocol
 
-/// The `runner:` section of `config.yaml`: where the bots connect, where they are, and
-/// where the runner keeps its state and listens for webhooks and metrics.
+/// The `runner:` section of `config.yaml`: where the bots connect, where they are, where
+/// the runner keeps its state and listens for webhooks and metrics, and its credentials.
 public struct RunnerFileConfig: Decodable, Sendable {
     /// The IM server's URL; `switchboard up` uses its embedded server when absent.
     public var server: String?
@@ -11,11 +11,35 @@ public struct RunnerFileConfig: Decodable, Sendable {
     public var bots: String?
     /// Where cursors and bot state are kept, default `data/bots`.
     public var state: String?
+    /// An administrator's token, with which `register: true` bots get their accounts
+    /// created (usually `${SWITCHBOARD_ADMIN_TOKEN}`); empty or absent: none.
+    public var adminToken: String?
+    /// When set, `/metrics` on the runner's listener needs it as a bearer token.
+    public var metricsToken: String?
+    /// `http: {allow: [...]}`: private addresses, networks and hosts `http` actions may reach.
+    public var http: HTTPSection?
 
-    public init(server: String? = nil, listen: ListenAddress? = nil, bots: String? = nil, state: String? = nil) {
+    /// `runner.http`.
+    public struct HTTPSection: Decodable, Sendable {
+        public var allow: [String]?
+
+        public init(allow: [String]? = nil) { self.allow = allow }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case server, listen, bots, state, http
+        case adminToken = "admin_token"
+        case metricsToken = "metrics_token"
+    }
+
+    public init(server: String? = nil, listen: ListenAddress? = nil, bots: String? = nil, state: String? = nil,
+                adminToken: String? = nil, metricsToken: String? = nil, http: HTTPSection? = nil) {
         self.server = server
         self.listen = listen
         self.bots = bots
         self.state = state
+        self.adminToken = adminToken
+        self.metricsToken = metricsToken
+        self.http = http
     }
 }

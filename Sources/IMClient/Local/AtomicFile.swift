@@ -29,6 +29,12 @@ public enum AtomicFile {
         guard rename(temporary, path) == 0 else { throw cleanUp(temporary, failure("cannot replace", path)) }
     }
 
+    /// Writes every byte of `bytes` to `fd`, retrying after interrupts; false on an error
+    /// (`errno` says which).
+    public static func writeAll(_ fd: Int32, _ bytes: some ContiguousBytes) -> Bool {
+        writeEveryByte(fd, bytes)
+    }
+
     /// The file's bytes, or nil when it is missing or unreadable.
     public static func read(_ path: String) -> Data? {
         FileManager.default.contents(atPath: path)
@@ -66,9 +72,10 @@ public enum AtomicFile {
     }
 }
 
-/// Writes every byte of `data` to `fd`, retrying after interrupts; false on an error.
-private func writeAll(_ fd: Int32, _ data: Data) -> Bool {
-    data.withUnsafeBytes { buffer -> Bool in
+/// Writes every byte of `bytes` to `fd`, retrying after interrupts; false on an error.
+/// (A free function: inside `AtomicFile`, `write` names its own method.)
+private func writeEveryByte(_ fd: Int32, _ bytes: some ContiguousBytes) -> Bool {
+    bytes.withUnsafeBytes { buffer -> Bool in
         guard let base = buffer.baseAddress else { return true }
         var offset = 0
         while offset < buffer.count {

@@ -89,6 +89,11 @@ final class CurlEasy {
         try check(sb_curl_easy_setopt_write_callback(handle, option, callback), name())
     }
 
+    func set(_ option: CURLoption, openSocketCallback: curl_opensocket_callback,
+             _ name: @autoclosure () -> String) throws(TransportError) {
+        try check(sb_curl_easy_setopt_opensocket_callback(handle, option, openSocketCallback), name())
+    }
+
     func set(_ option: CURLoption, debugCallback: curl_debug_callback,
              _ name: @autoclosure () -> String) throws(TransportError) {
         try check(sb_curl_easy_setopt_debug_callback(handle, option, debugCallback), name())

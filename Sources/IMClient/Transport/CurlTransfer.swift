@@ -29,6 +29,9 @@ final class CurlTransfer: @unchecked Sendable {
     var bodyLimitExceeded = false
     let maxResponseBytes: Int
     let log: (@Sendable (String) -> Void)?
+    let connectFilter: CurlTransport.ConnectFilter?
+    /// Why the connect filter refused a connection, when it did.
+    var refusedConnection: String?
 
     /// Validates `request`, so that a bad one fails before it is queued.
     init(request: TransportRequest, configuration: CurlTransport.Configuration) throws(TransportError) {
@@ -37,6 +40,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         maxResponseBytes = configuration.maxResponseBytes
         log = configuration.log
+        connectFilter = configuration.connectFilter
     }
 
     deinit {
@@ -94,6 +98,11 @@ final class CurlTransfer: @unchecked Sendable {
         guard let easy else {
             return .failure(TransportError(code: .other, message: "request to \(target.hostPort) lost its handle"))
         }
+        if let refusedConnection {
+            return .failure(TransportError(
+                code: .other, message: "not connecting to \(target.hostPort): \(refusedConnection)",
+                curlCode: Int(code.rawValue), requestNotSent: true))
+        }
         guard code == CURLE_OK else {
             return .failure(TransportError(TransportError.CurlFailure(
                 code: code, detail: easy.errorText(for: code), target: target.hostPort,
@@ -125,6 +134,11 @@ final class CurlTransfer: @unchecked Sendable {
         try easy.set(CURLOPT_WRITEDATA, pointer: context, "CURLOPT_WRITEDATA")
         try easy.set(CURLOPT_HEADERFUNCTION, callback: CurlCallbacks.header, "CURLOPT_HEADERFUNCTION")
         try easy.set(CURLOPT_HEADERDATA, pointer: context, "CURLOPT_HEADERDATA")
+        if connectFilter != nil {
+            try easy.set(CURLOPT_OPENSOCKETFUNCTION, openSocketCallback: CurlCallbacks.openSocket,
+                         "CURLOPT_OPENSOCKETFUNCTION")
+            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: context, "CURLOPT_OPENSOCKETDATA")
+        }
         if log != nil {
             try easy.set(CURLOPT_DEBUGFUNCTION, debugCallback: CurlCallbacks.debug, "CURLOPT_DEBUGFUNCTION")
             try easy.set(CURLOPT_DEBUGDATA, pointer: context, "CURLOPT_DEBUGDATA")

@@ -19,6 +19,9 @@ extension CurlTransport {
         ///
         /// Called on the transport's thread: keep it quick and never block in it.
         public var log: (@Sendable (String) -> Void)?
+        /// Asked before every new connection with the address it goes to; nil allows all.
+        /// The bot runner's `http` actions use it to keep away from private addresses.
+        public var connectFilter: ConnectFilter?
 
         /// Creates a configuration; the defaults suit a client or a bot process.
         public init(
@@ -27,7 +30,8 @@ extension CurlTransport {
             maxConnectionsPerHost: Int = 0,
             maxTotalConnections: Int = 0,
             maxCachedConnections: Int = 2048,
-            log: (@Sendable (String) -> Void)? = nil
+            log: (@Sendable (String) -> Void)? = nil,
+            connectFilter: ConnectFilter? = nil
         ) {
             self.maxResponseBytes = maxResponseBytes
             self.userAgent = userAgent
@@ -35,6 +39,7 @@ extension CurlTransport {
             self.maxTotalConnections = maxTotalConnections
             self.maxCachedConnections = maxCachedConnections
             self.log = log
+            self.connectFilter = connectFilter
         }
 
         /// Rejects values libcurl would misread.

@@ -54,6 +54,7 @@ enum CLI {
         do {
             let arguments = try Arguments.parse(rest, options: type.options, flags: type.flags)
             let command = try type.init(arguments: arguments)
+            if type.watchesShutdownSignals { return try await command.run() }
             return try await Signals.runCancellable { try await command.run() }
         } catch let error as UsageError {
             printError("\(error.message)\nrun 'switchboard \(type.name) --help' for usage")

@@ -9,9 +9,17 @@ protocol Command: Sendable {
     static var options: Set<String> { get }
     static var flags: Set<String> { get }
 
+    /// Whether the command watches SIGINT and SIGTERM itself (it runs a `ServiceGroup`);
+    /// otherwise the first of them cancels it.
+    static var watchesShutdownSignals: Bool { get }
+
     init(arguments: Arguments) throws
     /// Does the work; returns the exit code (0 ok, 1 failure, 2 usage or config error).
     func run() async throws -> Int32
+}
+
+extension Command {
+    static var watchesShutdownSignals: Bool { false }
 }
 
 /// Exit codes shared by every command.

@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import IMBots
+import Lifecycle
 import Logging
 
 /// `switchboard run`: the bot runner against a server elsewhere.
@@ -10,11 +14,18 @@ struct RunCommand: Command {
         usage: switchboard run [--config FILE] [--server URL] [--log-level LEVEL]
 
         Runs every bot in the config's bots folder (runner.bots, default ./bots) against the
-        server at runner.server (or --server), until SIGINT or SIGTERM. Bot files are checked
-        and their examples run first: any error stops the start (exit 2). While running, a
-        changed file (or SIGHUP) reloads the bots: new rules are used only if they pass
-        check and their examples; otherwise the old rules keep running and the errors are
-        logged. The runner serves /metrics and /healthz on runner.listen (127.0.0.1:8090).
+        server at runner.server (or --server), until SIGINT or SIGTERM, then stops gracefully:
+        the bots stop taking events, send what is queued (up to 10 s) and write their state.
+        Bot files are checked and their examples run first: any error stops the start
+        (exit 2). While running, a changed file (or SIGHUP) reloads the bots: new rules are
+        used only if they pass check and their examples; otherwise the old rules keep
+        running and the errors are logged. The runner serves /metrics and /healthz on
+        runner.listen (127.0.0.1:8090).
+
+        Bots with account.register: true get their accounts created with runner.admin_token
+        (an administrator's token); without it the accounts must exist (switchboard user add
+        --bot NAME). A bot without a password gets one generated at its first start, kept in
+        its state folder (mode 0600).
 
         options:
           --config FILE      configuration file (default: config.yaml)
@@ -25,6 +36,7 @@ struct RunCommand: Command {
         """
     static let options: Set<String> = ["config", "server", "log-level"]
     static let flags: Set<String> = []
+    static let watchesShutdownSignals = true
 
     var configPath: String?
     var server: String?
@@ -43,21 +55,31 @@ struct RunCommand: Command {
         let (file, directory) = try ConfigFile.load(configPath)
         let logger = Logger(label: "runner", level: try file.level(override: logLevel))
         let configuration = try file.runnerConfiguration(directory: directory, serverURL: server)
-        try await Self.runBots(configuration, logger: logger)
+        let runner = try Self.makeRunner(configuration, logger: logger)
+        try await Self.serve([runner], reloading: runner, logger: logger)
         return ExitCode.ok
     }
 
-    /// Runs a runner until cancelled, reloading on SIGHUP; start-up problems are
+    /// The runner of `configuration`; its start-up problems are configuration errors.
+    static func makeRunner(_ configuration: RunnerConfiguration, logger: Logger) throws -> BotRunner {
+        do {
+            return try BotRunner(configuration: configuration, logger: logger)
+        } catch let error as RunnerError {
+            throw ConfigurationError(error.description)
+        }
+    }
+
+    /// Runs `services` under one lifecycle until SIGINT or SIGTERM (then they stop last
+    /// first, each drained), reloading `runner` on SIGHUP. Runner start-up problems are
     /// configuration errors (exit 2).
-    static func runBots(_ configuration: RunnerConfiguration, logger: Logger) async throws {
-        let runner = try BotRunner(configuration: configuration, logger: logger)
-        let hangup = Signals.onHangup {
+    static func serve(_ services: [any Service], reloading runner: BotRunner, logger: Logger) async throws {
+        let hangup = SignalSource(SIGHUP) {
             logger.info("SIGHUP: reloading the bots")
-            Task { await runner.reload() }
+            runner.requestReload()
         }
         defer { hangup.cancel() }
         do {
-            try await runner.run()
+            try await ServiceGroup(services: services, signals: [SIGINT, SIGTERM], logger: logger).run()
         } catch let error as RunnerError {
             throw ConfigurationError(error.description)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import IMBots
 import IMServer
+import Lifecycle
 import Logging
 
 /// `switchboard up`: the embedded server and the bots, in one process.
@@ -13,7 +14,10 @@ struct UpCommand: Command {
         Starts the IM server of the config's server: section (default 127.0.0.1:8080, data in
         ./data) and, once it listens, the bots of the bots folder connected to it over HTTP,
         as a separate deployment would be. Runs until SIGINT or SIGTERM, then stops the bots
-        and the server gracefully. SIGHUP or a changed bot file reloads the bots.
+        first (they send what is queued while the server still answers) and the server
+        after them. SIGHUP or a changed bot file reloads the bots. Bots with
+        register: true get their accounts from the embedded server (through its
+        process-local administration credential): nothing needs to be set.
 
         options:
           --config FILE      configuration file (default: config.yaml)
@@ -24,6 +28,7 @@ struct UpCommand: Command {
         """
     static let options: Set<String> = ["config", "log-level"]
     static let flags: Set<String> = []
+    static let watchesShutdownSignals = true
 
     var configPath: String?
     var logLevel: String?
@@ -47,9 +52,12 @@ struct UpCommand: Command {
         } catch let error as ServerFileConfig.Invalid {
             throw ConfigurationError(error.description)
         }
+        let logger = Logger(label: "runner", level: level)
         let app: IMServerApp
         do {
             app = try IMServerApp(configuration: serverConfiguration, logger: Logger(label: "server", level: level))
+            // Started before the group, so that a busy port is a configuration error and the
+            // runner knows the port.
             try await app.start()
         } catch let error as ServerStartError {
             throw ConfigurationError(error.message)
@@ -57,14 +65,26 @@ struct UpCommand: Command {
         let host = serverConfiguration.http.host
         let reachable = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
         let url = file.runner?.server ?? "http://\(reachable):\(app.port)"
+        // The server stops last: the runner drains its outboxes while the server answers.
+        let server = FunctionService("server") {
+            await Task.waitForCancellation()
+            await app.shutdown()
+        }
+        let runner: BotRunner
         do {
-            let runner = try file.runnerConfiguration(directory: directory, serverURL: url)
-            try await RunCommand.runBots(runner, logger: Logger(label: "runner", level: level))
+            // The bots' accounts are made with the embedded server's process-local
+            // administration credential (it opens `/v1/admin` only and never leaves this
+            // process), so `register: true` needs nothing set.
+            let localAdministration = file.runner?.server == nil ? try await app.localAdministratorToken() : nil
+            runner = try RunCommand.makeRunner(
+                try file.runnerConfiguration(
+                    directory: directory, serverURL: url, localAdministration: localAdministration),
+                logger: logger)
         } catch {
             await app.shutdown()
             throw error
         }
-        await app.shutdown()
+        try await RunCommand.serve([server, runner], reloading: runner, logger: logger)
         return ExitCode.ok
     }
 }

@@ -29,30 +29,33 @@ public enum PayloadCondition: Sendable {
     }
 }
 
-/// A compiled `regex:` for payload values.
-public struct PayloadRegex: @unchecked Sendable, CustomStringConvertible {
-    // @unchecked: NSRegularExpression is immutable once made and documented thread-safe
-    // for matching.
-    private let regex: NSRegularExpression
+/// A compiled `regex:` for payload values: the same engine, shape check and match limit
+/// as a rule's `regex:` (`PCRE2Pattern`, `RegexHazards`), so a crafted label can never
+/// stall the bridge.
+public struct PayloadRegex: Sendable, CustomStringConvertible {
+    private let regex: PCRE2Pattern
     /// The pattern as written.
     public let description: String
 
-    /// Compiles `pattern`; refuses invalid patterns and nested unbounded repetition
-    /// (which can take exponential time on a crafted label).
+    /// Compiles `pattern`; refuses invalid patterns and shapes that can backtrack
+    /// exponentially (nested unbounded repetition, overlapping alternatives).
     public init(_ pattern: String, ignoreCase: Bool = false) throws(PayloadPath.Invalid) {
-        guard let regex = try? NSRegularExpression(pattern: pattern, options: ignoreCase ? [.caseInsensitive] : []) else {
-            throw PayloadPath.Invalid(description: "invalid regex '\(pattern)': \(RegexAnalysis.diagnose(pattern))")
+        do {
+            regex = try PCRE2Pattern(pattern, caseless: ignoreCase)
+        } catch {
+            let reason = RegexAnalysis.diagnose(pattern) ?? "\(error.message) (at character \(error.offset + 1))"
+            throw PayloadPath.Invalid(description: "invalid regex '\(pattern)': \(reason)")
         }
-        if RegexAnalysis.hasNestedRepetition(pattern) {
-            throw PayloadPath.Invalid(description: "regex '\(pattern)' repeats a group that itself repeats without bound; "
-                                      + "rewrite it without the nested repetition")
+        if let hazard = RegexHazards.find(in: pattern) {
+            throw PayloadPath.Invalid(description: "regex '\(pattern)' \(hazard)")
         }
-        self.regex = regex
         self.description = pattern
     }
 
+    /// Whether `text` contains a match; a match stopped by the limit counts as none.
     func matches(_ text: String) -> Bool {
-        regex.firstMatch(in: text, options: [], range: NSRange(location: 0, length: text.utf16.count)) != nil
+        if case .match = regex.firstMatch(in: Array(text.utf8)) { return true }
+        return false
     }
 }
 

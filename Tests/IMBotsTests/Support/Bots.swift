@@ -14,7 +14,7 @@ enum Bots {
     }()
 
     /// The fixtures folder next to this file.
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
 
     /// Loads a bot from YAML text named `bot.yaml`.

@@ -42,6 +42,21 @@ public final class RunnerMetrics: Sendable {
         var cursorResets: [String: Int] = [:]
         var eventsHandled: [String: Int] = [:]
         var connected: [String: Bool] = [:]
+        var shed: [ShedKey: Int] = [:]
+        var auditFailures = 0
+    }
+
+    /// What a full queue dropped.
+    public enum Shed: String, Sendable {
+        /// A reply from a full conversation outbox.
+        case message
+        /// A feed event from a full conversation lane (its `http` actions never ran).
+        case event
+    }
+
+    private struct ShedKey: Hashable {
+        var bot: String
+        var kind: Shed
     }
 
     private let state = Mutex(State())
@@ -73,6 +88,22 @@ public final class RunnerMetrics: Sendable {
         state.withLock { $0.connected[bot] = up }
     }
 
+    func shed(bot: String, _ kind: Shed, count: Int = 1) {
+        state.withLock { $0.shed[ShedKey(bot: bot, kind: kind), default: 0] += count }
+    }
+
+    func auditFailed() {
+        state.withLock { $0.auditFailures += 1 }
+    }
+
+    /// How many items of a kind a bot shed (for tests).
+    public func shedCount(bot: String, _ kind: Shed) -> Int {
+        state.withLock { $0.shed[ShedKey(bot: bot, kind: kind)] ?? 0 }
+    }
+
+    /// Audit lines that could not be written.
+    public var auditFailures: Int { state.withLock { $0.auditFailures } }
+
     /// The count of one rule outcome (for tests and `explain`).
     public func value(bot: String, rule: String, _ outcome: Outcome) -> Int {
         state.withLock { $0.rules[RuleKey(bot: bot, rule: rule, outcome: outcome)] ?? 0 }
@@ -94,22 +125,29 @@ public final class RunnerMetrics: Sendable {
             out += "switchboard_bot_action_seconds_sum{bot=\"\(bot)\"} \(histogram.sum)\n"
             out += "switchboard_bot_action_seconds_count{bot=\"\(bot)\"} \(histogram.total)\n"
         }
-        out += "# HELP switchboard_bot_poll_lag_seconds Age of the newest event when it reached the bot.\n# TYPE switchboard_bot_poll_lag_seconds gauge\n"
-        for (bot, lag) in snapshot.pollLag.sorted(by: { $0.key < $1.key }) {
-            out += "switchboard_bot_poll_lag_seconds{bot=\"\(bot)\"} \(lag)\n"
+        out += family("switchboard_bot_poll_lag_seconds", "gauge", "Age of the newest event when it reached the bot.",
+                      snapshot.pollLag.mapValues { "\($0)" })
+        out += family("switchboard_bot_cursor_resets_total", "counter",
+                      "Times the server no longer knew a bot's cursor (re-sync).", snapshot.cursorResets.mapValues(String.init))
+        out += family("switchboard_bot_events_total", "counter", "Events a bot handled.",
+                      snapshot.eventsHandled.mapValues(String.init))
+        out += family("switchboard_bot_connected", "gauge", "Whether a bot's event stream is connected.",
+                      snapshot.connected.mapValues { $0 ? "1" : "0" })
+        out += "# HELP switchboard_bot_shed_total Replies (message) and events (event) dropped from a full conversation queue.\n# TYPE switchboard_bot_shed_total counter\n"
+        for (key, count) in snapshot.shed.sorted(by: { ($0.key.bot, $0.key.kind.rawValue) < ($1.key.bot, $1.key.kind.rawValue) }) {
+            out += "switchboard_bot_shed_total{bot=\"\(key.bot)\",kind=\"\(key.kind.rawValue)\"} \(count)\n"
         }
-        out += "# HELP switchboard_bot_cursor_resets_total Times the server no longer knew a bot's cursor (re-sync).\n# TYPE switchboard_bot_cursor_resets_total counter\n"
-        for (bot, count) in snapshot.cursorResets.sorted(by: { $0.key < $1.key }) {
-            out += "switchboard_bot_cursor_resets_total{bot=\"\(bot)\"} \(count)\n"
-        }
-        out += "# HELP switchboard_bot_events_total Events a bot handled.\n# TYPE switchboard_bot_events_total counter\n"
-        for (bot, count) in snapshot.eventsHandled.sorted(by: { $0.key < $1.key }) {
-            out += "switchboard_bot_events_total{bot=\"\(bot)\"} \(count)\n"
-        }
-        out += "# HELP switchboard_bot_connected Whether a bot's event stream is connected.\n# TYPE switchboard_bot_connected gauge\n"
-        for (bot, up) in snapshot.connected.sorted(by: { $0.key < $1.key }) {
-            out += "switchboard_bot_connected{bot=\"\(bot)\"} \(up ? 1 : 0)\n"
-        }
+        out += "# HELP switchboard_bot_regex_limit_total Regex matches stopped by the match limit (counted as no match).\n# TYPE switchboard_bot_regex_limit_total counter\n"
+        out += "switchboard_bot_regex_limit_total \(RegexMatcher.limitHits)\n"
+        out += "# HELP switchboard_runner_audit_failures_total Audit lines that could not be written.\n# TYPE switchboard_runner_audit_failures_total counter\n"
+        out += "switchboard_runner_audit_failures_total \(snapshot.auditFailures)\n"
+        return out
+    }
+
+    /// One metric with a value per bot, in bot order.
+    private func family(_ name: String, _ type: String, _ help: String, _ values: [String: String]) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        for (bot, value) in values.sorted(by: { $0.key < $1.key }) { out += "\(name){bot=\"\(bot)\"} \(value)\n" }
         return out
     }
 

@@ -1,0 +1,42 @@
+import IMClient
+import Lifecycle
+import Logging
+
+/// What the parts of one running bot share: its client, rules, journal, clock and
+/// reporter, and the runner's settings. Built once per bot by its supervisor; a class, so
+/// that the parts holding it share one copy.
+final class BotParts: Sendable {
+    /// The bot's name (`bot:`).
+    let name: String
+    /// The bot's login on the IM server.
+    let client: IMClient
+    /// How the client reaches the server (shared by the runner's bots).
+    let transport: any HTTPTransport
+    /// The rules in use, swapped on reload.
+    let rules: LiveRules
+    /// The owner of the bot's state.
+    let journal: BotJournal
+    let time: any TimeSource
+    let reporter: BotReporter
+    let configuration: RunnerConfiguration
+    /// The runner listener's paths that bots' services answer.
+    let routes: RunnerRoutes
+    init(name: String, client: IMClient, transport: any HTTPTransport, rules: LiveRules, journal: BotJournal,
+         time: any TimeSource, reporter: BotReporter, configuration: RunnerConfiguration, routes: RunnerRoutes) {
+        self.name = name
+        self.client = client
+        self.transport = transport
+        self.rules = rules
+        self.journal = journal
+        self.time = time
+        self.reporter = reporter
+        self.configuration = configuration
+        self.routes = routes
+    }
+
+    /// Messages one conversation's outbox holds at most (`limits.queue`).
+    var outboxCapacity: Int { rules.now.definition.limits.queue }
+
+    var logger: Logger { reporter.logger }
+    var metrics: RunnerMetrics { reporter.metrics }
+}

@@ -1,0 +1,77 @@
+import HTTPServer
+import IMProtocol
+import Lifecycle
+import Logging
+import Synchronization
+
+/// One more long-running part of every bot: a webhook inbox, a scheduler, moderation
+/// state. The runner asks each maker it was given for a service per bot; the service
+/// runs in the bot's task group, after the journal, the outbox and the lanes have
+/// started and before the event loop, and stops after the event loop and before them.
+public protocol BotServiceMaker: Sendable {
+    /// The service for `bot`, or nil when this bot needs none (it has no webhooks, say).
+    func makeService(for bot: BotHandle) -> (any Service)?
+}
+
+/// What a bot's extra service may use of the bot.
+public struct BotHandle: Sendable {
+    private let parts: BotParts
+    private let outbox: Outbox
+
+    init(parts: BotParts, outbox: Outbox) {
+        self.parts = parts
+        self.outbox = outbox
+    }
+
+    /// The bot's name.
+    public var name: String { parts.name }
+    /// The bot's rules as they are now (a reload swaps them).
+    public var definition: BotDefinition { parts.rules.now.definition }
+    /// The runner's clock.
+    public var time: any TimeSource { parts.time }
+    /// The runner's log.
+    public var logger: Logger { parts.logger }
+    /// The runner's HTTP listener, where the service can take requests (webhooks).
+    public var routes: RunnerRoutes { parts.routes }
+
+    /// Queues an alert: journaled, then sent in order with the conversation's other
+    /// messages, never shed. False when the conversation's queue is full of alerts: the
+    /// caller must refuse its input (a webhook answers 503, so its sender retries).
+    public func queueAlert(_ message: OutgoingMessage) -> Bool {
+        let pending = PendingMessage(message, position: 0, sheddable: false)
+        parts.journal.record(.queued([pending]))
+        guard outbox.offer([pending]).isEmpty else {
+            parts.journal.record(.done(clientMessageID: pending.clientMessageID))
+            return false
+        }
+        return true
+    }
+}
+
+/// Paths of the runner's listener that bots' services answer (webhooks), beside the
+/// runner's own `/metrics` and `/healthz`.
+public final class RunnerRoutes: Sendable {
+    /// Answers one request.
+    public typealias Handler = @Sendable (Request) async -> Response
+
+    private let table = Mutex<[String: Handler]>([:])
+
+    public init() {}
+
+    /// Answers `path` with `handler` until `remove(_:)`; false when the path is taken.
+    @discardableResult
+    public func add(_ path: String, _ handler: @escaping Handler) -> Bool {
+        table.withLock { table in
+            guard table[path] == nil else { return false }
+            table[path] = handler
+            return true
+        }
+    }
+
+    /// Stops answering `path`.
+    public func remove(_ path: String) {
+        _ = table.withLock { $0.removeValue(forKey: path) }
+    }
+
+    func handler(for path: String) -> Handler? { table.withLock { $0[path] } }
+}

@@ -1,0 +1,46 @@
+import IMClient
+import IMProtocol
+import Synchronization
+
+/// The runner's `BotEffects` for one event: messages are collected (within the loop
+/// guard) and handed, with the event's other effects, to the journal and then the
+/// outbox once the event's actions are done; profile changes go to the server at once,
+/// `http` actions through the runner's `HTTPActionClient`.
+final class ClientEffects: BotEffects {
+    private let client: IMClient
+    private let httpClient: HTTPActionClient
+    private let loopGuard: LoopGuard
+    private let decided = Mutex<[OutgoingMessage]>([])
+
+    init(client: IMClient, http: HTTPActionClient, loopGuard: LoopGuard) {
+        self.client = client
+        self.httpClient = http
+        self.loopGuard = loopGuard
+    }
+
+    /// The messages the event's actions decided to send, in order.
+    var messages: [OutgoingMessage] { decided.withLock { $0 } }
+
+    func send(_ message: OutgoingMessage) async throws -> Message? {
+        guard loopGuard.allow(message.to) else {
+            throw ActionSuppressed(message: "loop guard: too many messages into \(message.to) in the last minute")
+        }
+        decided.withLock { $0.append(message) }
+        // Sent by the outbox; the stored message is not known here.
+        return nil
+    }
+
+    func updateProfile(_ update: ProfileUpdate) async throws {
+        _ = try await client.updateProfile(update)
+    }
+
+    func http(_ request: TransportRequest) async throws -> TransportResponse {
+        try await httpClient.send(request)
+    }
+}
+
+/// A send the loop guard held back.
+struct ActionSuppressed: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

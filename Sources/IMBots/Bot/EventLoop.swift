@@ -1,0 +1,80 @@
+import IMClient
+import IMProtocol
+import Lifecycle
+
+/// A bot's main loop: logs in, applies its setup, then polls its feed and hands each
+/// event to the `EventHandler`, one at a time, in feed order; beside it the lanes work
+/// the events whose rules call out over HTTP, and stop with it.
+///
+/// Returns when its task is cancelled or the login ends for good (refused, or taken by
+/// another runner), which stops the bot.
+struct EventLoop: Service {
+    let name: String
+    let parts: BotParts
+    let session: BotSession
+    let handler: EventHandler
+    let lanes: ConversationLanes
+    let password: String
+
+    // Kept shallow on purpose: this runs for the bot's whole life in the bot's task, and a
+    // task keeps the memory of its deepest calls. Login, setup and handling an event are
+    // calls of their own (never inlined here), so that their values are not part of this
+    // frame, which lies under every poll.
+    func run() async throws {
+        guard await connect() else { return }
+        lanes.start(handler: handler)
+        let stream = makeStream()
+        do {
+            for try await item in stream { await handle(item) }
+        } catch {
+            parts.logger.error("bot \(parts.name) stopped: \(error.message)")
+        }
+        parts.metrics.connected(bot: parts.name, false)
+        await lanes.stop()
+    }
+
+    /// Logs in and applies the file's setup; false when the login is refused for good.
+    @inline(never)
+    private func connect() async -> Bool {
+        guard let identity = await BotLogin(parts: parts, password: password).run() else { return false }
+        session.begin(as: await BotSetup(parts: parts).apply(identity))
+        return true
+    }
+
+    /// The bot's feed from its journal's cursor, announced in the log.
+    @inline(never)
+    private func makeStream() -> EventStream {
+        let definition = parts.rules.now.definition
+        let time = parts.time
+        let options = EventStreamOptions(
+            pollTimeout: parts.configuration.pollTimeout, sleep: { try await time.sleep(for: $0) },
+            monotonic: { time.elapsed })
+        let cursor = JournalCursorStore(journal: parts.journal, resumes: definition.backlog != .skip)
+        parts.metrics.connected(bot: parts.name, true)
+        parts.logger.info("bot \(parts.name) is running as \(definition.account.username)",
+                          [("rules", String(definition.rules.count)), ("version", definition.version)])
+        return parts.client.events(cursor: cursor, options: options)
+    }
+
+    @inline(never)
+    private func handle(_ item: LiveEvent) async {
+        let bot = parts.name
+        switch item {
+        case .event(let event):
+            await handler.receive(event)
+        case .unreadable(let unreadable):
+            parts.logger.warning("bot \(bot): event \(unreadable.position) (\(unreadable.type)) cannot be read by "
+                                 + "this version of switchboard and is skipped: \(unreadable.reason)")
+        case .resyncNeeded(let reason):
+            parts.journal.record(.resync)
+            parts.metrics.cursorReset(bot: bot)
+            parts.logger.warning("bot \(bot): the server no longer knows its cursor (\(reason)); continuing from now")
+        case .disconnected(let error, let retryIn):
+            parts.metrics.connected(bot: bot, false)
+            parts.logger.warning("bot \(bot): \(error.message); retrying in \(retryIn)")
+        case .reconnected:
+            parts.metrics.connected(bot: bot, true)
+            parts.logger.info("bot \(bot): connected again")
+        }
+    }
+}

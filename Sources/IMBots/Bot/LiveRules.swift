@@ -1,0 +1,39 @@
+import Lifecycle
+import Synchronization
+
+/// A bot's rules as they are now, swapped whole when a reload brings new ones: the
+/// definition, its compiled engine, and the send budgets and loop guard its `limits`
+/// and `loop_guard` describe.
+final class LiveRules: Sendable {
+    /// One consistent set; an event is handled entirely with the set it started with.
+    struct Current: Sendable {
+        let definition: BotDefinition
+        let engine: RuleEngine
+        let budget: SendBudget
+        let loopGuard: LoopGuard
+    }
+
+    private let current: Mutex<Current>
+    private let time: any TimeSource
+
+    init(_ definition: BotDefinition, time: any TimeSource) {
+        self.time = time
+        current = Mutex(Self.make(definition, time: time))
+    }
+
+    /// The set in use now.
+    var now: Current { current.withLock { $0 } }
+
+    /// Puts new rules (of the same account) in place; events after this use them.
+    func replace(with definition: BotDefinition) {
+        let new = Self.make(definition, time: time)
+        current.withLock { $0 = new }
+    }
+
+    private static func make(_ definition: BotDefinition, time: any TimeSource) -> Current {
+        Current(
+            definition: definition, engine: RuleEngine(bot: definition),
+            budget: SendBudget(definition.limits, time: time),
+            loopGuard: LoopGuard(maxPerMinute: definition.maxRepliesPerMinute, time: time))
+    }
+}

@@ -1,0 +1,121 @@
+import IMClient
+import IMProtocol
+import Lifecycle
+
+/// A bot's outgoing messages: one queue per conversation, each sent in order by its own
+/// worker, within the bot's budgets.
+///
+/// A message carries its deterministic client id on every attempt, so a retry, or a
+/// re-send after a crash, is dropped by the server as a repeat. This is the one place
+/// the runner retries sends (the client's own send retry is off): a failure the server
+/// may recover from (unreachable, `429`, `503`) is retried with backoff or after the
+/// server's `Retry-After`, which pauses only that conversation's queue. A message that
+/// keeps failing is given up after `attempts`, logged and audited, never silently
+/// dropped. Each conversation holds at most `capacity` messages: past that the oldest
+/// reply is shed (audited and counted); alerts are never shed, and one that finds its
+/// queue full of alerts is refused.
+///
+/// As a service it drains when stopped: queued messages go on being sent for up to
+/// ``drainTime``; what is left stays in the journal and is sent at the next start.
+final class Outbox: Service {
+    let name: String
+    private let queues: WorkQueues<PendingMessage>
+    private let parts: BotParts
+    private let retrier: Retrier
+    /// Opens once the bot is logged in: nothing is sent before.
+    private let loggedIn: Latch
+
+    static let drainTime = Duration.seconds(10)
+
+    init(parts: BotParts, loggedIn: Latch, attempts: Int = 4,
+         backoff: BackoffPolicy = BackoffPolicy(base: .seconds(1), cap: .seconds(30))) {
+        self.name = "outbox \(parts.name)"
+        self.parts = parts
+        self.loggedIn = loggedIn
+        self.queues = WorkQueues(capacity: { parts.outboxCapacity }) { $0.sheddable }
+        self.retrier = Retrier(attempts: attempts, backoff: backoff, time: parts.time)
+    }
+
+    /// Queues messages (already in the journal) for sending; returns those refused for
+    /// a full queue (alerts only: replies are shed instead). What is shed is recorded.
+    @discardableResult
+    func offer(_ messages: [PendingMessage]) -> [PendingMessage] {
+        var refused: [PendingMessage] = []
+        for message in messages {
+            let offer = queues.offer(message, key: message.to)
+            if !offer.accepted, !message.sheddable { refused.append(message) }
+            for dropped in offer.shed {
+                parts.reporter.shed(dropped, cap: parts.outboxCapacity, version: parts.rules.now.definition.version)
+                parts.journal.record(.done(clientMessageID: dropped.clientMessageID))
+            }
+        }
+        return refused
+    }
+
+    /// Messages queued now, the ones being sent included.
+    var count: Int { queues.count }
+
+    func run() async throws {
+        start()
+        await Task.waitForCancellation()
+        await stop()
+    }
+
+    /// Starts sending: a worker for every conversation with messages, now and later.
+    func start() {
+        queues.start { [self] message in await deliver(message) }
+    }
+
+    /// Stops sending once what is queued went out, or after ``drainTime``; what is left
+    /// stays in the journal. Returns when every worker has ended.
+    func stop() async {
+        await queues.stop(drain: Self.drainTime, time: parts.time)
+    }
+
+    /// Sends one message; false when interrupted (stopping, or the login ended), so that
+    /// it stays queued.
+    private func deliver(_ message: PendingMessage) async -> Bool {
+        // Waiting on an open latch still suspends and queues the task again: checked first,
+        // it costs nothing on the way of every reply.
+        if !loggedIn.isOpen { await loggedIn.wait() }
+        guard !Task.isCancelled else { return false }
+        guard let address = ConversationAddress(message.to) else {
+            let error = IMClientError(.invalidArgument, "'\(message.to)' is not a conversation address")
+            return await finish(message, .failure(error))
+        }
+        while let wait = parts.rules.now.budget.reserve(address) {
+            do {
+                try await parts.time.sleep(for: wait)
+            } catch {
+                return false
+            }
+        }
+        let result = await retrier.run { _ -> Retrier.Attempt<Result<Message, IMClientError>> in
+            do throws(IMClientError) {
+                let sent = try await parts.client.send(
+                    message.text, to: address, replyTo: message.replyTo, clientMessageID: message.clientMessageID)
+                return .finished(.success(sent))
+            } catch {
+                // Refusals (not a member, bad text) will not change by retrying.
+                return error.isTransient ? .retry(.failure(error), after: error.serverWait) : .finished(.failure(error))
+            }
+        }
+        if case .failure(let error) = result {
+            // Stopping, or this login ended (another runner took the bot over): the message
+            // is not given up, it stays for whoever runs the bot next.
+            if Task.isCancelled || error.code == .cancelled || error.code == .kickedOut
+                || error.apiCode == .unauthorized || error.code == .notLoggedIn {
+                return false
+            }
+        }
+        return await finish(message, result)
+    }
+
+    private func finish(_ message: PendingMessage, _ result: Result<Message, IMClientError>) async -> Bool {
+        if case .failure(let error) = result {
+            parts.reporter.sendFailed(message, error, version: parts.rules.now.definition.version)
+        }
+        parts.journal.record(.done(clientMessageID: message.clientMessageID))
+        return true
+    }
+}
