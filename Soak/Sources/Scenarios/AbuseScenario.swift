@@ -75,7 +75,7 @@ struct AbuseScenario: Scenario {
         try await directMessageFlood(context, into: &report)
 
         report.check(server.process.isRunning, "the server exited (\(server.process.exitStatus ?? -1)); see \(server.logPath)")
-        try await server.stop()
+        await server.stop()
         await transport.shutdown()
     }
 

@@ -132,8 +132,8 @@ struct RunnerKillScenario: Scenario {
         report.check(missing == 0, "\(missing) messages never got a reply")
         report.check(doubled == 0, "\(doubled) messages got more than one reply")
         report.check(unquoted == 0, "\(unquoted) replies do not quote their message")
-        try await runner.stop()
-        try await server.stop()
+        await runner.stop()
+        await server.stop()
         await transport.shutdown()
     }
 

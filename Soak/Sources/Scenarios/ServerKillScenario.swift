@@ -143,7 +143,7 @@ struct ServerKillScenario: Scenario {
         report.check(gaps == 0, "\(gaps) stored messages never reached a member's feed")
         report.check(disorders == 0, "\(disorders) feeds delivered a conversation out of order")
 
-        try await server.stop()
+        await server.stop()
         if let problem = await store.integrityProblem() { report.fail("at the end: \(problem)") }
         report.figure("integrity checks", "\(downtimes.count + 1), after every kill and at the end")
         await transport.shutdown()

@@ -129,7 +129,7 @@ struct StorageFaultScenario: Scenario {
 
         // Repair: stop the server, check and remount the file system, check the database,
         // start again on the same data, and retry what was refused.
-        let exit = try await server.stop(patience: .seconds(20))
+        let exit = await server.stop(patience: .seconds(20))
         report.figure("stop on read-only disk", "exit status \(exit)")
         try await disk.unmount()
         let repair = try await disk.repair()
@@ -155,7 +155,7 @@ struct StorageFaultScenario: Scenario {
         report.check(audit.lost.isEmpty, "\(audit.lost.count) answered sends not stored: \(HistoryAudit.sample(audit.lost))")
         report.check(audit.duplicated.isEmpty, "\(audit.duplicated.count) stored twice: \(HistoryAudit.sample(audit.duplicated))")
         report.check(audit.seqHoles.isEmpty, "seqs with holes: \(audit.seqHoles.joined(separator: "; "))")
-        try await server.stop()
+        await server.stop()
         if let problem = await store.integrityProblem() { report.fail("at the end: \(problem)") }
         try await disk.unmount()
         try? FileManager.default.removeItem(atPath: disk.image)

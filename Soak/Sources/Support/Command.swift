@@ -9,7 +9,13 @@ func command(_ program: String, _ arguments: [String], environment: [String: Str
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("soak-command-\(UUID().uuidString).txt").path
     defer { try? FileManager.default.removeItem(atPath: output) }
     let process = try SpawnedProcess.logging(to: output, program, arguments, environment: environment)
-    let status = try await process.waitForExit(patience: patience)
+    let status: Int32
+    do {
+        status = try await withHangGuard("\(program) to finish", hangGuard: patience) { await process.waitForExit() }
+    } catch {
+        _ = try? await process.stop(SIGKILL)
+        throw SoakFailure("\(program) \(arguments.joined(separator: " ")) did not finish within \(patience)")
+    }
     let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     guard statuses.contains(status) else {
         throw SoakFailure("\(program) \(arguments.joined(separator: " ")) exited with \(status): \(text.prefix(500))")
