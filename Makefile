@@ -90,12 +90,12 @@ soak-build: soak-deps
 	$(SWIFT) build --product switchboard
 	$(SWIFT) build --product switchboard-soak
 
-## soak: kill tests, storage faults and abuse at full size (Soak/, RELIABILITY.md); about
-## 15 minutes on 2 cores; the figures go to .build/soak-last-run.txt
+## soak: kill tests, storage faults and abuse at full size (Soak/, RELIABILITY.md), each
+## scenario bounded to 30 minutes; the figures go to .build/soak-last-run.txt
 soak: soak-build
 	$(call soak-run,1800,)
 
-## soak-ci: the same scenarios at the sizes .ci/run uses (a few minutes)
+## soak-ci: the same scenarios at the sizes .ci/run uses (about two and a half minutes)
 soak-ci: soak-build
 	$(call soak-run,600,--quick)
 
