@@ -22,7 +22,7 @@ extension SpawnedProcess {
 
     /// Resident memory in KiB, from /proc; nil once it has exited.
     var residentKiB: Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        guard let text = procText("/proc/\(pid)/status") else { return nil }
         let line = text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
         return line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
     }
