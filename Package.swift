@@ -51,13 +51,14 @@ let package = Package(
                 dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
                                "SwitchboardCrypto", "Logging", "Lifecycle", "CPCRE2"]),
         .executableTarget(name: "switchboard",
-                          dependencies: ["IMServer", "IMBots", "IMChat", "IMClient", "YAMLCoding", "Logging", "Lifecycle"]),
+                          dependencies: ["IMServer", "IMStore", "IMBots", "IMChat", "IMClient", "YAMLCoding", "Logging", "Lifecycle"]),
 
         // MARK: Tests
         .target(name: "TestSupport", dependencies: ["IMServer", "IMClient", "Lifecycle"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "IMProtocolTests", dependencies: ["IMProtocol"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
+        .testTarget(name: "LoggingTests", dependencies: ["Logging"]),
         .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "Lifecycle"]),
         .target(name: "PostgresTestSupport", dependencies: ["IMStore"], path: "Tests/PostgresTestSupport"),
@@ -72,7 +73,8 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "IMChatTests", dependencies: ["IMChat", "IMClient", "IMServer", "TestSupport"],
                     exclude: ["Snapshots"]),
-        .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "TestSupport", "Lifecycle"]),
+        .testTarget(name: "DeploymentTests", dependencies: ["IMServer", "HTTPServer", "IMProtocol", "TestSupport"]),
+        .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "IMStore", "TestSupport", "Lifecycle"]),
 
         // MARK: Reliability harness (`make soak`; RELIABILITY.md): built with the rest, run apart
         .executableTarget(name: "switchboard-soak", dependencies: ["IMClient", "IMProtocol", "TestSupport"],

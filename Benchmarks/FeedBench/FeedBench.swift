@@ -86,11 +86,11 @@ final class FeedBench {
     func writer(_ server: BenchServer) async throws -> (batches: Int, writes: Int, cpu: Int) {
         let text = String(decoding: try await server.call("GET", "/metrics").body, as: UTF8.self)
         let value = { (name: String) in
-            Int(text.split(separator: "\n").first { $0.hasPrefix(name + " ") }?.split(separator: " ").last ?? "0") ?? 0
+            Double(text.split(separator: "\n").first { $0.hasPrefix(name + " ") }?.split(separator: " ").last ?? "0") ?? 0
         }
         return (
-            value("switchboard_store_batches_total"), value("switchboard_store_writes_total"),
-            value("switchboard_store_cpu_microseconds_total")
+            Int(value("switchboard_store_batches_total")), Int(value("switchboard_store_writes_total")),
+            Int(value("switchboard_store_cpu_seconds_total") * 1e6)
         )
     }
 

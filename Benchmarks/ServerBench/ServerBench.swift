@@ -359,6 +359,12 @@ final class ServerBench: @unchecked Sendable {
         return Int(line?.split(separator: " ").last ?? "0") ?? 0
     }
 
+    /// A counter of seconds (`…_seconds_total`), in microseconds.
+    func microseconds(_ name: String, in text: String) -> Int {
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return Int((Double(line?.split(separator: " ").last ?? "0") ?? 0) * 1e6)
+    }
+
     /// The store's writer counters from /metrics.
     func writerCounters() async throws -> (batches: Int, writes: Int, largest: Int, busy: Int, commit: Int, cpu: Int) {
         let text = try await metricsText()
@@ -366,9 +372,9 @@ final class ServerBench: @unchecked Sendable {
             try await metric("switchboard_store_batches_total", in: text),
             try await metric("switchboard_store_writes_total", in: text),
             try await metric("switchboard_store_largest_batch", in: text),
-            try await metric("switchboard_store_busy_microseconds_total", in: text),
-            try await metric("switchboard_store_commit_microseconds_total", in: text),
-            try await metric("switchboard_store_cpu_microseconds_total", in: text)
+            microseconds("switchboard_store_busy_seconds_total", in: text),
+            microseconds("switchboard_store_commit_seconds_total", in: text),
+            microseconds("switchboard_store_cpu_seconds_total", in: text)
         )
     }
 

@@ -11,11 +11,22 @@ import Synchronization
 public final class SQLiteStore: Sendable {
     let database: SQLiteDatabase
     public let epoch: String
+    /// Epochs of the databases this one was restored from, each with the last feed
+    /// position its backup held (`FeedEpochs`).
+    let earlierEpochs: [String: Int64]
     let positions: FeedPositions
     let notifier: FeedNotifier
     /// Usernames never change, so id → name is cached for the life of the process.
     let usernames = Mutex<[UserID: String]>([:])
     let clock: @Sendable () -> Timestamp
+
+    /// The database's file name inside a data folder.
+    public static let fileName = "switchboard.sqlite"
+
+    /// The database file of the data folder `directory`.
+    public static func databasePath(in directory: String) -> String {
+        (directory as NSString).appendingPathComponent(fileName)
+    }
 
     /// Opens (creating and migrating as needed) `directory/switchboard.sqlite`.
     public convenience init(
@@ -24,7 +35,7 @@ public final class SQLiteStore: Sendable {
     ) throws {
         try self.init(
             configuration: SQLiteDatabase.Configuration(
-                path: directory + "/switchboard.sqlite", readers: readers, synchronous: synchronous),
+                path: Self.databasePath(in: directory), readers: readers, synchronous: synchronous),
             clock: clock)
     }
 
@@ -45,24 +56,25 @@ public final class SQLiteStore: Sendable {
                 notifier.tell(update)
             })
         self.clock = clock
-        let (epoch, last) = try Self.loadMeta(configuration.path)
+        let (epoch, earlier, last) = try Self.loadMeta(configuration.path)
         self.epoch = epoch
+        self.earlierEpochs = earlier
         positions.start(after: last)
     }
 
-    /// Reads (creating on first start) the database's epoch and last feed position.
-    private static func loadMeta(_ path: String) throws -> (String, Int64) {
+    /// Reads (creating on first start) the database's epoch, the epochs it was restored
+    /// from, and its last feed position.
+    private static func loadMeta(_ path: String) throws -> (String, [String: Int64], Int64) {
         let connection = try SQLiteConnection(path: path)
         let epoch: String
         if let existing = try connection.first("SELECT value FROM meta WHERE key = 'epoch'", as: { $0.text(0) }) {
             epoch = existing
         } else {
-            var generator = SystemRandomNumberGenerator()
-            epoch = String(UInt32.random(in: 1...UInt32.max, using: &generator), radix: 36)
+            epoch = FeedEpochs.random()
             try connection.execute("INSERT INTO meta (key, value) VALUES ('epoch', ?)", epoch)
         }
         let last = try connection.first("SELECT value FROM meta WHERE key = 'feed_position'", as: { Int64($0.text(0)) ?? 0 }) ?? 0
-        return (epoch, last)
+        return (epoch, try FeedEpochs.earlier(in: connection), last)
     }
 
     /// What the database's writer has done: batches, writes, busy and commit time.
@@ -74,6 +86,11 @@ public final class SQLiteStore: Sendable {
     public var committedPosition: Int64 { positions.committed.load(ordering: .acquiring) }
 
     public var issuedPosition: Int64 { positions.next.load(ordering: .acquiring) - 1 }
+
+    public func acceptsCursor(epoch: String, position: Int64) -> Bool {
+        if epoch == self.epoch { return position <= issuedPosition }
+        return earlierEpochs[epoch].map { position <= $0 } ?? false
+    }
 
     public func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void) {
         notifier.observe(observer)

@@ -1,6 +1,9 @@
 /// The schema's migrations, oldest first. Shipped versions are never edited; a change is
 /// a new version.
 public enum Schema {
+    /// The newest version: this program refuses databases of a higher one.
+    public static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
+
     public static let migrations: [Migration] = [
         Migration(
             version: 1, name: "accounts, conversations, messages, event feeds, media",

@@ -136,6 +136,10 @@ public protocol EventStore: Sendable {
     /// before `committedPosition` catches up, so a cursor is "from the future" only beyond
     /// this.
     var issuedPosition: Int64 { get }
+    /// Whether a cursor of `epoch` at `position` names a place in these feeds: this
+    /// epoch up to `issuedPosition`, or the epoch of a database this one was restored
+    /// from up to the last position its backup held (`FeedEpochs`). Others get 410.
+    func acceptsCursor(epoch: String, position: Int64) -> Bool
     /// Events of one user after `position`, oldest first; `.cursorTooOld` when retention
     /// already dropped events after it.
     func events(for userID: UserID, after position: Int64, limit: Int) async throws -> [Event]
@@ -146,6 +150,12 @@ public protocol EventStore: Sendable {
     /// Called after every commit that added feed entries (on the writing thread: keep it
     /// short).
     func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void)
+}
+
+extension EventStore {
+    public func acceptsCursor(epoch: String, position: Int64) -> Bool {
+        epoch == self.epoch && position <= issuedPosition
+    }
 }
 
 /// Uploaded bytes (avatars), at most one copy of the same bytes per account, and none

@@ -39,7 +39,7 @@ public struct Logger: Sendable {
     public var level: LogLevel
     public var sink: any LogSink
 
-    public init(label: String, level: LogLevel = .info, sink: any LogSink = StderrLogSink.shared) {
+    public init(label: String, level: LogLevel = .info, sink: any LogSink = FileLogSink.standardError) {
         self.label = label
         self.level = level
         self.sink = sink
@@ -76,12 +76,15 @@ public struct Logger: Sendable {
     }
 }
 
-/// Writes `2026-11-29T16:16:50.123Z info server: message key=value` lines to stderr.
-public final class StderrLogSink: LogSink {
-    public static let shared = StderrLogSink()
-    private let lock = Mutex(())
+/// Writes `2026-11-29T16:16:50.123Z info server: message key=value` lines to a
+/// `LogFile`: standard error by default, or a file reopened on SIGHUP for rotation.
+public final class FileLogSink: LogSink {
+    /// Standard error.
+    public static let standardError = FileLogSink(.standardError)
 
-    public init() {}
+    public let file: LogFile
+
+    public init(_ file: LogFile) { self.file = file }
 
     public func write(level: LogLevel, label: String, message: String, metadata: [(String, String)]) {
         var line = "\(LogClock.now()) \(level) \(label): \(message)"
@@ -89,17 +92,8 @@ public final class StderrLogSink: LogSink {
             line += " \(key)=\(value.contains(" ") ? "\"\(value)\"" : value)"
         }
         line += "\n"
-        var bytes = Array(line.utf8)
-        lock.withLock { _ in
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeMutableBytes { raw in
-                    Glibc.write(2, raw.baseAddress! + offset, raw.count - offset)
-                }
-                if written <= 0 { break }
-                offset += written
-            }
-        }
+        // A line that cannot be written has nowhere to be reported: it is dropped.
+        try? file.append(line)
     }
 }
 

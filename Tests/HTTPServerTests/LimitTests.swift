@@ -132,7 +132,7 @@ import Testing
         try await withHTTPServer(testConfiguration(headerTimeout: 1), responder: Self.echo) { server in
             let client = try RawHTTPClient(port: server.port)
             try client.send("GET / HT")
-            // The server's reaper must close it (idleTimeout is 60 s, the hang guard 30 s).
+            // The server's reaper must close it (idleTimeout is 300 s, the hang guard 30 s).
             let received = try await client.untilClosed()
             #expect(received.isEmpty)
             #expect(server.stats.headerTimeouts == 1)

@@ -55,6 +55,22 @@ import Testing
         #expect(model.sessions.rows.first?.id == Fixture.bobID)
     }
 
+    @Test func aRowFetchedBeforeTheLatestMessagesDoesNotTakeBackTheirCount() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        for seq in Int64(4)...6 { _ = model.handle(Fixture.event(seq, .message, message: Fixture.message(seq, "m\(seq)"))) }
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 3)
+        // A fetch answered late, with the server's row as it was at the first of them.
+        let stale = Fixture.conversation(Fixture.opsID, .group("ops"), name: "Operations", last: Fixture.message(4, "m4"), unread: 1, read: 3)
+        _ = model.handle(.result(.conversation(stale)))
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 3)
+        _ = model.handle(.result(.sessions([stale] + Self.rows.dropFirst())))
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 3)
+        // A row as new as this one's is the server's: it also knows the read markers.
+        let current = Fixture.conversation(Fixture.opsID, .group("ops"), name: "Operations", last: Fixture.message(6, "m6"), unread: 1, read: 5)
+        _ = model.handle(.result(.conversation(current)))
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 1)
+    }
+
     @Test func aMessageInAConversationWithoutARowFetchesTheRow() {
         var model = Fixture.loggedIn(sessions: Self.rows)
         let carolID = ConversationID(rawValue: 99)

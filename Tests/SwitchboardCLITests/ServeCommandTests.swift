@@ -68,4 +68,46 @@ struct ServeCommandTests {
         #expect(try await process.stop(signal) == 0)
         try await eventually("the last log line") { process.errors.contains("info server: stopped") }
     }
+
+    /// With a log file, SIGHUP (logrotate's postrotate, systemd's reload) reopens it: after
+    /// the file was moved away the lines go to a new file at the path, the moved one
+    /// keeps what came before, and the server serves on.
+    @Test(.serialized, arguments: [false, true])
+    func sighupReopensTheLogFileAndOtherwiseDoesNotStopTheServer(withLogFile: Bool) async throws {
+        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let log = sandbox.path("logs/server.log")
+        try FileManager.default.createDirectory(atPath: sandbox.path("logs"), withIntermediateDirectories: true)
+        let process = try SpawnedProcess(
+            binary, ["serve", "--listen", "127.0.0.1:0", "--data", sandbox.path("data")] + (withLogFile ? ["--log-file", log] : []))
+        defer { process.signal(SIGKILL) }
+        let started = { withLogFile ? (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" : process.errors }
+        try await eventually("serve listening") { started().contains("listening on http://127.0.0.1:") }
+        if withLogFile {
+            try FileManager.default.moveItem(atPath: log, toPath: log + ".1")
+        }
+
+        process.signal(SIGHUP)
+        if withLogFile {
+            try await eventually("a new log file") {
+                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("info log: SIGHUP: reopened the log file \(log)")
+            }
+        }
+        process.signal(SIGTERM)
+        #expect(await process.waitForExit() == 0)
+
+        let errors = try await process.allErrors()
+        if withLogFile {
+            let before = try String(contentsOfFile: log + ".1", encoding: .utf8)
+            let after = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(before.contains("info server: switchboard server listening on http://127.0.0.1:"))
+            #expect(!before.contains("SIGHUP"))
+            #expect(after.contains("info server: stopped"))
+            #expect(!after.contains("listening"))
+            #expect(errors.isEmpty, "standard error: \(errors)")
+        } else {
+            #expect(errors.contains("info server: stopped"))
+        }
+    }
 }

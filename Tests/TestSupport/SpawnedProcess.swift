@@ -5,35 +5,40 @@ import Foundation
 import Synchronization
 
 /// A child process started with `posix_spawn`, for tests and the soak harness that run
-/// the `switchboard` executable (or another program).
+/// the `switchboard` executable (and other programs: promtool, nginx, sqlite3).
 ///
 /// Not Foundation's `Process`: its `run()` crashed now and then in a test process whose
-/// other tests open and close descriptors all the time. The child gets its output as
-/// `output` says, and none of this process's other descriptors (its sockets would
-/// otherwise outlive their tests in the child).
+/// other tests open and close descriptors all the time. The child gets standard input
+/// from a file (`/dev/null` unless given), its output as `output` says, and none of this
+/// process's other descriptors (its sockets would otherwise outlive their tests in the
+/// child).
 public final class SpawnedProcess: Sendable {
     /// Where the child's output goes.
     public enum Output: Sendable {
         /// Standard error on a pipe, collected in `errors`; standard output to `/dev/null`.
         case collected
-        /// Standard output and error appended to the file (made if missing), standard input
-        /// from `/dev/null`: for long runs whose output would not fit in memory, and for a
-        /// program restarted on the same log.
+        /// Standard output and error appended to the file (made if missing): for long runs
+        /// whose output would not fit in memory, and for a program restarted on the same log.
         case appended(toFile: String)
     }
 
     public let pid: pid_t
     private let status = Mutex<Int32?>(nil)
     private let collected = Mutex("")
+    /// Set once standard error reached its end (the child, and whatever it started, closed it).
+    private let errorsEnded = Atomic<Bool>(false)
 
-    /// Starts `executable` with `arguments` and `environment` (nil: this process's).
+    /// Starts `executable` with `arguments`, `environment` (nil: this process's) and the
+    /// file `standardInput` as its standard input.
     public init(
-        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, output: Output = .collected
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        standardInput: String = "/dev/null", output: Output = .collected
     ) throws {
         var pipeFDs: [Int32] = [-1, -1]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
         switch output {
         case .collected:
             guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
@@ -41,7 +46,6 @@ public final class SpawnedProcess: Sendable {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
         case .appended(let file):
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_APPEND, 0o644)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
@@ -76,7 +80,11 @@ public final class SpawnedProcess: Sendable {
         }
         pid = child
         let reading = pipeFDs[0]
-        guard reading >= 0 else { return }
+        guard reading >= 0 else {
+            // Nothing to collect: the output goes to a file.
+            errorsEnded.store(true, ordering: .releasing)
+            return
+        }
         let thread = Thread { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -86,12 +94,22 @@ public final class SpawnedProcess: Sendable {
                 self.collected.withLock { $0 += String(decoding: buffer[..<count], as: UTF8.self) }
             }
             close(reading)
+            self.errorsEnded.store(true, ordering: .releasing)
         }
         thread.start()
     }
 
     /// What the child wrote to standard error so far (`.collected` output only).
     public var errors: String { collected.withLock { $0 } }
+
+    /// Everything the child wrote to standard error, once it has closed it (it exited);
+    /// throws `HangError` when that does not happen within `hangGuard`.
+    public func allErrors(hangGuard: Duration = .seconds(30)) async throws -> String {
+        try await eventually("the end of \(pid)'s standard error", hangGuard: hangGuard) {
+            errorsEnded.load(ordering: .acquiring)
+        }
+        return errors
+    }
 
     /// Sends a signal to the child while it runs. Once it has ended (and been reaped) the
     /// pid may belong to another process, so nothing is sent.

@@ -105,7 +105,7 @@ public struct TestClient: Sendable {
         self.init(baseURL: server.baseURL, token: token, transport: transport)
     }
 
-    /// A client of a server elsewhere (one a test started as a process).
+    /// A client of whatever answers at `baseURL`: a server a test started as a process, or a proxy in front of servers.
     public init(baseURL: String, token: String? = nil, transport: any HTTPTransport = TestClient.sharedTransport) {
         self.baseURL = baseURL
         self.transport = transport

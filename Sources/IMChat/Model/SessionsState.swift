@@ -25,9 +25,11 @@ public struct SessionsState: Sendable, Equatable {
     /// Every unread message of every conversation.
     public var totalUnread: Int { rows.reduce(0) { $0 + $1.unread } }
 
-    /// Replaces the rows with the server's list.
+    /// Replaces the rows with the server's list, keeping a row that live events have
+    /// already carried past the list's snapshot (see `newer(_:than:)`).
     public mutating func replace(_ conversations: [Conversation]) {
-        rows = conversations
+        let current = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        rows = conversations.map { fetched in current[fetched.id].map { Self.newer(fetched, than: $0) } ?? fetched }
         loaded = true
         sort()
     }
@@ -35,11 +37,20 @@ public struct SessionsState: Sendable, Equatable {
     /// Adds or replaces one row (from `GET /v1/conversations/<c>`).
     public mutating func upsert(_ conversation: Conversation) {
         if let index = rows.firstIndex(where: { $0.id == conversation.id }) {
-            rows[index] = conversation
+            rows[index] = Self.newer(conversation, than: rows[index])
         } else {
             rows.append(conversation)
         }
         sort()
+    }
+
+    /// The server's row, unless the row here is ahead of it. Fetches overlap with live
+    /// events: a row fetched for the first message of a conversation can arrive after
+    /// the next messages were counted onto an earlier fetch, and taking its older count
+    /// would lose them. The row whose last message is newer wins; on a tie the server's
+    /// (its count also knows read markers this client only heard of).
+    static func newer(_ fetched: Conversation, than current: Conversation) -> Conversation {
+        (current.lastMessage?.seq ?? 0) > (fetched.lastMessage?.seq ?? 0) ? current : fetched
     }
 
     /// The row of a conversation.

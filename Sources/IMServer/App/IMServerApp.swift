@@ -26,6 +26,9 @@ public final class IMServerApp: Service {
     let core: ServerServices
     let http: HTTPServer
     let store: SQLiteStore
+    /// Held from start to the end of `shutdown()`: one server per data folder, and no
+    /// restore under a running one.
+    private let folderLock: DataFolderLock
     let logger: Logger
     let time: any TimeSource
     /// Opened by `shutdown()`, so a `run()` in progress stops too.
@@ -78,6 +81,11 @@ public final class IMServerApp: Service {
             throw ServerStartError(message: "the data folder \(directory) is not writable")
         }
         do {
+            folderLock = try DataFolderLock(directory: directory)
+        } catch {
+            throw ServerStartError(message: error.description)
+        }
+        do {
             store = try SQLiteStore(
                 directory: directory, synchronous: configuration.synchronous,
                 clock: { Timestamp(milliseconds: time.wallMilliseconds) })
@@ -85,14 +93,19 @@ public final class IMServerApp: Service {
             throw ServerStartError(message: "cannot open the database in \(directory): \(error)")
         }
         core = try ServerServices(configuration: configuration, store: store, logger: logger, time: time)
-        http = HTTPServer(configuration: configuration.http, responder: APIResponder(core: core), time: time)
-        core.addGauges { [http] in HTTPMetrics.gauges(http.stats) }
-        core.addGauges { [store] in StoreMetrics.gauges(store.writerStats) }
-        core.addGauges { [core] in
+        // The HTTP library's messages go where the server's own lines go (its log file,
+        // reopened on SIGHUP, when it has one).
+        var listener = configuration.http
+        let httpLogger = logger.child("http")
+        listener.errorLog = { httpLogger.warning($0) }
+        http = HTTPServer(configuration: listener, responder: APIResponder(core: core), time: time)
+        core.addMetrics { [http] in HTTPMetrics.samples(http.stats) }
+        core.addMetrics { [store] in StoreMetrics.samples(store.writerStats) }
+        core.addMetrics { [core] in
             [
-                ("switchboard_password_checks_total", "Password checks run (logins, password changes).", core.hashing.checks.load(ordering: .relaxed)),
-                ("switchboard_password_hashing_refused_total", "Password checks refused with 503 because the hashing queue was full.", core.hashing.refused.load(ordering: .relaxed)),
-                ("switchboard_password_hashing_queued", "Password hashes waiting or running now.", core.hashing.queued),
+                .counter("switchboard_password_checks_total", "Password checks run (logins, password changes).", core.hashing.checks.load(ordering: .relaxed)),
+                .counter("switchboard_password_hashing_refused_total", "Password checks refused with 503 because the hashing queue was full.", core.hashing.refused.load(ordering: .relaxed)),
+                .gauge("switchboard_password_hashing_queued", "Password hashes waiting or running now.", core.hashing.queued),
             ]
         }
     }
@@ -198,6 +211,7 @@ public final class IMServerApp: Service {
                 await http.shutdown()
                 await recordLoginUse()
                 await store.close()
+                folderLock.release()
                 logger.info("stopped")
             }
             task = started

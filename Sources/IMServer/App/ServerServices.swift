@@ -26,8 +26,8 @@ final class ServerServices: Sendable {
     /// A hash of a random password at the configured cost: unknown usernames are
     /// verified against it so a login's timing does not tell which accounts exist.
     let dummyHash: String
-    /// Gauges sampled at each `/metrics` scrape, registered by whoever owns them.
-    private let gaugeSources = Mutex<[@Sendable () -> [(name: String, help: String, value: Int)]]>([])
+    /// Counters and gauges sampled at each `/metrics` scrape, registered by whoever owns them.
+    private let metricSources = Mutex<[@Sendable () -> [MetricSample]]>([])
     let encoder = WireJSON.encoder()
     let decoder = WireJSON.decoder()
 
@@ -67,13 +67,14 @@ final class ServerServices: Sendable {
     /// Monotonic seconds, for intervals and deadlines.
     func monotonic() -> Double { time.seconds }
 
-    /// Adds gauges to `/metrics`.
-    func addGauges(_ source: @escaping @Sendable () -> [(name: String, help: String, value: Int)]) {
-        gaugeSources.withLock { $0.append(source) }
+    /// Adds samples to every `/metrics` scrape.
+    func addMetrics(_ source: @escaping @Sendable () -> [MetricSample]) {
+        metricSources.withLock { $0.append(source) }
     }
 
-    func gauges() -> [(name: String, help: String, value: Int)] {
-        gaugeSources.withLock { $0 }.flatMap { $0() }
+    /// The samples of every registered source, taken now.
+    func sampleMetrics() -> [MetricSample] {
+        metricSources.withLock { $0 }.flatMap { $0() }
     }
 
     /// Spends one request of the caller's budget, or throws 429 with the wait.

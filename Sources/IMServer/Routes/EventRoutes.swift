@@ -149,7 +149,11 @@ enum EventRoutes {
             throw APIError.invalid("cursor", "'\(text)' is not a cursor: poll without one to get a fresh cursor")
         }
         try check(cursor, session: session, core: core)
-        return .poll(Poll(session: session, cursor: cursor, limit: limit, deadline: core.monotonic() + Double(timeout)))
+        // A cursor of the database this one was restored from reads on in this one's
+        // epoch: the answer's cursor carries the current epoch.
+        var current = cursor
+        current.epoch = store.epoch
+        return .poll(Poll(session: session, cursor: current, limit: limit, deadline: core.monotonic() + Double(timeout)))
     }
 
     /// The user's events after the cursor. Not inlined: its frame is gone while the poll
@@ -198,12 +202,10 @@ enum EventRoutes {
         }
     }
 
-    /// 410 for a cursor of another user or database, or from the future. (One older than
-    /// the retained feed is found when the feed is read.)
+    /// 410 for a cursor of another user or database, from the future, or from a timeline
+    /// a restore undid. (One older than the retained feed is found when the feed is read.)
     private static func check(_ cursor: FeedCursor, session: Session, core: ServerServices) throws {
-        let store = core.store
-        guard cursor.epoch == store.epoch, cursor.userID == session.userID,
-            cursor.position <= store.issuedPosition
+        guard cursor.userID == session.userID, core.store.acceptsCursor(epoch: cursor.epoch, position: cursor.position)
         else {
             throw APIError(
                 .cursorExpired, "this cursor is not from this account's feed on this server: poll without a cursor and re-sync")

@@ -30,11 +30,9 @@ enum SystemRoutes {
             throw APIError(
                 .forbidden, "metrics are served to loopback clients only (not through a proxy) unless a metrics token is set")
         }
-        var gauges: [(name: String, help: String, value: Int)] = [
-            ("switchboard_parked_polls", "Event polls parked now.", core.hub.parkedCount)
-        ]
-        gauges += core.gauges()
-        let text = core.metrics.render(gauges: gauges)
+        let samples = [MetricSample.gauge("switchboard_parked_polls", "Event polls parked now.", core.hub.parkedCount)]
+            + core.sampleMetrics()
+        let text = core.metrics.render(samples: samples)
         return Response(
             status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"], body: Data(text.utf8))
     }

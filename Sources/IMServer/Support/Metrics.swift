@@ -21,8 +21,9 @@ final class Metrics: Sendable {
         requests.withLock { $0[RequestKey(method: method, route: route, status: status), default: 0] += 1 }
     }
 
-    /// The exposition text; `gauges` are sampled by the caller (parked polls, connections).
-    func render(gauges: [(name: String, help: String, value: Int)]) -> String {
+    /// The exposition text (`promtool check metrics` passes it): the request counts, the
+    /// counters above, and `samples` taken by the caller (parked polls, connections).
+    func render(samples: [MetricSample]) -> String {
         var out = ""
         out += "# HELP switchboard_http_requests_total HTTP requests answered, by route and status.\n"
         out += "# TYPE switchboard_http_requests_total counter\n"
@@ -33,24 +34,55 @@ final class Metrics: Sendable {
             out +=
                 "switchboard_http_requests_total{method=\"\(key.method)\",route=\"\(escape(key.route))\",status=\"\(key.status)\"} \(count)\n"
         }
-        let counters: [(String, String, Int)] = [
-            ("switchboard_messages_sent_total", "Messages stored (resends with a known client_msg_id excluded).", messagesSent.load(ordering: .relaxed)),
-            ("switchboard_events_delivered_total", "Events handed to polling clients.", eventsDelivered.load(ordering: .relaxed)),
-            ("switchboard_login_failures_total", "Logins refused for a wrong username or password.", loginFailures.load(ordering: .relaxed)),
-            ("switchboard_rate_limited_total", "Requests answered 429.", rateLimited.load(ordering: .relaxed)),
-            ("switchboard_polls_replaced_total", "Parked polls ended by a newer poll of the same login (409).", pollsReplaced.load(ordering: .relaxed)),
-            ("switchboard_polls_answered_from_commits_total", "Parked polls answered with the events of the commit that woke them, without reading the feed.", pollsAnsweredFromCommits.load(ordering: .relaxed)),
+        let counters: [MetricSample] = [
+            .counter("switchboard_messages_sent_total", "Messages stored (resends with a known client_msg_id excluded).", messagesSent.load(ordering: .relaxed)),
+            .counter("switchboard_events_delivered_total", "Events handed to polling clients.", eventsDelivered.load(ordering: .relaxed)),
+            .counter("switchboard_login_failures_total", "Logins refused for a wrong username or password.", loginFailures.load(ordering: .relaxed)),
+            .counter("switchboard_rate_limited_total", "Requests answered 429.", rateLimited.load(ordering: .relaxed)),
+            .counter("switchboard_polls_replaced_total", "Parked polls ended by a newer poll of the same login (409).", pollsReplaced.load(ordering: .relaxed)),
+            .counter("switchboard_polls_answered_from_commits_total", "Parked polls answered with the events of the commit that woke them, without reading the feed.", pollsAnsweredFromCommits.load(ordering: .relaxed)),
         ]
-        for (name, help, value) in counters {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) counter\n\(name) \(value)\n"
-        }
-        for gauge in gauges {
-            out += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n\(gauge.name) \(gauge.value)\n"
+        for sample in counters + samples {
+            out += "# HELP \(sample.name) \(sample.help)\n# TYPE \(sample.name) \(sample.kind.rawValue)\n"
+            out += "\(sample.name) \(sample.renderedValue)\n"
         }
         return out
     }
 
     private func escape(_ label: String) -> String {
         label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+}
+
+/// One value for `/metrics`: a counter (only goes up; its name ends in `_total`) or a
+/// gauge, in base units (seconds, bytes), as Prometheus expects.
+struct MetricSample: Sendable {
+    enum Kind: String, Sendable {
+        case counter, gauge
+    }
+
+    var name: String
+    var help: String
+    var kind: Kind
+    var value: Double
+
+    static func counter(_ name: String, _ help: String, _ value: Int) -> MetricSample {
+        MetricSample(name: name, help: help, kind: .counter, value: Double(value))
+    }
+
+    /// A counter of time, given in nanoseconds and shown in seconds.
+    static func counter(_ name: String, _ help: String, nanoseconds: Int) -> MetricSample {
+        MetricSample(name: name, help: help, kind: .counter, value: Double(nanoseconds) / 1e9)
+    }
+
+    static func gauge(_ name: String, _ help: String, _ value: Int) -> MetricSample {
+        MetricSample(name: name, help: help, kind: .gauge, value: Double(value))
+    }
+
+    /// Whole numbers without a fraction (`12`, not `12.0`); others as Swift prints them
+    /// (`0.001234`, `1e-06`), which Prometheus reads.
+    var renderedValue: String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
     }
 }

@@ -26,7 +26,7 @@ final class Checkpointer: @unchecked Sendable {
     /// Log frames after which the writer catches up itself.
     static let catchUpFrames: Int32 = 8000
 
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     private let condition = NSCondition()
     private var requested = false
     private var stopped = false

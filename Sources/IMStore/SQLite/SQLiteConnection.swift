@@ -30,7 +30,15 @@ public final class SQLiteConnection: @unchecked Sendable {
         sqlite3_busy_timeout(db, 5000)
     }
 
-    deinit {
+    private var isClosed = false
+
+    deinit { close() }
+
+    /// Closes the connection now rather than when it goes away; call it only once the
+    /// thread that owns it is done with it. Nothing may use it afterwards.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         statements.removeAll()
         sqlite3_close_v2(handle)
     }

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// A SQLite database in WAL mode with one writer thread and a pool of reader threads.
 ///
@@ -25,12 +26,19 @@ public final class SQLiteDatabase: Sendable {
         public var synchronous: Synchronous
         /// Write jobs committed together at most.
         public var maxBatch: Int
+        /// Copies of the database from before a schema migration kept beside it
+        /// (`switchboard-v3.sqlite`), newest first; 0 keeps none.
+        public var backupsBeforeMigration: Int
 
-        public init(path: String, readers: Int = 4, synchronous: Synchronous = .full, maxBatch: Int = 512) {
+        public init(
+            path: String, readers: Int = 4, synchronous: Synchronous = .full, maxBatch: Int = 512,
+            backupsBeforeMigration: Int = 2
+        ) {
             self.path = path
             self.readers = readers
             self.synchronous = synchronous
             self.maxBatch = maxBatch
+            self.backupsBeforeMigration = backupsBeforeMigration
         }
     }
 
@@ -49,6 +57,11 @@ public final class SQLiteDatabase: Sendable {
     }
 
     private let writer: SQLiteWriter
+    /// Every connection the threads use (the writer's, the checkpointer's, the readers'),
+    /// closed by `close()` once the threads have ended, so that the file is free at once
+    /// (a restore into the folder of a server stopped in this process needs that).
+    private let connections: [SQLiteConnection]
+    private let connectionsClosed = Atomic<Bool>(false)
     private let reads = WorkQueue<(SQLiteConnection) -> Void>()
     private let finished: DispatchGroup
 
@@ -73,7 +86,7 @@ public final class SQLiteDatabase: Sendable {
             PRAGMA temp_store = MEMORY;
             PRAGMA cache_size = -32000;
             """)
-        try Migrator(migrations: migrations).migrate(connection)
+        try Migrator(migrations: migrations, backupsToKeep: configuration.backupsBeforeMigration).migrate(connection)
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, configuration.readers) {
             let reader = try SQLiteConnection(path: configuration.path, readOnly: true)
@@ -85,6 +98,7 @@ public final class SQLiteDatabase: Sendable {
             connection: connection, maxBatch: configuration.maxBatch, checkpointer: checkpointer,
             beforeCommit: beforeCommit, afterBatch: afterBatch)
         self.writer = writer
+        self.connections = [connection, checkpointer.connection] + readers
         let group = DispatchGroup()
         self.finished = group
         var threads: [Thread] = [
@@ -178,7 +192,13 @@ public final class SQLiteDatabase: Sendable {
         writer.queue.stop()
         reads.stop()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            finished.notify(queue: .global()) { continuation.resume() }
+            finished.notify(queue: .global()) { [self] in
+                // Once, however many callers wait here.
+                if !connectionsClosed.exchange(true, ordering: .acquiringAndReleasing) {
+                    for connection in connections { connection.close() }
+                }
+                continuation.resume()
+            }
         }
     }
 }

@@ -53,7 +53,9 @@ struct RunCommand: Command {
 
     func run() async throws -> Int32 {
         let (file, directory) = try ConfigFile.load(configPath)
-        let logger = Logger(label: "runner", level: try file.level(override: logLevel))
+        let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: nil)
+        defer { log.close() }
+        let logger = log.logger("runner")
         let configuration = try file.runnerConfiguration(directory: directory, serverURL: server)
         let runner = try Self.makeRunner(configuration, logger: logger)
         try await Self.serve([runner], reloading: runner, logger: logger)

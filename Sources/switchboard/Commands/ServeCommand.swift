@@ -10,9 +10,11 @@ struct ServeCommand: Command {
     static let summary = "run the IM server (no bots)"
     static let help = """
         usage: switchboard serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--log-level LEVEL]
+                                 [--log-file FILE]
 
         Runs the IM server until SIGINT or SIGTERM, then stops gracefully: parked polls are
-        answered and requests in flight finish.
+        answered and requests in flight finish. SIGHUP reopens the log file (after log
+        rotation moved it away).
 
         options:
           --config FILE      configuration file (default: config.yaml if present); its
@@ -20,16 +22,19 @@ struct ServeCommand: Command {
           --listen HOST:PORT address to listen on (default 127.0.0.1:8080)
           --data DIR         folder for the database (default ./data)
           --log-level LEVEL  trace, debug (one line per request), info, notice, warning, error
+          --log-file FILE    append log lines to FILE instead of standard error (default:
+                             the config's log_file)
 
         exit codes: 0 stopped cleanly, 1 failure, 2 bad flag, unusable data folder or busy port
         """
-    static let options: Set<String> = ["config", "listen", "data", "log-level"]
+    static let options: Set<String> = ["config", "listen", "data", "log-level", "log-file"]
     static let flags: Set<String> = []
 
     var configPath: String?
     var listen: ListenAddress?
     var data: String?
     var logLevel: String?
+    var logFile: String?
 
     init(arguments: Arguments) throws {
         configPath = arguments[option: "config"]
@@ -41,13 +46,14 @@ struct ServeCommand: Command {
         }
         data = arguments[option: "data"]
         logLevel = arguments[option: "log-level"]
+        logFile = arguments[option: "log-file"]
         guard arguments.positionals.isEmpty else {
             throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'")
         }
     }
 
     func run() async throws -> Int32 {
-        let (file, _) = try ConfigFile.load(configPath)
+        let (file, directory) = try ConfigFile.load(configPath)
         var section = file.server ?? ServerFileConfig()
         if let listen { section.listen = listen }
         if let data { section.data = data }
@@ -57,7 +63,9 @@ struct ServeCommand: Command {
         } catch let error as ServerFileConfig.Invalid {
             throw ConfigurationError(error.description)
         }
-        let logger = Logger(label: "server", level: try file.level(override: logLevel))
+        let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: logFile)
+        defer { log.close() }
+        let logger = log.logger("server")
         let app: IMServerApp
         do {
             app = try IMServerApp(configuration: configuration, logger: logger)

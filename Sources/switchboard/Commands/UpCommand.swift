@@ -43,7 +43,8 @@ struct UpCommand: Command {
 
     func run() async throws -> Int32 {
         let (file, directory) = try ConfigFile.load(configPath)
-        let level = try file.level(override: logLevel)
+        let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: nil)
+        defer { log.close() }
         var section = file.server ?? ServerFileConfig()
         if section.data == nil { section.data = (directory as NSString).appendingPathComponent("data") }
         let serverConfiguration: ServerConfiguration
@@ -52,10 +53,9 @@ struct UpCommand: Command {
         } catch let error as ServerFileConfig.Invalid {
             throw ConfigurationError(error.description)
         }
-        let logger = Logger(label: "runner", level: level)
         let app: IMServerApp
         do {
-            app = try IMServerApp(configuration: serverConfiguration, logger: Logger(label: "server", level: level))
+            app = try IMServerApp(configuration: serverConfiguration, logger: log.logger("server"))
             // Started before the group, so that a busy port is a configuration error and the
             // runner knows the port.
             try await app.start()
@@ -79,12 +79,12 @@ struct UpCommand: Command {
             runner = try RunCommand.makeRunner(
                 try file.runnerConfiguration(
                     directory: directory, serverURL: url, localAdministration: localAdministration),
-                logger: logger)
+                logger: log.logger("runner"))
         } catch {
             await app.shutdown()
             throw error
         }
-        try await RunCommand.serve([server, runner], reloading: runner, logger: logger)
+        try await RunCommand.serve([server, runner], reloading: runner, logger: log.logger("runner"))
         return ExitCode.ok
     }
 }

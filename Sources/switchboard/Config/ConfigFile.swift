@@ -10,10 +10,13 @@ struct ConfigFile: Decodable {
     var runner: RunnerFileConfig?
     /// trace, debug, info, notice, warning or error.
     var logLevel: String?
+    /// Where log lines go instead of standard error; reopened on SIGHUP.
+    var logFile: String?
 
     enum CodingKeys: String, CodingKey {
         case server, runner
         case logLevel = "log_level"
+        case logFile = "log_file"
     }
 
     /// The default file name, looked for in the working directory.

@@ -3,11 +3,15 @@ import Lifecycle
 import TestSupport
 
 /// A configuration for tests: loopback, a free port, small limits.
+///
+/// The header and idle timeouts are long (tests of those timeouts set their own): on a
+/// loaded machine a keep-alive connection of a busy test can wait many seconds between
+/// its requests, and must not be reaped as if it were slow.
 func testConfiguration(
-    headerTimeout: Int = 10, maxBodyBytes: Int = 1 << 20, shutdownGrace: Double = 10
+    headerTimeout: Int = 120, maxBodyBytes: Int = 1 << 20, shutdownGrace: Double = 10
 ) -> HTTPServerConfiguration {
     HTTPServerConfiguration(
-        host: "127.0.0.1", port: 0, threads: 2, connectionLimit: 2_000, idleTimeout: 60,
+        host: "127.0.0.1", port: 0, threads: 2, connectionLimit: 2_000, idleTimeout: 300,
         headerTimeout: headerTimeout, connectionsPerAddress: 2_000, maxBodyBytes: maxBodyBytes,
         connectionMemory: 16 * 1024, shutdownGrace: shutdownGrace)
 }
