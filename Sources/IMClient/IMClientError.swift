@@ -32,6 +32,9 @@ public struct IMClientError: Error, Sendable, Equatable, CustomStringConvertible
         case invalidArgument
         /// A local file (profile store, cursor, avatar cache) could not be read or written.
         case localStorage
+        /// The group takes requests (`join: approval`): the caller's request to join was
+        /// recorded and waits for an admin (`joinGroup`; `join(group:)` reports it as a value).
+        case awaitingApproval
 
         /// The code as one word, e.g. `NOT_FOUND` or `UNREACHABLE`.
         public var description: String {
@@ -47,6 +50,7 @@ public struct IMClientError: Error, Sendable, Equatable, CustomStringConvertible
             case .notLoggedIn: "NOT_LOGGED_IN"
             case .invalidArgument: "INVALID_ARGUMENT"
             case .localStorage: "LOCAL_STORAGE"
+            case .awaitingApproval: "AWAITING_APPROVAL"
             }
         }
     }

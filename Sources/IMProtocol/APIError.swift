@@ -54,20 +54,24 @@ public struct APIError: Error, Sendable, Equatable, Codable, CustomStringConvert
     public var field: String?
     /// A finer reason inside the code, e.g. `kicked_out` or `expired` for `UNAUTHORIZED`.
     public var reason: String?
+    /// Until when the refusal holds, when it ends by itself (`FORBIDDEN` with reason
+    /// `muted` or `banned`).
+    public var until: Timestamp?
 
     public init(
         _ code: ErrorCode, _ message: String, retryAfter: Int? = nil, field: String? = nil,
-        reason: String? = nil
+        reason: String? = nil, until: Timestamp? = nil
     ) {
         self.code = code
         self.message = message
         self.retryAfter = retryAfter
         self.field = field
         self.reason = reason
+        self.until = until
     }
 
     enum CodingKeys: String, CodingKey {
-        case code, message, field, reason
+        case code, message, field, reason, until
         case retryAfter = "retry_after"
     }
 

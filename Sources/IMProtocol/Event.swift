@@ -2,11 +2,20 @@
 /// `.other` so older clients keep working.
 public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
     case message
+    case messageEdited
     case messageDeleted
     case memberJoined
     case memberLeft
     case memberKicked
     case memberMuted
+    case memberUnmuted
+    case memberBanned
+    case memberUnbanned
+    case roleChanged
+    case memberInvited
+    case inviteRevoked
+    case joinRequested
+    case joinRequestRevoked
     case conversationUpdated
     case profileUpdated
     case contactAdded
@@ -15,18 +24,28 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
     case other(String)
 
     public static let known: [EventType] = [
-        .message, .messageDeleted, .memberJoined, .memberLeft, .memberKicked, .memberMuted,
-        .conversationUpdated, .profileUpdated, .contactAdded, .read, .kickedOut,
+        .message, .messageEdited, .messageDeleted, .memberJoined, .memberLeft, .memberKicked, .memberMuted,
+        .memberUnmuted, .memberBanned, .memberUnbanned, .roleChanged, .memberInvited, .inviteRevoked, .joinRequested,
+        .joinRequestRevoked, .conversationUpdated, .profileUpdated, .contactAdded, .read, .kickedOut,
     ]
 
     public init(rawValue: String) {
         switch rawValue {
         case "message": self = .message
+        case "message_edited": self = .messageEdited
         case "message_deleted": self = .messageDeleted
         case "member_joined": self = .memberJoined
         case "member_left": self = .memberLeft
         case "member_kicked": self = .memberKicked
         case "member_muted": self = .memberMuted
+        case "member_unmuted": self = .memberUnmuted
+        case "member_banned": self = .memberBanned
+        case "member_unbanned": self = .memberUnbanned
+        case "role_changed": self = .roleChanged
+        case "member_invited": self = .memberInvited
+        case "invite_revoked": self = .inviteRevoked
+        case "join_requested": self = .joinRequested
+        case "join_request_revoked": self = .joinRequestRevoked
         case "conversation_updated": self = .conversationUpdated
         case "profile_updated": self = .profileUpdated
         case "contact_added": self = .contactAdded
@@ -39,11 +58,20 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
     public var rawValue: String {
         switch self {
         case .message: "message"
+        case .messageEdited: "message_edited"
         case .messageDeleted: "message_deleted"
         case .memberJoined: "member_joined"
         case .memberLeft: "member_left"
         case .memberKicked: "member_kicked"
         case .memberMuted: "member_muted"
+        case .memberUnmuted: "member_unmuted"
+        case .memberBanned: "member_banned"
+        case .memberUnbanned: "member_unbanned"
+        case .roleChanged: "role_changed"
+        case .memberInvited: "member_invited"
+        case .inviteRevoked: "invite_revoked"
+        case .joinRequested: "join_requested"
+        case .joinRequestRevoked: "join_request_revoked"
         case .conversationUpdated: "conversation_updated"
         case .profileUpdated: "profile_updated"
         case .contactAdded: "contact_added"
@@ -68,9 +96,15 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
 /// One entry of a user's event feed.
 ///
 /// Which optional fields are set depends on `type`: `message` carries `conversation` and
-/// `message`; member events carry `conversation`, `user` (the member), `message` (the
-/// system notice written into the conversation) and `by` (who did it, for kicks and
-/// mutes); `conversation_updated` carries `conversation`, `info`, `by` and `message`;
+/// `message`; `message_edited` and `message_deleted` carry `conversation` and `message`
+/// (as it is now: the new text, or no text), and `message_deleted` also `by` (who
+/// deleted it); member events (`member_*`, `role_changed`, invitations and join
+/// requests) carry `conversation`, `user` (the member, or the account invited, asking or
+/// banned), `message` (the system notice written into the conversation, for the acts
+/// that leave one) and `by` (who did it), and where they apply `reason` (why, as the
+/// moderator gave it), `until` (when a mute or ban ends; absent: until lifted), `role`
+/// (`role_changed`: the new role) and `via` (`member_joined`: how they came in);
+/// `conversation_updated` carries `conversation`, `info`, `by` and `message`;
 /// `profile_updated` carries `user`; `contact_added` carries `user` (the other side) and
 /// `by` (who added whom); `read` carries `conversation` and `seq`.
 ///
@@ -91,14 +125,19 @@ public struct Event: Codable, Sendable, Hashable {
     public var info: ConversationInfo?
     public var seq: Int64?
     public var reason: String?
-    /// Until when a member is muted (`member_muted`); nil when unmuted.
+    /// When a mute or ban ends (`member_muted`, `member_banned`); nil: until lifted.
     public var until: Timestamp?
+    /// The member's new role (`role_changed`).
+    public var role: MemberRole?
+    /// How a member came in (`member_joined`): an open group, an invitation or an approved
+    /// request; nil for a group's creator and for rooms.
+    public var via: JoinPolicy?
 
     public init(
         position: Int64, type: EventType, at: Timestamp, conversation: ConversationRef? = nil,
         message: Message? = nil, user: User? = nil, by: String? = nil,
         info: ConversationInfo? = nil, seq: Int64? = nil, reason: String? = nil,
-        until: Timestamp? = nil
+        until: Timestamp? = nil, role: MemberRole? = nil, via: JoinPolicy? = nil
     ) {
         self.position = position
         self.type = type
@@ -111,6 +150,8 @@ public struct Event: Codable, Sendable, Hashable {
         self.seq = seq
         self.reason = reason
         self.until = until
+        self.role = role
+        self.via = via
     }
 }
 

@@ -22,11 +22,13 @@ public struct Message: Codable, Sendable, Hashable, Identifiable {
     public var createdAt: Timestamp
     /// Set when the message was deleted; its text is then empty.
     public var deletedAt: Timestamp?
+    /// Set when its sender last changed the text.
+    public var editedAt: Timestamp?
 
     public init(
         id: MessageID, conversationID: ConversationID, seq: Int64, type: MessageType = .chat,
         sender: String, senderID: UserID, text: String, clientMessageID: String? = nil,
-        replyTo: MessageID? = nil, createdAt: Timestamp, deletedAt: Timestamp? = nil
+        replyTo: MessageID? = nil, createdAt: Timestamp, deletedAt: Timestamp? = nil, editedAt: Timestamp? = nil
     ) {
         self.id = id
         self.conversationID = conversationID
@@ -39,6 +41,7 @@ public struct Message: Codable, Sendable, Hashable, Identifiable {
         self.replyTo = replyTo
         self.createdAt = createdAt
         self.deletedAt = deletedAt
+        self.editedAt = editedAt
     }
 
     enum CodingKeys: String, CodingKey {
@@ -49,6 +52,7 @@ public struct Message: Codable, Sendable, Hashable, Identifiable {
         case replyTo = "reply_to"
         case createdAt = "created_at"
         case deletedAt = "deleted_at"
+        case editedAt = "edited_at"
     }
 }
 
@@ -78,6 +82,18 @@ public struct SendMessageRequest: Codable, Sendable, Hashable {
             try Validate.text(
                 clientMessageID, field: "client_msg_id", length: Limits.clientMessageIDLength)
         }
+    }
+}
+
+/// `PATCH /v1/conversations/<c>/messages/<id>`: the sender's new text.
+public struct EditMessageRequest: Codable, Sendable, Hashable {
+    public var text: String
+
+    public init(text: String) { self.text = text }
+
+    /// The rules of a sent message's text.
+    public func validate() throws {
+        try Validate.text(text, field: "text", length: Limits.messageTextLength, multiline: true)
     }
 }
 

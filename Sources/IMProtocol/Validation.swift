@@ -14,6 +14,8 @@ public enum Limits {
     public static let passwordBytes = 8...1024
     public static let messageTextLength = 1...4096
     public static let clientMessageIDLength = 1...128
+    /// Why a moderator acted (`ModerationRequest.reason`).
+    public static let reasonLength = 1...256
     public static let deviceLength = 1...64
     public static let attrsCount = 32
     public static let attrKeyLength = 1...64

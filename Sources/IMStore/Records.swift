@@ -89,15 +89,26 @@ public struct ConversationRecord: Sendable, Hashable {
     public var lastSeq: Int64
     public var updatedAt: Timestamp
     public var memberCount: Int
-    /// Who may join a group (rooms and direct conversations ignore it).
+    /// Who may join a group (rooms and direct conversations ignore it, and the settings
+    /// below).
     public var joinPolicy: JoinPolicy
+    /// Whether a group's newcomers may post at once.
+    public var newMembers: NewMemberPolicy
+    /// Seconds a group member waits between posts; 0: no slow mode.
+    public var slowModeSeconds: Int
+    /// Who may change a group's title, logo and description.
+    public var infoEditableBy: InfoEditors
 
     public init(
         id: ConversationID, kind: ConversationKind, name: String, title: String, logoURL: String,
         description: String, createdBy: UserID?, createdAt: Timestamp, lastSeq: Int64,
-        updatedAt: Timestamp, memberCount: Int, joinPolicy: JoinPolicy = .invite
+        updatedAt: Timestamp, memberCount: Int, joinPolicy: JoinPolicy = .invite, newMembers: NewMemberPolicy = .full,
+        slowModeSeconds: Int = 0, infoEditableBy: InfoEditors = .admins
     ) {
         self.joinPolicy = joinPolicy
+        self.newMembers = newMembers
+        self.slowModeSeconds = slowModeSeconds
+        self.infoEditableBy = infoEditableBy
         self.id = id
         self.kind = kind
         self.name = name
@@ -133,11 +144,14 @@ public struct MembershipRecord: Sendable, Hashable {
     public var joinedAt: Timestamp
     public var lastReadSeq: Int64
     public var mutedUntil: Timestamp?
+    /// The conversation's last `seq` when they joined: in a room they read what came after.
+    public var joinedSeq: Int64
 
     public init(
         conversationID: ConversationID, userID: UserID, role: MemberRole, joinedAt: Timestamp,
-        lastReadSeq: Int64, mutedUntil: Timestamp?
+        lastReadSeq: Int64, mutedUntil: Timestamp?, joinedSeq: Int64 = 0
     ) {
+        self.joinedSeq = joinedSeq
         self.conversationID = conversationID
         self.userID = userID
         self.role = role
@@ -174,18 +188,33 @@ public struct NewMessage: Sendable, Hashable {
 }
 
 /// What a membership change does besides the change itself: the system notice written
-/// into the conversation and carried by the event.
+/// into the conversation and carried by the event, and the event's details.
 public struct MembershipChange: Sendable, Hashable {
     public var event: EventType
-    /// The notice's text, e.g. "alice joined the group".
-    public var notice: String
+    /// The notice's text, e.g. "alice joined the group"; nil for an event without one.
+    public var notice: String?
     /// Who made the change when it is not the member (kicks, mutes).
     public var by: UserID?
+    /// Why, as the moderator gave it.
+    public var reason: String?
+    /// When a mute or ban ends.
+    public var until: Timestamp?
+    /// The member's new role (`role_changed`).
+    public var role: MemberRole?
+    /// How they came in (`member_joined`).
+    public var via: JoinPolicy?
 
-    public init(event: EventType, notice: String, by: UserID? = nil) {
+    public init(
+        event: EventType, notice: String?, by: UserID? = nil, reason: String? = nil, until: Timestamp? = nil,
+        role: MemberRole? = nil, via: JoinPolicy? = nil
+    ) {
         self.event = event
         self.notice = notice
         self.by = by
+        self.reason = reason
+        self.until = until
+        self.role = role
+        self.via = via
     }
 }
 
@@ -216,4 +245,40 @@ public enum JoinOutcome: Sendable, Hashable {
     case alreadyMember
     /// The group is invite-only and the user holds no invitation.
     case notInvited
+    /// The user is banned from the group (until then; nil: until unbanned).
+    case banned(until: Timestamp?)
+    /// The group takes requests (`approval`): the user's request waits for an admin.
+    case requested
+}
+
+/// A sender's new text for one of their messages.
+public struct MessageEdit: Sendable, Hashable {
+    public var conversationID: ConversationID
+    public var messageID: MessageID
+    public var editor: UserID
+    public var text: String
+
+    public init(conversationID: ConversationID, messageID: MessageID, editor: UserID, text: String) {
+        self.conversationID = conversationID
+        self.messageID = messageID
+        self.editor = editor
+        self.text = text
+    }
+}
+
+/// A message to delete, by its sender or a group's admin.
+public struct MessageDeletion: Sendable, Hashable {
+    public var conversationID: ConversationID
+    public var messageID: MessageID
+    public var by: ActingUser
+    /// The system notice written into the conversation when someone other than the sender
+    /// deletes it ("alice deleted a message of bob"); none for a sender's own deletion.
+    public var notice: String
+
+    public init(conversationID: ConversationID, messageID: MessageID, by: ActingUser, notice: String) {
+        self.conversationID = conversationID
+        self.messageID = messageID
+        self.by = by
+        self.notice = notice
+    }
 }

@@ -61,7 +61,10 @@ extension SQLiteStore {
             }
             try connection.execute(
                 "DELETE FROM contacts WHERE user_id = ?1 OR contact_id = ?1", userID.rawValue)
-            try connection.execute("DELETE FROM invites WHERE user_id = ?", userID.rawValue)
+            for table in ["invites", "join_requests", "bans"] {
+                try connection.execute("DELETE FROM \(table) WHERE user_id = ?", userID.rawValue)
+            }
+            try connection.execute("DELETE FROM blocks WHERE user_id = ?1 OR blocked_id = ?1", userID.rawValue)
             try connection.execute("DELETE FROM media WHERE owner_id = ?", userID.rawValue)
             // '~' is not allowed in names people register: the name is free, this one never clashes.
             let placeholder = Self.deletedName(userID)

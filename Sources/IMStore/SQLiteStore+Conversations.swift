@@ -4,16 +4,21 @@ import IMProtocol
 extension SQLiteStore: ConversationStore {
     public func createConversation(
         kind: ConversationKind, name: String, title: String, description: String, logoURL: String,
-        creator: UserID, joinPolicy: JoinPolicy
+        creator: UserID, settings: GroupSettings
     ) async throws -> ConversationRecord {
         return try await database.write { [self] context in
             let now = clock()
             let connection = context.connection
             do {
                 try connection.execute(
-                    "INSERT INTO conversations (kind, name, title, logo_url, description, created_by, created_at, updated_at, join_policy) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    """
+                    INSERT INTO conversations (kind, name, title, logo_url, description, created_by, created_at, updated_at,
+                        join_policy, new_members, slow_mode, info_editable_by)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
                     kind.rawValue, name, title, logoURL, description, creator.rawValue, now.milliseconds, now.milliseconds,
-                    joinPolicy.rawValue)
+                    (settings.join ?? .invite).rawValue, (settings.newMembers ?? .full).rawValue,
+                    Int(settings.slowMode?.seconds ?? 0), (settings.infoEditableBy ?? .admins).rawValue)
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw StoreError.conflict("a \(kind.rawValue) named '\(name)' already exists")
             }
@@ -76,14 +81,14 @@ extension SQLiteStore: ConversationStore {
     public func membership(_ conversationID: ConversationID, _ userID: UserID) async throws -> MembershipRecord? {
         try await database.read { connection in
             try connection.first(
-                "SELECT role, joined_at, last_read_seq, muted_until FROM members WHERE conversation_id = ? AND user_id = ?",
+                "SELECT role, joined_at, last_read_seq, muted_until, joined_seq FROM members WHERE conversation_id = ? AND user_id = ?",
                 conversationID.rawValue, userID.rawValue,
                 as: { row in
                     MembershipRecord(
                         conversationID: conversationID, userID: userID,
                         role: MemberRole(rawValue: row.text(0)) ?? .member,
                         joinedAt: Timestamp(milliseconds: row.int(1)), lastReadSeq: row.int(2),
-                        mutedUntil: row.optionalInt(3).map { Timestamp(milliseconds: $0) })
+                        mutedUntil: row.optionalInt(3).map { Timestamp(milliseconds: $0) }, joinedSeq: row.int(4))
                 })
         }
     }
@@ -99,14 +104,15 @@ extension SQLiteStore: ConversationStore {
 
     func addMember(
         _ context: SQLiteDatabase.WriteContext, _ conversationID: ConversationID, _ userID: UserID,
-        role: MemberRole, change: MembershipChange, at now: Timestamp
+        role: MemberRole, restricted: Bool = false, change: MembershipChange, at now: Timestamp
     ) throws -> Bool {
         let connection = context.connection
         try requireConversation(conversationID, connection)
         try requireUser(userID, connection)
         // The member reads the conversation from the event that announces them on.
         let position = positions.issue()
-        let added = try insertMember(connection, conversationID, userID, role: role, at: now, position: position)
+        let added = try insertMember(
+            connection, conversationID, userID, role: role, restricted: restricted, at: now, position: position)
         guard added else { return false }
         try connection.execute(
             "UPDATE conversations SET member_count = member_count + 1 WHERE id = ?", conversationID.rawValue)
@@ -152,89 +158,59 @@ extension SQLiteStore: ConversationStore {
         return true
     }
 
-    /// Writes a membership notice into the conversation and its event, at `position`, for
-    /// every member.
-    private func announce(
+    /// Writes a membership notice (when the change has one) into the conversation and its
+    /// event, at `position`, for every member. With `tellingOutsider`, `member` (who is not
+    /// a member before or after, e.g. someone banned or invited) gets the event too, in
+    /// their own feed.
+    func announce(
         _ context: SQLiteDatabase.WriteContext, _ conversationID: ConversationID, member: UserID,
-        change: MembershipChange, at now: Timestamp, position: Int64
+        change: MembershipChange, at now: Timestamp, position: Int64? = nil, tellingOutsider: Bool = false
     ) throws {
         let connection = context.connection
         guard let user = try connection.first(
             "SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", member.rawValue, as: { Self.userRecord($0).user })
         else { throw StoreError.notFound("no account \(member)") }
         let byName = try change.by.flatMap { try username($0, connection) }
-        let notice = try insertMessage(
-            context,
-            NewMessage(
-                conversationID: conversationID, senderID: change.by ?? member, type: .system, text: change.notice,
-                requireMembership: false),
-            at: now
-        ).message
+        let notice = try change.notice.map { text in
+            try insertMessage(
+                context,
+                NewMessage(
+                    conversationID: conversationID, senderID: change.by ?? member, type: .system, text: text,
+                    requireMembership: false),
+                at: now
+            ).message
+        }
+        let payload = EventPayload(
+            user: user, by: byName, reason: change.reason, until: change.until, role: change.role, via: change.via)
         try appendConversationEvent(
-            context, type: change.event, conversationID: conversationID, messageID: notice.id,
-            payload: EventPayload(user: user, by: byName), at: now, position: position)
+            context, type: change.event, conversationID: conversationID, messageID: notice?.id, payload: payload,
+            at: now, position: position)
+        if tellingOutsider {
+            try appendUserEvent(
+                context, type: change.event, users: [member], conversationID: conversationID, payload: payload, at: now)
+        }
     }
 
     public func members(_ conversationID: ConversationID) async throws -> [Member] {
-        try await database.read { connection in
+        let now = clock().milliseconds
+        return try await database.read { connection in
             try connection.rows(
                 """
-                SELECT \(Self.userColumns), mb.role, mb.joined_at FROM members mb JOIN users u ON u.id = mb.user_id
+                SELECT \(Self.userColumns), mb.role, mb.joined_at, mb.muted_until, mb.restricted
+                FROM members mb JOIN users u ON u.id = mb.user_id
                 WHERE mb.conversation_id = ? ORDER BY mb.joined_at, u.username
                 """,
                 conversationID.rawValue,
                 as: { row in
-                    Member(
-                        user: Self.userRecord(row).user,
-                        role: MemberRole(rawValue: row.text(Self.userColumnCount)) ?? .member,
-                        joinedAt: Timestamp(milliseconds: row.int(Self.userColumnCount + 1)))
+                    let at = Self.userColumnCount
+                    let mutedUntil = row.optionalInt(at + 2).flatMap { $0 > now ? $0 : nil }
+                    return Member(
+                        user: Self.userRecord(row).user, role: MemberRole(rawValue: row.text(at)) ?? .member,
+                        joinedAt: Timestamp(milliseconds: row.int(at + 1)), muted: mutedUntil.map { _ in true },
+                        mutedUntil: mutedUntil.flatMap { $0 == MemberState.untilUnmuted ? nil : Timestamp(milliseconds: $0) },
+                        restricted: row.bool(at + 3) ? true : nil)
                 })
         }
-    }
-
-    public func updateInfo(
-        _ conversationID: ConversationID, _ update: ConversationInfoUpdate, by: UserID, notice: String
-    ) async throws -> ConversationRecord {
-        return try await database.write { [self] context in
-            let now = clock()
-            let connection = context.connection
-            let previousLogo = try record(conversationID, connection).logoURL
-            if let title = update.title {
-                try connection.execute("UPDATE conversations SET title = ? WHERE id = ?", title, conversationID.rawValue)
-            }
-            if let logo = update.logoURL {
-                try connection.execute("UPDATE conversations SET logo_url = ? WHERE id = ?", logo, conversationID.rawValue)
-            }
-            if let description = update.description {
-                try connection.execute(
-                    "UPDATE conversations SET description = ? WHERE id = ?", description, conversationID.rawValue)
-            }
-            let updated = try record(conversationID, connection)
-            if previousLogo != updated.logoURL { try deleteIfUnreferenced(path: previousLogo, connection) }
-            let info = try info(updated, connection)
-            let actor = try username(by, connection) ?? "someone"
-            let message = try insertMessage(
-                context, NewMessage(
-                    conversationID: conversationID, senderID: by, type: .system, text: notice, requireMembership: false), at: now
-            ).message
-            try appendConversationEvent(
-                context, type: .conversationUpdated, conversationID: conversationID, messageID: message.id,
-                payload: EventPayload(by: actor, info: info), at: now)
-            return try record(conversationID, connection)
-        }
-    }
-
-    public func info(_ record: ConversationRecord) async throws -> ConversationInfo {
-        try await database.read { [self] connection in try info(record, connection) }
-    }
-
-    func info(_ record: ConversationRecord, _ connection: SQLiteConnection) throws -> ConversationInfo {
-        ConversationInfo(
-            id: record.id, kind: record.kind, name: record.name,
-            title: record.title.isEmpty ? record.name : record.title, logoURL: record.logoURL,
-            description: record.description, memberCount: record.memberCount,
-            createdBy: try record.createdBy.flatMap { try username($0, connection) }, createdAt: record.createdAt,
-            join: record.kind == .group ? record.joinPolicy : nil)
     }
 
     func record(_ id: ConversationID, _ connection: SQLiteConnection) throws -> ConversationRecord {
@@ -256,7 +232,7 @@ extension SQLiteStore: ConversationStore {
                         AND x.deleted_at IS NULL LIMIT 1000)),
                     \(Self.messageColumns)
                 FROM members mb JOIN conversations c ON c.id = mb.conversation_id
-                LEFT JOIN messages m ON m.id = c.last_message_id
+                LEFT JOIN messages m ON m.id = c.last_message_id AND (c.kind != 'room' OR m.seq > mb.joined_seq)
                 LEFT JOIN users su ON su.id = m.sender_id
                 WHERE mb.user_id = ? AND (c.kind != 'direct' OR c.last_seq > 0)
                 """,

@@ -199,6 +199,8 @@ extension SQLiteStore: EventStore {
         event.seq = payload.seq
         event.reason = payload.reason
         event.until = payload.until
+        event.role = payload.role
+        event.via = payload.via
     }
 
     /// Drops events created before `before` and raises the feed floor of everyone who

@@ -14,17 +14,32 @@ import IMProtocol
 extension SQLiteStore {
     // MARK: Writing (writer thread only)
 
-    /// The members of a conversation in user order, with their mutes: who a
-    /// conversation event reaches.
-    func members(of conversationID: ConversationID, _ connection: SQLiteConnection) throws
-        -> [(user: UserID, mutedUntil: Int64?)]
-    {
-        var members: [(user: UserID, mutedUntil: Int64?)] = []
+    /// The members of a conversation in user order, with their standing: who a
+    /// conversation event reaches, and whether a sender may post.
+    func members(of conversationID: ConversationID, _ connection: SQLiteConnection) throws -> [MemberState] {
+        var members: [MemberState] = []
         try connection.query(
-            "SELECT user_id, muted_until FROM members WHERE conversation_id = ? ORDER BY user_id",
+            "SELECT \(Self.memberStateColumns) FROM members WHERE conversation_id = ? ORDER BY user_id",
             [conversationID.rawValue]
-        ) { row in members.append((UserID(rawValue: row.int(0)), row.optionalInt(1))) }
+        ) { row in members.append(Self.memberState(row)) }
         return members
+    }
+
+    /// One member's standing, or nil when `user` is not a member.
+    func memberState(_ conversationID: ConversationID, _ user: UserID, _ connection: SQLiteConnection) throws
+        -> MemberState?
+    {
+        try connection.first(
+            "SELECT \(Self.memberStateColumns) FROM members WHERE conversation_id = ? AND user_id = ?",
+            conversationID.rawValue, user.rawValue, as: { Self.memberState($0) })
+    }
+
+    private static let memberStateColumns = "user_id, role, muted_until, restricted, last_posted_at"
+
+    private static func memberState(_ row: SQLiteRow) -> MemberState {
+        MemberState(
+            user: UserID(rawValue: row.int(0)), role: MemberRole(rawValue: row.text(1)) ?? .member,
+            mutedUntil: row.optionalInt(2), restricted: row.bool(3), lastPostedAt: row.optionalInt(4))
     }
 
     /// Stores one event of a conversation at `position` (the next one when nil) and
@@ -78,17 +93,19 @@ extension SQLiteStore {
     }
 
     /// Makes `user` a member from `position` on: they read the conversation's events from
-    /// there (the event announcing their joining, when there is one).
+    /// there (the event announcing their joining, when there is one), and in a room its
+    /// history from the conversation's next message on. A `restricted` member may not
+    /// post until lifted.
     func insertMember(
         _ connection: SQLiteConnection, _ conversationID: ConversationID, _ user: UserID, role: MemberRole,
-        lastReadSeq: Int64? = nil, at now: Timestamp, position: Int64
+        lastReadSeq: Int64? = nil, restricted: Bool = false, at now: Timestamp, position: Int64
     ) throws -> Bool {
         try connection.execute(
             """
-            INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position)
-            SELECT ?, ?, ?, ?, coalesce(?, last_seq), ? FROM conversations WHERE id = ? ON CONFLICT DO NOTHING
+            INSERT INTO members (conversation_id, user_id, role, joined_at, last_read_seq, joined_position, joined_seq, restricted)
+            SELECT ?, ?, ?, ?, coalesce(?, last_seq), ?, last_seq, ? FROM conversations WHERE id = ? ON CONFLICT DO NOTHING
             """,
-            conversationID.rawValue, user.rawValue, role.rawValue, now.milliseconds, lastReadSeq, position,
+            conversationID.rawValue, user.rawValue, role.rawValue, now.milliseconds, lastReadSeq, position, restricted,
             conversationID.rawValue) == 1
     }
 
@@ -124,4 +141,6 @@ struct EventPayload: Codable, Sendable {
     var seq: Int64?
     var reason: String?
     var until: Timestamp?
+    var role: MemberRole?
+    var via: JoinPolicy?
 }

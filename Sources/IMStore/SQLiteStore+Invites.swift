@@ -1,22 +1,33 @@
 import IMProtocol
 
-/// Invitations to invite-only groups, and joining by a group's rules.
-extension SQLiteStore {
-    public func invite(_ userID: UserID, to conversationID: ConversationID, by inviter: UserID) async throws -> Bool {
+/// Invitations, and joining a group by its policy. (Join requests:
+/// `SQLiteStore+JoinRequests.swift`.)
+extension SQLiteStore: GroupAdmissionStore {
+    public func invite(_ userID: UserID, to conversationID: ConversationID, by inviter: ActingUser, notice: String)
+        async throws -> Bool
+    {
         try await database.write { [self] context in
             let now = clock()
             let connection = context.connection
-            try requireConversation(conversationID, connection)
+            let group = try record(conversationID, connection)
+            try GroupRules.require(.admin, actor: try standing(inviter, in: group.id, connection), to: "invite people")
             try requireUser(userID, connection)
-            if try connection.scalar(
-                "SELECT 1 FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
-                != nil
-            {
+            if try memberState(group.id, userID, connection) != nil {
                 throw StoreError.conflict("'\(try username(userID, connection) ?? "they")' is a member already")
             }
-            return try connection.execute(
+            if try activeBan(group.id, userID, at: now, connection) != nil {
+                throw StoreError.invalidState(
+                    "'\(try username(userID, connection) ?? "they")' is banned from this group: unban them first")
+            }
+            guard try connection.execute(
                 "INSERT INTO invites (conversation_id, user_id, invited_by, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                conversationID.rawValue, userID.rawValue, inviter.rawValue, now.milliseconds) == 1
+                group.id.rawValue, userID.rawValue, inviter.id.rawValue, now.milliseconds) == 1
+            else { return false }
+            try announce(
+                context, group.id, member: userID,
+                change: MembershipChange(event: .memberInvited, notice: notice, by: inviter.id), at: now,
+                tellingOutsider: true)
+            return true
         }
     }
 
@@ -28,6 +39,44 @@ extension SQLiteStore {
         }
     }
 
+    public func invitations(to conversationID: ConversationID) async throws -> [GroupInvite] {
+        try await database.read { connection in
+            try connection.rows(
+                "\(Self.invitationQuery) WHERE i.conversation_id = ? ORDER BY i.created_at, u.username",
+                conversationID.rawValue, as: { Self.invitation($0) })
+        }
+    }
+
+    public func invitations(for userID: UserID) async throws -> [GroupInvite] {
+        try await database.read { connection in
+            try connection.rows(
+                "\(Self.invitationQuery) WHERE i.user_id = ? ORDER BY i.created_at, c.name", userID.rawValue,
+                as: { Self.invitation($0) })
+        }
+    }
+
+    public func revokeInvitation(
+        of userID: UserID, to conversationID: ConversationID, by actor: ActingUser, notice: String
+    ) async throws -> Bool {
+        try await database.write { [self] context in
+            let connection = context.connection
+            // The invited may decline; otherwise it is the admins' to withdraw.
+            if actor.id != userID {
+                try GroupRules.require(
+                    .admin, actor: try standing(actor, in: conversationID, connection), to: "withdraw invitations")
+            }
+            guard try connection.execute(
+                "DELETE FROM invites WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
+                == 1
+            else { return false }
+            try announce(
+                context, conversationID, member: userID,
+                change: MembershipChange(event: .inviteRevoked, notice: notice, by: actor.id), at: clock(),
+                tellingOutsider: true)
+            return true
+        }
+    }
+
     public func join(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange) async throws
         -> JoinOutcome
     {
@@ -35,19 +84,53 @@ extension SQLiteStore {
             let now = clock()
             let connection = context.connection
             let conversation = try record(conversationID, connection)
-            if try connection.scalar(
-                "SELECT 1 FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
-                != nil
-            {
-                return .alreadyMember
+            if try memberState(conversationID, userID, connection) != nil { return .alreadyMember }
+            guard conversation.kind == .group else {
+                _ = try addMember(context, conversationID, userID, role: .member, change: change, at: now)
+                return .joined
             }
-            if conversation.kind == .group, conversation.joinPolicy == .invite {
-                let used = try connection.execute(
-                    "DELETE FROM invites WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
-                guard used == 1 else { return .notInvited }
+            if let ban = try activeBan(conversationID, userID, at: now, connection) { return .banned(until: ban.until) }
+            // An invitation opens every group, and is used up.
+            let invited = try connection.execute(
+                "DELETE FROM invites WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, userID.rawValue)
+                == 1
+            var change = change
+            switch (conversation.joinPolicy, invited) {
+            case (_, true): change.via = .invite
+            case (.open, false): change.via = .open
+            case (.invite, false): return .notInvited
+            case (.approval, false):
+                try requestToJoin(context, conversationID, userID, at: now)
+                return .requested
             }
-            _ = try addMember(context, conversationID, userID, role: .member, change: change, at: now)
+            // Once in, a request of theirs (made before an invitation came) has nothing to wait for.
+            try connection.execute(
+                "DELETE FROM join_requests WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue,
+                userID.rawValue)
+            _ = try addMember(
+                context, conversationID, userID, role: .member, restricted: conversation.newMembers == .restricted,
+                change: change, at: now)
             return .joined
         }
+    }
+
+    /// Where an acting user stands in a group, read in the write's transaction.
+    func standing(_ actor: ActingUser, in conversationID: ConversationID, _ connection: SQLiteConnection) throws
+        -> GroupRules.Standing
+    {
+        GroupRules.Standing(
+            role: try memberState(conversationID, actor.id, connection)?.role,
+            isServerAdministrator: actor.isServerAdministrator)
+    }
+
+    private static let invitationQuery = """
+        SELECT c.name, u.username, coalesce(iu.username, ''), i.created_at
+        FROM invites i JOIN conversations c ON c.id = i.conversation_id JOIN users u ON u.id = i.user_id
+        LEFT JOIN users iu ON iu.id = i.invited_by
+        """
+
+    private static func invitation(_ row: SQLiteRow) -> GroupInvite {
+        GroupInvite(
+            group: row.text(0), user: row.text(1), invitedBy: row.text(2), createdAt: Timestamp(milliseconds: row.int(3)))
     }
 }

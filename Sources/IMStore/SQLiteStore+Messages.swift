@@ -21,9 +21,7 @@ extension SQLiteStore: MessageStore {
                     try requireConversation(new.conversationID, connection)
                     throw StoreError.notMember
                 }
-                if let muted = sender.mutedUntil, muted > now.milliseconds {
-                    throw StoreError.muted(until: Timestamp(milliseconds: muted))
-                }
+                try checkPosting(sender, in: new.conversationID, at: now, connection)
             }
             if let replyTo = new.replyTo {
                 let home = try connection.scalar("SELECT conversation_id FROM messages WHERE id = ?", replyTo.rawValue)
@@ -34,13 +32,39 @@ extension SQLiteStore: MessageStore {
             let (message, conversation) = try insertMessage(context, new, at: now)
             if new.type == .chat {
                 try connection.execute(
-                    "UPDATE members SET last_read_seq = ? WHERE conversation_id = ? AND user_id = ?",
-                    message.seq, new.conversationID.rawValue, new.senderID.rawValue)
+                    "UPDATE members SET last_read_seq = ?, last_posted_at = ? WHERE conversation_id = ? AND user_id = ?",
+                    message.seq, now.milliseconds, new.conversationID.rawValue, new.senderID.rawValue)
             }
             try appendConversationEvent(
                 context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
                 recipients: members.map(\.user), message: (message, conversation.kind, conversation.name))
             return (message, false)
+        }
+    }
+
+    /// Throws why `sender` may not post in the conversation now: muted, a restricted
+    /// newcomer, slowed down in a group (when `slowed`: edits are not), or blocked by the
+    /// other side of a one-to-one conversation.
+    func checkPosting(
+        _ sender: MemberState, in conversationID: ConversationID, at now: Timestamp, slowed: Bool = true,
+        _ connection: SQLiteConnection
+    ) throws {
+        guard let (kind, slowMode) = try connection.first(
+            "SELECT kind, slow_mode FROM conversations WHERE id = ?", conversationID.rawValue,
+            as: { (ConversationKind(rawValue: $0.text(0)) ?? .group, Int($0.int(1))) })
+        else { throw StoreError.notFound("no conversation \(conversationID)") }
+        if let refusal = sender.postingRefusal(at: now, slowMode: kind == .group && slowed ? slowMode : 0) {
+            throw refusal
+        }
+        if kind == .direct,
+            try connection.scalar(
+                """
+                SELECT 1 FROM blocks b JOIN members m ON m.user_id = b.user_id
+                WHERE m.conversation_id = ? AND b.blocked_id = ? AND b.user_id != b.blocked_id
+                """,
+                conversationID.rawValue, sender.user.rawValue) != nil
+        {
+            throw StoreError.blocked
         }
     }
 
@@ -82,14 +106,16 @@ extension SQLiteStore: MessageStore {
         }
     }
 
-    public func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message] {
+    public func messages(_ conversationID: ConversationID, after: Int64, before: Int64?, limit: Int) async throws
+        -> [Message]
+    {
         try await database.read { connection in
             try connection.rows(
                 """
                 SELECT \(Self.messageColumns) FROM messages m JOIN users su ON su.id = m.sender_id
-                WHERE m.conversation_id = ? AND m.seq < ? ORDER BY m.seq DESC LIMIT ?
+                WHERE m.conversation_id = ? AND m.seq > ? AND m.seq < ? ORDER BY m.seq DESC LIMIT ?
                 """,
-                conversationID.rawValue, before ?? Int64.max, limit,
+                conversationID.rawValue, after, before ?? Int64.max, limit,
                 as: { Self.message($0) }
             ).compactMap { $0 }
         }

@@ -27,7 +27,7 @@ extension SQLiteStore {
     }
 
     static let messageColumns =
-        "m.id, m.conversation_id, m.seq, m.type, m.sender_id, su.username, m.text, m.client_msg_id, m.reply_to, m.created_at, m.deleted_at"
+        "m.id, m.conversation_id, m.seq, m.type, m.sender_id, su.username, m.text, m.client_msg_id, m.reply_to, m.created_at, m.deleted_at, m.edited_at"
 
     /// Maps `messageColumns` (with `users su` joined on the sender) starting at `start`;
     /// nil when the message columns are NULL (an outer join found none).
@@ -41,11 +41,12 @@ extension SQLiteStore {
             clientMessageID: row.optionalText(start + 7),
             replyTo: row.optionalInt(start + 8).map { MessageID(rawValue: $0) },
             createdAt: Timestamp(milliseconds: row.int(start + 9)),
-            deletedAt: row.optionalInt(start + 10).map { Timestamp(milliseconds: $0) })
+            deletedAt: row.optionalInt(start + 10).map { Timestamp(milliseconds: $0) },
+            editedAt: row.optionalInt(start + 11).map { Timestamp(milliseconds: $0) })
     }
 
     static let conversationColumns =
-        "c.id, c.kind, c.name, c.title, c.logo_url, c.description, c.created_by, c.created_at, c.last_seq, c.updated_at, c.member_count, c.join_policy"
+        "c.id, c.kind, c.name, c.title, c.logo_url, c.description, c.created_by, c.created_at, c.last_seq, c.updated_at, c.member_count, c.join_policy, c.new_members, c.slow_mode, c.info_editable_by"
 
     static func conversationRecord(_ row: SQLiteRow, at start: Int32 = 0) -> ConversationRecord {
         ConversationRecord(
@@ -55,7 +56,9 @@ extension SQLiteStore {
             createdBy: row.optionalInt(start + 6).map { UserID(rawValue: $0) },
             createdAt: Timestamp(milliseconds: row.int(start + 7)), lastSeq: row.int(start + 8),
             updatedAt: Timestamp(milliseconds: row.int(start + 9)), memberCount: Int(row.int(start + 10)),
-            joinPolicy: JoinPolicy(rawValue: row.text(start + 11)) ?? .invite)
+            joinPolicy: JoinPolicy(rawValue: row.text(start + 11)) ?? .invite,
+            newMembers: NewMemberPolicy(rawValue: row.text(start + 12)) ?? .full, slowModeSeconds: Int(row.int(start + 13)),
+            infoEditableBy: InfoEditors(rawValue: row.text(start + 14)) ?? .admins)
     }
 
     /// Throws `StoreError.notFound` unless the account exists.

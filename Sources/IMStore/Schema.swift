@@ -205,5 +205,56 @@ public enum Schema {
                     WHERE NOT EXISTS (SELECT 1 FROM users WHERE avatar_url = '/v1/media/' || media.id)
                         AND NOT EXISTS (SELECT 1 FROM conversations WHERE logo_url = '/v1/media/' || media.id);
                 """),
+        Migration(
+            version: 4, name: "groups with doors: edits, bans, join requests, blocks, group settings",
+            sql: """
+                -- when the sender last changed a message's text (NULL: never)
+                ALTER TABLE messages ADD COLUMN edited_at INTEGER;
+
+                -- group settings: whether newcomers may post ('full') or wait until an
+                -- admin lets them ('restricted'); slow mode, in seconds between a member's
+                -- posts (0: off); who may change title, logo and description ('admins' or
+                -- 'members'). join_policy gains 'approval'. Rooms ignore all of them.
+                ALTER TABLE conversations ADD COLUMN new_members TEXT NOT NULL DEFAULT 'full';
+                ALTER TABLE conversations ADD COLUMN slow_mode INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE conversations ADD COLUMN info_editable_by TEXT NOT NULL DEFAULT 'admins';
+
+                -- a newcomer kept from posting; when the member last posted (slow mode);
+                -- the conversation's last seq when they joined: someone in a room reads
+                -- only what was said after it (members of today read everything, as before)
+                ALTER TABLE members ADD COLUMN restricted INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE members ADD COLUMN last_posted_at INTEGER;
+                ALTER TABLE members ADD COLUMN joined_seq INTEGER NOT NULL DEFAULT 0;
+
+                -- who may not join, be invited to or post in a group, until when (NULL: until unbanned)
+                CREATE TABLE bans (
+                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    banned_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+                    reason TEXT NOT NULL DEFAULT '',
+                    until INTEGER,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (conversation_id, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX bans_by_user ON bans(user_id);
+
+                -- people asking to join a group whose policy is 'approval'
+                CREATE TABLE join_requests (
+                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (conversation_id, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX join_requests_by_user ON join_requests(user_id);
+
+                -- user_id does not take one-to-one messages from blocked_id
+                CREATE TABLE blocks (
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    blocked_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (user_id, blocked_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX blocks_by_blocked ON blocks(blocked_id, user_id);
+                """),
     ]
 }

@@ -55,24 +55,17 @@ public protocol ContactStore: Sendable {
 /// Groups, rooms, direct conversations and their members.
 public protocol ConversationStore: Sendable {
     /// Creates a group or room with its creator as the first member (`owner` in groups);
-    /// `StoreError.conflict` when the name exists. `joinPolicy` matters for groups only.
+    /// `StoreError.conflict` when the name exists. `settings` (checked by the caller)
+    /// matter for groups only; those not given take their defaults.
     func createConversation(
         kind: ConversationKind, name: String, title: String, description: String, logoURL: String,
-        creator: UserID, joinPolicy: JoinPolicy
+        creator: UserID, settings: GroupSettings
     ) async throws -> ConversationRecord
     func conversation(id: ConversationID) async throws -> ConversationRecord?
     func conversation(kind: ConversationKind, name: String) async throws -> ConversationRecord?
     /// The direct conversation of two users, created on first use.
     func directConversation(_ a: UserID, _ b: UserID) async throws -> ConversationRecord
     func membership(_ conversationID: ConversationID, _ userID: UserID) async throws -> MembershipRecord?
-    /// Lets `userID` join an invite-only group (kept until they join); false when they
-    /// were invited already. `StoreError.conflict` when they are a member.
-    func invite(_ userID: UserID, to conversationID: ConversationID, by inviter: UserID) async throws -> Bool
-    /// True when `userID` holds an invitation to the group.
-    func isInvited(_ userID: UserID, to conversationID: ConversationID) async throws -> Bool
-    /// Joins a group by its rules, in one transaction: an open group takes anyone, an
-    /// invite-only one only the invited (the invitation is used up).
-    func join(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange) async throws -> JoinOutcome
     /// Adds a member and writes `change` (notice + event) to everyone present; false when
     /// already a member.
     func addMember(
@@ -84,9 +77,13 @@ public protocol ConversationStore: Sendable {
     func removeMember(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange)
         async throws -> Bool
     func members(_ conversationID: ConversationID) async throws -> [Member]
-    /// Changes title, logo or description and tells the members with a notice.
+    /// Changes title, logo or description, and a group's settings (checked by the caller),
+    /// and tells the members with a notice (`conversation_updated`). In a group, settings
+    /// are the owner's and admins' (and server administrators') to change, and so is the
+    /// info unless its `infoEditableBy` is `members` (`.refused("not_group_admin")`). Rooms
+    /// have no roles: the caller checks that the changer is present.
     func updateInfo(
-        _ conversationID: ConversationID, _ update: ConversationInfoUpdate, by: UserID, notice: String
+        _ conversationID: ConversationID, _ update: ConversationInfoUpdate, by: ActingUser, notice: String
     ) async throws -> ConversationRecord
     /// The public info of a group or room.
     func info(_ record: ConversationRecord) async throws -> ConversationInfo
@@ -98,13 +95,13 @@ public protocol ConversationStore: Sendable {
 }
 
 extension ConversationStore {
-    /// `createConversation` for an invite-only group, or a room.
+    /// `createConversation` for a group with the default settings (invite-only), or a room.
     public func createConversation(
         kind: ConversationKind, name: String, title: String, description: String, logoURL: String, creator: UserID
     ) async throws -> ConversationRecord {
         try await createConversation(
             kind: kind, name: name, title: title, description: description, logoURL: logoURL, creator: creator,
-            joinPolicy: .invite)
+            settings: GroupSettings())
     }
 }
 
@@ -113,16 +110,27 @@ public protocol MessageStore: Sendable {
     /// Appends a message and puts it in the feed of every member. When the sender already
     /// sent a message with the same client id, that message is returned with
     /// `duplicate: true` and nothing is written. Otherwise, with `requireMembership`, a
-    /// sender who is not a member throws `.notMember` and a muted one `.muted`; a
-    /// `replyTo` outside the conversation throws `.invalidReference`.
+    /// sender who is not a member throws `.notMember`, a muted one `.muted`, a restricted
+    /// newcomer `.restricted`, a member of a group in slow mode who posted less than its
+    /// interval ago `.slowMode` (owner and admins are not slowed), and someone blocked by
+    /// the other side of a one-to-one conversation `.blocked`, all checked in the append's
+    /// transaction; a `replyTo` outside the conversation throws `.invalidReference`.
     func appendMessage(_ message: NewMessage) async throws -> (message: Message, duplicate: Bool)
     /// One message by id, deleted or not.
     func message(id: MessageID) async throws -> Message?
-    /// History, newest first, strictly before `before` when given.
-    func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message]
+    /// History, newest first: messages with a `seq` above `after` (someone in a room reads
+    /// from their entering on: `MembershipRecord.joinedSeq`) and below `before` when given.
+    func messages(_ conversationID: ConversationID, after: Int64, before: Int64?, limit: Int) async throws -> [Message]
     /// Moves the user's read marker forward (never back, never past the last message) and
     /// tells the user's other clients; returns the marker. `.notMember` when not a member.
     func markRead(_ conversationID: ConversationID, _ userID: UserID, seq: Int64) async throws -> Int64
+}
+
+extension MessageStore {
+    /// The whole history, newest first, strictly before `before` when given.
+    public func messages(_ conversationID: ConversationID, before: Int64?, limit: Int) async throws -> [Message] {
+        try await messages(conversationID, after: 0, before: before, limit: limit)
+    }
 }
 
 /// The per-user event feeds (each user's events, and those of the conversations they
@@ -170,6 +178,110 @@ public protocol MediaStore: Sendable {
     func media(id: String) async throws -> MediaRecord?
 }
 
+// MARK: - Groups with doors (schema version 4)
+//
+// Everything below came with schema version 4: editing and deleting messages, group
+// roles and moderation, invitations and join requests, bans, group settings and blocks.
+// Each method does its checks and its writes in one transaction (who may act is read in
+// the same transaction as the act, so a concurrent demotion or ban cannot be slipped
+// past), and writes its events the way the feed layout says: an event of a conversation
+// once, read through membership; a user's own event in `user_events`.
+
+/// Changing and deleting messages after they were sent.
+public protocol MessageEditStore: Sendable {
+    /// Replaces the text of a chat message by its sender and sets `editedAt`; every member
+    /// gets `message_edited`. `.notMember` when the editor is not a member, `.notFound`
+    /// when the message is not in the conversation, `.refused("not_sender")` for anyone
+    /// but the sender, `.muted` while they are muted, `.invalidState` for a deleted one.
+    /// The same text again changes nothing and writes no event.
+    func editMessage(_ edit: MessageEdit) async throws -> Message
+    /// Empties a chat message's text and sets `deletedAt`, for everyone and every later
+    /// read; every member gets `message_deleted` (with `by`). The sender may, and in a
+    /// group its admins and owner and server administrators, who also leave `notice` in
+    /// the group; `.refused("not_sender")` for anyone else, `.invalidState` for a system
+    /// notice. Deleting a deleted message returns it and writes nothing.
+    func deleteMessage(_ deletion: MessageDeletion) async throws -> Message
+}
+
+/// Roles, moderation and bans in groups. Who may do what is `GroupRules` (shared by
+/// every store): members moderate nobody, admins moderate members, the owner also
+/// moderates admins, promotes, demotes and hands the group over, and server
+/// administrators stand above the owner in every group.
+public protocol GroupModerationStore: Sendable {
+    /// Carries out one act and leaves its notice; returns what changed (nothing for an
+    /// act with nothing to do: no event then). `.refused` (`not_group_admin`,
+    /// `not_group_owner`, `outranked`) when the actor may not; `.notFound` when the target
+    /// must be a member and is not; `.invalidState` when demoting the owner.
+    ///
+    /// - mute: sets the member's mute (until `until`, else until unmuted): `member_muted`.
+    /// - unmute: lifts a mute and a newcomer's restriction: `member_unmuted`.
+    /// - kick: removes the member: `member_kicked` (read by them too, as their last).
+    /// - ban: records the ban (replacing an earlier one), drops the target's invitation
+    ///   and join request, and removes them if they are a member: `member_banned`.
+    /// - unban: ends a ban in force: `member_unbanned`.
+    /// - promote, demote: member to admin and back: `role_changed` (with `role`).
+    /// - transfer: the target becomes owner (a server administrator naming themselves
+    ///   joins as owner), every owner before becomes admin: `role_changed` for each.
+    func moderate(_ act: ModerationAct) async throws -> ModerationOutcome
+    /// The bans in force in a group, oldest first.
+    func bans(_ conversationID: ConversationID) async throws -> [BanRecord]
+    /// The ban of one account in force now, if any.
+    func activeBan(_ conversationID: ConversationID, _ userID: UserID) async throws -> BanRecord?
+}
+
+/// Who gets into a group: invitations, join requests, and joining by the group's policy.
+/// Invitations and requests are events of the group (with `tellingOutsider`: also of the
+/// account they are about, who is not a member yet); clients that start from the present
+/// list the pending ones.
+public protocol GroupAdmissionStore: Sendable {
+    /// Invites an account (kept until they join, decline or an admin withdraws it); false
+    /// when they were invited already. The group's owner and admins may, and server
+    /// administrators (`.refused` otherwise); `.conflict` for a member, `.invalidState`
+    /// for someone banned. `member_invited` with `notice`.
+    func invite(_ userID: UserID, to conversationID: ConversationID, by inviter: ActingUser, notice: String)
+        async throws -> Bool
+    /// True when `userID` holds an invitation to the group.
+    func isInvited(_ userID: UserID, to conversationID: ConversationID) async throws -> Bool
+    /// The group's pending invitations, oldest first.
+    func invitations(to conversationID: ConversationID) async throws -> [GroupInvite]
+    /// An account's pending invitations, oldest first.
+    func invitations(for userID: UserID) async throws -> [GroupInvite]
+    /// Withdraws an invitation (admins) or declines it (the invited); false when there was
+    /// none. `invite_revoked` with `notice`.
+    func revokeInvitation(of userID: UserID, to conversationID: ConversationID, by actor: ActingUser, notice: String)
+        async throws -> Bool
+    /// Joins a group by its policy, in one transaction: an invitation lets anyone in (and
+    /// is used up); without one an open group takes anyone, an approval group records a
+    /// request (`join_requested`, once), an invite-only group nobody. A ban keeps everyone
+    /// out. The member's `member_joined` says how (`via`), and a request of theirs goes; in
+    /// a group whose newcomers are `restricted` they join unable to post. Rooms take anyone.
+    func join(_ conversationID: ConversationID, _ userID: UserID, change: MembershipChange) async throws -> JoinOutcome
+    /// The group's pending join requests, oldest first.
+    func joinRequests(to conversationID: ConversationID) async throws -> [GroupJoinRequest]
+    /// An account's pending join requests, oldest first.
+    func joinRequests(for userID: UserID) async throws -> [GroupJoinRequest]
+    /// Lets someone who asked in (admins; `.refused` otherwise): `member_joined` with `via:
+    /// approval`, `by` and `notice`. False when there was no request.
+    func approveJoinRequest(of userID: UserID, to conversationID: ConversationID, by approver: ActingUser, notice: String)
+        async throws -> Bool
+    /// Denies a request (admins) or withdraws it (the one asking); false when there was
+    /// none. `join_request_revoked`.
+    func revokeJoinRequest(of userID: UserID, to conversationID: ConversationID, by actor: ActingUser) async throws
+        -> Bool
+}
+
+/// Whom a user takes no one-to-one messages from. A send (or edit) of a blocked user into
+/// a one-to-one conversation with the blocker throws `.blocked`; nobody is told of a block.
+public protocol BlockStore: Sendable {
+    /// Blocks `blockedID` for `userID`; false when it was already. `.notFound` for no account.
+    func block(_ userID: UserID, _ blockedID: UserID) async throws -> Bool
+    /// Lifts a block; false when there was none.
+    func unblock(_ userID: UserID, _ blockedID: UserID) async throws -> Bool
+    /// The accounts `userID` blocks, by name.
+    func blocked(by userID: UserID) async throws -> [User]
+}
+
 /// Everything the server stores.
 public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
-    & MessageStore & EventStore & MediaStore
+    & MessageStore & EventStore & MediaStore & MessageEditStore & GroupModerationStore & GroupAdmissionStore
+    & BlockStore

@@ -48,7 +48,8 @@ extension ServerSuites {
                     #expect(replies.count == total, "replies: \(replies.count)")
                     #expect(Set(replies) == Set((0..<total).map { "echo: m\($0)" }))
                     // A graceful stop: SIGTERM drains the bots and exits 0.
-                    #expect(try await second.stop(SIGTERM) == 0, "\(second.errors)")
+                    let status = try await second.stop(SIGTERM)
+                    #expect(status == 0, "exit status \(status); standard error: \(second.errors)")
                 }
             }
         }

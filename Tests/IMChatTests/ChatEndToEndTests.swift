@@ -81,13 +81,33 @@ import Testing
         try await tmux.type("hello from alice, 你好")
         try await tmux.press("Enter")
         try await tmux.wait(for: "alice      hello from alice, 你好")
-        let deadline = Date().addingTimeInterval(30)
-        while try await !bob.history(.group("ops")).messages.contains(where: { $0.text == "hello from alice, 你好" }) {
-            guard Date() < deadline else { throw TestFailure("bob never received alice's message") }
-            try await Task.sleep(for: .milliseconds(40))
+        let hello = try await eventuallyFound("bob receiving alice's message") {
+            try await bob.history(.group("ops")).messages.first { $0.text == "hello from alice, 你好" }
         }
-        try await bob.send("hi alice, bob here 👍", to: .group("ops"))
+        let hi = try await bob.send("hi alice, bob here 👍", to: .group("ops"))
         try await tmux.wait(for: "bob        hi alice, bob here 👍")
+
+        // bob edits his message: alice sees the new text, marked.
+        try await bob.editMessage(hi.id, in: .group("ops"), text: "hi alice, bob here (on the phone) 👍")
+        try await tmux.wait(for: "bob        hi alice, bob here (on the phone) 👍 (edited)")
+
+        // alice deletes hers: Tab selects the newest (bob's, which she as the owner may
+        // delete too), ↑ hers (the only one she may edit), d, y. It is gone for bob too.
+        try await tmux.press("Tab")
+        try await tmux.wait(for: "d delete")
+        try await tmux.press("Up")
+        try await tmux.wait(for: "e edit")
+        try await tmux.press("d")
+        try await tmux.wait(for: "Delete this message for everyone?")
+        try await tmux.press("y")
+        let afterDelete = try await tmux.wait(for: "alice      (message deleted)")
+        #expect(!afterDelete.contains("hello from alice"))
+        let gone = try await eventuallyFound("the deletion in bob's history") {
+            try await bob.history(.group("ops")).messages.first { $0.id == hello.id && $0.deletedAt != nil }
+        }
+        #expect(gone.text.isEmpty)
+        try await tmux.press("Escape")  // back to typing
+        try await tmux.wait(for: "Enter send")
 
         // 200 messages from bob in a direct conversation: counted unread on Sessions,
         // read on another client of alice's (so the count clears here too), then paged
@@ -95,6 +115,24 @@ import Testing
         // (Each Esc is waited out: Esc and a key right after it read as Alt and that key.)
         try await tmux.press("Escape")
         try await tmux.wait(for: "[2 Contacts]")
+
+        // carol invites alice into her group: the invitation shows first in Contacts and
+        // Enter joins it.
+        let carol = IMClient(serverURL: server.baseURL, transport: TestClient.sharedTransport)
+        try await carol.register(username: "carol", password: "carol-password")
+        try await carol.createGroup(name: "design")
+        try await carol.inviteToGroup("design", user: "alice")
+        try await tmux.wait(for: "#design invited by carol")
+        try await tmux.press("Enter")
+        try await tmux.wait(for: "alice joined the group")
+
+        // carol mutes her, then removes her: the input line says so, live.
+        try await carol.moderate(group: "design", .mute, user: "alice")
+        try await tmux.wait(for: "> You are muted here until a moderator unmutes you.")
+        try await carol.moderate(group: "design", .kick, user: "alice", reason: "wrong room")
+        try await tmux.wait(for: "> You were removed from this group by carol: wrong room. Esc goes back.")
+        try await tmux.press("Escape")
+        try await tmux.wait(for: "the group gone from alice's") { $0.contains("[2 Contacts]") && $0.contains("Groups (1)") }
         try await tmux.press("1")
         for index in 1...200 { try await bob.send(String(format: "history %03d", index), to: .user("alice")) }
         try await tmux.wait(for: "200 unread") { $0.contains("[1 Sessions (200)]") && $0.contains("bob: history 200") }
@@ -201,5 +239,18 @@ import Testing
         try await tmux.wait(for: "Log out of alice?")
         try await tmux.press("y")
         try await tmux.wait(for: "Username [alice ")
+        // The profile saved at login gives the Login screen its caption and avatar.
+        try await tmux.wait(for: "alice (@alice), welcome back")
+    }
+
+    /// What `find` finds on the server once it finds something (TestSupport's `eventually`).
+    static func eventuallyFound<T>(_ what: String, _ find: () async throws -> T?) async throws -> T {
+        var found: T?
+        try await eventually(what) {
+            found = try await find()
+            return found != nil
+        }
+        guard let found else { throw TestFailure("never saw \(what)") }
+        return found
     }
 }

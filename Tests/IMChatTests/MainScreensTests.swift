@@ -7,7 +7,7 @@ import Testing
 @Suite struct MainScreensTests {
     @Test func thePlusMenuAsksForANameAndEachItemBecomesItsCall() {
         let cases: [(Character, String, ChatEffect)] = [
-            ("a", "carol", .addContact("carol")), ("g", "New-Team", .createGroup("new-team")),
+            ("a", "carol", .addContact("carol")), ("g", "New-Team", .createGroup("new-team", join: .invite)),
             ("j", "ops", .joinGroup("ops")), ("r", "lobby", .createRoom("lobby")), ("e", "lobby", .enterRoom("lobby")),
         ]
         for (letter, name, expected) in cases {
@@ -32,7 +32,7 @@ import Testing
         model.press(.enter)
         let effects = model.handle(.result(.joined(Fixture.info("ops"))))
         let key = DialogueKey(address: .group("ops"), id: Fixture.opsID)
-        #expect(effects == [.loadHistory(key, before: nil, limit: 50), .loadConversation(.group("ops"))])
+        #expect(effects == [.loadHistory(key, before: nil, limit: 50), .loadMembers(group: "ops"), .loadConversation(.group("ops"))])
         #expect(model.screen == .dialogue)
         #expect(model.contacts.prompt == nil)
         model.press(.escape)

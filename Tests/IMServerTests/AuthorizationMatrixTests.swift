@@ -45,10 +45,13 @@ import Testing
 
     /// What each caller gets: members and participants are served, outsiders learn
     /// nothing from ids or of an invite-only group (404) and are told to join an open
-    /// group or enter a room by name (403).
+    /// group or enter a room by name (403). A group's info is its owner's and admins' to
+    /// change (alice owns both groups; bob is a member): the group powers by role are
+    /// `GroupPowersMatrixTests`.
     static func expected(_ actor: Actor, _ target: Target, _ endpoint: Endpoint) -> Int {
         if actor == .anonymous { return 401 }
         // alice and bob are in every conversation of the world; carol and dave in none.
+        if actor == .bob, endpoint == .patch, target == .group || target == .privateGroup { return 403 }
         if actor == .alice || actor == .bob { return endpoint == .send ? 201 : 200 }
         return target.isNamed && target != .privateGroup ? 403 : 404
     }
@@ -101,6 +104,7 @@ import Testing
             expectStatus(answer, cell.expected)
             try checkServed(cell, answer)
         case 401: expectError(answer, .unauthorized)
+        case 403 where cell.actor == .bob: expectError(answer, .forbidden, reason: "not_group_admin")
         case 403: expectError(answer, .forbidden, reason: cell.target == .group ? "not_member" : "not_present")
         default: expectError(answer, .notFound)
         }

@@ -88,7 +88,10 @@ import Testing
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, bobUser) = try await server.client.newUser("bob")
         let group = Names.unique("g")
-        try await alice.create(.group, group, join: .open)
+        expectStatus(
+            try await alice.send(
+                "POST", "/v1/groups", json: CreateConversationRequest(name: group, join: .open, infoEditableBy: .members)),
+            201)
         let cursor = try await alice.cursor()
 
         try await bob.join(.group, group)

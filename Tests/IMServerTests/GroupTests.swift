@@ -73,21 +73,34 @@ import Testing
         expectError(try await carol.get("/v1/groups/\(Names.unique("none"))"), .notFound)
     }
 
-    @Test func anyMemberMayChangeTheGroupInfo() async throws {
+    /// Issue 11, item 4: `info_editable_by` (default admins) says who changes title, logo
+    /// and description; the settings are always the owner's and admins'.
+    @Test func onlyAdminsChangeTheInfoUnlessTheGroupLetsMembers() async throws {
         let (alice, _) = try await server.client.newUser("owner")
         let (bob, _) = try await server.client.newUser("member")
         let name = Names.unique("editable")
-        try await alice.create(.group, name, join: .open)
+        let created = try await alice.create(.group, name, join: .open)
+        #expect(created.infoEditableBy == .admins)
         try await bob.join(.group, name)
-        let answer = try await bob.send(
-            "PATCH", "/v1/groups/\(name)",
-            json: ConversationInfoUpdate(title: "Editors", logoURL: "https://example.com/logo.png"))
+        let change = ConversationInfoUpdate(title: "Editors", logoURL: "https://example.com/logo.png")
+        expectError(try await bob.send("PATCH", "/v1/groups/\(name)", json: change), .forbidden, reason: "not_group_admin")
+        expectError(
+            try await bob.send("PATCH", "/v1/groups/\(name)", json: ConversationInfoUpdate(infoEditableBy: .members)),
+            .forbidden, reason: "not_group_admin")
+        let opened = try await alice.send("PATCH", "/v1/groups/\(name)", json: ConversationInfoUpdate(infoEditableBy: .members))
+        #expect(try opened.decode(ConversationInfo.self).infoEditableBy == .members)
+
+        let answer = try await bob.send("PATCH", "/v1/groups/\(name)", json: change)
         expectStatus(answer, 200)
         let info = try answer.decode(ConversationInfo.self)
         #expect(info.title == "Editors")
         #expect(info.logoURL == "https://example.com/logo.png")
         #expect(info.description == "")
         #expect(try await alice.get("/v1/groups/\(name)").decode(ConversationInfo.self) == info)
+        // Settings stay the admins' even then.
+        expectError(
+            try await bob.send("PATCH", "/v1/groups/\(name)", json: ConversationInfoUpdate(join: .invite)),
+            .forbidden, reason: "not_group_admin")
     }
 
     @Test func anEmptyPatchIsInvalid() async throws {
@@ -128,7 +141,7 @@ import Testing
         let open = try await alice.create(.group, Names.unique("open"), join: .open)
         #expect(closed.join == .invite)
         #expect(open.join == .open)
-        let bad = try await alice.send("POST", "/v1/groups", raw: #"{"name":"\#(Names.unique("x"))","join":"approval"}"#)
+        let bad = try await alice.send("POST", "/v1/groups", raw: #"{"name":"\#(Names.unique("x"))","join":"secret"}"#)
         expectError(bad, .invalidRequest, field: "join")
         let room = try await alice.send("POST", "/v1/rooms", json: CreateConversationRequest(name: Names.unique("r"), join: .open))
         expectError(room, .invalidRequest, field: "join")

@@ -32,7 +32,8 @@ import Testing
                     senderID: UserID(rawValue: Int64.max), text: text,
                     clientMessageID: index % 3 == 0 ? nil : "client/\(text.prefix(4))",
                     replyTo: index % 4 == 1 ? MessageID(rawValue: 42) : nil, createdAt: time,
-                    deletedAt: index % 5 == 2 ? times[(index + 1) % times.count] : nil))
+                    deletedAt: index % 5 == 2 ? times[(index + 1) % times.count] : nil,
+                    editedAt: index % 3 == 1 ? times[(index + 2) % times.count] : nil))
         }
         return all
     }
@@ -63,6 +64,10 @@ import Testing
         all.append(Event(position: 103, type: .other("future_kind"), at: times[0]))
         all.append(Event(position: 104, type: .profileUpdated, at: times[1], user: user))
         all.append(Event(position: 105, type: .conversationUpdated, at: times[1], by: "dave", info: info))
+        all.append(Event(position: 106, type: .messageDeleted, at: times[1], by: "eve"))
+        all.append(Event(position: 107, type: .roleChanged, at: times[1], user: user, by: "eve", role: .admin))
+        all.append(Event(position: 108, type: .memberJoined, at: times[1], user: user, via: .approval))
+        all.append(Event(position: 109, type: .memberBanned, at: times[1], by: "eve", reason: "spam", until: times[2]))
         return all
     }
 

@@ -216,7 +216,7 @@ import Testing
                 created.id, bob.id, role: .member, change: MembershipChange(event: .memberJoined, notice: "bob joined"))
 
             let renamed = try await store.updateInfo(
-                created.id, ConversationInfoUpdate(title: "Operations"), by: alice.id, notice: "alice renamed the group")
+                created.id, ConversationInfoUpdate(title: "Operations"), by: ActingUser(id: alice.id), notice: "alice renamed the group")
             #expect(renamed.title == "Operations")
             #expect(renamed.description == "first" && renamed.logoURL == "https://x/1.png")
             #expect(renamed.lastSeq == created.lastSeq + 2)
@@ -236,8 +236,19 @@ import Testing
             }
             #expect(try await store.feed(outsider.id).isEmpty)
 
-            let described = try await store.updateInfo(
-                created.id, ConversationInfoUpdate(logoURL: "", description: "second"), by: bob.id, notice: "bob edited")
+            // A member edits only once the group lets members edit its info.
+            let edit = ConversationInfoUpdate(logoURL: "", description: "second")
+            let refused = await #expect(throws: StoreError.self) {
+                try await store.updateInfo(created.id, edit, by: ActingUser(id: bob.id), notice: "bob edited")
+            }
+            #expect(refused?.kind == "refused(not_group_admin)")
+            let settings = ConversationInfoUpdate(infoEditableBy: .members)
+            let byMember = await #expect(throws: StoreError.self) {
+                try await store.updateInfo(created.id, settings, by: ActingUser(id: bob.id), notice: "bob opened it")
+            }
+            #expect(byMember?.kind == "refused(not_group_admin)")
+            _ = try await store.updateInfo(created.id, settings, by: ActingUser(id: alice.id), notice: "alice opened it")
+            let described = try await store.updateInfo(created.id, edit, by: ActingUser(id: bob.id), notice: "bob edited")
             #expect(described.title == "Operations" && described.description == "second" && described.logoURL == "")
             #expect(try await store.feed(alice.id).last?.by == "bob")
         }
@@ -248,7 +259,7 @@ import Testing
             let alice = try await store.makeUser("alice")
             let error = await #expect(throws: StoreError.self) {
                 try await store.updateInfo(
-                    ConversationID(rawValue: 77), ConversationInfoUpdate(title: "x"), by: alice.id, notice: "n")
+                    ConversationID(rawValue: 77), ConversationInfoUpdate(title: "x"), by: ActingUser(id: alice.id), notice: "n")
             }
             #expect(error?.kind == "notFound")
             #expect(try await store.feed(alice.id).isEmpty)

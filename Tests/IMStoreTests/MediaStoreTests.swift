@@ -64,7 +64,7 @@ import Testing
             let group = try await store.makeGroup("team", owner: alice.id)
             let (_, logo) = try await store.setAvatar(
                 alice.id, contentType: "image/png", bytes: Self.image(4, bytes: 600), sha256: Self.digest(4), budget: 1_500)
-            _ = try await store.updateInfo(group.id, ConversationInfoUpdate(logoURL: logo.path), by: alice.id, notice: "logo")
+            _ = try await store.updateInfo(group.id, ConversationInfoUpdate(logoURL: logo.path), by: ActingUser(id: alice.id), notice: "logo")
             let (_, avatar) = try await store.setAvatar(
                 alice.id, contentType: "image/png", bytes: Self.image(5, bytes: 600), sha256: Self.digest(5), budget: 1_500)
             #expect(try await store.media(id: logo.id) != nil)
@@ -72,7 +72,7 @@ import Testing
             // With the avatar shown by a second group too, nothing is freed by replacing
             // it: two images of 608 bytes are kept, and a third would pass 1,500 bytes.
             let second = try await store.makeGroup("crew", owner: alice.id)
-            _ = try await store.updateInfo(second.id, ConversationInfoUpdate(logoURL: avatar.path), by: alice.id, notice: "logo")
+            _ = try await store.updateInfo(second.id, ConversationInfoUpdate(logoURL: avatar.path), by: ActingUser(id: alice.id), notice: "logo")
             let error = await #expect(throws: StoreError.self) {
                 _ = try await store.setAvatar(
                     alice.id, contentType: "image/png", bytes: Self.image(6, bytes: 600), sha256: Self.digest(6),
@@ -81,7 +81,7 @@ import Testing
             #expect(error?.kind == "overBudget")
             // Once the group shows something else, the old logo goes.
             _ = try await store.updateInfo(
-                group.id, ConversationInfoUpdate(logoURL: "https://example.com/logo.png"), by: alice.id, notice: "logo")
+                group.id, ConversationInfoUpdate(logoURL: "https://example.com/logo.png"), by: ActingUser(id: alice.id), notice: "logo")
             #expect(try await store.media(id: logo.id) == nil)
         }
     }

@@ -16,6 +16,9 @@ final class ChatEffectRunner: Sendable {
         self.configuration = configuration
     }
 
+    /// The longest `Retry-After` a send waits out before the failure is shown.
+    static let longestQuietWait = Duration.seconds(2)
+
     /// The client of the current login.
     var client: IMClient? { current.withLock { $0 } }
 
@@ -61,9 +64,14 @@ final class ChatEffectRunner: Sendable {
         _ username: String, failure: (String) -> ChatResult = ChatResult.loginFailed,
         _ call: (IMClient) async throws(IMClientError) -> AuthResponse
     ) async -> ChatResult {
+        var settings = configuration.client
+        // Slow mode answers 429 with the wait left: the input line says so, instead of a
+        // send that shows "…" for up to a minute. Short waits (the general rate limit)
+        // are still waited out inside the call.
+        settings.sendRetry.maxRetryAfter = min(settings.sendRetry.maxRetryAfter, Self.longestQuietWait)
         let client = IMClient(
             serverURL: configuration.server, transport: configuration.transport, device: configuration.device,
-            configuration: configuration.client)
+            configuration: settings)
         let auth: AuthResponse
         do {
             auth = try await call(client)
@@ -91,13 +99,19 @@ final class ChatEffectRunner: Sendable {
                 return nil  // a one-to-one conversation with no message yet
             }
         case .loadContacts:
-            let users = try await client.contacts()
-            let groups = try await client.myGroups()
-            return .contacts(users: users, groups: groups, rooms: try await client.myRooms())
+            return .contacts(try await contactLists(client))
         case .loadHistory(let key, let before, let limit):
             return .history(key, try await client.history(key.address, before: before, limit: limit), before: before)
         case .send(let key, let text, let replyTo, let clientID):
             return .sent(key, clientID: clientID, try await client.send(text, to: key.address, replyTo: replyTo, clientMessageID: clientID))
+        case .editMessage(let key, let id, let text):
+            do {
+                return .messageChanged(key, try await client.editMessage(id, in: key.address, text: text))
+            } catch {
+                return .editFailed(key, id, text: text, error.message, block: Self.block(error))
+            }
+        case .deleteMessage(let key, let id):
+            return .messageChanged(key, try await client.deleteMessage(id, in: key.address))
         case .markRead(let key, let seq):
             return .markedRead(key, seq: try await client.markRead(key.address, seq: seq))
         case .addContact(let name):
@@ -105,10 +119,39 @@ final class ChatEffectRunner: Sendable {
         case .removeContact(let name):
             try await client.removeContact(name)
             return .contactRemoved(name)
-        case .createGroup(let name):
-            return .joined(try await client.createGroup(name: name))
+        case .block(let name):
+            try await client.block(name)
+            return .blockChanged(name, blocked: true)
+        case .unblock(let name):
+            try await client.unblock(name)
+            return .blockChanged(name, blocked: false)
+        case .createGroup(let name, let join):
+            return .joined(try await client.createGroup(name: name, join: join))
         case .joinGroup(let name):
-            return .joined(try await client.joinGroup(name))
+            switch try await client.join(group: name) {
+            case .joined(let info): return .joined(info)
+            case .requested(let request): return .joinRequested(request)
+            }
+        case .declineInvite(let group):
+            try await client.revokeInvite(group, user: client.currentUser?.username ?? "")
+            return .settled(group: group, user: client.currentUser?.username ?? "", approved: false)
+        case .invite(let group, let user):
+            return .invited(try await client.inviteToGroup(group, user: user))
+        case .approveRequest(let group, let user):
+            try await client.approveJoinRequest(group, user: user)
+            return .settled(group: group, user: user, approved: true)
+        case .revokeRequest(let group, let user):
+            try await client.revokeJoinRequest(group, user: user)
+            return .settled(group: group, user: user, approved: false)
+        case .moderate(let group, let request):
+            return .moderated(try await client.moderate(
+                group: group, request.action, user: request.user, duration: request.duration, reason: request.reason))
+        case .loadMembers(let group):
+            do {
+                return .members(group: group, try await client.groupMembers(group))
+            } catch {
+                return nil  // the history load says what is wrong
+            }
         case .createRoom(let name):
             return .joined(try await client.createRoom(name: name))
         case .enterRoom(let name):
@@ -139,17 +182,47 @@ final class ChatEffectRunner: Sendable {
         }
     }
 
+    /// Everything the Contacts screen shows. Join requests are listed for the groups that
+    /// take them and where the server lets this user decide (an owner's or admin's).
+    private func contactLists(_ client: IMClient) async throws(IMClientError) -> ContactLists {
+        var lists = ContactLists(
+            users: try await client.contacts(), groups: try await client.myGroups(), rooms: try await client.myRooms(),
+            blocked: try await client.blockedUsers(), invites: try await client.myInvites(),
+            myRequests: try await client.myJoinRequests())
+        for group in lists.groups where group.join == .approval {
+            do {
+                lists.requests += try await client.groupJoinRequests(group.name)
+                lists.decides.insert(group.name)
+            } catch where error.apiCode == .forbidden || error.apiCode == .notFound {
+                continue  // a member who does not decide, or a group gone meanwhile
+            }
+        }
+        return lists
+    }
+
+    /// Why the server refuses this user's posts, when that is what `error` says.
+    static func block(_ error: IMClientError) -> PostingBlock? {
+        PostingBlock(refusal: error.api, at: .now())
+    }
+
     /// The answer when `command` failed: a sentence naming what failed and why.
     private func failure(of command: ChatEffect, _ error: IMClientError) -> ChatResult? {
         switch command {
         case .loadHistory(let key, _, _): return .historyFailed(key, error.message)
-        case .send(let key, _, _, let clientID): return .sendFailed(key, clientID: clientID, error.message)
+        case .send(let key, _, _, let clientID):
+            return .sendFailed(key, clientID: clientID, error.message, block: Self.block(error))
         case .markRead: return nil  // the next message seen sends a newer marker
         case .loadSessions: return .failed("cannot load the conversations: \(error.message)")
         case .loadContacts: return .failed("cannot load contacts, groups and rooms: \(error.message)")
         case .addContact(let name): return .failed("cannot add \(name): \(error.message)")
-        case .createGroup(let name): return .failed("cannot create the group \(name): \(error.message)")
+        case .createGroup(let name, _): return .failed("cannot create the group \(name): \(error.message)")
         case .joinGroup(let name): return .failed("cannot join the group \(name): \(error.message)")
+        case .deleteMessage: return .failed("not deleted: \(error.message)")
+        case .moderate(let group, let request):
+            return .failed("cannot \(request.action.rawValue) \(request.user) in #\(group): \(error.message)")
+        case .invite(let group, let user): return .failed("cannot invite \(user) to #\(group): \(error.message)")
+        case .block(let name): return .failed("cannot block \(name): \(error.message)")
+        case .unblock(let name): return .failed("cannot unblock \(name): \(error.message)")
         case .createRoom(let name): return .failed("cannot create the room \(name): \(error.message)")
         case .enterRoom(let name): return .failed("cannot enter the room \(name): \(error.message)")
         default: return .failed(error.message)

@@ -31,15 +31,33 @@ public enum ChatEffect: Sendable, Equatable {
     case loadContacts
     case loadHistory(DialogueKey, before: Int64?, limit: Int)
     case send(DialogueKey, text: String, replyTo: MessageID?, clientID: String)
+    /// Replaces the text of one of this user's messages.
+    case editMessage(DialogueKey, MessageID, text: String)
+    /// Deletes a message for everyone (one's own, or as a group's admin anyone's).
+    case deleteMessage(DialogueKey, MessageID)
     case markRead(DialogueKey, seq: Int64)
     case addContact(String)
     case removeContact(String)
-    case createGroup(String)
+    case block(String)
+    case unblock(String)
+    case createGroup(String, join: JoinPolicy)
+    /// Joins an open group or one this user is invited to, or asks into one that takes
+    /// requests.
     case joinGroup(String)
+    case declineInvite(group: String)
+    /// Invites a user into a group (its owner and admins).
+    case invite(group: String, user: String)
+    case approveRequest(group: String, user: String)
+    /// Denies someone's request, or (with this user's own name) withdraws one's own.
+    case revokeRequest(group: String, user: String)
+    case moderate(group: String, ModerationRequest)
     case createRoom(String)
     case enterRoom(String)
     case leave(ConversationKind, String)
     case loadInfo(ConversationKind, String)
+    /// A group's members, for this user's role and mute in its open dialogue (a failure
+    /// says nothing: the history load shows what is wrong).
+    case loadMembers(group: String)
     case loadUser(String)
     case updateInfo(ConversationKind, String, ConversationInfoUpdate)
     case updateProfile(ProfileUpdate)
@@ -61,18 +79,31 @@ public enum ChatResult: Sendable {
     case loggedOut
     case sessions([Conversation])
     case conversation(Conversation)
-    case contacts(users: [User], groups: [ConversationInfo], rooms: [ConversationInfo])
+    case contacts(ContactLists)
     case history(DialogueKey, MessagePage, before: Int64?)
     case historyFailed(DialogueKey, String)
     case sent(DialogueKey, clientID: String, Message)
-    case sendFailed(DialogueKey, clientID: String, String)
+    /// A send failed; `block` says so when the server refuses this user's posts for now.
+    case sendFailed(DialogueKey, clientID: String, String, block: PostingBlock? = nil)
+    /// An edit or a deletion went through: the message as it is now.
+    case messageChanged(DialogueKey, Message)
+    /// An edit failed: the text comes back into the input line to try again.
+    case editFailed(DialogueKey, MessageID, text: String, String, block: PostingBlock? = nil)
     case markedRead(DialogueKey, seq: Int64)
     case contactAdded(User)
     case contactRemoved(String)
+    case blockChanged(String, blocked: Bool)
     /// A group or room was created, joined or entered: its dialogue opens.
     case joined(ConversationInfo)
+    /// The group takes requests: this user's waits for an admin.
+    case joinRequested(GroupJoinRequest)
+    case invited(GroupInvite)
+    /// An invitation was declined, or a request approved, denied or withdrawn.
+    case settled(group: String, user: String, approved: Bool)
+    case moderated(ModerationResult)
     case left(ConversationKind, String)
     case info(ConversationInfo, [Member])
+    case members(group: String, [Member])
     case user(User)
     case infoUpdated(ConversationInfo)
     case profileUpdated(User)

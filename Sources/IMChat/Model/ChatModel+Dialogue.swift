@@ -9,7 +9,9 @@ extension ChatModel {
         if screen != .dialogue { dialogueReturn = screen }
         dialogue = DialogueState(key: key, kind: kind, title: title, readMarker: readMarker, unread: unread)
         screen = .dialogue
-        return [.loadHistory(key, before: nil, limit: DialogueState.pageSize)]
+        var commands: [ChatEffect] = [.loadHistory(key, before: nil, limit: DialogueState.pageSize)]
+        if case .group(let name) = key.address { commands.append(.loadMembers(group: name)) }
+        return commands
     }
 
     mutating func closeDialogue() {
@@ -38,6 +40,17 @@ extension ChatModel {
         }
         state.notice = nil
         var commands: [ChatEffect] = []
+        if let message = state.confirmingDelete {
+            // "Delete for everyone?" takes the next key: y deletes, any other keeps it.
+            state.confirmingDelete = nil
+            if key == .character("y") || key == .character("Y") {
+                commands.append(.deleteMessage(state.key, message.id))
+            } else {
+                state.notice = "Not deleted."
+            }
+            dialogue = state
+            return commands
+        }
         // Keys that scroll whatever has the focus.
         switch key {
         case .pageUp: commands += scroll(&state, by: messageRows - 1)
@@ -58,11 +71,18 @@ extension ChatModel {
     private mutating func composeKey(_ key: Key, _ state: inout DialogueState) -> [ChatEffect] {
         switch key {
         case .enter:
+            if state.editing != nil { return submitEdit(&state) }
+            if case .removed? = state.posting {
+                state.notice = "You are no longer in this group: nothing can be sent here."
+                return []
+            }
             let clientID = nextClientID()
             guard let send = state.queueSend(clientID: clientID) else { return [] }
             return [.send(state.key, text: send.text, replyTo: send.replyTo, clientID: send.clientID)]
         case .escape:
-            if state.replyTo != nil {
+            if state.editing != nil {
+                state.finishEditing()
+            } else if state.replyTo != nil {
                 state.replyTo = nil
             } else {
                 dialogue = state
@@ -95,8 +115,24 @@ extension ChatModel {
             state.selected = lines(state).last { $0.entry != nil }?.entry
         case .character("u"):
             return jumpToFirstUnread(&state)
+        case .character("e"):
+            guard let message = state.selectedMessage(allowing: .edit, me: myName) else {
+                if state.selected != nil { state.notice = "Only your own messages can be edited." }
+                return []
+            }
+            state.beginEditing(message)
+        case .character("d"), .delete:
+            guard let message = state.selectedMessage(allowing: .delete, me: myName) else {
+                if state.selected != nil {
+                    state.notice = state.kind == .group
+                        ? "Only your own messages can be deleted (and, by the group's admins, anyone's)."
+                        : "Only your own messages can be deleted."
+                }
+                return []
+            }
+            state.confirmingDelete = message
         case .character("r"), .enter:
-            let actions = state.actions(for: state.selected)
+            let actions = state.actions(for: state.selected, me: myName)
             if key == .enter, actions.contains(.retry), case .pending(let clientID)? = state.selected,
                 let send = state.retry(clientID)
             {
@@ -115,6 +151,19 @@ extension ChatModel {
             break
         }
         return []
+    }
+
+    /// Sends the edited text (an unchanged one only ends editing).
+    private func submitEdit(_ state: inout DialogueState) -> [ChatEffect] {
+        guard let message = state.editing else { return [] }
+        var text = state.compose.text
+        while text.last == "\n" || text.last == " " { text.removeLast() }
+        guard !text.isEmpty else {
+            state.notice = "An edit cannot be empty: Esc keeps the message; d on it deletes it."
+            return []
+        }
+        state.finishEditing()
+        return text == message.text ? [] : [.editMessage(state.key, message.id, text: text)]
     }
 
     /// Moves the selection to the previous or next entry and scrolls it into view.

@@ -33,17 +33,26 @@ extension ChatModel {
         let key = event.conversation.map { DialogueKey(address: $0.address, id: $0.id) }
         var commands: [ChatEffect] = []
         switch event.type {
-        case .message, .memberJoined, .memberLeft, .memberKicked, .memberMuted, .conversationUpdated:
+        case .message, .memberJoined, .memberLeft, .memberKicked, .memberMuted, .memberUnmuted, .memberBanned,
+            .memberUnbanned, .roleChanged, .memberInvited, .inviteRevoked, .joinRequested, .joinRequestRevoked,
+            .conversationUpdated:
             if let info = event.info, let key {
+                // A group that starts taking requests: whether this user decides them
+                // is for the server to say (loading the lists asks it).
+                if info.join == .approval, let known = contacts.groups.first(where: { $0.id == info.id }),
+                    known.join != .approval
+                {
+                    commands.append(.loadContacts)
+                }
                 contacts.upsert(info)
                 sessions.rename(key.address, to: info.title)
                 if dialogue?.key.matches(key) == true { dialogue?.title = info.title }
             }
-            if event.type != .message, event.user?.username == me.username, let key {
-                commands += membershipChanged(event, key: key)
+            if event.type != .message, let user = event.user, let key {
+                commands += membershipChanged(event, key: key, user: user.username, me: me.username)
             }
             if let message = event.message, let key { commands += receive(message, key: key) }
-        case .messageDeleted:
+        case .messageEdited, .messageDeleted:
             if let message = event.message {
                 if dialogue?.key.id == message.conversationID { dialogue?.update(message) }
                 sessions.replaceLast(message)
@@ -73,28 +82,5 @@ extension ChatModel {
             break
         }
         return commands
-    }
-
-    /// This user left, was removed from, or was muted in a conversation.
-    private mutating func membershipChanged(_ event: Event, key: DialogueKey) -> [ChatEffect] {
-        let open = dialogue?.key.matches(key) == true
-        switch event.type {
-        case .memberKicked, .memberLeft:
-            if case .group(let name) = key.address { contacts.remove(kind: .group, name: name) }
-            if case .room(let name) = key.address { contacts.remove(kind: .room, name: name) }
-            if open {
-                dialogue?.notice = event.type == .memberKicked
-                    ? "You were removed from this conversation\(event.by.map { " by \($0)" } ?? "")."
-                    : "You left this conversation."
-            }
-        case .memberMuted:
-            if open {
-                dialogue?.notice = event.until.map { "You are muted here until \(time.day($0)) \(time.clock($0))." }
-                    ?? "You are no longer muted here."
-            }
-        default:
-            break
-        }
-        return []
     }
 }

@@ -1,25 +1,28 @@
 import IMProtocol
 
-/// The Contacts screen: friends, groups and rooms in three sections, the "+" menu, the
-/// name prompt its items open, and the info view of each entry.
+/// The Contacts screen: invitations and join requests (while there are any), friends,
+/// groups and rooms in sections, the "+" menu, the name prompt its items open, and the
+/// info view of each entry.
 public struct ContactsState: Sendable, Equatable {
-    /// The sections, in screen order. Invitations and join requests become further
-    /// sections here (with their own `Item` cases) once the server offers them.
+    /// The sections, in screen order; the first two show only while they hold something.
     public enum Section: Sendable, Equatable, CaseIterable {
-        case contacts, groups, rooms
+        case invitations, requests, contacts, groups, rooms
 
         /// The heading.
         public var title: String {
             switch self {
+            case .invitations: "Invitations"
+            case .requests: "Join requests"
             case .contacts: "Contacts"
             case .groups: "Groups"
             case .rooms: "Rooms"
             }
         }
 
-        /// What an empty section says.
-        var emptyHint: String {
+        /// What an empty section says; nil: an empty section is not shown.
+        var emptyHint: String? {
             switch self {
+            case .invitations, .requests: nil
             case .contacts: "no contacts: + then a adds one"
             case .groups: "no groups: + then g creates one, j joins one"
             case .rooms: "no rooms: + then r creates one, e enters one"
@@ -32,9 +35,15 @@ public struct ContactsState: Sendable, Equatable {
         case contact(User)
         case group(ConversationInfo)
         case room(ConversationInfo)
+        /// An invitation to this user: accepted by joining.
+        case invite(GroupInvite)
+        /// Someone asking into a group whose requests this user decides.
+        case request(GroupJoinRequest)
+        /// This user's own request, waiting for an admin.
+        case myRequest(GroupJoinRequest)
     }
 
-    /// The "+" menu's items; each asks for a unique name.
+    /// The "+" menu's items; each asks for a unique name (creating a group, also who may join).
     public enum MenuItem: String, Sendable, Equatable, CaseIterable {
         case addContact = "Add a contact"
         case createGroup = "Create a group"
@@ -70,26 +79,56 @@ public struct ContactsState: Sendable, Equatable {
         public var item: Item
         /// Members (groups) or people present (rooms), once loaded.
         public var members: [Member]?
-        /// The edit form (title and description) while open.
-        public var editing: EditForm?
+        /// The member selected in the list (groups), to act on.
+        public var selectedMember: Int?
+        /// The selected member's actions menu, open at this row.
+        public var actionMenu: Int?
+        /// A form over the page while open.
+        public var form: Form?
+
+        /// The role of `username` in the group, once the members are loaded.
+        public func role(of username: String) -> MemberRole? {
+            members?.first { $0.user.username == username }?.role
+        }
+
+        /// The selected member.
+        public var member: Member? {
+            guard let index = selectedMember, let members, members.indices.contains(index) else { return nil }
+            return members[index]
+        }
+    }
+
+    /// The forms of an info view.
+    public enum Form: Sendable, Equatable {
+        /// A group's or room's title and description.
+        case edit(EditForm)
+        /// The duration and reason of a mute, kick or ban.
+        case moderate(ModerationForm)
+        /// The username to invite into the group.
+        case invite(TextField)
     }
 
     /// The name asked for by a "+" menu item.
     public struct Prompt: Sendable, Equatable {
         public var item: MenuItem
         public var field = TextField("", limit: Limits.conversationNameLength.upperBound)
-    }
-
-    /// Editing a group's or room's title and description.
-    public struct EditForm: Sendable, Equatable {
-        public var title: TextField
-        public var description: TextField
-        public var focusDescription = false
+        /// Who may join the group being created (Tab changes it).
+        public var join = JoinPolicy.invite
     }
 
     public var users: [User] = []
     public var groups: [ConversationInfo] = []
     public var rooms: [ConversationInfo] = []
+    /// Usernames this user blocks.
+    public var blocked: Set<String> = []
+    /// Invitations to this user, waiting to be accepted by joining.
+    public var invites: [GroupInvite] = []
+    /// Requests this user decides (to groups they own or administer).
+    public var requests: [GroupJoinRequest] = []
+    /// This user's own requests, waiting for an admin.
+    public var myRequests: [GroupJoinRequest] = []
+    /// Groups whose join requests this user decides.
+    public var decides: Set<String> = []
     public var loaded = false
     public var selection = 0
     public var menu: Int?
@@ -98,9 +137,17 @@ public struct ContactsState: Sendable, Equatable {
 
     public init() {}
 
+    /// True while a prompt, menu or form is open: it takes every key, tab keys too.
+    public var takesEveryKey: Bool { prompt != nil || menu != nil || info?.form != nil || info?.actionMenu != nil }
+
     /// The sections with their rows, in screen order.
     public var sections: [(section: Section, items: [Item])] {
-        [(.contacts, users.map(Item.contact)), (.groups, groups.map(Item.group)), (.rooms, rooms.map(Item.room))]
+        let all: [(section: Section, items: [Item])] = [
+            (.invitations, invites.map(Item.invite)),
+            (.requests, requests.map(Item.request) + myRequests.map(Item.myRequest)),
+            (.contacts, users.map(Item.contact)), (.groups, groups.map(Item.group)), (.rooms, rooms.map(Item.room)),
+        ]
+        return all.filter { !$0.items.isEmpty || $0.section.emptyHint != nil }
     }
 
     /// Every row in screen order.
@@ -120,11 +167,53 @@ public struct ContactsState: Sendable, Equatable {
     }
 
     /// Replaces the lists with the server's.
-    public mutating func replace(users: [User], groups: [ConversationInfo], rooms: [ConversationInfo]) {
-        self.users = users.sorted { $0.username < $1.username }
-        self.groups = groups.sorted { $0.name < $1.name }
-        self.rooms = rooms.sorted { $0.name < $1.name }
+    public mutating func replace(_ lists: ContactLists) {
+        users = lists.users.sorted { $0.username < $1.username }
+        groups = lists.groups.sorted { $0.name < $1.name }
+        rooms = lists.rooms.sorted { $0.name < $1.name }
+        blocked = Set(lists.blocked.map(\.username))
+        invites = lists.invites
+        requests = lists.requests
+        myRequests = lists.myRequests
+        decides = lists.decides
         loaded = true
+        clampSelection()
+    }
+
+    /// Adds an invitation to this user (once).
+    public mutating func add(_ invite: GroupInvite) {
+        guard !invites.contains(where: { $0.group == invite.group }) else { return }
+        invites.append(invite)
+    }
+
+    /// Adds a join request: this user's own, or one they decide (once).
+    public mutating func add(_ request: GroupJoinRequest, mine: Bool) {
+        if mine {
+            guard !myRequests.contains(where: { $0.group == request.group }) else { return }
+            myRequests.append(request)
+        } else {
+            guard decides.contains(request.group),
+                !requests.contains(where: { $0.group == request.group && $0.user == request.user })
+            else { return }
+            requests.append(request)
+        }
+    }
+
+    /// Drops the invitation to `group` and this user's request to it (joined, declined,
+    /// withdrawn).
+    public mutating func settle(group: String) {
+        invites.removeAll { $0.group == group }
+        myRequests.removeAll { $0.group == group }
+        clampSelection()
+    }
+
+    /// Drops someone's request to `group` (approved, denied, withdrawn).
+    public mutating func settleRequest(group: String, user: String) {
+        requests.removeAll { $0.group == group && $0.user == user }
+        clampSelection()
+    }
+
+    private mutating func clampSelection() {
         selection = min(selection, max(0, items.count - 1))
     }
 
@@ -164,7 +253,7 @@ public struct ContactsState: Sendable, Equatable {
         case .group: groups.removeAll { $0.name == name }
         case .room: rooms.removeAll { $0.name == name }
         }
-        selection = min(selection, max(0, items.count - 1))
+        clampSelection()
     }
 }
 
@@ -174,31 +263,36 @@ extension ContactsState.Item {
         switch self {
         case .contact(let user): user.nickname.isEmpty ? user.username : user.nickname
         case .group(let info), .room(let info): info.title.isEmpty ? info.name : info.title
+        case .invite(let invite): invite.group
+        case .request(let request), .myRequest(let request): request.group
         }
     }
 
-    /// The unique name (`@alice`, `#ops`, `&lobby` are how the screens show it).
+    /// The unique name (`@alice`, `#ops`, `&lobby` are how the screens show it); the
+    /// group's for invitations and requests.
     var name: String {
         switch self {
         case .contact(let user): user.username
         case .group(let info), .room(let info): info.name
+        case .invite(let invite): invite.group
+        case .request(let request), .myRequest(let request): request.group
         }
     }
 
-    /// The conversation it opens.
+    /// The conversation it opens (or, for invitations and requests, is about).
     var address: ConversationAddress {
         switch self {
         case .contact(let user): .user(user.username)
-        case .group(let info): .group(info.name)
         case .room(let info): .room(info.name)
+        case .group, .invite, .request, .myRequest: .group(name)
         }
     }
 
     var kind: ConversationKind {
         switch self {
         case .contact: .direct
-        case .group: .group
         case .room: .room
+        case .group, .invite, .request, .myRequest: .group
         }
     }
 }

@@ -30,6 +30,9 @@ public struct DialogueLayout: Sendable {
     /// Columns for the sender's name.
     static let nameWidth = 10
 
+    /// What follows the text of an edited message.
+    static let editedMark = " (edited)"
+
     /// The lines of `state` at `width` columns.
     public static func lines(
         _ state: DialogueState, me: String, width: Int, text: TextLayout, time: TimeFormat
@@ -62,14 +65,18 @@ public struct DialogueLayout: Sendable {
                 continue
             }
             if let reply = message.replyTo {
-                let quoted = state.message(reply).map { "\($0.sender): " + TextLayout.sanitize($0.text) }
-                    ?? "an earlier message"
+                let quoted = state.message(reply).map { quoted in
+                    "\(quoted.sender): " + (quoted.deletedAt != nil ? "(message deleted)" : TextLayout.sanitize(quoted.text))
+                } ?? "an earlier message"
                 lines.append(Line(
                     spans: [Span(text: indent + text.truncate("↪ " + quoted, width: textWidth), style: .muted)],
                     entry: entry))
             }
             let deleted = message.deletedAt != nil
-            let body = deleted ? ["(message deleted)"] : text.wrap(TextLayout.sanitize(message.text, keepNewlines: true), width: textWidth)
+            var body = deleted ? ["(message deleted)"] : text.wrap(TextLayout.sanitize(message.text, keepNewlines: true), width: textWidth)
+            // "(edited)" ends the last line, or takes one of its own when that is full.
+            let edited = !deleted && message.editedAt != nil
+            if edited, let last = body.last, text.width(last) + Self.editedMark.count > textWidth { body.append("") }
             let mine = message.sender.lowercased() == me.lowercased()
             let name = text.pad(TextLayout.sanitize(message.sender), width: nameWidth)
             for (index, part) in body.enumerated() {
@@ -83,6 +90,9 @@ public struct DialogueLayout: Sendable {
                     spans = [Span(text: indent, style: .plain)]
                 }
                 spans.append(Span(text: part, style: deleted ? .muted : .plain))
+                if edited, index == body.count - 1 {
+                    spans.append(Span(text: part.isEmpty ? String(Self.editedMark.dropFirst()) : Self.editedMark, style: .muted))
+                }
                 lines.append(Line(spans: spans, entry: entry))
             }
         }

@@ -13,17 +13,20 @@ public struct DialogueState: Sendable, Equatable {
         public var failure: String?
     }
 
-    /// What can be done with a selected entry. Editing and deleting one's own messages
-    /// join here once the server offers them.
+    /// What can be done with a selected entry.
     public enum MessageAction: Sendable, Equatable {
         /// Answer a chat message, quoting it.
         case reply
+        /// Change the text of one's own message.
+        case edit
+        /// Delete a message for everyone: one's own, or anyone's as a group's admin.
+        case delete
         /// Send a failed message again, with the same client id.
         case retry
     }
 
     /// Where keys go: the compose line, or the message list (to pick a message to reply
-    /// to or a failed send to retry).
+    /// to, edit or delete, or a failed send to retry).
     public enum Focus: Sendable, Equatable { case compose, messages }
 
     public var key: DialogueKey
@@ -53,6 +56,16 @@ public struct DialogueState: Sendable, Equatable {
     public var jumpPending = false
     public var compose = TextField("", limit: Limits.messageTextLength.upperBound)
     public var replyTo: Message?
+    /// The message whose new text the compose line holds, while editing.
+    public var editing: Message?
+    /// What the compose line held before an edit took it over.
+    public var draft = ""
+    /// The message waiting for "y" to be deleted.
+    public var confirmingDelete: Message?
+    /// This user's role (groups), once the members list said it.
+    public var myRole: MemberRole?
+    /// Why this user cannot post here now, shown in the input line.
+    public var posting: PostingBlock?
     public var focus = Focus.compose
     public var selected: DialogueLayout.Entry?
     /// A notice in the status row (e.g. why a reply cannot be made).
@@ -143,10 +156,30 @@ public struct DialogueState: Sendable, Equatable {
         return true
     }
 
-    /// A message changed on the server (its deletion).
+    /// A message changed on the server (edited or deleted).
     public mutating func update(_ message: Message) {
         guard let index = messages.firstIndex(where: { $0.id == message.id }) else { return }
         messages[index] = message
+        if replyTo?.id == message.id { replyTo = message.deletedAt == nil ? message : nil }
+        if confirmingDelete?.id == message.id, message.deletedAt != nil { confirmingDelete = nil }
+        if editing?.id == message.id, message.deletedAt != nil { finishEditing() }
+    }
+
+    /// Puts one's own message into the compose line to change it.
+    public mutating func beginEditing(_ message: Message) {
+        if editing == nil { draft = compose.text }
+        editing = message
+        replyTo = nil
+        compose.set(message.text)
+        focus = .compose
+        selected = nil
+    }
+
+    /// Leaves editing: the compose line gets back what it held before.
+    public mutating func finishEditing() {
+        editing = nil
+        compose.set(draft)
+        draft = ""
     }
 
     /// Queues a send and returns it; the text is trimmed of trailing newlines.
@@ -177,8 +210,8 @@ public struct DialogueState: Sendable, Equatable {
         return pending[index]
     }
 
-    /// The actions the selected entry allows.
-    public func actions(for entry: DialogueLayout.Entry?) -> [MessageAction] {
+    /// The actions the selected entry allows `me`.
+    public func actions(for entry: DialogueLayout.Entry?, me: String) -> [MessageAction] {
         switch entry {
         case .pending(let clientID)?:
             return pending.contains { $0.clientID == clientID && $0.failure != nil } ? [.retry] : []
@@ -186,10 +219,17 @@ public struct DialogueState: Sendable, Equatable {
             guard let message = messages.first(where: { $0.seq == seq }), message.type == .chat,
                 message.deletedAt == nil
             else { return [] }
-            return [.reply]
+            if message.sender.lowercased() == me.lowercased() { return [.reply, .edit, .delete] }
+            return kind == .group && MemberActions.deletesOthers(myRole) ? [.reply, .delete] : [.reply]
         case nil:
             return []
         }
+    }
+
+    /// The selected chat message, if it allows `action` for `me`.
+    public func selectedMessage(allowing action: MessageAction, me: String) -> Message? {
+        guard case .message(let seq)? = selected, actions(for: selected, me: me).contains(action) else { return nil }
+        return messages.first { $0.seq == seq }
     }
 
     /// A message by id among the loaded ones.

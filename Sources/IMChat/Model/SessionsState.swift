@@ -107,7 +107,7 @@ public struct SessionsState: Sendable, Equatable {
         return true
     }
 
-    /// A message's text changed (deleted, for now) where it is the last one shown.
+    /// A message's text changed (edited or deleted) where it is the last one shown.
     public mutating func replaceLast(_ message: Message) {
         guard let index = rows.firstIndex(where: { $0.id == message.conversationID }),
             rows[index].lastMessage?.id == message.id

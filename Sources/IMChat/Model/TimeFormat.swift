@@ -26,6 +26,9 @@ public struct TimeFormat: Sendable, Equatable {
     /// `14:03`.
     public func clock(_ time: Timestamp) -> String { String(local(time).dropFirst(11).prefix(5)) }
 
+    /// `14:03:07`.
+    public func clockWithSeconds(_ time: Timestamp) -> String { String(local(time).dropFirst(11).prefix(8)) }
+
     /// `2026-11-29`.
     public func day(_ time: Timestamp) -> String { String(local(time).prefix(10)) }
 

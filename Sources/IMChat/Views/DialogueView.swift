@@ -4,9 +4,13 @@ enum DialogueView {
     static func draw(_ model: ChatModel, _ canvas: inout Canvas) {
         guard let state = model.dialogue else { return }
         let mark = MainViews.kindMark(state.kind)
-        canvas.titleBar(
-            [("← ", .title), (state.title, .titleBold), ("  \(mark)\(name(state.key))", .title)],
-            right: MainViews.connection(model))
+        var title: [(String, Style)] = [("← ", .title), (state.title, .titleBold), ("  \(mark)\(name(state.key))", .title)]
+        if case .group(let group) = state.key.address,
+            let slow = model.contacts.groups.first(where: { $0.name == group })?.slowMode, slow.seconds > 0
+        {
+            title.append(("  · slow mode: one post per \(slow)", .title))
+        }
+        canvas.titleBar(title, right: MainViews.connection(model))
         let lines = model.lines(state)
         let rows = model.messageRows
         // The state clamps its scroll, but a deletion can shorten the lines after that.
@@ -29,13 +33,17 @@ enum DialogueView {
         statusLine(state, model, row: statusRow, &canvas)
         canvas.put(String(repeating: "─", count: canvas.width), 0, canvas.height - 3, .muted)
         let composeRow = canvas.height - 2
-        let prompt = state.replyTo == nil ? "> " : "↪ "
+        let prompt = state.editing != nil ? "✎ " : state.replyTo == nil ? "> " : "↪ "
         canvas.put(prompt, 0, composeRow, .helpKey)
         let shown = state.compose.visible(width: canvas.width - 3, layout: model.text)
         canvas.put(shown.text, 2, composeRow)
+        if state.compose.isEmpty, let block = state.posting {
+            // Why posts are refused stands where they would be typed.
+            canvas.put(model.text.truncate(block.text(model.time), width: canvas.width - 3), 2, composeRow, .warning)
+        }
         if state.focus == .compose, model.interruption == nil, !model.showHelp {
             canvas.grid.cursor = (2 + shown.caretColumn, composeRow)
-        } else if state.compose.isEmpty {
+        } else if state.compose.isEmpty, state.posting == nil {
             canvas.put("Tab or Esc goes back to typing", 2, composeRow, .muted)
         }
     }
@@ -48,6 +56,15 @@ enum DialogueView {
     }
 
     private static func statusLine(_ state: DialogueState, _ model: ChatModel, row: Int, _ canvas: inout Canvas) {
+        if state.confirmingDelete != nil {
+            canvas.put("Delete this message for everyone? y deletes it, any other key keeps it", 1, row, .warning)
+            return
+        }
+        if state.editing != nil, state.notice == nil {
+            canvas.put("editing your message: Enter saves the new text", 1, row, .muted)
+            canvas.put("Esc cancels", canvas.width - 12, row, .help)
+            return
+        }
         if let reply = state.replyTo {
             let text = "replying to \(reply.sender): " + TextLayout.sanitize(reply.text)
             canvas.put(model.text.truncate(text, width: canvas.width - 18), 1, row, .muted)
@@ -63,6 +80,8 @@ enum DialogueView {
                 ? " ↓ \(state.newBelow) new below · PgDn or End to read "
                 : " ↓ more below · PgDn or End "
             canvas.center(label, row, state.newBelow > 0 ? .unread : .muted)
+        } else if let block = state.posting, !state.compose.isEmpty {
+            canvas.put(model.text.truncate(block.text(model.time), width: canvas.width - 2), 1, row, .warning)
         }
     }
 }

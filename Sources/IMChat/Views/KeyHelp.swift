@@ -13,32 +13,77 @@ enum KeyHelp {
         case .sessions:
             return [("↑↓", "move"), ("Enter", "open"), ("Tab", "contacts"), ("r", "reload"), ("?", "help"), ("q", "quit")]
         case .contacts:
-            if model.contacts.prompt != nil { return [("Enter", "go"), ("Esc", "cancel")] }
-            if model.contacts.menu != nil { return [("↑↓", "move"), ("Enter", "choose"), ("Esc", "close")] }
-            if let info = model.contacts.info {
-                if info.editing != nil { return [("Tab", "next field"), ("Enter", "save"), ("Esc", "cancel")] }
-                switch info.item {
-                case .contact: return [("m", "message"), ("x", "remove contact"), ("Esc", "back"), ("?", "help")]
-                case .group, .room: return [("m", "open"), ("e", "edit"), ("l", "leave"), ("Esc", "back"), ("?", "help")]
-                }
-            }
-            return [("↑↓", "move"), ("Enter", "info"), ("m", "message"), ("+", "add/create/join"), ("Tab", "profile"), ("?", "help")]
+            return contacts(model)
         case .profile:
             if model.profile.editing != nil { return [("Enter", "save"), ("Esc", "cancel")] }
             if model.profile.confirmingLogout { return [("y", "log out"), ("any key", "stay")] }
             return [("n", "nickname"), ("s", "signature"), ("a", "avatar"), ("o", "log out"), ("Tab", "sessions"), ("?", "help")]
         case .dialogue:
-            if let dialogue = model.dialogue, dialogue.focus == .messages {
+            guard let dialogue = model.dialogue else { return [] }
+            if dialogue.confirmingDelete != nil { return [("y", "delete for everyone"), ("any other key", "keep it")] }
+            if dialogue.focus == .messages {
                 var hints: [Hint] = [("↑↓", "select")]
-                for action in dialogue.actions(for: dialogue.selected) {
+                for action in dialogue.actions(for: dialogue.selected, me: model.myName) {
                     switch action {
                     case .reply: hints.append(("r/Enter", "reply"))
+                    case .edit: hints.append(("e", "edit"))
+                    case .delete: hints.append(("d", "delete"))
                     case .retry: hints.append(("Enter", "send again"))
                     }
                 }
                 return hints + [("u", "first unread"), ("Esc", "compose"), ("F1", "help")]
             }
+            if case .removed? = dialogue.posting {
+                return [("PgUp/PgDn", "scroll"), ("Tab", "select"), ("Esc", "back"), ("F1", "help")]
+            }
+            if dialogue.editing != nil {
+                return [("Enter", "save the edit"), ("Esc", "cancel the edit"), ("PgUp/PgDn", "scroll"), ("F1", "help")]
+            }
             return [("Enter", "send"), ("PgUp/PgDn", "scroll"), ("Tab", "select"), ("Esc", "back"), ("F1", "help")]
+        }
+    }
+
+    private static func contacts(_ model: ChatModel) -> [Hint] {
+        let state = model.contacts
+        if let prompt = state.prompt {
+            if prompt.item == .createGroup { return [("Enter", "create"), ("Tab", "who may join"), ("Esc", "cancel")] }
+            return [("Enter", "go"), ("Esc", "cancel")]
+        }
+        if state.menu != nil { return [("↑↓", "move"), ("Enter", "choose"), ("Esc", "close")] }
+        guard let info = state.info else {
+            switch state.selectedItem {
+            case .invite?: return [("Enter/a", "join"), ("x", "decline"), ("↑↓", "move"), ("+", "add/create/join"), ("?", "help")]
+            case .request?: return [("a", "approve"), ("x", "deny"), ("↑↓", "move"), ("+", "add/create/join"), ("?", "help")]
+            case .myRequest?: return [("x", "withdraw"), ("↑↓", "move"), ("+", "add/create/join"), ("?", "help")]
+            default:
+                return [("↑↓", "move"), ("Enter", "info"), ("m", "message"), ("+", "add/create/join"), ("Tab", "profile"), ("?", "help")]
+            }
+        }
+        switch info.form {
+        case .edit?: return [("Tab", "next field"), ("Enter", "save"), ("Esc", "cancel")]
+        case .moderate(let form)?:
+            let verb = form.action == .kick ? "remove" : form.action.rawValue
+            return (form.action.takesDuration ? [("Tab", "next field")] : []) + [("Enter", verb), ("Esc", "cancel")]
+        case .invite?: return [("Enter", "invite"), ("Esc", "cancel")]
+        case nil: break
+        }
+        if info.actionMenu != nil { return [("↑↓", "move"), ("Enter", "choose"), ("Esc", "close")] }
+        switch info.item {
+        case .contact(let user):
+            let block = state.blocked.contains(user.username) ? "unblock" : "block"
+            return [("m", "message"), ("b", block), ("x", "remove contact"), ("Esc", "back"), ("?", "help")]
+        case .group(let group):
+            let role = info.role(of: model.myName)
+            var hints: [Hint] = [("↑↓", "members")]
+            if let member = info.member, !model.memberActions(member, in: info).isEmpty { hints.append(("Enter", "act")) }
+            hints.append(("m", "open"))
+            if ChatModel.mayEdit(group, role: role) { hints.append(("e", "edit")) }
+            if (role ?? .member) >= .admin { hints.append(("i", "invite")) }
+            return hints + [("l", "leave"), ("Esc", "back"), ("?", "help")]
+        case .room:
+            return [("m", "open"), ("e", "edit"), ("l", "leave"), ("Esc", "back"), ("?", "help")]
+        case .invite, .request, .myRequest:
+            return [("Esc", "back")]
         }
     }
 
@@ -56,14 +101,19 @@ enum KeyHelp {
         case .sessions, .contacts, .profile:
             keys = [("1 2 3, Tab", "Sessions, Contacts, Profile"), ("↑↓ j k, PgUp PgDn", "move"),
                     ("Enter", "open the conversation / the info page"), ("r", "reload from the server"),
-                    ("+", "Contacts: add a contact, create or join a group, create or enter a room"),
-                    ("m", "Contacts: message the selected entry"), ("e x l", "Info page: edit, remove contact, leave"),
+                    ("+", "Contacts: add a contact, create/join groups and rooms"),
+                    ("m", "Contacts: message the selected entry"),
+                    ("Enter/a x", "invitation: join, decline; request: approve, deny"),
+                    ("e x l b", "Info page: edit, remove contact, leave, (un)block"),
+                    ("↑↓ Enter, i", "Group info: act on a member (by role), invite"),
                     ("n s a o", "Profile: nickname, signature, avatar file, log out"), ("q", "quit")]
         case .dialogue:
             keys = [("Enter", "send (a failed send stays, marked ✗, to retry)"), ("PgUp PgDn, wheel", "scroll; at the top older messages load"),
                     ("End (empty line)", "back to the newest"), ("Tab", "select messages: ↑↓ j k, g/G oldest/newest"),
-                    ("r or Enter", "reply to the selected message; Enter on a failed send retries it"),
-                    ("u", "jump to the first unread message"), ("Esc", "cancel the reply, else back to the list")]
+                    ("r or Enter", "reply to it; Enter on a failed send retries it"),
+                    ("e", "edit your message (Enter saves, Esc cancels)"),
+                    ("d or Delete", "delete for everyone (yours; any, as a group admin)"),
+                    ("u", "jump to the first unread message"), ("Esc", "cancel the reply or edit, else back to the list")]
         }
         return keys + common
     }

@@ -103,7 +103,7 @@ enum MainViews {
         var index = 0
         for (section, items) in state.sections {
             lines.append(({ canvas, y in canvas.put("\(section.title) (\(items.count))", 1, y, .heading) }, nil))
-            if items.isEmpty { lines.append(({ canvas, y in canvas.put(section.emptyHint, 3, y, .muted) }, nil)) }
+            if items.isEmpty, let hint = section.emptyHint { lines.append(({ canvas, y in canvas.put(hint, 3, y, .muted) }, nil)) }
             for item in items {
                 let mine = index
                 let selected = mine == state.selection
@@ -121,13 +121,28 @@ enum MainViews {
     private static func row(_ item: ContactsState.Item, _ model: ChatModel, selected: Bool, _ y: Int, _ canvas: inout Canvas) {
         let base: Style = selected ? .selected : .plain
         canvas.fill(y, base)
-        canvas.avatar(Avatar(name: item.title, key: item.address.description, widths: model.text.widths), 3, y)
-        var column = canvas.put(item.title, 6, y, Style(bold: true, reverse: selected))
+        // A request shows who asks; everything else shows itself.
+        var (title, avatarName, avatarKey) = (item.title, item.title, item.address.description)
+        switch item {
+        case .request(let request): (title, avatarName, avatarKey) = (request.user, request.user, "user:" + request.user)
+        case .invite, .myRequest: title = "#" + item.name
+        default: break
+        }
+        canvas.avatar(Avatar(name: avatarName, key: avatarKey, widths: model.text.widths), 3, y)
+        var column = canvas.put(title, 6, y, Style(bold: true, reverse: selected))
         let detail: String
         switch item {
-        case .contact(let user): detail = " @\(user.username)" + (user.signature.isEmpty ? "" : " · \(user.signature)")
+        case .contact(let user):
+            detail = " @\(user.username)" + (model.contacts.blocked.contains(user.username) ? " · blocked" : "")
+                + (user.signature.isEmpty ? "" : " · \(user.signature)")
         case .group(let info), .room(let info):
             detail = " \(MainViews.kindMark(info.kind))\(info.name) · \(info.memberCount) \(info.kind == .room ? "present" : "members")"
+        case .invite(let invite):
+            detail = " invited by \(invite.invitedBy.isEmpty ? "an admin" : invite.invitedBy) · Enter joins, x declines"
+        case .request(let request):
+            detail = " asks to join #\(request.group) · a approves, x denies"
+        case .myRequest:
+            detail = " you asked to join · an admin decides · x withdraws"
         }
         column = canvas.put(model.text.truncate(TextLayout.sanitize(detail), width: max(1, canvas.width - column - 1)), column, y,
                             selected ? .selected : .muted)
@@ -146,12 +161,40 @@ enum MainViews {
     }
 
     private static func prompt(_ prompt: ContactsState.Prompt, _ canvas: inout Canvas) {
-        let width = min(56, canvas.width - 4)
+        let policy = prompt.item == .createGroup
+        let width = min(policy ? 66 : 56, canvas.width - 4)
         let left = (canvas.width - width) / 2
         let top = canvas.height / 2 - 3
-        canvas.box(left, top, width, 5, title: prompt.item.rawValue)
+        canvas.box(left, top, width, policy ? 8 : 5, title: prompt.item.rawValue)
         canvas.put(prompt.item.prompt, left + 2, top + 1, .plain)
         canvas.field(prompt.field, left + 2, top + 3, width: width - 4, focused: true)
+        guard policy else { return }
+        // Who may join: the choice on one line, what it means under it.
+        var column = canvas.put("Who may join (Tab):", left + 2, top + 5, .heading)
+        for choice in ContactsState.Prompt.policies {
+            let label = joinLabel(choice)
+            column = canvas.put(choice == prompt.join ? "[\(label)]" : " \(label) ", column + 1, top + 5,
+                                choice == prompt.join ? .focusedField : .muted)
+        }
+        canvas.put(canvas.text.truncate(joinMeaning(prompt.join), width: width - 4), left + 2, top + 6, .muted)
+    }
+
+    /// A join policy in a word or two.
+    static func joinLabel(_ policy: JoinPolicy) -> String {
+        switch policy {
+        case .invite: "invited only"
+        case .open: "anyone"
+        case .approval: "on approval"
+        }
+    }
+
+    /// What a join policy means for people outside the group.
+    static func joinMeaning(_ policy: JoinPolicy) -> String {
+        switch policy {
+        case .invite: "only people its admins invite; hidden from everyone else"
+        case .open: "anyone may join it and read its info"
+        case .approval: "anyone may ask to join; an admin approves each request"
+        }
     }
 
     // MARK: Profile

@@ -50,6 +50,36 @@ extension IMClient {
         }
     }
 
+    /// Replaces the text of one of the caller's messages; every member gets
+    /// `message_edited`, and history shows the new text with `editedAt`. `FORBIDDEN`
+    /// (reason `not_sender`) for someone else's message, `muted` while muted. Safe to
+    /// retry: the same text again changes nothing.
+    @discardableResult
+    public func editMessage(_ id: MessageID, in address: ConversationAddress, text: String)
+        async throws(IMClientError) -> Message
+    {
+        let request = try APIRequest("PATCH", Self.messagePath(id, in: address)).json(EditMessageRequest(text: text))
+        return try await withRetry(configuration.sendRetry) { () async throws(IMClientError) in
+            try await self.call(request, as: Message.self)
+        }
+    }
+
+    /// Deletes a message for everyone: its text is gone from history, the sessions list
+    /// and every later read of the feeds; members get `message_deleted`. The sender may,
+    /// and in a group its admins and owner (who leave a notice naming them). Returns the
+    /// message as it is now (no text, `deletedAt` set); safe to retry.
+    @discardableResult
+    public func deleteMessage(_ id: MessageID, in address: ConversationAddress) async throws(IMClientError) -> Message {
+        let request = APIRequest("DELETE", Self.messagePath(id, in: address))
+        return try await withRetry(configuration.sendRetry) { () async throws(IMClientError) in
+            try await self.call(request, as: Message.self)
+        }
+    }
+
+    private static func messagePath(_ id: MessageID, in address: ConversationAddress) -> String {
+        APIPath.conversation(address) + "/messages/" + APIPath.segment(id.description)
+    }
+
     /// Marks everything up to `seq` as read; returns the marker now stored (it never
     /// moves backwards).
     @discardableResult

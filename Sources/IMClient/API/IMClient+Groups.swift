@@ -16,19 +16,61 @@ extension IMClient {
         return try await call(try APIRequest("POST", "/v1/groups").json(body), as: ConversationInfo.self)
     }
 
-    /// Joins a group: an open one, or an invite-only one the caller was invited to
-    /// (`NOT_FOUND` otherwise: such a group is invisible to others). Joining twice is fine.
+    /// Joins a group: an open one, or any the caller was invited to (`NOT_FOUND` for an
+    /// invite-only one otherwise: such a group is invisible to others). For a group that
+    /// takes requests it throws `awaitingApproval` once the request is recorded (use
+    /// `join(group:)` to have that as a value). Joining twice is fine.
     @discardableResult
     public func joinGroup(_ name: String) async throws(IMClientError) -> ConversationInfo {
-        try await call(APIRequest("POST", Self.path(.group, name, "join")), as: ConversationInfo.self)
+        switch try await join(group: name) {
+        case .joined(let info):
+            return info
+        case .requested(let request):
+            throw IMClientError(
+                .awaitingApproval,
+                "group '\(request.group)' takes requests: yours is recorded and waits for an admin's approval")
+        }
     }
 
-    /// Lets `username` join a group (its owner and admins, and server administrators,
-    /// may); they accept by joining.
+    /// Joins a group by its policy: `.joined` for an open group or with an invitation,
+    /// `.requested` for a group that takes requests (asking again changes nothing).
+    public func join(group name: String) async throws(IMClientError) -> GroupJoin {
+        let request = APIRequest("POST", Self.path(.group, name, "join"))
+        let response = try await perform(request)
+        if response.status == 202 { return .requested(try decode(GroupJoinRequest.self, from: response, for: request)) }
+        return .joined(try decode(ConversationInfo.self, from: response, for: request))
+    }
+
+    /// Acts on a member (or, for `ban` and `unban`, any account): mute, unmute, kick, ban,
+    /// unban, promote, demote, or transfer ownership. Admins act on members, the owner on
+    /// everyone, server administrators in any group; `FORBIDDEN` with reason
+    /// `not_group_admin`, `not_group_owner` or `outranked` otherwise. `duration` (mute,
+    /// ban) ends it by itself; `reason` goes into the notice.
     @discardableResult
-    public func inviteToGroup(_ name: String, user username: String) async throws(IMClientError) -> GroupInvite {
-        let request = try APIRequest("POST", Self.path(.group, name, "invites")).json(GroupInviteRequest(user: username))
-        return try await call(request, as: GroupInvite.self)
+    public func moderate(
+        group name: String, _ action: ModerationAction, user username: String, duration: ConfigDuration? = nil,
+        reason: String? = nil
+    ) async throws(IMClientError) -> ModerationResult {
+        let body = ModerationRequest(action: action, user: username, duration: duration, reason: reason)
+        return try await call(
+            try APIRequest("POST", Self.path(.group, name, "moderation")).json(body), as: ModerationResult.self)
+    }
+
+    /// Changes a group's settings (its owner and admins): who may join, whether newcomers
+    /// post at once, slow mode, who edits the info. Only the ones given change.
+    @discardableResult
+    public func updateGroupSettings(_ name: String, _ settings: GroupSettings) async throws(IMClientError)
+        -> ConversationInfo
+    {
+        let update = ConversationInfoUpdate(
+            join: settings.join, newMembers: settings.newMembers, slowMode: settings.slowMode,
+            infoEditableBy: settings.infoEditableBy)
+        return try await updateGroup(name, update)
+    }
+
+    /// The bans in force in a group (its owner and admins, and server administrators).
+    public func groupBans(_ name: String) async throws(IMClientError) -> [GroupBan] {
+        try await call(APIRequest("GET", Self.path(.group, name, "bans")), as: GroupBanList.self).bans
     }
 
     /// Leaves a group; `FORBIDDEN` when not a member.
@@ -36,17 +78,19 @@ extension IMClient {
         try await callDiscardingBody(APIRequest("POST", Self.path(.group, name, "leave")))
     }
 
-    /// A group's members with their roles (members only).
+    /// A group's members with their roles and mutes (members, and server administrators).
     public func groupMembers(_ name: String) async throws(IMClientError) -> [Member] {
         try await call(APIRequest("GET", Self.path(.group, name, "members")), as: MemberList.self).members
     }
 
-    /// A group's info page.
+    /// A group's info page (for an outsider of a group that takes requests, a preview:
+    /// name, description and policy only).
     public func groupInfo(_ name: String) async throws(IMClientError) -> ConversationInfo {
         try await call(APIRequest("GET", Self.path(.group, name)), as: ConversationInfo.self)
     }
 
-    /// Changes a group's title, logo or description (any member may).
+    /// Changes a group's title, logo or description (its owner and admins; any member
+    /// when the group's `info_editable_by` is `members`), or its settings.
     @discardableResult
     public func updateGroup(_ name: String, _ update: ConversationInfoUpdate) async throws(IMClientError)
         -> ConversationInfo
@@ -104,7 +148,7 @@ extension IMClient {
         try await call(APIRequest("GET", "/v1/rooms"), as: ConversationInfoList.self).items
     }
 
-    private static func path(_ kind: ConversationKind, _ name: String, _ action: String? = nil) -> String {
+    static func path(_ kind: ConversationKind, _ name: String, _ action: String? = nil) -> String {
         let base = kind == .group ? "/v1/groups/" : "/v1/rooms/"
         return base + APIPath.segment(name) + (action.map { "/" + $0 } ?? "")
     }

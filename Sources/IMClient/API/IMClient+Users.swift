@@ -48,4 +48,21 @@ extension IMClient {
     public func removeContact(_ username: String) async throws(IMClientError) {
         try await callDiscardingBody(APIRequest("DELETE", "/v1/contacts/" + APIPath.segment(username)))
     }
+
+    /// The accounts the caller blocks.
+    public func blockedUsers() async throws(IMClientError) -> [User] {
+        try await call(APIRequest("GET", "/v1/blocks"), as: UserList.self).users
+    }
+
+    /// Blocks a user: their one-to-one messages to the caller are refused (403) from now
+    /// on, and they are not told. Blocking twice is fine.
+    @discardableResult
+    public func block(_ username: String) async throws(IMClientError) -> User {
+        try await call(APIRequest("PUT", "/v1/blocks/" + APIPath.segment(username)), as: User.self)
+    }
+
+    /// Lifts a block; `NOT_FOUND` when there was none.
+    public func unblock(_ username: String) async throws(IMClientError) {
+        try await callDiscardingBody(APIRequest("DELETE", "/v1/blocks/" + APIPath.segment(username)))
+    }
 }

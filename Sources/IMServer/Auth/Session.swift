@@ -1,4 +1,5 @@
 import IMProtocol
+import IMStore
 
 /// Who is making a request: the login behind a valid bearer token.
 public struct Session: Sendable, Hashable {
@@ -19,4 +20,9 @@ public struct Session: Sendable, Hashable {
     static let localAdministrator = Session(
         tokenID: 0, userID: UserID(rawValue: 0), username: "local-administrator", isBot: false, isAdmin: true,
         device: "local", expiresAt: nil, isLocalAdministrator: true)
+}
+
+extension Session {
+    /// The caller as group rules see them: an account, and whether it administers the server.
+    var acting: ActingUser { ActingUser(id: userID, isServerAdministrator: isAdmin) }
 }

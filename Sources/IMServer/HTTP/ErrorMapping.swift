@@ -5,17 +5,12 @@ import IMStore
 /// place where internal errors become HTTP, and where storage failures get their wording.
 enum ErrorMapping {
     /// What a storage failure was about, when the handler knows: it sharpens the answer
-    /// (which conversation a caller is not in, which field a reference came from).
+    /// (which field a reference came from).
     struct Subject {
-        /// The conversation the caller named, and how they named it.
-        var conversation: (entry: ConversationDirectory.Entry, address: ConversationAddress)?
         /// The request field whose value the store refused.
         var field: String?
 
-        init(conversation: (entry: ConversationDirectory.Entry, address: ConversationAddress)? = nil, field: String? = nil) {
-            self.conversation = conversation
-            self.field = field
-        }
+        init(field: String? = nil) { self.field = field }
     }
 
     /// The API error for any failure, and whether it is internal (to be logged).
@@ -49,12 +44,27 @@ enum ErrorMapping {
         case .closed:
             return (APIError(.unavailable, "the server is shutting down", retryAfter: 5), false)
         case .notMember:
-            if let (entry, address) = subject.conversation {
-                return (ConversationAccess.notMember(entry, address: address), false)
-            }
             return (APIError(.forbidden, "you are not a member of this conversation", reason: "not_member"), false)
         case .muted(let until):
-            return (APIError(.forbidden, "you are muted in this conversation until \(until)", reason: "muted"), false)
+            let end = until.map { "until \($0)" } ?? "until a moderator unmutes you"
+            return (APIError(.forbidden, "you are muted in this conversation \(end)", reason: "muted", until: until), false)
+        case .restricted:
+            return (APIError(
+                .forbidden, "newcomers to this group may post once an admin lets them", reason: "restricted"), false)
+        case .banned(let until):
+            let end = until.map { "until \($0)" } ?? "until an admin unbans you"
+            return (APIError(.forbidden, "you are banned from this group \(end)", reason: "banned", until: until), false)
+        case .slowMode(let seconds):
+            return (APIError(
+                .rateLimited, "this group is in slow mode: you may post again in \(seconds) s", retryAfter: seconds,
+                reason: "slow_mode"), false)
+        case .blocked:
+            // The blocked are told no more than that.
+            return (APIError(.forbidden, "you cannot send messages to this user"), false)
+        case .refused(let reason, let message):
+            return (APIError(.forbidden, message, reason: reason), false)
+        case .invalidState(let message):
+            return (APIError(.conflict, message), false)
         case .invalidReference(let message):
             return (APIError(.invalidRequest, message, field: subject.field), false)
         case .cursorTooOld:

@@ -29,7 +29,10 @@ struct WireWriter {
 
     /// One event as it appears in a poll's answer.
     static func encode(_ event: Event, fallback: JSONEncoder) throws -> [UInt8] {
-        guard event.user == nil && event.info == nil else { return Array(try fallback.encode(event)) }
+        // Member events (`role`, `via`) always carry a user: all of them take the fallback.
+        guard event.user == nil && event.info == nil && event.role == nil && event.via == nil else {
+            return Array(try fallback.encode(event))
+        }
         var writer = WireWriter(capacity: 400)
         writer.write(event)
         return writer.bytes
@@ -67,6 +70,10 @@ struct WireWriter {
             raw(",\"deleted_at\":")
             timestamp(deletedAt)
         }
+        if let editedAt = message.editedAt {
+            raw(",\"edited_at\":")
+            timestamp(editedAt)
+        }
         raw(",\"id\":")
         quoted(message.id.rawValue)
         if let replyTo = message.replyTo {
@@ -86,7 +93,8 @@ struct WireWriter {
         raw("}")
     }
 
-    /// An event without `user` or `info` (those go through the fallback encoder).
+    /// An event without `user`, `info`, `role` or `via` (those go through the fallback
+    /// encoder).
     mutating func write(_ event: Event) {
         raw("{\"at\":")
         timestamp(event.at)

@@ -40,11 +40,13 @@ enum ConversationRoutes {
         guard let resolved = try await access.resolve(address) else {
             return try .json(MessagePage(messages: [], nextBefore: nil), encoder: context.core.encoder)
         }
-        let stored = try await context.core.store.messages(resolved.entry.id, before: before, limit: limit)
+        // Someone in a room reads only what was said while they are there.
+        let after = resolved.entry.kind == .room ? resolved.membership.joinedSeq : 0
+        let stored = try await context.core.store.messages(resolved.entry.id, after: after, before: before, limit: limit)
         // At most `Limits.answerBytes`: fewer messages, never more bytes.
         let messages = AnswerBudget.fitting(stored, size: AnswerBudget.bytes(of:))
         let full = messages.count == limit || messages.count < stored.count
-        let next = full && (messages.last?.seq ?? 0) > 1 ? messages.last?.seq : nil
+        let next = full && (messages.last?.seq ?? 0) > after + 1 ? messages.last?.seq : nil
         return try .json(MessagePage(messages: messages, nextBefore: next), encoder: context.core.encoder)
     }
 
@@ -62,8 +64,10 @@ enum ConversationRoutes {
                 NewMessage(
                     conversationID: entry.id, senderID: access.session.userID, text: body.text,
                     clientMessageID: body.clientMessageID, replyTo: body.replyTo))
+        } catch StoreError.notMember {
+            throw try await access.refusal(entry, address: address)
         } catch {
-            throw ErrorMapping.rethrow(error, about: .init(conversation: (entry, address), field: "reply_to"))
+            throw ErrorMapping.rethrow(error, about: .init(field: "reply_to"))
         }
         if result.duplicate {
             guard result.message.conversationID == entry.id else {

@@ -3,17 +3,18 @@ import IMProtocol
 import IMStore
 
 /// Groups (`/v1/groups`) and rooms (`/v1/rooms`): the same operations on two kinds.
-/// Groups keep members until they leave, and are invite-only unless made with `join:
-/// open`; rooms hold whoever is present, and creating a room that exists simply enters it.
+/// Groups keep members until they leave and have doors (`join`: invite-only unless made
+/// `open` or `approval`; invitations and requests: `AdmissionRoutes`); rooms hold
+/// whoever is present, and creating a room that exists simply enters it.
 ///
 /// An invite-only group is invisible to whoever is not in it: its info, members, history
 /// and sends answer 404 as for a group that does not exist. Those invited (and server
-/// administrators) see its info, so they know what they are joining. Names are unique
+/// administrators) see its info, so they know what they are joining. A group that takes
+/// requests shows outsiders its name and description only. Names are unique
 /// server-wide, so creating a group under a taken name answers 409 whatever it is.
 enum GroupRoutes {
     static let routes: [Route] = routes(kind: .group, base: "/v1/groups", join: "join")
         + routes(kind: .room, base: "/v1/rooms", join: "enter")
-        + [Route(.post, "/v1/groups/:name/invites", access: .user, handler: invite)]
 
     private static func routes(kind: ConversationKind, base: String, join: String) -> [Route] {
         [
@@ -47,6 +48,8 @@ enum GroupRoutes {
     /// Who, besides members, may learn that an invite-only group exists.
     enum Visibility {
         case members
+        /// Members and server administrators (who moderate any group).
+        case membersAndAdministrators
         /// Members, the invited, and server administrators (the group's info).
         case membersInvitedAndAdministrators
     }
@@ -57,9 +60,20 @@ enum GroupRoutes {
         let session = try context.caller
         let store = context.core.store
         if try await store.membership(record.id, session.userID) != nil { return true }
-        guard visibility == .membersInvitedAndAdministrators else { return false }
-        if session.isAdmin { return true }
-        return try await store.isInvited(session.userID, to: record.id)
+        switch visibility {
+        case .members: return false
+        case .membersAndAdministrators: return session.isAdmin
+        case .membersInvitedAndAdministrators:
+            if session.isAdmin { return true }
+            return try await store.isInvited(session.userID, to: record.id)
+        }
+    }
+
+    /// Where the caller stands in a group.
+    static func standing(_ record: ConversationRecord, _ context: RequestContext) async throws -> GroupRules.Standing {
+        let session = try context.caller
+        let role = try await context.core.store.membership(record.id, session.userID)?.role
+        return GroupRules.Standing(role: role, isServerAdministrator: session.isAdmin)
     }
 
     static func mine(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
@@ -76,16 +90,14 @@ enum GroupRoutes {
         let details = ConversationInfoUpdate(title: body.title, logoURL: body.logoURL, description: body.description)
         try details.validate()
         try await MediaReference.check(body.logoURL, field: "logo_url", by: session.userID, core)
-        if kind == .room, body.join != nil {
-            throw APIError.invalid("join", "rooms have no join policy: anyone may enter a room")
-        }
+        try check(body.settings, for: kind)
         if kind == .room, let existing = try await core.store.conversation(kind: .room, name: name) {
             return try .json(try await enterExisting(core, existing, session), encoder: core.encoder)
         }
         do {
             let record = try await core.store.createConversation(
                 kind: kind, name: name, title: body.title ?? "", description: body.description ?? "",
-                logoURL: body.logoURL ?? "", creator: session.userID, joinPolicy: body.join ?? .invite)
+                logoURL: body.logoURL ?? "", creator: session.userID, settings: body.settings)
             return try .json(try await core.store.info(record), status: 201, encoder: core.encoder)
         } catch StoreError.conflict(_) where kind == .room {
             // Another request created the room first: enter it instead.
@@ -113,42 +125,85 @@ enum GroupRoutes {
             change: MembershipChange(event: .memberJoined, notice: "\(session.username) \(notice)"))
     }
 
-    static func info(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
-        let record = try await named(context, kind, visibleTo: .membersInvitedAndAdministrators)
-        return try .json(try await context.core.store.info(record), encoder: context.core.encoder)
+    /// Settings are for groups, and slow mode is whole seconds up to a day.
+    private static func check(_ settings: GroupSettings, for kind: ConversationKind) throws {
+        if kind == .room, !settings.isEmpty {
+            let field =
+                settings.join != nil ? "join" : settings.newMembers != nil ? "new_members"
+                : settings.slowMode != nil ? "slow_mode" : "info_editable_by"
+            throw APIError.invalid(field, "rooms have no \(field): anyone may enter a room and speak there")
+        }
+        _ = try settings.slowModeSeconds()
     }
 
+    /// The info of a group or room. An outsider sees an approval group's preview: its name,
+    /// description and policy, so they know what they ask to join.
+    static func info(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
+        let record = try await named(context, kind, visibleTo: .membersInvitedAndAdministrators)
+        let info = try await context.core.store.info(record)
+        if kind == .group, record.joinPolicy == .approval,
+            try await GroupRoutes.standing(record, context) == .outsider,
+            !(try await context.core.store.isInvited(try context.caller.userID, to: record.id))
+        {
+            return try .json(info.outsidersPreview, encoder: context.core.encoder)
+        }
+        return try .json(info, encoder: context.core.encoder)
+    }
+
+    /// Changes title, logo or description (a group's admins, or its members when
+    /// `info_editable_by: members`; anyone in a room) and a group's settings (its admins).
+    /// The store checks who may, in the same transaction as the change.
     static func update(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
         let core = context.core
         let session = try context.caller
-        let record = try await named(context, kind)
-        guard try await core.store.membership(record.id, session.userID) != nil else {
-            throw ConversationAccess.notMember(record)
-        }
+        let record = try await named(context, kind, visibleTo: .membersAndAdministrators)
+        // Server administrators manage any group; rooms are for those present.
+        let present = try await core.store.membership(record.id, session.userID) != nil
+        guard present || (kind == .group && session.isAdmin) else { throw ConversationAccess.notMember(record) }
         let update = try context.decode(ConversationInfoUpdate.self)
         guard !update.isEmpty else {
-            throw APIError(.invalidRequest, "nothing to change: give title, logo_url or description")
+            throw APIError(
+                .invalidRequest,
+                "nothing to change: give title, logo_url or description"
+                    + (kind == .group ? ", or a setting (join, new_members, slow_mode, info_editable_by)" : ""))
         }
         try update.validate()
+        try check(update.settings, for: kind)
         try await MediaReference.check(update.logoURL, field: "logo_url", by: session.userID, core)
+        let what = update.changesInfo ? "info" : "settings"
         let updated = try await core.store.updateInfo(
-            record.id, update, by: session.userID, notice: "\(session.username) changed the \(noun(kind)) info")
+            record.id, update, by: session.acting,
+            notice: "\(session.username) changed the \(noun(kind)) \(what)")
         return try .json(try await core.store.info(updated), encoder: core.encoder)
     }
 
-    /// Joins a group (an invite-only one with an invitation, which it uses up) or enters
-    /// a room. Joining an invite-only group uninvited answers 404, as if it did not exist.
+    /// Joins a group by its policy or enters a room. An invitation lets anyone in; without
+    /// one an open group answers 200, an approval group 202 with the request waiting for
+    /// an admin, and an invite-only group 404, as if it did not exist.
     static func enter(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
+        let core = context.core
         let session = try context.caller
         let name = try context.parameter("name").lowercased()
-        guard let record = try await context.core.store.conversation(kind: kind, name: name) else {
+        guard let record = try await core.store.conversation(kind: kind, name: name) else {
             throw APIError(.notFound, "no \(noun(kind)) '\(name)'")
         }
-        if try await join(context.core, record, session) == .notInvited {
+        switch try await join(core, record, session) {
+        case .joined, .alreadyMember:
+            break
+        case .notInvited:
             throw ConversationAccess.noSuchGroup(name)
+        case .banned(let until):
+            // Banned from an invite-only group is outside it: it stays invisible.
+            if record.joinPolicy == .invite { throw ConversationAccess.noSuchGroup(name) }
+            throw StoreError.banned(until: until)
+        case .requested:
+            let request = try await core.store.joinRequests(for: session.userID).first { $0.group == record.name }
+            return try .json(
+                request ?? GroupJoinRequest(group: record.name, user: session.username, createdAt: core.now()), status: 202,
+                encoder: core.encoder)
         }
-        let fresh = try await context.core.store.conversation(id: record.id) ?? record
-        return try .json(try await context.core.store.info(fresh), encoder: context.core.encoder)
+        let fresh = try await core.store.conversation(id: record.id) ?? record
+        return try .json(try await core.store.info(fresh), encoder: core.encoder)
     }
 
     static func leave(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
@@ -163,38 +218,15 @@ enum GroupRoutes {
         return .noContent
     }
 
+    /// Who is in a group (its members, and server administrators managing it) or room.
     static func members(_ context: RequestContext, _ kind: ConversationKind) async throws -> Response {
         let session = try context.caller
-        let record = try await named(context, kind)
-        guard try await context.core.store.membership(record.id, session.userID) != nil else {
+        let record = try await named(context, kind, visibleTo: .membersAndAdministrators)
+        guard try await context.core.store.membership(record.id, session.userID) != nil || (kind == .group && session.isAdmin)
+        else {
             throw ConversationAccess.notMember(record)
         }
         let members = try await context.core.store.members(record.id)
         return try .json(MemberList(members: members), encoder: context.core.encoder)
-    }
-
-    /// Lets someone join a group: its owner and admins may, and server administrators.
-    /// The invited account accepts by joining.
-    static func invite(_ context: RequestContext) async throws -> Response {
-        let core = context.core
-        let session = try context.caller
-        let record = try await named(context, .group, visibleTo: .membersInvitedAndAdministrators)
-        let role = try await core.store.membership(record.id, session.userID)?.role
-        guard session.isAdmin || (role ?? .member) >= .admin else {
-            if role == nil { throw ConversationAccess.noSuchGroup(record.name) }
-            throw APIError(
-                .forbidden, "only the group's owner and admins invite people to '\(record.name)'", reason: "not_group_admin")
-        }
-        let body = try context.decode(GroupInviteRequest.self)
-        let invitee = try await UserRoutes.existingUser(
-            context, try Validate.name(body.user, field: "user", length: Limits.usernameLength))
-        do {
-            _ = try await core.store.invite(invitee.id, to: record.id, by: session.userID)
-        } catch StoreError.conflict(let message) {
-            throw APIError(.conflict, message, field: "user")
-        }
-        let invitation = GroupInvite(
-            group: record.name, user: invitee.user.username, invitedBy: session.username, createdAt: core.now())
-        return try .json(invitation, status: 201, encoder: core.encoder)
     }
 }

@@ -1,6 +1,6 @@
 /// Every endpoint of the API, in one table.
 enum Routes {
     static let all: [Route] =
-        SystemRoutes.routes + AccountRoutes.routes + UserRoutes.routes + GroupRoutes.routes
-        + ConversationRoutes.routes + EventRoutes.routes + AdminRoutes.routes
+        SystemRoutes.routes + AccountRoutes.routes + UserRoutes.routes + GroupRoutes.routes + AdmissionRoutes.routes + ModerationRoutes.routes
+        + ConversationRoutes.routes + MessageChangeRoutes.routes + EventRoutes.routes + AdminRoutes.routes
 }

@@ -3,7 +3,7 @@ import HTTPServer
 import IMProtocol
 import IMStore
 
-/// Public profiles and the caller's contacts.
+/// Public profiles, the caller's contacts, and whom the caller blocks.
 enum UserRoutes {
     static let routes: [Route] = [
         Route(.get, "/v1/users", access: .user, handler: lookup),
@@ -11,6 +11,9 @@ enum UserRoutes {
         Route(.get, "/v1/contacts", access: .user, handler: contacts),
         Route(.put, "/v1/contacts/:name", access: .user, handler: addContact),
         Route(.delete, "/v1/contacts/:name", access: .user, handler: removeContact),
+        Route(.get, "/v1/blocks", access: .user, handler: blocks),
+        Route(.put, "/v1/blocks/:name", access: .user, handler: block),
+        Route(.delete, "/v1/blocks/:name", access: .user, handler: unblock),
     ]
 
     static func lookup(_ context: RequestContext) async throws -> Response {
@@ -66,6 +69,30 @@ enum UserRoutes {
         let record = try await existingUser(context, try context.parameter("name"))
         guard try await context.core.store.removeContact(session.userID, record.id) else {
             throw APIError(.notFound, "'\(record.user.username)' is not in your contacts")
+        }
+        return .noContent
+    }
+
+    static func blocks(_ context: RequestContext) async throws -> Response {
+        let users = try await context.core.store.blocked(by: try context.caller.userID)
+        return try .json(UserList(users: users), encoder: context.core.encoder)
+    }
+
+    /// The blocked user's one-to-one sends to the caller are refused from now on; they are
+    /// not told.
+    static func block(_ context: RequestContext) async throws -> Response {
+        let session = try context.caller
+        let record = try await existingUser(context, try context.parameter("name"))
+        guard record.id != session.userID else { throw APIError.invalid("name", "you cannot block yourself") }
+        let added = try await context.core.store.block(session.userID, record.id)
+        return try .json(record.user, status: added ? 201 : 200, encoder: context.core.encoder)
+    }
+
+    static func unblock(_ context: RequestContext) async throws -> Response {
+        let session = try context.caller
+        let record = try await existingUser(context, try context.parameter("name"))
+        guard try await context.core.store.unblock(session.userID, record.id) else {
+            throw APIError(.notFound, "you do not block '\(record.user.username)'")
         }
         return .noContent
     }

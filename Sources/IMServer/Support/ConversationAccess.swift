@@ -42,36 +42,43 @@ struct ConversationAccess {
     func resolve(_ address: ConversationAddress) async throws -> Resolved? {
         guard let entry = try await locate(address, createDirect: false) else { return nil }
         guard let membership = try await core.store.membership(entry.id, session.userID) else {
-            throw Self.notMember(entry, address: address)
+            throw try await refusal(entry, address: address)
         }
         return Resolved(entry: entry, membership: membership)
     }
 
     /// The refusal for a caller who is not in the conversation: by id, 404 whatever it is
-    /// (ids reveal nothing); by name, 403 telling them to join the group or enter the room.
-    static func notMember(_ entry: ConversationDirectory.Entry, address: ConversationAddress) -> APIError {
+    /// (ids reveal nothing); by name, as `notMember(_:)` says, with the group's policy as
+    /// it is now.
+    func refusal(_ entry: ConversationDirectory.Entry, address: ConversationAddress) async throws -> APIError {
         if case .id(let id) = address { return APIError(.notFound, "no conversation \(id)") }
-        return notMember(entry)
-    }
-
-    /// 403 for an open group or a room the caller is not in; 404 for an invite-only group
-    /// or a direct conversation of others (their existence is not revealed).
-    static func notMember(_ entry: ConversationDirectory.Entry) -> APIError {
         switch entry.kind {
-        case .group where entry.isPrivate:
-            noSuchGroup(entry.name)
         case .group:
-            APIError(.forbidden, "you are not a member of group '\(entry.name)': join it first", reason: "not_member")
+            guard let record = try await core.store.conversation(id: entry.id) else { return Self.noSuchGroup(entry.name) }
+            return Self.notMember(record)
         case .room:
-            APIError(.forbidden, "you are not in room '\(entry.name)': enter it first", reason: "not_present")
+            return APIError(.forbidden, "you are not in room '\(entry.name)': enter it first", reason: "not_present")
         case .direct:
-            APIError(.notFound, "no conversation \(entry.id)")
+            return APIError(.notFound, "no conversation \(entry.id)")
         }
     }
 
+    /// 403 for a group that is open or takes requests, or a room, the caller is not in; 404
+    /// for an invite-only group or a direct conversation of others (their existence is not
+    /// revealed).
     static func notMember(_ record: ConversationRecord) -> APIError {
-        notMember(
-            ConversationDirectory.Entry(id: record.id, kind: record.kind, name: record.name, joinPolicy: record.joinPolicy))
+        switch record.kind {
+        case .group where record.joinPolicy == .invite:
+            noSuchGroup(record.name)
+        case .group:
+            APIError(
+                .forbidden, "you are not a member of group '\(record.name)': \(record.joinPolicy == .open ? "join it" : "ask to join") first",
+                reason: "not_member")
+        case .room:
+            APIError(.forbidden, "you are not in room '\(record.name)': enter it first", reason: "not_present")
+        case .direct:
+            APIError(.notFound, "no conversation \(record.id)")
+        }
     }
 
     /// The 404 for a group that does not exist, or that the caller may not know of: the

@@ -7,15 +7,11 @@ import Synchronization
 /// of two users. Sends resolve without a database round trip once these are known.
 final class ConversationDirectory: Sendable {
     /// What identifies a conversation: these fields never change once it exists (a
-    /// group's join policy is set when it is created; nothing changes it yet).
+    /// group's join policy does, so it is read where it matters, not kept here).
     struct Entry: Sendable, Hashable {
         var id: ConversationID
         var kind: ConversationKind
         var name: String
-        var joinPolicy: JoinPolicy = .invite
-
-        /// A group only its members (and those invited) may know of.
-        var isPrivate: Bool { kind == .group && joinPolicy == .invite }
     }
 
     private struct Cache {
@@ -77,7 +73,7 @@ final class ConversationDirectory: Sendable {
 
     @discardableResult
     private func remember(_ record: ConversationRecord) -> Entry {
-        let entry = Entry(id: record.id, kind: record.kind, name: record.name, joinPolicy: record.joinPolicy)
+        let entry = Entry(id: record.id, kind: record.kind, name: record.name)
         remember { cache in
             cache.byID[entry.id] = entry
             cache.byName["\(entry.kind.rawValue):\(entry.name)"] = entry

@@ -50,12 +50,22 @@ enum Fixture {
 
     static func event(_ position: Int64, _ type: EventType, _ conversation: ConversationID = opsID,
                       address: ConversationAddress = .group("ops"), message: Message? = nil, user: User? = nil,
-                      seq: Int64? = nil, info: ConversationInfo? = nil, by: String? = nil) -> ChatInput {
+                      seq: Int64? = nil, info: ConversationInfo? = nil, by: String? = nil, reason: String? = nil,
+                      until: Timestamp? = nil, role: MemberRole? = nil, via: JoinPolicy? = nil) -> ChatInput {
         let kind: ConversationKind = if case .group = address { .group } else if case .room = address { .room } else { .direct }
         return .live(.event(Event(
             position: position, type: type, at: start, conversation: ConversationRef(id: conversation, kind: kind, address: address),
-            message: message, user: user, by: by, info: info, seq: seq)))
+            message: message, user: user, by: by, info: info, seq: seq, reason: reason, until: until, role: role, via: via)))
     }
+
+    /// A member of ops.
+    static func member(_ user: User, _ role: MemberRole = .member, muted: Bool = false, until: Timestamp? = nil,
+                       restricted: Bool = false) -> Member {
+        Member(user: user, role: role, joinedAt: start, muted: muted ? true : nil, mutedUntil: until,
+               restricted: restricted ? true : nil)
+    }
+
+    static let carol = user("carol", id: 3, nickname: "Carol")
 
     /// A model on the Login screen at 80×24 in UTC.
     static func model(columns: Int = 80, rows: Int = 24, widths: WidthTable = .standard) -> ChatModel {
@@ -69,7 +79,8 @@ enum Fixture {
         _ = model.handle(.result(.loggedIn(alice)))
         _ = model.handle(.liveReady)
         _ = model.handle(.result(.sessions(sessions)))
-        _ = model.handle(.result(.contacts(users: [bob], groups: [info("ops")], rooms: [info("lobby", kind: .room, id: ConversationID(rawValue: 12), members: 5)])))
+        _ = model.handle(.result(.contacts(ContactLists(
+            users: [bob], groups: [info("ops")], rooms: [info("lobby", kind: .room, id: ConversationID(rawValue: 12), members: 5)]))))
         return model
     }
 
@@ -91,6 +102,12 @@ extension ChatModel {
 
     @discardableResult
     mutating func press(_ key: Key) -> [ChatEffect] { handle(.key(key)) }
+
+    /// Presses keys one after another; returns the effects of the last.
+    @discardableResult
+    mutating func press(_ first: Key, _ then: Key...) -> [ChatEffect] {
+        then.reduce(press(first)) { _, key in press(key) }
+    }
 
     /// The screen as text.
     var screenText: String { ChatView.render(self).text }

@@ -107,4 +107,26 @@ struct ConversationIntegrationTests {
             #expect(history.messages.map(\.text) == ["second", "first"])
         }
     }
+
+    @Test func theSenderEditsAndDeletesAndTheOtherSideSeesBoth() async throws {
+        try await withServer { server in
+            let alice = try await registered(server, "alice")
+            let bob = try await registered(server, "bob")
+            let sent = try await alice.send("helo", to: .user("bob"))
+
+            let edited = try await alice.editMessage(sent.id, in: .user("bob"), text: "hello")
+            let refused = await #expect(throws: IMClientError.self) {
+                try await bob.editMessage(sent.id, in: .user("alice"), text: "bye")
+            }
+            let seen = try await bob.history(.user("alice")).messages.first
+            let deleted = try await alice.deleteMessage(sent.id, in: .user("bob"))
+            let row = try await bob.conversation(.user("alice"))
+
+            #expect(edited.text == "hello" && edited.editedAt != nil)
+            #expect(refused?.code == .api(.forbidden) && refused?.api?.reason == "not_sender")
+            #expect(seen == edited)
+            #expect(deleted.text.isEmpty && deleted.deletedAt != nil)
+            #expect(row.lastMessage?.id == sent.id && row.lastMessage?.text == "")
+        }
+    }
 }

@@ -53,7 +53,10 @@ struct DirectoryIntegrationTests {
             let invitation = try await alice.inviteToGroup("ops", user: "bob")
             let joined = try await bob.joinGroup("ops")
             let members = try await alice.groupMembers("ops")
-            let updated = try await bob.updateGroup("ops", ConversationInfoUpdate(description: "pager duty"))
+            let memberEdit = await #expect(throws: IMClientError.self) {
+                try await bob.updateGroup("ops", ConversationInfoUpdate(description: "mine now"))
+            }
+            let updated = try await alice.updateGroup("ops", ConversationInfoUpdate(description: "pager duty"))
             let info = try await alice.groupInfo("ops")
             let bobsGroups = try await bob.myGroups()
             try await bob.leaveGroup("ops")
@@ -69,6 +72,7 @@ struct DirectoryIntegrationTests {
             #expect(joined.memberCount == 2)
             #expect(Dictionary(uniqueKeysWithValues: members.map { ($0.user.username, $0.role) })
                 == ["alice": .owner, "bob": .member])
+            #expect(memberEdit?.api?.reason == "not_group_admin")
             #expect(updated.description == "pager duty")
             #expect(info.description == "pager duty")
             #expect(bobsGroups.map(\.name) == ["ops"])
