@@ -54,7 +54,7 @@ let package = Package(
                           dependencies: ["IMServer", "IMStore", "IMBots", "IMChat", "IMClient", "YAMLCoding", "Logging", "Lifecycle"]),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["IMServer", "IMClient", "Lifecycle"],
+        .target(name: "TestSupport", dependencies: ["IMServer", "IMClient", "Lifecycle", "PostgresTestSupport"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "IMProtocolTests", dependencies: ["IMProtocol"]),
         .testTarget(name: "LifecycleTests", dependencies: ["Lifecycle", "Logging"]),
@@ -89,8 +89,11 @@ let package = Package(
         .executableTarget(name: "BotBench",
                           dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
                           path: "Benchmarks/BotBench"),
-        .executableTarget(name: "ServerBench",
+        .executableTarget(name: "AlertBench",
                           dependencies: ["BenchSupport", "IMClient", "IMProtocol"],
+                          path: "Benchmarks/AlertBench"),
+        .executableTarget(name: "ServerBench",
+                          dependencies: ["BenchSupport", "IMClient", "IMProtocol", "PostgresTestSupport"],
                           path: "Benchmarks/ServerBench"),
         .executableTarget(name: "RulesBench", dependencies: ["IMBots"], path: "Benchmarks/RulesBench"),
         .executableTarget(name: "NotifyBench",

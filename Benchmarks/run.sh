@@ -12,6 +12,9 @@ echo
 echo "### Event feed (Benchmarks/FeedBench)"
 .build/release/FeedBench --fanout 1000,10000
 echo
+echo "### Moderation (Benchmarks/FeedBench --only moderation, Benchmarks/RulesBench moderator)"
+.build/release/FeedBench --only moderation --members 1000 --mod-rate 10 --seconds 30
+echo
 echo "### Rules (Benchmarks/RulesBench)"
 .build/release/RulesBench
 echo
@@ -20,6 +23,9 @@ echo "### Client core (Benchmarks/ClientBench)"
 echo
 echo "### Bot runner (Benchmarks/BotBench)"
 .build/release/BotBench
+echo
+echo "### Alert bridge (Benchmarks/AlertBench)"
+.build/release/AlertBench
 echo
 echo "### PostgreSQL wake-ups (Benchmarks/NotifyBench)"
 .build/release/NotifyBench

@@ -96,6 +96,23 @@ public enum ProcessStats {
 }
 
 /// Percentiles and formatting.
+extension ProcessStats {
+    /// CPU time of a process and of every process it started (a PostgreSQL server: the
+    /// postmaster and its backends), in seconds.
+    public static func treeCPUSeconds(root: Int32) -> Double {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        var total = cpuSeconds(pid: root)
+        for entry in entries {
+            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == root { total += cpuSeconds(pid: pid) }
+        }
+        return total
+    }
+}
+
 public enum Stats {
     public static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
         guard !sorted.isEmpty else { return .nan }
@@ -113,6 +130,13 @@ public enum Stats {
 
 /// A one-line description of the machine, for reports.
 public enum Machine {
+    /// The 1, 5 and 15 minute load averages: the machine is shared, so every figure says
+    /// how busy it was.
+    public static func loadAverage() -> String {
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+            .joined(separator: " ") ?? "?"
+    }
+
     /// User and system CPU time of the children that have ended (e.g. wrk runs), in µs.
     public static func childrenCPUMicroseconds() -> Int {
         var usage = rusage()

@@ -54,39 +54,14 @@ func botFile(_ index: Int) -> String {
 }
 
 /// Starts `switchboard run` on the bots folder; waits until `count` bots are connected.
-func startRunner(_ binary: String, server: BenchServer, bots: Int, transport: CurlTransport) async throws -> (ChildProcess, Int) {
+func startRunner(_ binary: String, server: BenchServer, bots: Int, transport: CurlTransport) async throws -> (ChildProcess, String) {
     let folder = NSTemporaryDirectory() + "switchboard-botbench-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
     try await server.createBots("bot", count: bots)
     for index in 0..<bots {
         try botFile(index).write(toFile: folder + "/bots/bot\(index).yaml", atomically: true, encoding: .utf8)
     }
-    let port = ChildProcess.freePort()
-    let runner = try ChildProcess(
-        binary: binary, arguments: ["run"],
-        config: """
-            log_level: warning
-            runner:
-              server: \(server.url)
-              listen: 127.0.0.1:\(port)
-              bots: \(folder)/bots
-              state: \(folder)/state
-            """, folder: folder)
-    do {
-        try await Concurrently.waitUntil(seconds: 300) {
-            if runner.exited != nil { return true }
-            guard let answer = try? await transport.send(TransportRequest(url: "http://127.0.0.1:\(port)/metrics"))
-            else { return false }
-            let text = String(decoding: answer.body, as: UTF8.self)
-            return text.split(separator: "\n").filter { $0.hasPrefix("switchboard_bot_connected{") && $0.hasSuffix(" 1") }
-                .count >= bots
-        }
-        if let exited = runner.exited { throw BenchError("the runner \(exited)") }
-    } catch {
-        runner.stop()
-        throw BenchError("the runner did not connect its \(bots) bots: \(error)")
-    }
-    return (runner, port)
+    return try await BenchRunner.start(binary, server: server.url, folder: folder, bots: bots, transport: transport)
 }
 
 /// When each message was sent, and when its reply arrived; and, on the wall clock the

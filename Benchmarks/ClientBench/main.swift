@@ -25,7 +25,7 @@ let owner = tokens[0]
 _ = try server.decode(
     ConversationInfo.self,
     try await server.call(
-        "POST", "/v1/groups", token: owner, body: try WireJSON.encoder().encode(CreateConversationRequest(name: "all"))))
+        "POST", "/v1/groups", token: owner, body: try WireJSON.encoder().encode(CreateConversationRequest(name: "all", join: .open))))
 _ = try await Concurrently.map(Array(tokens.dropFirst())) { token in
     _ = try await server.call("POST", "/v1/groups/all/join", token: token)
 }

@@ -35,7 +35,7 @@ final class FeedBench {
         let tokens = try await server.register(prefix, count: members)
         _ = try server.decode(
             ConversationInfo.self,
-            try await server.call("POST", "/v1/groups", token: tokens[0], body: try json(CreateConversationRequest(name: name))))
+            try await server.call("POST", "/v1/groups", token: tokens[0], body: try json(CreateConversationRequest(name: name, join: .open))))
         _ = try await Concurrently.map(Array(tokens.dropFirst()), width: 64) { token in
             let answer = try await server.call("POST", "/v1/groups/\(name)/join", token: token)
             guard answer.status == 200 else { throw BenchError("join \(name): HTTP \(answer.status)") }

@@ -32,7 +32,7 @@ final class RawClient {
     }
 
     deinit {
-        for socket in sockets { close(socket) }
+        for socket in sockets where socket >= 0 { close(socket) }
         close(epoll)
     }
 
@@ -64,6 +64,14 @@ final class RawClient {
         return first..<sockets.count
     }
 
+    /// Stops watching `connection` and closes it (its number stays taken).
+    func drop(_ connection: Int) {
+        guard sockets[connection] >= 0 else { return }
+        _ = sb_epoll_forget(epoll, sockets[connection])
+        close(sockets[connection])
+        sockets[connection] = -1
+    }
+
     /// Writes a whole request (small: the socket's buffer takes it at once, or soon).
     func send(_ request: [UInt8], on connection: Int) throws {
         var written = 0
@@ -90,7 +98,8 @@ final class RawClient {
                     buffers[connection].append(contentsOf: chunk[0..<count])
                     if count < chunk.count { break }
                 } else if count == 0 {
-                    throw BenchError("the server closed connection \(connection)")
+                    let left = String(decoding: buffers[connection].prefix(300), as: UTF8.self)
+                    throw BenchError("the server closed connection \(connection)" + (left.isEmpty ? "" : " after: \(left)"))
                 } else {
                     if errno == EAGAIN || errno == EINTR { break }
                     throw BenchError("read: \(String(cString: strerror(errno)))")

@@ -6,9 +6,13 @@
 //   then history pages, the conversation list and a feed read with a backlog;
 // - latency: send→delivery to a parked poll at a steady rate, from each send's start;
 // - fanout: one message to a group whose members all hold a parked poll, from the start
-//   of the send's request until the last answer has arrived.
+//   of the send's request until the last answer has arrived;
+// - moderation (only when asked): a moderator bot (`switchboard run`) in a group whose
+//   members all poll, messages at `--mod-rate` per second, one in ten spam: from a spam
+//   send's start until each member has its deletion (and, for comparison, its delivery).
 //
-//   .build/release/FeedBench [--only throughput,latency,fanout] [--fanout 1000,10000]
+//   .build/release/FeedBench [--only throughput,latency,fanout,moderation] [--fanout 1000,10000]
+//       [--members 1000] [--mod-rate 10]
 //       [--rounds 5] [--rate 1000] [--seconds 10] [--durability full] [--binary PATH]
 //
 // Timed requests go through `RawClient` (plain sockets, one epoll loop) or wrk, not the
@@ -16,7 +20,8 @@
 import BenchSupport
 import Foundation
 
-let arguments = BenchArguments(known: ["only", "fanout", "rounds", "rate", "seconds", "durability", "binary"])
+let arguments = BenchArguments(known: ["only", "fanout", "rounds", "rate", "seconds", "durability", "binary", "members",
+                                       "mod-rate"])
 let only = Set(arguments.string("only", "throughput,latency,fanout").split(separator: ",").map(String.init))
 let sizes = arguments.string("fanout", "1000").split(separator: ",").compactMap { Int($0) }
 let bench = FeedBench(
@@ -32,6 +37,9 @@ do {
     if only.contains("throughput") { try await bench.throughput() }
     if only.contains("latency") { try await bench.latency(rate: arguments.int("rate", 1000)) }
     if only.contains("fanout") { for size in sizes { try await bench.fanOut(members: size) } }
+    if only.contains("moderation") {
+        try await bench.moderation(members: arguments.int("members", 1000), rate: arguments.int("mod-rate", 10))
+    }
 } catch {
     FileHandle.standardError.write(Data("FeedBench failed: \(error)\n".utf8))
     exit(1)

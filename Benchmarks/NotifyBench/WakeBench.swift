@@ -79,7 +79,7 @@ struct WakeBench {
         let record = WakeRecord()
         let queue = NotifyQueue()
         let heard: @Sendable (String) -> Void = { payload in record.woke(payload.split(separator: ",")) }
-        let serverBefore = ServerCPU.seconds(postmaster: cluster.serverPID)
+        let serverBefore = ProcessStats.treeCPUSeconds(root: cluster.serverPID)
         let benchBefore = ProcessStats.ownCPUSeconds
         let deadline = WakeRecord.now() + UInt64(seconds * 1e9)
         try await listening(heard) {
@@ -103,7 +103,7 @@ struct WakeBench {
             // What is still in flight arrives within a few milliseconds.
             try await Task.sleep(for: .milliseconds(200))
         }
-        let serverCPU = ServerCPU.seconds(postmaster: cluster.serverPID) - serverBefore
+        let serverCPU = ProcessStats.treeCPUSeconds(root: cluster.serverPID) - serverBefore
         let benchCPU = ProcessStats.ownCPUSeconds - benchBefore
         await pool.close()
         return (record.summary(seconds: seconds), serverCPU, benchCPU)

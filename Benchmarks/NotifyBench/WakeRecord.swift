@@ -66,19 +66,3 @@ struct WakeSummary {
         return String(format: "%.2f / %.2f", Stats.percentile(sorted, 0.5), Stats.percentile(sorted, 0.99))
     }
 }
-
-/// CPU time of the PostgreSQL server: the postmaster and every process it started.
-enum ServerCPU {
-    static func seconds(postmaster: Int32) -> Double {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        var total = ProcessStats.cpuSeconds(pid: postmaster)
-        for entry in entries {
-            guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 1, Int32(fields[1]) == postmaster { total += ProcessStats.cpuSeconds(pid: pid) }
-        }
-        return total
-    }
-}

@@ -33,7 +33,7 @@ do {
     let bench = WakeBench(
         cluster: cluster, configuration: configuration, writers: writers, seconds: Double(seconds),
         pollInterval: .milliseconds(pollMilliseconds), rate: rate)
-    print("\(Machine.describe()); PostgreSQL \(version), local, fsync on; load average \(loadAverage())")
+    print("\(Machine.describe()); PostgreSQL \(version), local, fsync on; load average \(Machine.loadAverage())")
     print()
     if only.contains("idle") {
         let latencies = try await bench.idle(samples: samples)
@@ -55,8 +55,4 @@ do {
 } catch {
     FileHandle.standardError.write(Data("NotifyBench: \(error)\n".utf8))
     exit(1)
-}
-
-func loadAverage() -> String {
-    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
 }

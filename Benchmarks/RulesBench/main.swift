@@ -4,7 +4,8 @@ import IMProtocol
 
 // Rule evaluation throughput: `RuleEngine.decide` over a fixed stream of events, on one
 // core, timed in thread CPU time. Build with `swift build -c release --product RulesBench`;
-// run as `RulesBench [EVENTS] [mixed|regex-only]` (default: 100000 events, both sets).
+// run as `RulesBench [EVENTS] [mixed|regex-only|moderator]` (default: 100000 events, every
+// set; `moderator` reads bots/moderator.yaml, so run it from the repository).
 
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 100_000
 let events = EventMix.events(count)
@@ -55,4 +56,5 @@ func measure(_ name: String, _ text: String) {
 let only = CommandLine.arguments.dropFirst(2).first
 if only == nil || only == "mixed" { measure("mixed", RuleSets.mixed) }
 if only == nil || only == "regex-only" { measure("regex-only", RuleSets.regexOnly) }
+if only == nil || only == "moderator" { ModeratorMix.measure(file: "bots/moderator.yaml", count: count) }
 

@@ -10,6 +10,12 @@ struct BenchOptions {
     var fanout = 1000
     var parked = 10_000
     var durability = "full"
+    /// `sqlite`, or `postgres` (a private durable cluster the benchmark starts).
+    var store = "sqlite"
+    /// Server nodes on the one PostgreSQL database.
+    var nodes = 1
+    /// Writer sessions of each node on PostgreSQL (`server.store_writers`).
+    var writers = 1
     /// Scenarios to run (all when empty): healthz, sends, latency, fanout, parked.
     var only: Set<String> = []
     /// Print scenario timestamps (CLOCK_MONOTONIC) to standard error.
@@ -31,6 +37,9 @@ struct BenchOptions {
             case "--fanout": options.fanout = Int(next()) ?? options.fanout
             case "--parked": options.parked = Int(next()) ?? options.parked
             case "--durability": options.durability = next()
+            case "--store": options.store = next()
+            case "--nodes": options.nodes = Int(next()) ?? options.nodes
+            case "--writers": options.writers = Int(next()) ?? options.writers
             case "--trace": options.trace = true
             case "--only": options.only = Set(next().split(separator: ",").map(String.init))
             case "--quick":

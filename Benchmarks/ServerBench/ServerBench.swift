@@ -14,73 +14,22 @@ final class ServerBench: @unchecked Sendable {
     /// on one transport the client, not the server, set the pace of the fan-out.
     let transports = (0..<16).map { _ in CurlTransport(configuration: .init(maxCachedConnections: 4_000)) }
     let directory: String
-    let port: Int
-    var server: Process?
+    let nodes: BenchNodes
     var report: [String] = []
 
     init(options: BenchOptions) throws {
         self.options = options
         directory = NSTemporaryDirectory() + "switchboard-bench-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = ChildProcess.freePort()
+        nodes = BenchNodes(options: options, directory: directory)
     }
 
-    var base: String { "http://127.0.0.1:\(port)" }
+    /// The first node's address (where sends go).
+    var base: String { nodes.base(0) }
 
-    // MARK: Server process
-
-    func startServer() async throws {
-        let config = """
-            log_level: warning
-            server:
-              listen: 127.0.0.1:\(port)
-              data: \(directory)/data
-              durability: \(options.durability)
-              max_connections: 30000
-              max_connections_per_address: 30000
-              password_hashing: { memory_kib: 256, iterations: 1, max_queued: 100000 }
-              login_limits: { in_flight_per_address: 100000 }
-              rate_limits: { enabled: false }
-            """
-        let path = directory + "/config.yaml"
-        try config.write(toFile: path, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: options.binary)
-        process.arguments = ["serve", "--config", path]
-        try process.run()
-        server = process
-        for _ in 0..<200 {
-            if let answer = try? await call("GET", "/healthz"), answer.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw BenchError("the server did not answer /healthz on \(base)")
-    }
-
-    /// A new server process with an empty database, so that a memory measurement starts
-    /// from a heap no earlier scenario has grown.
-    func restartServer() async throws {
-        if let server, server.isRunning {
-            server.terminate()
-            server.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: directory + "/data")
-        try await startServer()
-    }
-
-    func stopServer() {
-        guard let server, server.isRunning else { return }
-        server.terminate()
-        server.waitUntilExit()
+    func stopServer() async {
+        await nodes.stop()
         try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    /// The server's resident memory in KiB, from /proc.
-    func serverRSS() -> Int {
-        guard let pid = server?.processIdentifier,
-            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-        else { return 0 }
-        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 
     // MARK: API helpers
@@ -88,16 +37,16 @@ final class ServerBench: @unchecked Sendable {
     /// The lane of a client: the same for every request with this token.
     func lane(_ token: String) -> Int { token.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFF } }
 
-    /// One request; `lane` picks the transport (keep a client's requests on one lane so
-    /// its connection is reused).
+    /// One request to `node`; `lane` picks the transport (keep a client's requests on one
+    /// lane so its connection is reused).
     func call(
         _ method: String, _ path: String, token: String? = nil, body: Data? = nil, timeout: Duration = .seconds(60),
-        lane: Int = 0
+        lane: Int = 0, node: Int = 0
     ) async throws -> TransportResponse {
         var headers: [(name: String, value: String)] = [("Content-Type", "application/json")]
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         return try await transports[lane % transports.count].send(
-            TransportRequest(method: method, url: base + path, headers: headers, body: body, timeout: timeout))
+            TransportRequest(method: method, url: nodes.base(node) + path, headers: headers, body: body, timeout: timeout))
     }
 
     func json<T: Encodable>(_ value: T) throws -> Data { try WireJSON.encoder().encode(value) }
@@ -132,8 +81,8 @@ final class ServerBench: @unchecked Sendable {
         }
     }
 
-    func cursor(_ token: String) async throws -> String {
-        try decode(EventBatch.self, try await call("GET", "/v1/events", token: token, lane: lane(token))).cursor
+    func cursor(_ token: String, node: Int = 0) async throws -> String {
+        try decode(EventBatch.self, try await call("GET", "/v1/events", token: token, lane: lane(token), node: node)).cursor
     }
 
     func send(_ token: String, to address: String, text: String) async throws {
@@ -145,9 +94,9 @@ final class ServerBench: @unchecked Sendable {
     // MARK: Scenarios
 
     func runAll() async throws {
-        try await startServer()
+        try await nodes.start()
         let machine = Machine.describe()
-        report.append("Machine: \(machine). Server: `switchboard serve` (release), durability \(options.durability), rate limits off, cheap password hashing for set-up only.")
+        report.append("Machine: \(machine), load average \(Machine.loadAverage()) at the start (shared with other builds). Server: `switchboard serve` (release), \(nodes.describe), rate limits off, cheap password hashing for set-up only.")
         report.append("")
         report.append("| measurement | result |")
         report.append("|---|---|")
@@ -176,40 +125,65 @@ final class ServerBench: @unchecked Sendable {
         row("GET /healthz (HTTP ceiling, wrk -t2 -c64)", "\(result.requestsPerSecond) req/s, p50 \(result.p50), p99 \(result.p99)")
     }
 
+    /// Sends at full speed through wrk, every sender to one recipient; with several
+    /// nodes, one wrk per node with its share of the senders, all at once.
     func durableSends() async throws {
         let tokens = try await register("sender", count: options.senders)
         _ = try await register("sink", count: 1)
-        let script = Wrk.sendScript(tokens: tokens, path: "/v1/conversations/user:sink0/messages")
         let before = try await writerCounters()
-        let cpuBefore = serverCPUMicroseconds()
+        let cpuBefore = nodes.cpuMicroseconds
+        let databaseBefore = nodes.databaseCPUMicroseconds
         let clientBefore = Machine.childrenCPUMicroseconds()
         let started = ContinuousClock.now
-        let result = try Wrk.run(
-            url: base + "/v1/conversations/user:sink0/messages", connections: options.senders,
-            seconds: options.seconds, script: script, directory: directory)
+        let results = try await withThrowingTaskGroup(of: Wrk.Result.self) { group in
+            for node in 0..<nodes.count {
+                let mine = tokens.enumerated().filter { $0.offset % nodes.count == node }.map(\.element)
+                let url = nodes.base(node) + "/v1/conversations/user:sink0/messages"
+                let script = Wrk.sendScript(tokens: mine, path: "/v1/conversations/user:sink0/messages")
+                let (seconds, directory) = (options.seconds, directory)
+                group.addTask {
+                    try await Self.offThePool {
+                        try Wrk.run(url: url, connections: mine.count, seconds: seconds, script: script, directory: directory)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
         let elapsed = ContinuousClock.now - started
-        let cpu = serverCPUMicroseconds() - cpuBefore
+        let cpu = nodes.cpuMicroseconds - cpuBefore
+        let databaseCPU = nodes.databaseCPUMicroseconds - databaseBefore
         let clientCPU = Machine.childrenCPUMicroseconds() - clientBefore
         let after = try await writerCounters()
+        let perSecond = results.map(\.requestsPerSecond).reduce(0, +)
+        let latencies = results.map { "p50 \($0.p50), p99 \($0.p99)" }.joined(separator: "; ")
         row(
-            "durable sends, \(options.senders) concurrent senders (wrk)",
-            "\(result.requestsPerSecond) sends/s, p50 \(result.p50), p99 \(result.p99), non-2xx \(result.errors)")
+            "durable sends, \(options.senders) concurrent senders (wrk)" + (nodes.count > 1 ? " over \(nodes.count) nodes" : ""),
+            "\(perSecond) sends/s, \(latencies), non-2xx \(results.map(\.errors).reduce(0, +))")
         // A server without the writer's counters (an older build) reports zeros.
         let batches = max(1, after.batches - before.batches)
         let writes = max(1, after.writes - before.writes)
-        let sends = Double(max(1, result.requests))
+        let sends = Double(max(1, results.map(\.requests).reduce(0, +)))
         let wall = Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12
         row(
-            "writer during the sends",
+            "writer during the sends" + (nodes.count > 1 ? " (all nodes)" : ""),
             after.batches == before.batches ? "not reported by this server" : String(
                 format: "%.1f writes per commit (largest %d), busy %.0f%% of the time, %.0f µs per commit, CPU %.1f µs per send",
-                Double(writes) / Double(batches), after.largest, Double(after.busy - before.busy) / wall * 100,
+                Double(writes) / Double(batches), after.largest, Double(after.busy - before.busy) / wall / Double(nodes.count) * 100,
                 Double(after.commit - before.commit) / Double(batches), Double(after.cpu - before.cpu) / Double(writes)))
-        row(
-            "CPU during the sends",
-            String(
-                format: "server %.1f µs per send (%.2f cores), wrk %.1f µs per send (%.2f cores)",
-                Double(cpu) / sends, Double(cpu) / wall, Double(clientCPU) / sends, Double(clientCPU) / wall))
+        var usage = String(
+            format: "server %.1f µs per send (%.2f cores), wrk %.1f µs per send (%.2f cores)",
+            Double(cpu) / sends, Double(cpu) / wall, Double(clientCPU) / sends, Double(clientCPU) / wall)
+        if databaseCPU > 0 {
+            usage += String(format: ", PostgreSQL %.1f µs per send (%.2f cores)", Double(databaseCPU) / sends, Double(databaseCPU) / wall)
+        }
+        row("CPU during the sends", usage)
+    }
+
+    /// Runs a blocking call (waiting for a child process) on a thread of its own.
+    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
     }
 
     func latency() async throws {
@@ -217,7 +191,9 @@ final class ServerBench: @unchecked Sendable {
         let (sender, receiver) = (tokens[0], tokens[1])
         let sentAt = Locked<[String: ContinuousClock.Instant]>([:])
         var samples: [Double] = []
-        var cursor = try await cursor(receiver)
+        // With several nodes the receiver polls another node than the one sends go to.
+        let far = nodes.count - 1
+        var cursor = try await cursor(receiver, node: far)
         let total = options.rate * options.seconds
         let pacing = Task {
             let start = ContinuousClock.now
@@ -232,7 +208,7 @@ final class ServerBench: @unchecked Sendable {
         while samples.count < total {
             let batch = try decode(
                 EventBatch.self,
-                try await call("GET", "/v1/events?cursor=\(cursor)&timeout=10&limit=1000", token: receiver))
+                try await call("GET", "/v1/events?cursor=\(cursor)&timeout=10&limit=1000", token: receiver, node: far))
             let now = ContinuousClock.now
             cursor = batch.cursor
             if batch.events.isEmpty { break }
@@ -244,7 +220,8 @@ final class ServerBench: @unchecked Sendable {
         _ = try? await pacing.value
         samples.sort()
         row(
-            "send→delivery to a parked poll at \(options.rate) msgs/s (\(samples.count) messages)",
+            "send→delivery to a parked poll at \(options.rate) msgs/s (\(samples.count) messages)"
+                + (far > 0 ? ", sent on node 1, polled on node \(far + 1)" : ""),
             "p50 \(Stats.ms(Stats.percentile(samples, 0.5))), p99 \(Stats.ms(Stats.percentile(samples, 0.99)))")
     }
 
@@ -254,22 +231,26 @@ final class ServerBench: @unchecked Sendable {
         let owner = tokens[0]
         _ = try decode(
             ConversationInfo.self,
-            try await call("POST", "/v1/groups", token: owner, body: try json(CreateConversationRequest(name: "fanout"))))
+            try await call(
+                "POST", "/v1/groups", token: owner, body: try json(CreateConversationRequest(name: "fanout", join: .open))))
         try await forEachConcurrently(Array(tokens.dropFirst())) { token in
-            _ = try await self.call("POST", "/v1/groups/fanout/join", token: token, lane: self.lane(token))
+            let joined = try await self.call("POST", "/v1/groups/fanout/join", token: token, lane: self.lane(token))
+            guard joined.status == 200 else { throw BenchError("join: HTTP \(joined.status)") }
         }
         var rounds: [Double] = []
         var serverCPU = 0
         var (writerBusy, writerCommit) = (0, 0)
         for round in 0..<5 {
-            let cursors = try await mapConcurrently(tokens) { try await self.cursor($0) }
+            let count = nodes.count
+            let cursors = try await mapConcurrently(tokens) { try await self.cursor($0, node: self.lane($0) % count) }
             let arrived = Locked<[(ContinuousClock.Instant, TransportResponse)]>([])
             let polls = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (token, cursor) in zip(tokens, cursors) {
                         group.addTask {
                             let response = try await self.call(
-                                "GET", "/v1/events?cursor=\(cursor)&timeout=30", token: token, lane: self.lane(token))
+                                "GET", "/v1/events?cursor=\(cursor)&timeout=30", token: token, lane: self.lane(token),
+                                node: self.lane(token) % count)
                             // Decoded once all have arrived: decoding a thousand answers here
                             // would hold up the tasks still to note their arrival.
                             arrived.withLock { $0.append((ContinuousClock.now, response)) }
@@ -281,11 +262,11 @@ final class ServerBench: @unchecked Sendable {
             try await waitUntil { (try? await self.parkedPolls()) ?? 0 >= members }
             let start = ContinuousClock.now
             let startMonotonic = Machine.monotonicSeconds()
-            let cpuBefore = serverCPUMicroseconds()
+            let cpuBefore = nodes.cpuMicroseconds
             let writerBefore = try await writerCounters()
             try await send(owner, to: "group:fanout", text: "fanout \(round)")
             try await polls.value
-            serverCPU += serverCPUMicroseconds() - cpuBefore
+            serverCPU += nodes.cpuMicroseconds - cpuBefore
             let writerAfter = try await writerCounters()
             writerBusy += writerAfter.busy - writerBefore.busy
             writerCommit += writerAfter.commit - writerBefore.commit
@@ -305,7 +286,8 @@ final class ServerBench: @unchecked Sendable {
             writerBusy == 0
             ? "" : ", writer \(Stats.ms(Double(writerBusy) / 5000)) per round (COMMIT \(Stats.ms(Double(writerCommit) / 5000)))"
         row(
-            "one message to a \(members)-member group, \(members) parked polls: until all have it (5 rounds)",
+            "one message to a \(members)-member group, \(members) parked polls: until all have it (5 rounds)"
+                + (nodes.count > 1 ? ", polls spread over \(nodes.count) nodes" : ""),
             "median \(Stats.ms(rounds[2])), worst \(Stats.ms(rounds[4])), server CPU \(serverCPU / 5 / members) µs per poll answered"
                 + writer)
     }
@@ -316,12 +298,12 @@ final class ServerBench: @unchecked Sendable {
     func parkedMemory() async throws {
         let count = options.parked
         for reused in [false, true] {
-            try await restartServer()
+            try await nodes.restart()
             let tokens = try await register("parked", count: count)
-            var before = serverRSS()
+            var before = nodes.rss
             // All at once for reused connections, so each client has a connection of its own.
             let cursors = try await mapConcurrently(tokens, width: reused ? count : 128) { try await self.cursor($0) }
-            if !reused { before = serverRSS() }
+            if !reused { before = nodes.rss }
             let polls = Task {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for (token, cursor) in zip(tokens, cursors) {
@@ -334,7 +316,7 @@ final class ServerBench: @unchecked Sendable {
                 }
             }
             try await waitUntil { (try? await self.parkedPolls()) ?? 0 >= count }
-            let after = serverRSS()
+            let after = nodes.rss
             polls.cancel()
             _ = try? await polls.value
             let per = Double(after - before) / Double(count)
@@ -346,12 +328,15 @@ final class ServerBench: @unchecked Sendable {
         }
     }
 
+    /// Polls parked on all nodes.
     func parkedPolls() async throws -> Int {
-        try await metric("switchboard_parked_polls", in: try await metricsText())
+        var total = 0
+        for node in 0..<nodes.count { total += try await metric("switchboard_parked_polls", in: try await metricsText(node)) }
+        return total
     }
 
-    func metricsText() async throws -> String {
-        String(decoding: try await call("GET", "/metrics").body, as: UTF8.self)
+    func metricsText(_ node: Int = 0) async throws -> String {
+        String(decoding: try await call("GET", "/metrics", node: node).body, as: UTF8.self)
     }
 
     func metric(_ name: String, in text: String) async throws -> Int {
@@ -365,29 +350,20 @@ final class ServerBench: @unchecked Sendable {
         return Int((Double(line?.split(separator: " ").last ?? "0") ?? 0) * 1e6)
     }
 
-    /// The store's writer counters from /metrics.
+    /// The store's writer counters from /metrics, summed over the nodes (the largest batch:
+    /// the largest of any).
     func writerCounters() async throws -> (batches: Int, writes: Int, largest: Int, busy: Int, commit: Int, cpu: Int) {
-        let text = try await metricsText()
-        return (
-            try await metric("switchboard_store_batches_total", in: text),
-            try await metric("switchboard_store_writes_total", in: text),
-            try await metric("switchboard_store_largest_batch", in: text),
-            microseconds("switchboard_store_busy_seconds_total", in: text),
-            microseconds("switchboard_store_commit_seconds_total", in: text),
-            microseconds("switchboard_store_cpu_seconds_total", in: text)
-        )
-    }
-
-    /// The server's user and system CPU time so far, in microseconds, from /proc.
-    func serverCPUMicroseconds() -> Int {
-        guard let pid = server?.processIdentifier,
-            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        // Fields after the command name: state is field 3; utime and stime are 14 and 15.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { return 0 }
-        return (user + system) * 1_000_000 / Int(sysconf(Int32(_SC_CLK_TCK)))
+        var total = (batches: 0, writes: 0, largest: 0, busy: 0, commit: 0, cpu: 0)
+        for node in 0..<nodes.count {
+            let text = try await metricsText(node)
+            total.batches += try await metric("switchboard_store_batches_total", in: text)
+            total.writes += try await metric("switchboard_store_writes_total", in: text)
+            total.largest = max(total.largest, try await metric("switchboard_store_largest_batch", in: text))
+            total.busy += microseconds("switchboard_store_busy_seconds_total", in: text)
+            total.commit += microseconds("switchboard_store_commit_seconds_total", in: text)
+            total.cpu += microseconds("switchboard_store_cpu_seconds_total", in: text)
+        }
+        return total
     }
 
     // MARK: Concurrency helpers

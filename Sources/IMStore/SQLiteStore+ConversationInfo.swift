@@ -62,13 +62,17 @@ extension SQLiteStore {
     }
 
     func info(_ record: ConversationRecord, _ connection: SQLiteConnection) throws -> ConversationInfo {
+        Self.info(record, createdBy: try record.createdBy.flatMap { try username($0, connection) })
+    }
+
+    /// A conversation's public info from its row, given its creator's name (both stores).
+    static func info(_ record: ConversationRecord, createdBy: String?) -> ConversationInfo {
         let group = record.kind == .group
         return ConversationInfo(
             id: record.id, kind: record.kind, name: record.name,
             title: record.title.isEmpty ? record.name : record.title, logoURL: record.logoURL,
             description: record.description, memberCount: record.memberCount,
-            createdBy: try record.createdBy.flatMap { try username($0, connection) }, createdAt: record.createdAt,
-            join: group ? record.joinPolicy : nil, newMembers: group ? record.newMembers : nil,
+            createdBy: createdBy, createdAt: record.createdAt, join: group ? record.joinPolicy : nil, newMembers: group ? record.newMembers : nil,
             slowMode: group && record.slowModeSeconds > 0 ? ConfigDuration(seconds: Double(record.slowModeSeconds)) : nil,
             infoEditableBy: group ? record.infoEditableBy : nil)
     }

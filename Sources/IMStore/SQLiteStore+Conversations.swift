@@ -227,9 +227,7 @@ extension SQLiteStore: ConversationStore {
             try connection.query(
                 """
                 SELECT c.id, c.kind, c.name, c.title, c.logo_url, c.updated_at, mb.last_read_seq,
-                    (SELECT COUNT(*) FROM (SELECT 1 FROM messages x WHERE x.conversation_id = c.id
-                        AND x.seq > mb.last_read_seq AND x.sender_id != mb.user_id AND x.type = 'chat'
-                        AND x.deleted_at IS NULL LIMIT 1000)),
+                    \(Self.unreadSQL),
                     \(Self.messageColumns)
                 FROM members mb JOIN conversations c ON c.id = mb.conversation_id
                 LEFT JOIN messages m ON m.id = c.last_message_id AND (c.kind != 'room' OR m.seq > mb.joined_seq)
@@ -267,11 +265,7 @@ extension SQLiteStore: ConversationStore {
                 }
                 result.append(conversation)
             }
-            result.sort { lhs, rhs in
-                if (lhs.unread > 0) != (rhs.unread > 0) { return lhs.unread > 0 }
-                if lhs.updatedAt != rhs.updatedAt { return lhs.updatedAt > rhs.updatedAt }
-                return lhs.id > rhs.id
-            }
+            result.sort(by: Conversation.listedBefore)
             return result
         }
     }

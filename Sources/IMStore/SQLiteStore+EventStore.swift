@@ -189,7 +189,7 @@ extension SQLiteStore: EventStore {
     }
 
     /// Fills in the fields a non-message event keeps as JSON.
-    private static func apply(_ payloadText: String?, to event: inout Event) {
+    static func apply(_ payloadText: String?, to event: inout Event) {
         guard let payloadText,
             let payload = try? JSONDecoder().decode(EventPayload.self, from: Data(payloadText.utf8))
         else { return }

@@ -61,6 +61,14 @@ extension SQLiteStore {
             infoEditableBy: InfoEditors(rawValue: row.text(start + 14)) ?? .admins)
     }
 
+    /// The unread count of a member (`mb`) in a conversation (`c`) of the sessions list:
+    /// others' chat messages after the read marker, counted up to 1,000 (SQL both stores run).
+    static let unreadSQL = """
+        (SELECT count(*) FROM (SELECT 1 FROM messages x WHERE x.conversation_id = c.id
+            AND x.seq > mb.last_read_seq AND x.sender_id != mb.user_id AND x.type = 'chat'
+            AND x.deleted_at IS NULL LIMIT 1000) AS unread)
+        """
+
     /// Throws `StoreError.notFound` unless the account exists.
     func requireUser(_ id: UserID, _ connection: SQLiteConnection) throws {
         guard try connection.scalar("SELECT 1 FROM users WHERE id = ?", id.rawValue) != nil else {
@@ -92,5 +100,14 @@ extension SQLiteStore {
         let parts = record.name.split(separator: ":").compactMap { Int64($0) }
         let other = parts.first { $0 != viewer.rawValue } ?? viewer.rawValue
         return .user(try username(UserID(rawValue: other), connection) ?? "unknown")
+    }
+}
+
+extension Conversation {
+    /// The order of the sessions list: unread first, then the most recent, then the newest.
+    static func listedBefore(_ lhs: Conversation, _ rhs: Conversation) -> Bool {
+        if (lhs.unread > 0) != (rhs.unread > 0) { return lhs.unread > 0 }
+        if lhs.updatedAt != rhs.updatedAt { return lhs.updatedAt > rhs.updatedAt }
+        return lhs.id > rhs.id
     }
 }

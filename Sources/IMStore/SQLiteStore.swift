@@ -96,3 +96,5 @@ public final class SQLiteStore: Sendable {
         notifier.observe(observer)
     }
 }
+
+extension SQLiteStore: ServerStore {}

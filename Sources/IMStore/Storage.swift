@@ -156,8 +156,18 @@ public protocol EventStore: Sendable {
     /// stored once, whatever its number of members).
     func pruneEvents(before: Timestamp) async throws -> Int
     /// Called after every commit that added feed entries (on the writing thread: keep it
-    /// short).
+    /// short), in position order; where several server nodes write, also for the other
+    /// nodes' commits (their updates carry no messages: the feeds are read).
     func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void)
+    /// The newest position handed out by any writer of the database, asked afresh. Where
+    /// several server nodes write, a cursor one of them handed out can be past another's
+    /// `issuedPosition` until that one hears of the commit.
+    func newestIssuedPosition() async throws -> Int64
+}
+
+extension EventStore {
+    /// `issuedPosition`: one writer knows of every position it handed out.
+    public func newestIssuedPosition() async throws -> Int64 { issuedPosition }
 }
 
 extension EventStore {
@@ -285,3 +295,12 @@ public protocol BlockStore: Sendable {
 public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
     & MessageStore & EventStore & MediaStore & MessageEditStore & GroupModerationStore & GroupAdmissionStore
     & BlockStore
+
+/// A store a server opens, uses and closes: SQLite (`SQLiteStore`) or PostgreSQL
+/// (`PostgresStore`).
+public protocol ServerStore: AccountStore, TokenStore, ContactStore, ConversationStore, MessageStore, EventStore,
+    MediaStore, MessageEditStore, GroupModerationStore, GroupAdmissionStore, BlockStore
+{
+    /// Finishes queued work and closes.
+    func close() async
+}

@@ -5,9 +5,10 @@
 /// sections, inverted sections, comments, set delimiters, partials and the
 /// standalone-line rules. Lambdas, inheritance and dynamic names are not supported.
 ///
-/// One extension: `length` after a dot on a list is its element count, so
-/// `{{alerts.length}}` renders `3` for three alerts (an object's own `length` key
-/// always wins). `length` is only a pseudo-property in dotted position; a bare
+/// Two extensions: `length` after a dot on a list is its element count, so
+/// `{{alerts.length}}` renders `3` for three alerts, and a number after a dot is one
+/// element, counting from 1, so `{{argv.1}}` is a list's first element (an object's own
+/// keys always win). Both are only pseudo-properties in dotted position; a bare
 /// `{{length}}` is an ordinary name.
 ///
 /// ```swift

@@ -67,14 +67,25 @@ extension TemplateValue {
 
     /// The value a dotted-name component selects from this value, if any.
     ///
-    /// `length` on a list is its element count (see ``Template``); a real `length`
-    /// key on an object always wins, since only lists have the pseudo-property.
+    /// `length` on a list is its element count, and a number `N` its `N`th element,
+    /// counting from 1 (see ``Template``); a real key on an object always wins, since only
+    /// lists have these pseudo-properties.
     func member(_ key: String) -> TemplateValue? {
         switch self {
         case .object(let members): members[key]
         case .array(let items) where key == "length": .int(items.count)
+        case .array(let items):
+            Self.position(key).flatMap { $0 <= items.count ? items[$0 - 1] : nil }
         default: nil
         }
+    }
+
+    /// `1`, `2`, ...: a list position written in a dotted name; nil for anything else
+    /// (`0`, `01`, `-1`, `x`).
+    public static func position(_ key: String) -> Int? {
+        guard let first = key.utf8.first, first != UInt8(ascii: "0"), key.utf8.count <= 9,
+              key.utf8.allSatisfy({ $0 &- UInt8(ascii: "0") < 10 }) else { return nil }
+        return Int(key)
     }
 }
 

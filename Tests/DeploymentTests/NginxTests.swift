@@ -10,21 +10,18 @@ import Testing
 /// (not nginx's, not one the client made up), and bodies are limited as the nodes limit
 /// them, with nginx's own errors in the API's envelope.
 ///
-/// The node list is a parameter: one in-process node today (several share a database
-/// only with the PostgreSQL store); two slot in as a second argument.
+/// The node list is a parameter: one in-process node on SQLite, or two in-process nodes
+/// on one PostgreSQL database (several nodes share a database only with the PostgreSQL
+/// store), which nginx takes turns sending each request to.
 @Suite(.serialized, .enabled(
     if: FileManager.default.isExecutableFile(atPath: NginxFront.binary),
     "nginx is missing: `make test` installs Debian's nginx"))
 struct NginxTests {
     /// Runs `body` with `count` nodes that trust nginx's address, and nginx in front of them.
     static func withFront(nodes count: Int, _ body: ([TestServer], TestClient) async throws -> Void) async throws {
-        var nodes: [TestServer] = []
-        try await ensuring({
-            for _ in 0..<count {
-                nodes.append(try await TestServer.start { config in
-                    config.http.trustedProxies = [IPAddressRange(NginxFront.proxyAddress)].compactMap { $0 }
-                })
-            }
+        try await withNodes(count, store: count > 1 ? .postgres : .sqlite, { config in
+            config.http.trustedProxies = [IPAddressRange(NginxFront.proxyAddress)].compactMap { $0 }
+        }) { nodes in
             let front = try await NginxFront.start(nodes: nodes.map { "127.0.0.1:\($0.app.port)" })
             try await ensuring({
                 try await body(nodes, TestClient(baseURL: front.baseURL))
@@ -37,15 +34,10 @@ struct NginxTests {
             }) {
                 await front.stop()
             }
-        }) {
-            for node in nodes {
-                await node.stop()
-                node.removeData()
-            }
         }
     }
 
-    @Test(arguments: [1])
+    @Test(arguments: [1, 2])
     func registerSendAndAParkedPollAnsweredThroughNginx(nodes count: Int) async throws {
         try await Self.withFront(nodes: count) { nodes, client in
             let (alice, _) = try await client.register("alice")
@@ -60,10 +52,13 @@ struct NginxTests {
             let answer = try await polled
             #expect(answer.status == 200, "\(answer.text)")
             #expect(try answer.decode(EventBatch.self).events.compactMap(\.message?.text) == ["through the proxy"])
+            // With two nodes, nginx took turns: each served some of these requests, so the
+            // message and the poll it answered met across nodes.
+            #expect(nodes.allSatisfy { node in node.logs.lines.contains { $0.message.hasPrefix("POST /v1/") } })
         }
     }
 
-    @Test(arguments: [1])
+    @Test(arguments: [1, 2])
     func theNodesSeeTheClientsAddressNotTheProxysNorAForgedOne(nodes count: Int) async throws {
         try await Self.withFront(nodes: count) { nodes, client in
             let forged = try await client.send(

@@ -158,9 +158,12 @@ struct FailingEffects: BotEffects {
         #expect(report.failures == [ActionError(code: .unexpectedStatus,
             message: "HTTP 503 from GET https://tickets.example.com, expected 2xx: maintenance",
             rule: "ticket", actionIndex: 0)])
-        #expect(report.outcomes.map(\.description).last == "other[0] reply: performed: to user:alice \"other rule still runs\"")
-        #expect(report.outcomes.count == 3)
-        if case .skipped = report.outcomes[1].status {} else { Issue.record("expected the reply to be skipped") }
+        #expect(report.outcomes.map(\.description) == [
+            "ticket action 1 (http): failed: HTTP 503 from GET https://tickets.example.com, expected 2xx: maintenance",
+            "ticket action 2 (reply): not run, because action 1 of the rule failed",
+            "other action 1 (reply): performed: to user:alice \"other rule still runs\"",
+        ])
+        if case .skipped(after: 0) = report.outcomes[1].status {} else { Issue.record("expected the reply to be skipped") }
         #expect(effects.messages.map(\.text) == ["other rule still runs"])
     }
 
@@ -168,7 +171,7 @@ struct FailingEffects: BotEffects {
         let bot = try Bots.withRules("  - { name: greet, do: [ { set: { seen: 1 } }, { reply: hi } ] }")
         let report = await run(bot, Bots.message("x"), effects: FailingEffects())
         #expect(report.failures.map(\.description) == [
-            "rule 'greet', action 1: sending to user:alice failed: server unreachable"])
+            "rule 'greet', action 2: sending to user:alice failed: server unreachable"])
         #expect(report.failures.first?.code == .effectFailed)
         #expect(report.state["seen"] == 1)
     }
@@ -197,7 +200,7 @@ struct FailingEffects: BotEffects {
     }
 
     @Test func aMessageThatRendersEmptyFails() async throws {
-        let bot = try Bots.withRules("  - { name: c, do: [ { reply: \"{{match.1}}\" } ] }")
+        let bot = try Bots.withRules("  - { name: c, do: [ { reply: \"{{state.note}}\" } ] }", header: "state: { note: '' }")
         let report = await run(bot, Bots.message("x"), effects: RecordingEffects())
         #expect(report.failures.map(\.code) == [.invalidText])
     }
@@ -218,9 +221,9 @@ struct FailingEffects: BotEffects {
             #expect(!report.stateChanged)
             #expect(report.state.isEmpty)
             #expect(report.outcomes.map(\.description) == [
-                "r[0] reply: \(mode) run, not performed: to user:alice \"would reply\"",
-                "r[1] http: \(mode) run, not performed: GET https://example.com/hook",
-                "r[2] increment: \(mode) run, not performed: count = 1",
+                "r action 1 (reply): \(mode) run, not performed: to user:alice \"would reply\"",
+                "r action 2 (http): \(mode) run, not performed: GET https://example.com/hook",
+                "r action 3 (increment): \(mode) run, not performed: count = 1",
             ])
         }
     }

@@ -32,7 +32,7 @@ import Testing
               - { name: r, when: { direct: yes }, do: [ { reply: hi } ] }
             """) == [
                 "bot.yaml:3:39: expected an integer for 'loop_guard.max_replies_per_minute', found \"lots\"",
-                "bot.yaml:5:32: expected true or false for 'rules[0].when.direct', found \"yes\"",
+                "bot.yaml:5:32: expected true or false for 'when.direct' of rule 'r', found \"yes\"",
             ])
     }
 
@@ -42,8 +42,8 @@ import Testing
               - { name: r, when: { from: { role: boss } }, do: [ { reply: hi } ] }
               - { name: s, when: { from: {} }, do: [ { reply: hi } ] }
             """) == [
-                "bot.yaml:4:38: expected one of 'member', 'admin', 'owner' for 'rules[0].when.from.role', found \"boss\"",
-                "bot.yaml:5:30: 'from' needs one of: users, bots, role",
+                "bot.yaml:4:38: expected one of 'member', 'admin', 'owner' for 'when.from.role' of rule 'r', found \"boss\"",
+                "bot.yaml:5:30: 'from' needs one of: users, bots, role, joined_within",
             ])
     }
 
@@ -54,7 +54,8 @@ import Testing
                 when: { text: { regex: '^(hi|hello\\b' } }
                 do: [ { reply: hi } ]
             """
-        #expect(Bots.errors(text) == ["bot.yaml:5:28: invalid regex '^(hi|hello\\b': a '(' is never closed"])
+        #expect(Bots.errors(text) == ["bot.yaml:5:28: invalid regex '^(hi|hello\\b': a '(' at character 2 is never closed "
+                                  + "(add ')' where its group ends, or write \\( to match a '(')"])
         do {
             _ = try Bots.load(text)
         } catch {
@@ -107,24 +108,10 @@ import Testing
                   - reply: "Hi {{sendr.nickname}}, {{now}}"
             """)
         #expect(errors.count == 2)
-        #expect(errors.first?.hasPrefix(
-            "bot.yaml:6:20: unknown template variable 'sendr.nickname' (did you mean 'sender'?) (known: args") == true)
+        #expect(errors.first == "bot.yaml:6:20: unknown template variable 'sendr.nickname' (did you mean 'sender'?) "
+                + "(known: bot, conversation, event, message, now, sender, state)")
         #expect(errors.last == "bot.yaml:6:40: '{{now}}' renders nothing: it is an object; name one of its fields, "
                 + "e.g. '{{now.rfc3339}}'")
-    }
-
-    @Test func anHTTPResultIsKnownOnlyToTheActionsAfterIt() {
-        #expect(Bots.errors(header + """
-            rules:
-              - name: r
-                do:
-                  - reply: "{{created.body.id}}"
-                  - http: { url: "https://tickets.example.com", as: created }
-                  - reply: "{{created.body.id}} {{created.status}}"
-            """) == [
-                "bot.yaml:6:17: template variable 'created.body.id' is used before the http action that sets "
-                    + "'created' (as: created)",
-            ])
     }
 
     @Test func aMissingEnvironmentVariableIsReportedAtTheScalar() {
@@ -191,17 +178,16 @@ import Testing
 
     @Test func plannedFeaturesSayTheyAreNotAvailableYet() throws {
         let text = header + """
+            webhooks: [ { path: /hooks/x, format: json, secret: s } ]
             rules:
               - name: r
                 when: { webhook: /hooks/x }
-                do: [ { delete: message } ]
+                do: [ { send: { to: "group:ops", text: "hi" } } ]
+                examples:
+                  - { text: "x", from: alice, expect: nothing }
             """
         #expect(Bots.errors(text) == [
-            "bot.yaml:5:22: the 'webhook' matcher is not available in this version",
-            "bot.yaml:6:11: the 'delete' action is not available in this version",
-        ])
-        #expect(Bots.errors(header + "rules:\n  - { name: r, do: [ { mute: 5m } ] }") == [
-            "bot.yaml:4:22: the 'mute' action is not available in this version",
+            "bot.yaml:9:9: examples are not available for webhook rules in this version",
         ])
     }
 

@@ -100,7 +100,7 @@ import Testing
                   - { from: a, text: "7", http: { found: { status: 404 } }, expect: { reply: "?" } }
             """) == [
                 "bot.yaml:10:9: rule 'lookup' example 1: passed",
-                "bot.yaml:11:9: rule 'lookup' example 2: failed: rule 'lookup' action 0 failed: HTTP 404 from GET "
+                "bot.yaml:11:9: rule 'lookup' example 2: failed: rule 'lookup' action 1 failed: HTTP 404 from GET "
                     + "https://api.example.com/7, expected 2xx; expected reply \"?\", but there was no reply "
                     + "(rules fired: lookup)",
             ])

@@ -45,11 +45,11 @@ import Testing
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("bots").path
 
-    @Test func everyShippedBotLoadsWithAnEmptyEnvironmentAndNoDefaultSecret() throws {
-        let (bots, errors) = BotLoader.loadDirectory(Self.folder, environment: [:])
-        #expect(errors.isEmpty, "\(errors)")
-        #expect(!bots.isEmpty)
-        for bot in bots {
+    @Test func everyShippedBotLoadsWithAnEmptyEnvironmentAndNoDefaultSecret() async throws {
+        let catalog = await BotCatalog.read(folder: Self.folder, environment: [:]).runningExamples()
+        #expect(catalog.problems.isEmpty, "\(catalog.problems)")
+        #expect(!catalog.bots.isEmpty)
+        for bot in catalog.bots {
             // Empty: generated at the first start and kept in the runner's state (0600).
             #expect(bot.account.password.isEmpty, "bot \(bot.name) ships a password")
             let text = try String(contentsOfFile: bot.file, encoding: .utf8)

@@ -82,13 +82,35 @@ import Testing
         try write("c.yaml", "bot: c\naccount: { username: c, pasword: secret-password }\n")
         try write("d.yaml", "bot: a\naccount: { username: d, password: secret-password }\n")
         try write("notes.txt", "not a bot")
-        let (bots, errors) = BotLoader.loadDirectory(folder.path, environment: [:])
-        #expect(bots.map(\.name) == ["a", "b"])
-        #expect(errors.map(\.message) == [
-            "unknown key 'pasword' (did you mean 'password'?)",
-            "bot 'a' is also defined in \(folder.appendingPathComponent("a.yaml").path)",
+        let catalog = BotCatalog.read(folder: folder.path, environment: [:])
+        #expect(catalog.bots.map(\.name) == ["a", "b"])
+        let path = { (name: String) in folder.appendingPathComponent(name).path }
+        #expect(catalog.problems == [
+            "\(path("c.yaml")):2:25: unknown key 'pasword' (did you mean 'password'?)",
+            "\(path("d.yaml")): bot 'a' is also defined in \(path("a.yaml"))",
         ])
-        #expect(errors.errors.first?.file == folder.appendingPathComponent("c.yaml").path)
+        #expect(catalog.files.map(\.name) == ["a", "b", "c", "a"])
+        #expect(catalog.files.map(\.label) == ["a", "b", "c", "a"])
+    }
+
+    @Test func aFolderWithAFailingExampleRefusesThatBotOnly() async throws {
+        let folder = URL(fileURLWithPath: Bots.directory).appendingPathComponent("dir-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "bot: a\naccount: { username: a, password: secret-password }\n"
+            .write(to: folder.appendingPathComponent("a.yaml"), atomically: true, encoding: .utf8)
+        try """
+            bot: b
+            account: { username: b, password: secret-password }
+            rules:
+              - { name: r, do: [ { reply: hi } ], examples: [ { from: x, text: y, expect: { reply: ho } } ] }
+            """.write(to: folder.appendingPathComponent("b.yaml"), atomically: true, encoding: .utf8)
+        let catalog = await BotCatalog.read(folder: folder.path, environment: [:]).runningExamples()
+        #expect(catalog.bots.map(\.name) == ["a"])
+        #expect(catalog.files.last?.name == "b")
+        #expect(catalog.problems == [
+            "\(folder.appendingPathComponent("b.yaml").path):4:51: rule 'r' example 1: failed: expected reply \"ho\", "
+                + "got \"hi\" (first difference at character 2)",
+        ])
     }
 
     @Test func ratesParseCountsPerUnitOrDuration() {

@@ -174,7 +174,8 @@ extension ServerSuites {
 /// `check` refuses an `http` URL whose host a message could choose, and a timeout past
 /// the runner's cap.
 @Suite struct HTTPSpecCheckTests {
-    @Test(arguments: ["https://{{args}}/hook", "https://tickets.{{sender.username}}.example/x", "http://{{args}}:8080/"])
+    @Test(arguments: ["https://{{message.text}}/hook", "https://tickets.{{sender.username}}.example/x",
+                      "http://{{message.text}}:8080/"])
     func aTemplatedHostIsRefusedAtItsPosition(_ url: String) {
         let errors = Bots.errors("""
             bot: b
@@ -183,7 +184,7 @@ extension ServerSuites {
               - { name: r, do: [ { http: { url: "\(url)" } } ] }
             """)
         #expect(errors.count == 1, "\(errors)")
-        #expect(errors.first?.hasPrefix("bot.yaml:4:37: the host of an http url cannot be a template") == true,
+        #expect(errors.first?.hasPrefix("bot.yaml:4:38: the host of an http url cannot be a template") == true,
                 "\(errors)")
     }
 
@@ -192,7 +193,7 @@ extension ServerSuites {
             bot: b
             account: { username: b, password: secret-password }
             rules:
-              - { name: r, do: [ { http: { url: "https://tickets.example/{{args}}?from={{sender.username}}" } } ] }
+              - { name: r, do: [ { http: { url: "https://tickets.example/{{message.text}}?from={{sender.username}}" } } ] }
             """).isEmpty)
     }
 

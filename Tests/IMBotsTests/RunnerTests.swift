@@ -99,27 +99,6 @@ extension ServerSuites {
             }
         }
 
-        @Test func aReloadWithABrokenFileKeepsTheOldRules() async throws {
-            try await withRunner(bot: RunnerFixture.echoBot(prefix: "v1")) { _, fixture, running, alice in
-                try fixture.write(RunnerFixture.echoBot(prefix: "v2").replacingOccurrences(of: "reply:", with: "repyl:"))
-                let problems = await running.runner.reload()
-                #expect(problems.contains { $0.contains("echo.yaml:") && $0.contains("unknown key 'repyl' (did you mean 'reply'?)") })
-                var start = try await alice.cursorNow()
-                try await alice.say("after broken", to: "echo")
-                #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v1: after broken"])
-
-                // A file whose examples fail is refused too.
-                try fixture.write(RunnerFixture.echoBot(prefix: "v3").replacingOccurrences(of: "expect: { reply: \"v3: hi\" }", with: "expect: { reply: \"nope\" }"))
-                #expect(!(await running.runner.reload()).isEmpty)
-
-                try fixture.write(RunnerFixture.echoBot(prefix: "v4"))
-                #expect(await running.runner.reload().isEmpty)
-                start = try await alice.cursorNow()
-                try await alice.say("after fix", to: "echo")
-                #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["v4: after fix"])
-            }
-        }
-
         /// The watcher looks at the folder on the runner's clock: time is moved by hand.
         @Test func aChangedFileIsPickedUpWhileRunning() async throws {
             try await withBotsFolder { server, fixture, adminToken in
@@ -140,17 +119,6 @@ extension ServerSuites {
                     try await alice.say("which?", to: "echo")
                     #expect(try await alice.messages(from: "echo", count: 1, after: start) == ["newer: which?"])
                 }
-            }
-        }
-
-        @Test func aBrokenFileAtStartStopsTheRunnerWithEveryError() async throws {
-            try await withBotsFolder { server, fixture, adminToken in
-                try fixture.write(RunnerFixture.echoBot().replacingOccurrences(of: "reply:", with: "repyl:")
-                    .replacingOccurrences(of: "direct: true", with: "direkt: true"))
-                let runner = try BotRunner(configuration: fixture.configuration(server: server, adminToken: adminToken))
-                let error = await #expect(throws: RunnerError.self) { try await runner.run() }
-                let text = error?.description ?? ""
-                #expect(text.contains("echo.yaml:") && text.contains("'repyl'") && text.contains("'direkt'"))
             }
         }
     }

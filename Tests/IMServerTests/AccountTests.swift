@@ -3,11 +3,9 @@ import IMProtocol
 import TestSupport
 import Testing
 
-@Suite(.sharedServer) struct AccountTests {
-    let server: TestServer
-    init() throws { server = try SharedServer.current }
-
-    @Test func registerAnswers201WithTheUserAndAWorkingToken() async throws {
+@Suite(.sharedServers) struct AccountTests {
+    @Test(arguments: TestStore.allCases) func registerAnswers201WithTheUserAndAWorkingToken(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let name = Names.unique("Reg")
         let answer = try await server.client.send(
             "POST", "/v1/register", json: RegisterRequest(username: name, password: "long enough pw", nickname: "Reggie"))
@@ -22,7 +20,8 @@ import Testing
         #expect(try me.decode(User.self).id == auth.user.id)
     }
 
-    @Test func nicknameDefaultsToTheUsernameAndBotLoginsDoNotExpire() async throws {
+    @Test(arguments: TestStore.allCases) func nicknameDefaultsToTheUsernameAndBotLoginsDoNotExpire(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let name = Names.unique("bot")
         try await server.createAccount(name, password: "long enough pw", bot: true)
         let answer = try await server.client.send(
@@ -34,14 +33,16 @@ import Testing
         #expect(auth.expiresAt == nil)
     }
 
-    @Test func registeringATakenNameIsAConflictWhateverItsCase() async throws {
+    @Test(arguments: TestStore.allCases) func registeringATakenNameIsAConflictWhateverItsCase(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (_, user) = try await server.client.newUser("taken")
         let again = try await server.client.send(
             "POST", "/v1/register", json: RegisterRequest(username: user.username.uppercased(), password: "another password"))
         expectError(again, .conflict, field: "username")
     }
 
-    @Test func loginWithADeviceReturnsASecondWorkingToken() async throws {
+    @Test(arguments: TestStore.allCases) func loginWithADeviceReturnsASecondWorkingToken(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (first, user) = try await server.client.newUser("login")
         let answer = try await server.client.send(
             "POST", "/v1/login",
@@ -55,7 +56,8 @@ import Testing
         expectStatus(try await first.get("/v1/me"), 200)
     }
 
-    @Test func wrongPasswordAndUnknownUserGetTheSameAnswer() async throws {
+    @Test(arguments: TestStore.allCases) func wrongPasswordAndUnknownUserGetTheSameAnswer(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (_, user) = try await server.client.newUser("guess")
         let wrong = try await server.client.send(
             "POST", "/v1/login", json: LoginRequest(username: user.username, password: "not the password"))
@@ -66,7 +68,8 @@ import Testing
         #expect(wrong.error?.message == unknown.error?.message)
     }
 
-    @Test func logoutEndsOnlyThatLogin() async throws {
+    @Test(arguments: TestStore.allCases) func logoutEndsOnlyThatLogin(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (_, user) = try await server.client.newUser("logout")
         let phone = try await server.client.login(user.username, device: "phone")
         let laptop = try await server.client.login(user.username, device: "laptop")
@@ -75,7 +78,8 @@ import Testing
         expectStatus(try await laptop.get("/v1/me"), 200)
     }
 
-    @Test func patchMeChangesOnlyTheGivenFieldsAndOthersSeeThem() async throws {
+    @Test(arguments: TestStore.allCases) func patchMeChangesOnlyTheGivenFieldsAndOthersSeeThem(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, user) = try await server.client.newUser("patch")
         let (bob, _) = try await server.client.newUser("viewer")
         let first = try await alice.send(
@@ -93,13 +97,15 @@ import Testing
         #expect(seen == me)
     }
 
-    @Test func patchMeRejectsAnAvatarURLThatIsNotHTTPOrMedia() async throws {
+    @Test(arguments: TestStore.allCases) func patchMeRejectsAnAvatarURLThatIsNotHTTPOrMedia(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("badurl")
         let answer = try await alice.send("PATCH", "/v1/me", json: ProfileUpdate(avatarURL: "javascript:alert(1)"))
         expectError(answer, .invalidRequest, field: "avatar_url")
     }
 
-    @Test func passwordChangeIssuesANewTokenAndEndsTheOldLogins() async throws {
+    @Test(arguments: TestStore.allCases) func passwordChangeIssuesANewTokenAndEndsTheOldLogins(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, user) = try await server.client.newUser("pw")
         let other = try await server.client.login(user.username, device: "tablet")
         let answer = try await alice.send(
@@ -116,7 +122,8 @@ import Testing
         _ = try await server.client.login(user.username, password: "a brand new password")
     }
 
-    @Test func passwordChangeNeedsTheOldPasswordAndAValidNewOne() async throws {
+    @Test(arguments: TestStore.allCases) func passwordChangeNeedsTheOldPasswordAndAValidNewOne(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("pw2")
         let wrongOld = try await alice.send(
             "PUT", "/v1/me/password", json: PasswordChange(oldPassword: "not my password", newPassword: "a brand new password"))
@@ -129,6 +136,7 @@ import Testing
 
     @Test(arguments: ImageSample.all)
     func avatarUploadIsRecognisedFromItsBytesAndServedWithAnETag(image: ImageSample) async throws {
+        let server = try SharedServer.current(.sqlite)
         let (alice, _) = try await server.client.newUser("avatar-\(image.name)")
         // The declared type is deliberately wrong: only the bytes count.
         let upload = try await alice.send(
@@ -153,7 +161,8 @@ import Testing
         #expect(again.header("ETag") == etag)
     }
 
-    @Test func avatarBetweenTheJSONLimitAndTwoMebibytesIsAccepted() async throws {
+    @Test(arguments: TestStore.allCases) func avatarBetweenTheJSONLimitAndTwoMebibytesIsAccepted(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("bigavatar")
         let bytes = ImageBytes.png + Array(repeating: 1, count: Limits.avatarBytes - ImageBytes.png.count)
         let upload = try await alice.send("PUT", "/v1/me/avatar", body: Data(bytes), headers: [("Content-Type", "image/png")])
@@ -161,7 +170,8 @@ import Testing
         #expect(try upload.decode(AvatarUpload.self).media.size == Limits.avatarBytes)
     }
 
-    @Test func avatarThatIsNotAnImageIsUnsupportedMediaType() async throws {
+    @Test(arguments: TestStore.allCases) func avatarThatIsNotAnImageIsUnsupportedMediaType(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("notimage")
         let answer = try await alice.send(
             "PUT", "/v1/me/avatar", body: Data("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8),
@@ -170,20 +180,23 @@ import Testing
         #expect(try await alice.get("/v1/me").decode(User.self).avatarURL == "")
     }
 
-    @Test func avatarOverTwoMebibytesIsPayloadTooLarge() async throws {
+    @Test(arguments: TestStore.allCases) func avatarOverTwoMebibytesIsPayloadTooLarge(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("hugeavatar")
         let bytes = ImageBytes.png + Array(repeating: 1, count: Limits.avatarBytes + 1 - ImageBytes.png.count)
         let answer = try await alice.send("PUT", "/v1/me/avatar", body: Data(bytes), headers: [("Content-Type", "image/png")])
         expectError(answer, .payloadTooLarge)
     }
 
-    @Test func emptyAvatarIsInvalid() async throws {
+    @Test(arguments: TestStore.allCases) func emptyAvatarIsInvalid(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("emptyavatar")
         let answer = try await alice.send("PUT", "/v1/me/avatar", body: Data(), headers: [("Content-Type", "image/png")])
         expectError(answer, .invalidRequest)
     }
 
-    @Test func unknownMediaIsNotFound() async throws {
+    @Test(arguments: TestStore.allCases) func unknownMediaIsNotFound(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         expectError(try await server.client.get("/v1/media/doesnotexist"), .notFound)
     }
 }

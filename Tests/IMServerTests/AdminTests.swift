@@ -197,7 +197,7 @@ import Testing
                 "POST", "/v1/register", json: RegisterRequest(username: "root", password: "long enough"))
             expectError(stranger, .forbidden)
             // The first administrator is made on the data folder, not over HTTP.
-            let local = try AccountAdministration(dataDirectory: server.directory, passwordHasher: TestServer.configuration(directory: "").passwordHasher)
+            let local = try await AccountAdministration(dataDirectory: server.directory, passwordHasher: TestServer.configuration(directory: "").passwordHasher)
             let made = try await local.addAccount(AdminCreateUser(username: "root", password: "correct horse battery", admin: true))
             await local.close()
             #expect(made.admin)

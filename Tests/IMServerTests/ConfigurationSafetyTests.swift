@@ -42,12 +42,12 @@ import Testing
     }
 
     /// Item 18: start-up fails when the configured cost cannot hash at all.
-    @Test func aCostThatCannotHashStopsStartUp() throws {
+    @Test func aCostThatCannotHashStopsStartUp() async throws {
         var config = TestServer.configuration(directory: TestServer.temporaryDirectory())
         defer { try? FileManager.default.removeItem(atPath: config.dataDirectory) }
         config.passwordHasher = PasswordHasher(memoryKiB: 1, iterations: 1, parallelism: 1)
-        let error = #expect(throws: ServerStartError.self) {
-            _ = try IMServerApp(configuration: config, logger: Logger(label: "t", sink: MemoryLogSink()))
+        let error = await #expect(throws: ServerStartError.self) {
+            _ = try await IMServerApp(configuration: config, logger: Logger(label: "t", sink: MemoryLogSink()))
         }
         #expect(error?.message.contains("cannot hash passwords with the configured cost") == true)
     }
@@ -96,8 +96,8 @@ import Testing
         var config = TestServer.configuration(directory: TestServer.temporaryDirectory())
         defer { try? FileManager.default.removeItem(atPath: config.dataDirectory) }
         config.http.host = "0.0.0.0"
-        let error = #expect(throws: ServerStartError.self) {
-            _ = try IMServerApp(configuration: config, logger: Logger(label: "t", sink: MemoryLogSink()))
+        let error = await #expect(throws: ServerStartError.self) {
+            _ = try await IMServerApp(configuration: config, logger: Logger(label: "t", sink: MemoryLogSink()))
         }
         #expect(error?.message.contains("metrics_token") == true)
 

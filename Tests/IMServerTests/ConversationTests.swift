@@ -4,14 +4,11 @@ import Lifecycle
 import TestSupport
 import Testing
 
-@Suite(.sharedServer) struct ConversationTests {
-    let server: TestServer
-    init() throws { server = try SharedServer.current }
-
-    @Test func sessionsListPutsUnreadFirstThenMostRecent() async throws {
+@Suite(.sharedServers) struct ConversationTests {
+    @Test(arguments: TestStore.allCases) func sessionsListPutsUnreadFirstThenMostRecent(_ store: TestStore) async throws {
         // The server's own clock, moved between steps so that "most recent" is never a tie.
         let time = ManualTime()
-        try await withServer(time: time) { server in
+        try await withServer(store: store, time: time) { server in
             let (alice, aliceUser) = try await server.client.newUser("alice")
             let (bob, bobUser) = try await server.client.newUser("bob")
             let (_, carolUser) = try await server.client.newUser("carol")
@@ -45,7 +42,8 @@ import Testing
         }
     }
 
-    @Test func directConversationsShowTheOtherUserFromEachSide() async throws {
+    @Test(arguments: TestStore.allCases) func directConversationsShowTheOtherUserFromEachSide(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, bobUser) = try await server.client.newUser("bob")
         expectStatus(try await bob.send("PATCH", "/v1/me", json: ProfileUpdate(nickname: "Bobby", avatarURL: "https://example.com/b.png")), 200)
@@ -62,7 +60,8 @@ import Testing
         #expect(theirs.unread == 1)
     }
 
-    @Test func aDirectConversationAppearsOnlyOnceUsed() async throws {
+    @Test(arguments: TestStore.allCases) func aDirectConversationAppearsOnlyOnceUsed(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("alice")
         let (_, bobUser) = try await server.client.newUser("bob")
         expectStatus(try await alice.get("/v1/conversations/user:\(bobUser.username)/messages"), 200)
@@ -70,7 +69,8 @@ import Testing
         expectError(try await alice.get("/v1/conversations/user:\(bobUser.username)"), .notFound)
     }
 
-    @Test func oneConversationByIdAndByAddressIsTheSame() async throws {
+    @Test(arguments: TestStore.allCases) func oneConversationByIdAndByAddressIsTheSame(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, bobUser) = try await server.client.newUser("bob")
         let sent = try await bob.message("user:\(aliceUser.username)", "ping")
@@ -85,7 +85,8 @@ import Testing
         #expect(conversation.lastMessage?.id == sent.id)
     }
 
-    @Test func historyPagesNewestFirstWithNextBefore() async throws {
+    @Test(arguments: TestStore.allCases) func historyPagesNewestFirstWithNextBefore(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("pager")
         let (_, bobUser) = try await server.client.newUser("bob")
         let address = "user:\(bobUser.username)"
@@ -106,7 +107,8 @@ import Testing
         #expect(defaultPage.messages.count == 20)
     }
 
-    @Test func aFullLastPageHasNoNextBefore() async throws {
+    @Test(arguments: TestStore.allCases) func aFullLastPageHasNoNextBefore(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("pager")
         let (_, bobUser) = try await server.client.newUser("bob")
         let address = "user:\(bobUser.username)"
@@ -118,7 +120,8 @@ import Testing
         #expect(second.nextBefore == nil)
     }
 
-    @Test func sendAnswers201WithTheStoredMessage() async throws {
+    @Test(arguments: TestStore.allCases) func sendAnswers201WithTheStoredMessage(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("sender")
         let group = Names.unique("g")
         try await alice.create(.group, group)
@@ -134,7 +137,8 @@ import Testing
         #expect(try await alice.history("group:\(group)").messages.first == message)
     }
 
-    @Test func resendingWithTheSameClientMessageIDReturnsTheFirstMessage() async throws {
+    @Test(arguments: TestStore.allCases) func resendingWithTheSameClientMessageIDReturnsTheFirstMessage(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("retry")
         let (_, bobUser) = try await server.client.newUser("bob")
         let address = "user:\(bobUser.username)"
@@ -152,7 +156,8 @@ import Testing
         #expect(try await alice.history(address).messages.map(\.text) == ["only once"])
     }
 
-    @Test func aClientMessageIDUsedInAnotherConversationIsAConflict() async throws {
+    @Test(arguments: TestStore.allCases) func aClientMessageIDUsedInAnotherConversationIsAConflict(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("reuse")
         let (_, bobUser) = try await server.client.newUser("bob")
         let (_, carolUser) = try await server.client.newUser("carol")
@@ -164,7 +169,8 @@ import Testing
         #expect(try await alice.history("user:\(carolUser.username)").messages.isEmpty)
     }
 
-    @Test func twoSendersMayUseTheSameClientMessageID() async throws {
+    @Test(arguments: TestStore.allCases) func twoSendersMayUseTheSameClientMessageID(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("a")
         let (bob, _) = try await server.client.newUser("b")
         let group = Names.unique("g")
@@ -175,7 +181,8 @@ import Testing
         #expect(first.id != second.id)
     }
 
-    @Test func replyToMustNameAMessageOfTheSameConversation() async throws {
+    @Test(arguments: TestStore.allCases) func replyToMustNameAMessageOfTheSameConversation(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("replier")
         let (_, bobUser) = try await server.client.newUser("bob")
         let (_, carolUser) = try await server.client.newUser("carol")
@@ -199,7 +206,8 @@ import Testing
         #expect(try await alice.history("user:\(bobUser.username)").messages.count == 2)
     }
 
-    @Test func readMarkersClearUnreadAndStopAtTheLastMessage() async throws {
+    @Test(arguments: TestStore.allCases) func readMarkersClearUnreadAndStopAtTheLastMessage(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("writer")
         let (bob, bobUser) = try await server.client.newUser("reader")
         for index in 1...3 { try await alice.message("user:\(bobUser.username)", "m\(index)") }
@@ -229,14 +237,16 @@ import Testing
         #expect(events.first?.conversation?.address == .user(aliceUser.username))
     }
 
-    @Test func ownMessagesAreNotUnread() async throws {
+    @Test(arguments: TestStore.allCases) func ownMessagesAreNotUnread(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("self")
         let (_, bobUser) = try await server.client.newUser("bob")
         try await alice.message("user:\(bobUser.username)", "mine")
         #expect(try await alice.conversations().first?.unread == 0)
     }
 
-    @Test func sendingToAnUnknownUserGroupOrRoomIsNotFound() async throws {
+    @Test(arguments: TestStore.allCases) func sendingToAnUnknownUserGroupOrRoomIsNotFound(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("lost")
         for address in ["user:\(Names.unique("ghost"))", "group:\(Names.unique("ghost"))", "room:\(Names.unique("ghost"))", "999999999"] {
             let answer = try await alice.send(
@@ -245,7 +255,8 @@ import Testing
         }
     }
 
-    @Test func aQuoteInAMessageIsStoredAsIs() async throws {
+    @Test(arguments: TestStore.allCases) func aQuoteInAMessageIsStoredAsIs(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("quoter")
         let (_, bobUser) = try await server.client.newUser("bob")
         let text = #"it's "quoted"; DROP TABLE messages; -- 😀 ünïcødé"#

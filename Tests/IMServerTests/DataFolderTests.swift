@@ -14,8 +14,8 @@ import Testing
     @Test func aSecondServerOnAFolderInUseIsRefusedUntilTheFirstStops() async throws {
         let server = try await TestServer.start()
         let config = TestServer.configuration(directory: server.directory)
-        let error = #expect(throws: ServerStartError.self) {
-            _ = try IMServerApp(configuration: config, logger: Logger(label: "t", sink: MemoryLogSink()))
+        let error = await #expect(throws: ServerStartError.self) {
+            _ = try await IMServerApp(configuration: config, logger: Logger(label: "t", sink: MemoryLogSink()))
         }
         #expect(error?.message == "a switchboard server is running on the data folder \(server.directory) (pid \(getpid())); stop it first")
 

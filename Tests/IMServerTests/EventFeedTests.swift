@@ -4,11 +4,9 @@ import TestSupport
 import Testing
 
 /// The feed's answers that never park: cursors, batches, limits, and what events carry.
-@Suite(.sharedServer) struct EventFeedTests {
-    let server: TestServer
-    init() throws { server = try SharedServer.current }
-
-    @Test func pollWithoutACursorAnswersWithACursorAndNoEvents() async throws {
+@Suite(.sharedServers) struct EventFeedTests {
+    @Test(arguments: TestStore.allCases) func pollWithoutACursorAnswersWithACursorAndNoEvents(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, _) = try await server.client.newUser("bob")
         // Events from before the first poll are not replayed.
@@ -21,7 +19,8 @@ import Testing
         #expect(try await alice.events(after: batch.cursor).events.isEmpty)
     }
 
-    @Test func pollWithACursorReturnsNewerEventsInOrderAndTheNextCursor() async throws {
+    @Test(arguments: TestStore.allCases) func pollWithACursorReturnsNewerEventsInOrderAndTheNextCursor(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, _) = try await server.client.newUser("bob")
         let cursor = try await alice.cursor()
@@ -40,7 +39,8 @@ import Testing
         #expect(empty.cursor == batch.cursor)
     }
 
-    @Test func aCursorCanBeReusedSoDeliveryIsAtLeastOnce() async throws {
+    @Test(arguments: TestStore.allCases) func aCursorCanBeReusedSoDeliveryIsAtLeastOnce(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, _) = try await server.client.newUser("bob")
         let cursor = try await alice.cursor()
@@ -51,7 +51,8 @@ import Testing
         #expect(first.events.count == 1)
     }
 
-    @Test func limitCapsABatchAndTheNextPollContinuesWhereItStopped() async throws {
+    @Test(arguments: TestStore.allCases) func limitCapsABatchAndTheNextPollContinuesWhereItStopped(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, _) = try await server.client.newUser("bob")
         var cursor = try await alice.cursor()
@@ -65,7 +66,8 @@ import Testing
         #expect(texts == [["m1", "m2"], ["m3", "m4"], ["m5"]])
     }
 
-    @Test func directMessageEventsNameTheOtherUserOnEachSide() async throws {
+    @Test(arguments: TestStore.allCases) func directMessageEventsNameTheOtherUserOnEachSide(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, bobUser) = try await server.client.newUser("bob")
         let aliceCursor = try await alice.cursor()
@@ -84,7 +86,8 @@ import Testing
         #expect(bobEvents.first?.message?.sender == aliceUser.username)
     }
 
-    @Test func membershipAndInfoEventsCarryTheirSystemNotice() async throws {
+    @Test(arguments: TestStore.allCases) func membershipAndInfoEventsCarryTheirSystemNotice(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (bob, bobUser) = try await server.client.newUser("bob")
         let group = Names.unique("g")
@@ -118,7 +121,8 @@ import Testing
         #expect(try await alice.get("/v1/conversations/group:\(group)").decode(Conversation.self).unread == 0)
     }
 
-    @Test func roomNoticesSayEnteredAndLeft() async throws {
+    @Test(arguments: TestStore.allCases) func roomNoticesSayEnteredAndLeft(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("alice")
         let (bob, bobUser) = try await server.client.newUser("bob")
         let room = Names.unique("r")
@@ -133,7 +137,8 @@ import Testing
         ])
     }
 
-    @Test func roomMessagesReachOnlyThosePresent() async throws {
+    @Test(arguments: TestStore.allCases) func roomMessagesReachOnlyThosePresent(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("alice")
         let (bob, _) = try await server.client.newUser("bob")
         let (carol, _) = try await server.client.newUser("carol")
@@ -153,7 +158,8 @@ import Testing
         expectError(try await carol.get("/v1/conversations/room:\(room)/messages"), .forbidden, reason: "not_present")
     }
 
-    @Test func profileUpdatesReachTheUsersOwnFeed() async throws {
+    @Test(arguments: TestStore.allCases) func profileUpdatesReachTheUsersOwnFeed(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("alice")
         let cursor = try await alice.cursor()
         expectStatus(try await alice.send("PATCH", "/v1/me", json: ProfileUpdate(signature: "busy")), 200)
@@ -162,16 +168,17 @@ import Testing
         #expect(events.first?.user?.signature == "busy")
     }
 
-    @Test func anotherUsersCursorIsExpired() async throws {
+    @Test(arguments: TestStore.allCases) func anotherUsersCursorIsExpired(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("alice")
         let (carol, _) = try await server.client.newUser("carol")
         let aliceCursor = try await alice.cursor()
         expectError(try await carol.poll(aliceCursor), .cursorExpired)
     }
 
-    @Test func aCursorFromAnotherDataFolderIsExpiredEvenForTheSameUserID() async throws {
-        try await withServer { first in
-            try await withServer { second in
+    @Test(arguments: TestStore.allCases) func aCursorFromAnotherDataFolderIsExpiredEvenForTheSameUserID(_ store: TestStore) async throws {
+        try await withServer(store: store) { first in
+            try await withServer(store: store) { second in
                 let (here, hereUser) = try await first.client.register("alice")
                 let (there, thereUser) = try await second.client.register("alice")
                 try #require(hereUser.id == thereUser.id)
@@ -182,7 +189,8 @@ import Testing
         }
     }
 
-    @Test func aCursorFromTheFutureIsExpired() async throws {
+    @Test(arguments: TestStore.allCases) func aCursorFromTheFutureIsExpired(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("alice")
         let cursor = try await alice.cursor()
         var parts = cursor.split(separator: ".").map(String.init)
@@ -193,6 +201,7 @@ import Testing
 
     @Test(arguments: ["garbage", "v1", "v1.abc.1", "v1.abc.1.1.1", "v1.abc.1.%21", "v2.abc.1.1", "v1..1.1", "v1.abc.-1.1", "v1.abc.1.-1", "%00"])
     func aCursorThatIsNotOneIsInvalid(_ cursor: String) async throws {
+        let server = try SharedServer.current(.sqlite)
         let (alice, _) = try await server.client.newUser("alice")
         expectError(try await alice.poll(cursor), .invalidRequest, field: "cursor")
     }

@@ -6,15 +6,14 @@ import Testing
 /// Issue 11, item 2: who may join. Open groups, approval groups with join requests,
 /// invite-only groups with invitations; pending ones listed and revocable; `via` on
 /// `member_joined`; restricted newcomers; rooms that show a newcomer nothing earlier.
-@Suite(.sharedServer) struct GroupAdmissionTests {
-    let server: TestServer
-    init() throws { server = try SharedServer.current }
+@Suite(.sharedServers) struct GroupAdmissionTests {
 
     private func create(_ client: TestClient, _ request: CreateConversationRequest) async throws {
         expectStatus(try await client.send("POST", "/v1/groups", json: request), 201)
     }
 
-    @Test func anApprovalGroupShowsOutsidersOnlyItsNameAndDescription() async throws {
+    @Test(arguments: TestStore.allCases) func anApprovalGroupShowsOutsidersOnlyItsNameAndDescription(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, _) = try await server.client.newUser("owner")
         let (outsider, _) = try await server.client.newUser("outsider")
         let name = Names.unique("club")
@@ -40,7 +39,8 @@ import Testing
 
     /// Issue 11, item 2: a join request waits for an admin, who is told; approving lets
     /// the one asking in with `via: approval`; pending requests are listed for both sides.
-    @Test func aJoinRequestWaitsForAnAdminWhoApprovesIt() async throws {
+    @Test(arguments: TestStore.allCases) func aJoinRequestWaitsForAnAdminWhoApprovesIt(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, ownerUser) = try await server.client.newUser("owner")
         let (asker, askerUser) = try await server.client.newUser("asker")
         let name = Names.unique("club")
@@ -72,7 +72,8 @@ import Testing
         expectError(try await owner.send("POST", "/v1/groups/\(name)/requests/\(askerUser.username)/approve"), .notFound)
     }
 
-    @Test func aRequestIsDeniedByAnAdminOrWithdrawnByTheOneAsking() async throws {
+    @Test(arguments: TestStore.allCases) func aRequestIsDeniedByAnAdminOrWithdrawnByTheOneAsking(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, _) = try await server.client.newUser("owner")
         let (asker, askerUser) = try await server.client.newUser("asker")
         let (member, memberUser) = try await server.client.newUser("member")
@@ -105,7 +106,8 @@ import Testing
 
     /// Issue 11, item 2: the invited user sees an event and accepts by joining; pending
     /// invitations are listed and can be declined or withdrawn.
-    @Test func invitationsAreToldListedDeclinedAndWithdrawn() async throws {
+    @Test(arguments: TestStore.allCases) func invitationsAreToldListedDeclinedAndWithdrawn(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, ownerUser) = try await server.client.newUser("owner")
         let (guest, guestUser) = try await server.client.newUser("guest")
         let (other, otherUser) = try await server.client.newUser("other")
@@ -139,7 +141,8 @@ import Testing
     }
 
     /// Issue 11, item 2: `member_joined` says how (`via: open | invite | approval`).
-    @Test func memberJoinedSaysHowTheMemberCameIn() async throws {
+    @Test(arguments: TestStore.allCases) func memberJoinedSaysHowTheMemberCameIn(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, _) = try await server.client.newUser("owner")
         let (walker, _) = try await server.client.newUser("walker")
         let (guest, guestUser) = try await server.client.newUser("guest")
@@ -158,7 +161,8 @@ import Testing
     /// Issue 11, item 2: `new_members: restricted` keeps a newcomer from posting, from the
     /// very join (the restriction is written in the same transaction as the membership,
     /// so no first post slips through), until an admin lets them.
-    @Test func aRestrictedNewcomerPostsOnlyOnceAnAdminLetsThem() async throws {
+    @Test(arguments: TestStore.allCases) func aRestrictedNewcomerPostsOnlyOnceAnAdminLetsThem(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, _) = try await server.client.newUser("owner")
         let (newcomer, newcomerUser) = try await server.client.newUser("newcomer")
         let name = Names.unique("careful")
@@ -179,7 +183,8 @@ import Testing
 
     /// Issue 11's test list: a room newcomer reads nothing from before they entered, and
     /// after leaving and coming back, nothing said while they were away.
-    @Test func aRoomNewcomerReadsNothingFromBeforeTheyEntered() async throws {
+    @Test(arguments: TestStore.allCases) func aRoomNewcomerReadsNothingFromBeforeTheyEntered(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (host, _) = try await server.client.newUser("host")
         let (guest, guestUser) = try await server.client.newUser("guest")
         let name = Names.unique("hall")
@@ -208,7 +213,8 @@ import Testing
 
     /// Issue 11's test list: a private group is indistinguishable from a missing one to
     /// outsiders, on every endpoint of this issue too.
-    @Test func anInviteOnlyGroupIsIndistinguishableFromAMissingOne() async throws {
+    @Test(arguments: TestStore.allCases) func anInviteOnlyGroupIsIndistinguishableFromAMissingOne(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, _) = try await server.client.newUser("owner")
         let (outsider, _) = try await server.client.newUser("outsider")
         let (_, someone) = try await server.client.newUser("someone")

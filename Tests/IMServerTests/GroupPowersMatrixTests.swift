@@ -6,7 +6,7 @@ import Testing
 /// Issue 11's authorization matrix: every group act × who does it (owner, admin, member,
 /// non-member, banned, anonymous, and a server administrator who is no member) × the
 /// group's policy (open, approval, invite), one named case per cell, each on a fresh
-/// group (`GroupPowersWorld`). A refused act leaves the group exactly as it was.
+/// group (`GroupPowersWorld`), on each store. A refused act leaves the group exactly as it was.
 ///
 /// The cells run one at a time: each makes a group and about twenty requests, and
 /// hundreds of them at once starved the other suites' requests of a loaded machine.
@@ -126,14 +126,9 @@ import Testing
         }
     }
 
-    let world: GroupPowersWorld.World
-    init() throws {
-        guard let world = GroupPowersWorld.current else { throw TestFailure("no group powers world") }
-        self.world = world
-    }
-
-    @Test(arguments: cells)
-    func groupPowers(_ cell: Cell) async throws {
+    @Test(arguments: TestStore.allCases, cells)
+    func groupPowers(_ store: TestStore, _ cell: Cell) async throws {
+        guard let world = GroupPowersWorld.current[store] else { throw TestFailure("no group powers world on \(store)") }
         let (group, message) = try await world.group(cell.policy)
         // Unmuting someone who is not muted changes nothing: the target is muted first.
         if cell.act == .unmute {
@@ -143,7 +138,7 @@ import Testing
         }
         let before = try await world.state(of: group, message: message)
         let client = cell.actor.account.map(world.client) ?? world.server.client
-        let answer = try await perform(cell.act, in: group, message: message, as: client)
+        let answer = try await perform(cell.act, in: group, message: message, as: client, world)
         #expect(answer.status == cell.expected.status, "body: \(answer.text)")
         if let reason = cell.expected.reason {
             #expect(answer.error?.reason == reason, "body: \(answer.text)")
@@ -156,9 +151,9 @@ import Testing
         }
     }
 
-    private func perform(_ act: Act, in group: String, message: Message, as client: TestClient) async throws
-        -> TestClient.Answer
-    {
+    private func perform(
+        _ act: Act, in group: String, message: Message, as client: TestClient, _ world: GroupPowersWorld.World
+    ) async throws -> TestClient.Answer {
         let base = "/v1/groups/\(group)"
         let conversation = "/v1/conversations/group:\(group)"
         switch act {

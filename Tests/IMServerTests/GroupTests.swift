@@ -3,11 +3,9 @@ import IMProtocol
 import TestSupport
 import Testing
 
-@Suite(.sharedServer) struct GroupTests {
-    let server: TestServer
-    init() throws { server = try SharedServer.current }
-
-    @Test func creatingAGroupAnswers201AndMakesTheCreatorItsOwner() async throws {
+@Suite(.sharedServers) struct GroupTests {
+    @Test(arguments: TestStore.allCases) func creatingAGroupAnswers201AndMakesTheCreatorItsOwner(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("founder")
         let name = Names.unique("Team")
         let answer = try await alice.send(
@@ -26,7 +24,8 @@ import Testing
         #expect(members.map(\.role) == [.owner])
     }
 
-    @Test func aGroupNameTakenInAnyCaseIsAConflict() async throws {
+    @Test(arguments: TestStore.allCases) func aGroupNameTakenInAnyCaseIsAConflict(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("dup")
         let (bob, _) = try await server.client.newUser("dup")
         let name = Names.unique("dup")
@@ -35,7 +34,8 @@ import Testing
         expectError(again, .conflict, field: "name")
     }
 
-    @Test func joiningAddsAMemberOnceAndMembersListsEveryone() async throws {
+    @Test(arguments: TestStore.allCases) func joiningAddsAMemberOnceAndMembersListsEveryone(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("owner")
         let (bob, bobUser) = try await server.client.newUser("joiner")
         let name = Names.unique("club")
@@ -49,7 +49,8 @@ import Testing
         #expect(members.map(\.role) == [.owner, .member])
     }
 
-    @Test func leavingRemovesTheMemberAndASecondLeaveIsRefused() async throws {
+    @Test(arguments: TestStore.allCases) func leavingRemovesTheMemberAndASecondLeaveIsRefused(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("stay")
         let (bob, _) = try await server.client.newUser("go")
         let name = Names.unique("club")
@@ -62,7 +63,8 @@ import Testing
         #expect(try await alice.get("/v1/groups/\(name)").decode(ConversationInfo.self).memberCount == 1)
     }
 
-    @Test func anOpenGroupsInfoIsPublicToLoggedInUsers() async throws {
+    @Test(arguments: TestStore.allCases) func anOpenGroupsInfoIsPublicToLoggedInUsers(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("pub")
         let (carol, _) = try await server.client.newUser("outsider")
         let name = Names.unique("open")
@@ -75,7 +77,10 @@ import Testing
 
     /// Issue 11, item 4: `info_editable_by` (default admins) says who changes title, logo
     /// and description; the settings are always the owner's and admins'.
-    @Test func onlyAdminsChangeTheInfoUnlessTheGroupLetsMembers() async throws {
+    @Test(arguments: TestStore.allCases) func onlyAdminsChangeTheInfoUnlessTheGroupLetsMembers(_ store: TestStore)
+        async throws
+    {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("owner")
         let (bob, _) = try await server.client.newUser("member")
         let name = Names.unique("editable")
@@ -103,14 +108,16 @@ import Testing
             .forbidden, reason: "not_group_admin")
     }
 
-    @Test func anEmptyPatchIsInvalid() async throws {
+    @Test(arguments: TestStore.allCases) func anEmptyPatchIsInvalid(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("empty")
         let name = Names.unique("g")
         try await alice.create(.group, name)
         expectError(try await alice.send("PATCH", "/v1/groups/\(name)", raw: "{}"), .invalidRequest)
     }
 
-    @Test func myGroupsListsOnlyTheGroupsIAmIn() async throws {
+    @Test(arguments: TestStore.allCases) func myGroupsListsOnlyTheGroupsIAmIn(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("lister")
         let (bob, _) = try await server.client.newUser("other")
         let mine = Names.unique("mine")
@@ -130,12 +137,14 @@ import Testing
         #expect(names == [joined, mine].sorted())
     }
 
-    @Test func joiningAnUnknownGroupIsNotFound() async throws {
+    @Test(arguments: TestStore.allCases) func joiningAnUnknownGroupIsNotFound(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("lost")
         expectError(try await alice.send("POST", "/v1/groups/\(Names.unique("nowhere"))/join"), .notFound)
     }
 
-    @Test func aGroupIsInviteOnlyUnlessMadeOpen() async throws {
+    @Test(arguments: TestStore.allCases) func aGroupIsInviteOnlyUnlessMadeOpen(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("maker")
         let closed = try await alice.create(.group, Names.unique("closed"))
         let open = try await alice.create(.group, Names.unique("open"), join: .open)
@@ -149,7 +158,8 @@ import Testing
 
     /// Issue 8, item 7: an invite-only group is invisible to whoever is not in it: info,
     /// members, history, sending and joining all answer 404 as for no group at all.
-    @Test func anInviteOnlyGroupIsInvisibleToOutsiders() async throws {
+    @Test(arguments: TestStore.allCases) func anInviteOnlyGroupIsInvisibleToOutsiders(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("insider")
         let (mallory, _) = try await server.client.newUser("outsider")
         let name = Names.unique("secret")
@@ -176,7 +186,8 @@ import Testing
 
     /// Issue 8, item 7: the owner (or a group admin, or a server administrator) invites;
     /// the invited account sees the info and accepts by joining, once.
-    @Test func theOwnerInvitesAndTheInvitedJoin() async throws {
+    @Test(arguments: TestStore.allCases) func theOwnerInvitesAndTheInvitedJoin(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("owner")
         let (bob, bobUser) = try await server.client.newUser("guest")
         let (carol, carolUser) = try await server.client.newUser("member")
@@ -204,7 +215,8 @@ import Testing
         expectError(try await bob.send("POST", "/v1/groups/\(name)/join"), .notFound)
     }
 
-    @Test func aServerAdministratorInvitesToAnyGroup() async throws {
+    @Test(arguments: TestStore.allCases) func aServerAdministratorInvitesToAnyGroup(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (bot, _) = try await server.client.newUser("bot")
         let (alice, aliceUser) = try await server.client.newUser("oncall")
         let (admin, _) = try await server.createAccount(Names.unique("ops"), admin: true)

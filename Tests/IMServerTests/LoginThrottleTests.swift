@@ -56,13 +56,13 @@ import Testing
     /// Item 3: at most `inFlightPerAccount` checks of one account run at once.
     @Test func checksOfOneAccountInFlightAreCapped() async throws {
         let throttle = LoginThrottle(limits: LoginLimits(inFlightPerAccount: 2, inFlightPerAddress: 100), time: ManualTime())
-        let first = try throttle.begin(username: "alice", address: "192.0.2.1")
-        let second = try throttle.begin(username: "alice", address: "192.0.2.2")
-        let error = #expect(throws: APIError.self) { try throttle.begin(username: "alice", address: "192.0.2.3") }
+        let first = try await throttle.begin(username: "alice", address: "192.0.2.1")
+        let second = try await throttle.begin(username: "alice", address: "192.0.2.2")
+        let error = await #expect(throws: APIError.self) { try await throttle.begin(username: "alice", address: "192.0.2.3") }
         #expect(error?.code == .rateLimited && error?.retryAfter == 1)
-        throttle.finish(first, succeeded: false)
-        _ = try throttle.begin(username: "alice", address: "192.0.2.3")
-        throttle.finish(second, succeeded: true)
+        try await throttle.finish(first, succeeded: false)
+        _ = try await throttle.begin(username: "alice", address: "192.0.2.3")
+        try await throttle.finish(second, succeeded: true)
     }
 
     /// Item 3: the hashing queue is bounded: past it a check answers 503 at once.

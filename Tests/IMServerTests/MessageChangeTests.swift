@@ -5,15 +5,14 @@ import Testing
 
 /// Issue 11, item 5: the sender edits their message; the sender or a group's admin
 /// deletes one, and its text is gone for everyone, everywhere it was shown.
-@Suite(.sharedServer) struct MessageChangeTests {
-    let server: TestServer
-    init() throws { server = try SharedServer.current }
+@Suite(.sharedServers) struct MessageChangeTests {
 
     private func path(_ address: String, _ message: Message) -> String {
         "/v1/conversations/\(address)/messages/\(message.id)"
     }
 
-    @Test func theSenderEditsAndHistoryAndFeedsShowTheNewText() async throws {
+    @Test(arguments: TestStore.allCases) func theSenderEditsAndHistoryAndFeedsShowTheNewText(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("writer")
         let (bob, bobUser) = try await server.client.newUser("reader")
         let address = "user:\(bobUser.username)"
@@ -41,7 +40,8 @@ import Testing
 
     /// Issue 11's test list: edit by anyone but the sender is refused, a group's owner
     /// included, and leaves the text as it was.
-    @Test func anEditByAnyoneButTheSenderIsRefused() async throws {
+    @Test(arguments: TestStore.allCases) func anEditByAnyoneButTheSenderIsRefused(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, _) = try await server.client.newUser("owner")
         let (member, _) = try await server.client.newUser("member")
         let (outsider, _) = try await server.client.newUser("outsider")
@@ -70,7 +70,8 @@ import Testing
         #expect(try await owner.history("group:\(group)").messages.first { $0.id == sent.id }?.text == "mine")
     }
 
-    @Test func editsAreCheckedLikeSends() async throws {
+    @Test(arguments: TestStore.allCases) func editsAreCheckedLikeSends(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("checked")
         let (_, bobUser) = try await server.client.newUser("peer")
         let address = "user:\(bobUser.username)"
@@ -92,7 +93,8 @@ import Testing
     /// Issue 11's test list: a deleted message's text is gone for everyone everywhere it
     /// was shown: history, the sessions list's last message, the feed event that carried
     /// it (read again from an old cursor), and a live poll gets `message_deleted`.
-    @Test func deletingRemovesTheTextForEveryoneEverywhere() async throws {
+    @Test(arguments: TestStore.allCases) func deletingRemovesTheTextForEveryoneEverywhere(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("regret")
         let (bob, _) = try await server.client.newUser("witness")
         let (carol, _) = try await server.client.newUser("witness")
@@ -136,7 +138,8 @@ import Testing
         #expect(try await alice.send("DELETE", path("group:\(group)", sent)).decode(Message.self) == deleted)
     }
 
-    @Test func aGroupsOwnerDeletesAMembersMessageAndTheGroupIsToldWhoDid() async throws {
+    @Test(arguments: TestStore.allCases) func aGroupsOwnerDeletesAMembersMessageAndTheGroupIsToldWhoDid(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, ownerUser) = try await server.client.newUser("mod")
         let (member, memberUser) = try await server.client.newUser("spammer")
         let (other, _) = try await server.client.newUser("bystander")
@@ -162,7 +165,8 @@ import Testing
         expectError(try await owner.send("DELETE", path("group:\(group)", notice)), .conflict)
     }
 
-    @Test func aServerAdministratorDeletesInAnyGroupButNotInOthersDirectConversations() async throws {
+    @Test(arguments: TestStore.allCases) func aServerAdministratorDeletesInAnyGroupButNotInOthersDirectConversations(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (bot, _) = try await server.client.newUser("bot")
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (operatorClient, _) = try await server.createAccount(Names.unique("root"), admin: true)

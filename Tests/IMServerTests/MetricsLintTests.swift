@@ -10,11 +10,13 @@ import Testing
 @Suite struct MetricsLintTests {
     static let promtool = "/usr/bin/promtool"
 
-    @Test(.enabled(
-        if: FileManager.default.isExecutableFile(atPath: promtool),
-        "promtool is missing: `make test` installs Debian's prometheus package, which has it"))
-    func promtoolFindsNothingToComplainAbout() async throws {
-        try await withServer { server in
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: promtool),
+            "promtool is missing: `make test` installs Debian's prometheus package, which has it"),
+        arguments: TestStore.allCases)
+    func promtoolFindsNothingToComplainAbout(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let (bob, _) = try await server.client.register("bob")
             let cursor = try await bob.cursor()
@@ -28,6 +30,7 @@ import Testing
             let answer = try await server.client.get("/metrics")
             expectStatus(answer, 200)
             #expect(answer.text.contains("switchboard_store_busy_seconds_total "))
+            #expect(answer.text.contains("switchboard_postgres_sessions ") == (store == .postgres))
             let file = server.directory + "/metrics.txt"
             try answer.body.write(to: URL(fileURLWithPath: file))
 

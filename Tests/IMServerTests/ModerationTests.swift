@@ -7,9 +7,7 @@ import Testing
 /// Issue 11, items 1, 3 and 7: roles, `POST /v1/groups/<name>/moderation`, and every act
 /// an event with a notice in the group naming who did it. (Who may do what against
 /// whom, for every action, role and policy: `GroupPowersMatrixTests`.)
-@Suite(.sharedServer) struct ModerationTests {
-    let server: TestServer
-    init() throws { server = try SharedServer.current }
+@Suite(.sharedServers) struct ModerationTests {
 
     /// An open group of a new owner with `count` members who joined it.
     private func group(_ count: Int, on server: TestServer) async throws
@@ -38,9 +36,9 @@ import Testing
 
     /// Issue 11's test list: mute expiry on an injected clock. A muted member's send is
     /// refused with `reason: muted` and `until`, until the clock passes it.
-    @Test func aMuteEndsWhenTheServersClockPassesIt() async throws {
+    @Test(arguments: TestStore.allCases) func aMuteEndsWhenTheServersClockPassesIt(_ store: TestStore) async throws {
         let time = ManualTime()
-        try await withServer(time: time) { server in
+        try await withServer(store: store, time: time) { server in
             let (name, owner, members) = try await group(1, on: server)
             let (member, memberUser) = members[0]
             let cursor = try await member.cursor()
@@ -75,7 +73,8 @@ import Testing
         }
     }
 
-    @Test func aMuteWithoutDurationLastsUntilUnmuted() async throws {
+    @Test(arguments: TestStore.allCases) func aMuteWithoutDurationLastsUntilUnmuted(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (name, owner, members) = try await group(1, on: server)
         let (member, memberUser) = members[0]
         expectStatus(try await act(owner.client, name, .mute, memberUser.username), 200)
@@ -96,9 +95,9 @@ import Testing
 
     /// Issue 11's test list: a ban blocks joining, being invited and posting, until
     /// unbanned (or until it ends, for a timed one).
-    @Test func aBanBlocksJoinInviteAndPostUntilLifted() async throws {
+    @Test(arguments: TestStore.allCases) func aBanBlocksJoinInviteAndPostUntilLifted(_ store: TestStore) async throws {
         let time = ManualTime()
-        try await withServer(time: time) { server in
+        try await withServer(store: store, time: time) { server in
             let (name, owner, members) = try await group(1, on: server)
             let (member, memberUser) = members[0]
             let cursor = try await member.cursor()
@@ -138,7 +137,8 @@ import Testing
         }
     }
 
-    @Test func aBanFromAnInviteOnlyGroupKeepsItInvisibleAndDropsTheInvitation() async throws {
+    @Test(arguments: TestStore.allCases) func aBanFromAnInviteOnlyGroupKeepsItInvisibleAndDropsTheInvitation(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, _) = try await server.client.newUser("owner")
         let (guest, guestUser) = try await server.client.newUser("guest")
         let name = Names.unique("closed")
@@ -154,7 +154,8 @@ import Testing
         try await guest.join(.group, name)
     }
 
-    @Test func aKickedMemberMayRejoinWhenThePolicyLetsThem() async throws {
+    @Test(arguments: TestStore.allCases) func aKickedMemberMayRejoinWhenThePolicyLetsThem(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (name, owner, members) = try await group(1, on: server)
         let (member, memberUser) = members[0]
         let cursor = try await member.cursor()
@@ -176,7 +177,8 @@ import Testing
     }
 
     /// Issue 11, item 1: nobody acts above their role.
-    @Test func adminsModerateMembersAndOnlyTheOwnerActsOnAdmins() async throws {
+    @Test(arguments: TestStore.allCases) func adminsModerateMembersAndOnlyTheOwnerActsOnAdmins(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (name, owner, members) = try await group(3, on: server)
         let (admin, adminUser) = members[0]
         let (other, otherUser) = members[1]
@@ -203,7 +205,8 @@ import Testing
         #expect(roles.map(\.role) == [.owner, .admin, .member])
     }
 
-    @Test func theOwnerHandsTheGroupOverAndBecomesAnAdmin() async throws {
+    @Test(arguments: TestStore.allCases) func theOwnerHandsTheGroupOverAndBecomesAnAdmin(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (name, owner, members) = try await group(1, on: server)
         let (heir, heirUser) = members[0]
         let cursor = try await heir.cursor()
@@ -222,7 +225,8 @@ import Testing
 
     /// Issue 11, item 1: a server administrator acts in any group (invite, moderate, take
     /// ownership), so an operator can always manage the groups a bot created.
-    @Test func aServerAdministratorManagesAGroupABotCreated() async throws {
+    @Test(arguments: TestStore.allCases) func aServerAdministratorManagesAGroupABotCreated(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (bot, _) = try await server.createAccount(Names.unique("bot"), bot: true)
         let (alice, aliceUser) = try await server.client.newUser("alice")
         let (mallory, malloryUser) = try await server.client.newUser("mallory")
@@ -245,7 +249,8 @@ import Testing
         #expect(notices.contains("\(rootUser.username) removed \(malloryUser.username) from the group"))
     }
 
-    @Test func requestsThatMakeNoSenseAreRefusedClearly() async throws {
+    @Test(arguments: TestStore.allCases) func requestsThatMakeNoSenseAreRefusedClearly(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (name, owner, members) = try await group(1, on: server)
         let memberName = members[0].user.username
         let bad = try await owner.client.send(

@@ -6,8 +6,8 @@ import Testing
 /// Parked polls across membership changes: a conversation's events reach a poll only
 /// while its user is a member.
 @Suite struct ParkedMembershipTests {
-    @Test func aMemberWhoLeavesWhileParkedIsToldOfTheLeavingAndGetsNothingAfter() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func aMemberWhoLeavesWhileParkedIsToldOfTheLeavingAndGetsNothingAfter(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let (bob, bobUser) = try await server.client.register("bob")
             let bobsPhone = try await server.client.login("bob", device: "phone")
@@ -33,8 +33,8 @@ import Testing
         }
     }
 
-    @Test func aParkedPollOfSomeoneJoiningGetsTheJoiningAndWhatFollowsButNothingBefore() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func aParkedPollOfSomeoneJoiningGetsTheJoiningAndWhatFollowsButNothingBefore(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let (carol, carolUser) = try await server.client.register("carol")
             let carolsPhone = try await server.client.login("carol", device: "phone")
@@ -59,8 +59,8 @@ import Testing
         }
     }
 
-    @Test func oneMessageWakesEveryMembersPollWithTheSameEventAndTheirOwnCursor() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func oneMessageWakesEveryMembersPollWithTheSameEventAndTheirOwnCursor(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (owner, _) = try await server.client.register("owner")
             _ = try await owner.create(.room, "hall")
             var guests: [TestClient] = []

@@ -7,8 +7,8 @@ import Testing
 /// Polls that park: each test has a server of its own, so the parked-poll gauge on
 /// `/metrics` counts only its polls.
 @Suite struct ParkedPollTests {
-    @Test func aParkedPollIsWokenByASendAndReturnsTheMessage() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func aParkedPollIsWokenByASendAndReturnsTheMessage(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, aliceUser) = try await server.client.register("alice")
             let (bob, _) = try await server.client.register("bob")
             let cursor = try await alice.cursor()
@@ -24,8 +24,8 @@ import Testing
         }
     }
 
-    @Test func groupMembersParkedPollsGetTheMessageFromTheCommitWithoutReadingTheirFeeds() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func groupMembersParkedPollsGetTheMessageFromTheCommitWithoutReadingTheirFeeds(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (owner, _) = try await server.client.register("owner")
             _ = try await owner.create(.group, "crew", join: .open)
             var members: [TestClient] = []
@@ -58,8 +58,8 @@ import Testing
         }
     }
 
-    @Test func pollsOfTwoLoginsOfOneUserAreBothWoken() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func pollsOfTwoLoginsOfOneUserAreBothWoken(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, aliceUser) = try await server.client.register("alice")
             let laptop = try await server.client.login(aliceUser.username, device: "laptop")
             let (bob, _) = try await server.client.register("bob")
@@ -74,8 +74,8 @@ import Testing
         }
     }
 
-    @Test func timeoutZeroNeverParks() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func timeoutZeroNeverParks(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let cursor = try await alice.cursor()
             let batch = try await alice.events(after: cursor, timeout: 0)
@@ -85,9 +85,9 @@ import Testing
         }
     }
 
-    @Test func aParkedPollWhoseTimeRunsOutAnswersWithNoEvents() async throws {
+    @Test(arguments: TestStore.allCases) func aParkedPollWhoseTimeRunsOutAnswersWithNoEvents(_ store: TestStore) async throws {
         let time = ManualTime()
-        try await withServer(time: time) { server in
+        try await withServer(store: store, time: time) { server in
             let (alice, _) = try await server.client.register("alice")
             let cursor = try await alice.cursor()
             async let parked = alice.poll(cursor, timeout: 5)
@@ -120,8 +120,8 @@ import Testing
         }
     }
 
-    @Test func aSecondPollOnTheSameLoginEndsTheFirstWith409() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func aSecondPollOnTheSameLoginEndsTheFirstWith409(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let (bob, _) = try await server.client.register("bob")
             let cursor = try await alice.cursor()
@@ -137,8 +137,8 @@ import Testing
         }
     }
 
-    @Test func aPollThatDoesNotParkAlsoEndsTheParkedOneOfTheSameLogin() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func aPollThatDoesNotParkAlsoEndsTheParkedOneOfTheSameLogin(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let (bob, _) = try await server.client.register("bob")
             let cursor = try await alice.cursor()
@@ -152,8 +152,8 @@ import Testing
         }
     }
 
-    @Test func aNewLoginWithTheSameDeviceKicksTheOldOneOut() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func aNewLoginWithTheSameDeviceKicksTheOldOneOut(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (first, _) = try await server.client.register("alice")
             let phone = try await server.client.login("alice", device: "phone")
             let cursor = try await phone.cursor()
@@ -177,8 +177,8 @@ import Testing
 
     /// `kicked_out` is not a feed entry (see `Event`): it repeats the poll's cursor
     /// position, and the cursor it comes with does not move, so nothing is acknowledged.
-    @Test func theKickedOutEventRepeatsTheCursorPositionAndAcknowledgesNothing() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func theKickedOutEventRepeatsTheCursorPositionAndAcknowledgesNothing(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             _ = try await server.client.register("alice")
             let (bob, _) = try await server.client.register("bob")
             let phone = try await server.client.login("alice", device: "phone")
@@ -198,8 +198,8 @@ import Testing
         }
     }
 
-    @Test func logoutEndsTheParkedPollWith401() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func logoutEndsTheParkedPollWith401(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let cursor = try await alice.cursor()
             async let parked = alice.poll(cursor, timeout: 50)
@@ -209,8 +209,8 @@ import Testing
         }
     }
 
-    @Test func aPasswordChangeEndsTheParkedPollsOfTheOldLogins() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func aPasswordChangeEndsTheParkedPollsOfTheOldLogins(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let (bob, _) = try await server.client.register("bob")
             let tablet = try await server.client.login("alice", device: "tablet")
@@ -227,8 +227,8 @@ import Testing
         }
     }
 
-    @Test func aClientThatGivesUpOnAParkedPollFreesIt() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func aClientThatGivesUpOnAParkedPollFreesIt(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let cursor = try await alice.cursor()
             let poll = Task { try await alice.poll(cursor, timeout: 50) }
@@ -242,8 +242,8 @@ import Testing
         }
     }
 
-    @Test func gracefulShutdownAnswersParkedPollsWithNoEvents() async throws {
-        try await withServer { server in
+    @Test(arguments: TestStore.allCases) func gracefulShutdownAnswersParkedPollsWithNoEvents(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
             let cursor = try await alice.cursor()
             async let parked = alice.poll(cursor, timeout: 50)

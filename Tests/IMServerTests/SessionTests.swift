@@ -21,11 +21,11 @@ import Testing
             #expect(listed.first?.lastUsedAt == used)
 
             // Nothing is written per request: the server records the use once a minute.
-            #expect(try await server.app.store.liveTokens(of: user.id, at: used).first?.lastUsedAt == nil)
+            #expect(try await server.app.store.storage.liveTokens(of: user.id, at: used).first?.lastUsedAt == nil)
             await time.waitForSleepers(1)
             time.advance(by: .seconds(61))
             try await eventually("the use recorded") {
-                try await server.app.store.liveTokens(of: user.id, at: used).first?.lastUsedAt != nil
+                try await server.app.store.storage.liveTokens(of: user.id, at: used).first?.lastUsedAt != nil
             }
         }
     }

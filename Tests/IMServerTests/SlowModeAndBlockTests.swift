@@ -6,17 +6,15 @@ import Testing
 
 /// Issue 11, items 4 and 6: slow mode (a member posts once per interval; owner and admins
 /// are not slowed) and blocks in one-to-one conversations.
-@Suite(.sharedServer) struct SlowModeAndBlockTests {
-    let server: TestServer
-    init() throws { server = try SharedServer.current }
+@Suite(.sharedServers) struct SlowModeAndBlockTests {
 
     private func post(_ client: TestClient, _ address: String, _ text: String) async throws -> TestClient.Answer {
         try await client.send("POST", "/v1/conversations/\(address)/messages", json: SendMessageRequest(text: text))
     }
 
-    @Test func slowModeLetsAMemberPostOncePerIntervalOnTheServersClock() async throws {
+    @Test(arguments: TestStore.allCases) func slowModeLetsAMemberPostOncePerIntervalOnTheServersClock(_ store: TestStore) async throws {
         let time = ManualTime()
-        try await withServer(time: time) { server in
+        try await withServer(store: store, time: time) { server in
             let (owner, _) = try await server.client.newUser("owner")
             let (member, _) = try await server.client.newUser("member")
             let name = Names.unique("calm")
@@ -49,7 +47,8 @@ import Testing
         }
     }
 
-    @Test func slowModeIsASettingOfGroupsWithinBounds() async throws {
+    @Test(arguments: TestStore.allCases) func slowModeIsASettingOfGroupsWithinBounds(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (owner, _) = try await server.client.newUser("owner")
         let (member, _) = try await server.client.newUser("member")
         let name = Names.unique("bounds")
@@ -73,7 +72,8 @@ import Testing
     }
 
     /// Issue 11, item 6: a blocked user's direct sends get 403 and they are told no more.
-    @Test func aBlockedUsersDirectSendsAreRefusedAndTheyAreNotToldMore() async throws {
+    @Test(arguments: TestStore.allCases) func aBlockedUsersDirectSendsAreRefusedAndTheyAreNotToldMore(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("pest")
         let (bob, bobUser) = try await server.client.newUser("blocker")
         let earlier = try await alice.message("user:\(bobUser.username)", "hi bob")

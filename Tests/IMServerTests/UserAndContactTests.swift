@@ -3,11 +3,9 @@ import IMProtocol
 import TestSupport
 import Testing
 
-@Suite(.sharedServer) struct UserAndContactTests {
-    let server: TestServer
-    init() throws { server = try SharedServer.current }
-
-    @Test func publicProfileIsFoundWhateverTheCaseOfTheName() async throws {
+@Suite(.sharedServers) struct UserAndContactTests {
+    @Test(arguments: TestStore.allCases) func publicProfileIsFoundWhateverTheCaseOfTheName(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("finder")
         let (_, bob) = try await server.client.newUser("found")
         let answer = try await alice.get("/v1/users/\(bob.username.uppercased())")
@@ -16,7 +14,8 @@ import Testing
         expectError(try await alice.get("/v1/users/\(Names.unique("ghost"))"), .notFound)
     }
 
-    @Test func batchLookupReturnsFoundUsersInOrderAndListsTheMissing() async throws {
+    @Test(arguments: TestStore.allCases) func batchLookupReturnsFoundUsersInOrderAndListsTheMissing(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("batch")
         let (_, bob) = try await server.client.newUser("b1")
         let (_, carol) = try await server.client.newUser("b2")
@@ -29,14 +28,16 @@ import Testing
         #expect(list.missing == [ghost])
     }
 
-    @Test func batchLookupNeedsNamesAndAtMostAHundred() async throws {
+    @Test(arguments: TestStore.allCases) func batchLookupNeedsNamesAndAtMostAHundred(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("batch2")
         expectError(try await alice.get("/v1/users"), .invalidRequest, field: "names")
         let many = (0...Limits.namesPerLookup).map { "n\($0)" }.joined(separator: ",")
         expectError(try await alice.get("/v1/users?names=\(many)"), .invalidRequest, field: "names")
     }
 
-    @Test func contactsAreAddedListedAndRemoved() async throws {
+    @Test(arguments: TestStore.allCases) func contactsAreAddedListedAndRemoved(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("owner")
         let (_, bob) = try await server.client.newUser("friend")
         let (_, carol) = try await server.client.newUser("friend")
@@ -55,14 +56,16 @@ import Testing
         #expect(try await alice.get("/v1/contacts").decode(UserList.self).users.map(\.id) == [carol.id])
     }
 
-    @Test func contactsAreOneWay() async throws {
+    @Test(arguments: TestStore.allCases) func contactsAreOneWay(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, _) = try await server.client.newUser("oneway")
         let (bob, bobUser) = try await server.client.newUser("oneway")
         expectStatus(try await alice.send("PUT", "/v1/contacts/\(bobUser.username)"), 201)
         #expect(try await bob.get("/v1/contacts").decode(UserList.self).users.isEmpty)
     }
 
-    @Test func addingAContactTellsBothSides() async throws {
+    @Test(arguments: TestStore.allCases) func addingAContactTellsBothSides(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("adder")
         let (bob, bobUser) = try await server.client.newUser("added")
         let aliceCursor = try await alice.cursor()
@@ -78,13 +81,15 @@ import Testing
         #expect(bobEvents.first?.by == aliceUser.username)
     }
 
-    @Test func yourselfOrAnUnknownUserCannotBeAContact() async throws {
+    @Test(arguments: TestStore.allCases) func yourselfOrAnUnknownUserCannotBeAContact(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, me) = try await server.client.newUser("self")
         expectError(try await alice.send("PUT", "/v1/contacts/\(me.username)"), .invalidRequest, field: "name")
         expectError(try await alice.send("PUT", "/v1/contacts/\(Names.unique("ghost"))"), .notFound)
     }
 
-    @Test func profileChangesReachThoseWhoHaveYouAsAContact() async throws {
+    @Test(arguments: TestStore.allCases) func profileChangesReachThoseWhoHaveYouAsAContact(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
         let (alice, aliceUser) = try await server.client.newUser("watched")
         let (bob, _) = try await server.client.newUser("watcher")
         let (carol, _) = try await server.client.newUser("stranger")

@@ -3,9 +3,9 @@ import IMStore
 import Testing
 
 @Suite struct AccountStoreTests {
-    @Test func createUserStoresEveryFieldAndAssignsAnID() async throws {
+    @Test(arguments: StoreKind.allCases) func createUserStoresEveryFieldAndAssignsAnID(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let bot = try await store.createUser(
                 NewUser(username: "helper", passwordHash: "$argon2id$x", nickname: "Helper Bot", isBot: true, isAdmin: true))
             #expect(bot.user.username == "helper")
@@ -22,8 +22,8 @@ import Testing
         }
     }
 
-    @Test func aTakenUsernameIsAConflictAndChangesNothing() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aTakenUsernameIsAConflictAndChangesNothing(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let error = await #expect(throws: StoreError.self) {
                 try await store.createUser(NewUser(username: "alice", passwordHash: "other", nickname: "Impostor"))
@@ -35,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func usersAreFoundByIDByNameAndInBatches() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func usersAreFoundByIDByNameAndInBatches(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             #expect(try await store.user(id: alice.id) == alice)
@@ -57,8 +57,8 @@ import Testing
         }
     }
 
-    @Test func listUsersPagesInNameOrder() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func listUsersPagesInNameOrder(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let names = ["mallory", "alice", "dave", "carol", "bob", "erin", "zed"]
             for name in names { _ = try await store.makeUser(name) }
             var seen: [String] = []
@@ -76,8 +76,8 @@ import Testing
         }
     }
 
-    @Test func updateProfileChangesOnlyTheGivenFields() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func updateProfileChangesOnlyTheGivenFields(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let renamed = try await store.updateProfile(alice.id, ProfileUpdate(nickname: "Ally"))
             #expect(renamed.user.nickname == "Ally")
@@ -100,8 +100,8 @@ import Testing
         }
     }
 
-    @Test func updateProfileOfAMissingAccountIsNotFound() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func updateProfileOfAMissingAccountIsNotFound(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let error = await #expect(throws: StoreError.self) {
                 try await store.updateProfile(UserID(rawValue: 42), ProfileUpdate(nickname: "x"))
             }
@@ -109,8 +109,8 @@ import Testing
         }
     }
 
-    @Test func profileUpdatesReachTheUserAndThoseWhoHaveThemAsAContact() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func profileUpdatesReachTheUserAndThoseWhoHaveThemAsAContact(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")  // has alice as a contact
             let carol = try await store.makeUser("carol")  // unrelated
@@ -136,8 +136,8 @@ import Testing
 }
 
 @Suite struct PasswordTests {
-    @Test func setPasswordHashReplacesTheHashAndCanKeepLogins() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func setPasswordHashReplacesTheHashAndCanKeepLogins(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let login = try await store.createToken(hash: [1], userID: alice.id, device: "phone", expiresAt: nil)
             try await store.setPasswordHash(alice.id, "new-hash", revokeTokens: false)
@@ -148,9 +148,9 @@ import Testing
         }
     }
 
-    @Test func setPasswordHashWithRevokeEndsEveryLiveLogin() async throws {
+    @Test(arguments: StoreKind.allCases) func setPasswordHashWithRevokeEndsEveryLiveLogin(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             _ = try await store.createToken(hash: [1], userID: alice.id, device: "phone", expiresAt: nil)
@@ -172,8 +172,8 @@ import Testing
         }
     }
 
-    @Test func setPasswordHashOfAMissingAccountIsNotFound() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func setPasswordHashOfAMissingAccountIsNotFound(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let error = await #expect(throws: StoreError.self) {
                 try await store.setPasswordHash(UserID(rawValue: 7), "x", revokeTokens: true)
             }

@@ -3,9 +3,9 @@ import IMStore
 import Testing
 
 @Suite struct ConcurrencyTests {
-    @Test(.timeLimit(.minutes(1)))
-    func fiveHundredConcurrentSendsGetContiguousSeqsAndReachEachFeedOnce() async throws {
-        try await withStore { store in
+    @Test(.timeLimit(.minutes(1)), arguments: StoreKind.allCases)
+    func fiveHundredConcurrentSendsGetContiguousSeqsAndReachEachFeedOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             var users: [UserRecord] = []
             for index in 0..<8 { users.append(try await store.makeUser("user\(index)")) }
             // Four groups of five overlapping members each.

@@ -13,7 +13,7 @@ import Testing
         var alpha, beta, gamma, direct, emptyDirect: ConversationID
     }
 
-    static func makeWorld(_ store: SQLiteStore) async throws -> World {
+    static func makeWorld(_ store: any ServerStore) async throws -> World {
         let alice = try await store.makeUser("alice")
         let bob = try await store.updateProfile(
             try await store.makeUser("bob").id, ProfileUpdate(nickname: "Bobby", avatarURL: "/v1/media/bob"))
@@ -43,8 +43,8 @@ import Testing
             direct: direct.id, emptyDirect: emptyDirect.id)
     }
 
-    @Test func unreadConversationsComeFirstThenTheMostRecent() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func unreadConversationsComeFirstThenTheMostRecent(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let world = try await Self.makeWorld(store)
             let list = try await store.conversations(for: world.alice.id)
             // beta is the most recent but read; alpha and the direct one have unread messages.
@@ -58,8 +58,8 @@ import Testing
         }
     }
 
-    @Test func unreadCountsOnlyOthersChatMessagesAfterTheReadMarker() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func unreadCountsOnlyOthersChatMessagesAfterTheReadMarker(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let world = try await Self.makeWorld(store)
             func unread(_ user: UserRecord, _ conversation: ConversationID) async throws -> Int? {
                 try await store.conversations(for: user.id).first { $0.id == conversation }?.unread
@@ -86,8 +86,8 @@ import Testing
         }
     }
 
-    @Test func entriesCarryAddressNameAvatarLastMessageAndMarker() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func entriesCarryAddressNameAvatarLastMessageAndMarker(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let world = try await Self.makeWorld(store)
             let list = try await store.conversations(for: world.alice.id)
             let alpha = try #require(list.first { $0.id == world.alpha })
@@ -117,8 +117,8 @@ import Testing
         }
     }
 
-    @Test func aDirectConversationIsHiddenUntilItHasAMessage() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aDirectConversationIsHiddenUntilItHasAMessage(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let world = try await Self.makeWorld(store)
             #expect(try await store.conversations(for: world.alice.id).contains { $0.id == world.emptyDirect } == false)
             #expect(try await store.conversations(for: world.carol.id).contains { $0.id == world.emptyDirect } == false)
@@ -133,8 +133,8 @@ import Testing
         }
     }
 
-    @Test func aUserWithNothingHasAnEmptyList() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aUserWithNothingHasAnEmptyList(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let loner = try await store.makeUser("loner")
             #expect(try await store.conversations(for: loner.id).isEmpty)
         }

@@ -3,9 +3,9 @@ import IMStore
 import Testing
 
 @Suite struct ConversationStoreTests {
-    @Test func creatingAGroupMakesTheCreatorItsOwnerAndWritesANotice() async throws {
+    @Test(arguments: StoreKind.allCases) func creatingAGroupMakesTheCreatorItsOwnerAndWritesANotice(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let group = try await store.createConversation(
                 kind: .group, name: "ops", title: "Ops Team", description: "the on-call crew",
@@ -43,8 +43,8 @@ import Testing
         }
     }
 
-    @Test func aTakenNameIsAConflictPerKind() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aTakenNameIsAConflictPerKind(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             _ = try await store.makeGroup("ops", owner: alice.id)
@@ -69,8 +69,8 @@ import Testing
         }
     }
 
-    @Test func theDirectConversationIsCreatedOnceForBothOrders() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func theDirectConversationIsCreatedOnceForBothOrders(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let first = try await store.directConversation(alice.id, bob.id)
@@ -91,8 +91,8 @@ import Testing
         }
     }
 
-    @Test func concurrentFirstUsesOfADirectConversationAgree() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func concurrentFirstUsesOfADirectConversationAgree(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let carol = try await store.makeUser("carol")
             let dave = try await store.makeUser("dave")
             let ids = try await withThrowingTaskGroup(of: ConversationID.self) { group in
@@ -111,8 +111,8 @@ import Testing
         }
     }
 
-    @Test func addingAMemberTellsEveryoneWithANotice() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func addingAMemberTellsEveryoneWithANotice(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")
@@ -149,8 +149,8 @@ import Testing
         }
     }
 
-    @Test func removingAMemberTellsEveryoneIncludingTheMember() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func removingAMemberTellsEveryoneIncludingTheMember(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")
@@ -188,8 +188,8 @@ import Testing
         }
     }
 
-    @Test func membersAreListedInJoinOrderWithTheirRoles() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func membersAreListedInJoinOrderWithTheirRoles(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")
@@ -204,8 +204,8 @@ import Testing
         }
     }
 
-    @Test func updateInfoChangesOnlyTheGivenFieldsAndTellsTheMembers() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func updateInfoChangesOnlyTheGivenFieldsAndTellsTheMembers(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let outsider = try await store.makeUser("outsider")
@@ -254,8 +254,8 @@ import Testing
         }
     }
 
-    @Test func updateInfoOfAMissingConversationIsNotFound() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func updateInfoOfAMissingConversationIsNotFound(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let error = await #expect(throws: StoreError.self) {
                 try await store.updateInfo(
@@ -266,9 +266,9 @@ import Testing
         }
     }
 
-    @Test func infoFallsBackToTheNameForAnEmptyTitle() async throws {
+    @Test(arguments: StoreKind.allCases) func infoFallsBackToTheNameForAnEmptyTitle(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let room = try await store.makeGroup("lobby", owner: alice.id, kind: .room)
             let info = try await store.info(room)
@@ -281,8 +281,8 @@ import Testing
         }
     }
 
-    @Test func conversationInfosListsAUsersGroupsOrRoomsByName() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func conversationInfosListsAUsersGroupsOrRoomsByName(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             _ = try await store.makeGroup("zulu", owner: alice.id, members: [bob.id])

@@ -3,8 +3,8 @@ import IMStore
 import Testing
 
 @Suite struct EventStoreTests {
-    @Test func eachFeedHoldsOnlyItsUsersEventsAddressedFromTheirSide() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func eachFeedHoldsOnlyItsUsersEventsAddressedFromTheirSide(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")
@@ -46,8 +46,8 @@ import Testing
         }
     }
 
-    @Test func aFeedPagesByPositionWithinTheLimit() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aFeedPagesByPositionWithinTheLimit(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let direct = try await store.directConversation(alice.id, bob.id)
@@ -71,8 +71,8 @@ import Testing
         }
     }
 
-    @Test func positionsComeFromOneCounterForAllFeeds() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func positionsComeFromOneCounterForAllFeeds(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let users = try await [store.makeUser("a"), store.makeUser("b"), store.makeUser("c"), store.makeUser("d")]
             let group = try await store.makeGroup("all", owner: users[0].id, members: users.dropFirst().map(\.id))
             let pair = try await store.directConversation(users[1].id, users[3].id)
@@ -104,8 +104,8 @@ import Testing
         }
     }
 
-    @Test func committedPositionAdvancesWithEachWriteThatFeedsSomeone() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func committedPositionAdvancesWithEachWriteThatFeedsSomeone(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             #expect(store.committedPosition == 0)
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
@@ -125,8 +125,8 @@ import Testing
         }
     }
 
-    @Test func observersHearOfCommittedEntriesWithTheNewestPositionPerUser() async throws {
-        try await withStore { store, directory in
+    @Test(arguments: StoreKind.allCases) func observersHearOfCommittedEntriesWithTheNewestPositionPerUser(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, fixture in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")
@@ -136,14 +136,11 @@ import Testing
             let updates = Shared([FeedUpdate]())
             let secondObserverCalls = Shared(0)
             let visibleElsewhere = Shared([Bool]())
-            let path = storePath(directory)
             store.observeFeeds { update in
                 updates.update { $0.append(update) }
                 // A separate connection sees the entries only once they are committed.
-                let connection = try? SQLiteConnection(path: path, readOnly: true)
                 for position in update.latest.values {
-                    let found = try? connection?.scalar(
-                        "SELECT count(*) FROM conversation_events WHERE position = ?", position)
+                    let found = try? fixture.count("SELECT count(*) FROM conversation_events WHERE position = \(position)")
                     visibleElsewhere.update { $0.append(found == 1) }
                 }
             }
@@ -172,65 +169,65 @@ import Testing
         }
     }
 
-    @Test func positionsAreNeverReusedAfterReopening() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let clock = TestClock(step: 1)
-        let store = try openStore(directory, clock: clock)
-        let alice = try await store.makeUser("alice")
-        let bob = try await store.makeUser("bob")
-        let direct = try await store.directConversation(alice.id, bob.id)
-        for index in 1...3 { try await store.send("before \(index)", to: direct.id, from: alice.id) }
-        let before = store.committedPosition
-        let epoch = store.epoch
-        let oldFeed = try await store.feed(bob.id)
-        // Even with every entry dropped, the counter must not restart. (Three messages:
-        // each stored once, whatever the number of feeds it is in.)
-        clock.advance(milliseconds: 1_000)
-        #expect(try await store.pruneEvents(before: clock.now) == 3)
-        await store.close()
-
-        try await closing(try openStore(directory, clock: clock)) { reopened async throws in
-            #expect(reopened.epoch == epoch)
-            #expect(reopened.committedPosition == before)
-            try await reopened.send("after", to: direct.id, from: alice.id)
-            let newFeed = try await reopened.feed(bob.id)
-            #expect(newFeed.count == 1)
-            let newPosition = try #require(newFeed.first?.position)
-            #expect(newPosition > before)
-            #expect(newPosition > (oldFeed.last?.position ?? 0))
-            #expect(reopened.committedPosition >= newPosition)
-            #expect(try await reopened.user(id: bob.id)?.feedFloor == oldFeed.last?.position)
-        }
-    }
-
-    @Test func positionsContinueAcrossSeveralReopenings() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        var seen: [Int64] = []
-        var aliceID: UserID?
-        var conversationID: ConversationID?
-        for round in 0..<3 {
-            let store = try openStore(directory)
-            if aliceID == nil {
-                let alice = try await store.makeUser("alice")
-                aliceID = alice.id
-                conversationID = try await store.makeGroup("solo", owner: alice.id).id
-            }
-            let alice = try #require(aliceID)
-            let conversation = try #require(conversationID)
-            try await store.send("round \(round)", to: conversation, from: alice)
-            seen = try await store.feed(alice).map(\.position)
+    @Test(arguments: StoreKind.allCases) func positionsAreNeverReusedAfterReopening(_ kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            let clock = TestClock(step: 1)
+            let store = try await fixture.open(clock: clock)
+            let alice = try await store.makeUser("alice")
+            let bob = try await store.makeUser("bob")
+            let direct = try await store.directConversation(alice.id, bob.id)
+            for index in 1...3 { try await store.send("before \(index)", to: direct.id, from: alice.id) }
+            let before = store.committedPosition
+            let epoch = store.epoch
+            let oldFeed = try await store.feed(bob.id)
+            // Even with every entry dropped, the counter must not restart. (Three messages:
+            // each stored once, whatever the number of feeds it is in.)
+            clock.advance(milliseconds: 1_000)
+            #expect(try await store.pruneEvents(before: clock.now) == 3)
             await store.close()
+
+            try await closing(try await fixture.open(clock: clock)) { reopened async throws in
+                #expect(reopened.epoch == epoch)
+                #expect(reopened.committedPosition == before)
+                try await reopened.send("after", to: direct.id, from: alice.id)
+                let newFeed = try await reopened.feed(bob.id)
+                #expect(newFeed.count == 1)
+                let newPosition = try #require(newFeed.first?.position)
+                #expect(newPosition > before)
+                #expect(newPosition > (oldFeed.last?.position ?? 0))
+                #expect(reopened.committedPosition >= newPosition)
+                #expect(try await reopened.user(id: bob.id)?.feedFloor == oldFeed.last?.position)
+            }
         }
-        #expect(seen.count == 4)
-        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 })
     }
 
-    @Test func pruningDropsOldEntriesAndRaisesTheFeedFloors() async throws {
+    @Test(arguments: StoreKind.allCases) func positionsContinueAcrossSeveralReopenings(_ kind: StoreKind) async throws {
+        try await StoreFixture.with(kind) { fixture in
+            var seen: [Int64] = []
+            var aliceID: UserID?
+            var conversationID: ConversationID?
+            for round in 0..<3 {
+                let store = try await fixture.open()
+                if aliceID == nil {
+                    let alice = try await store.makeUser("alice")
+                    aliceID = alice.id
+                    conversationID = try await store.makeGroup("solo", owner: alice.id).id
+                }
+                let alice = try #require(aliceID)
+                let conversation = try #require(conversationID)
+                try await store.send("round \(round)", to: conversation, from: alice)
+                seen = try await store.feed(alice).map(\.position)
+                await store.close()
+            }
+            #expect(seen.count == 4)
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0 < $1 })
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func pruningDropsOldEntriesAndRaisesTheFeedFloors(_ kind: StoreKind) async throws {
         let clock = TestClock()
         let start = clock.now
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")

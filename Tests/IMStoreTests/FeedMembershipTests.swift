@@ -8,8 +8,8 @@ import Testing
     static func joined(_ name: String) -> MembershipChange { MembershipChange(event: .memberJoined, notice: "\(name) joined") }
     static func left(_ name: String) -> MembershipChange { MembershipChange(event: .memberLeft, notice: "\(name) left") }
 
-    @Test func aMemberReadsFromTheirJoiningToTheirLeavingAndAgainAfterRejoining() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aMemberReadsFromTheirJoiningToTheirLeavingAndAgainAfterRejoining(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let group = try await store.makeGroup("ops", owner: alice.id)
@@ -39,8 +39,8 @@ import Testing
         }
     }
 
-    @Test func aCursorFromBeforeJoiningDoesNotReachBackBeforeTheJoining() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aCursorFromBeforeJoiningDoesNotReachBackBeforeTheJoining(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let group = try await store.makeGroup("ops", owner: alice.id)
@@ -54,8 +54,8 @@ import Testing
         }
     }
 
-    @Test func aKickedMemberReadsTheKickAndNothingAfter() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aKickedMemberReadsTheKickAndNothingAfter(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let group = try await store.makeGroup("ops", owner: alice.id, members: [bob.id])
@@ -75,8 +75,8 @@ import Testing
         }
     }
 
-    @Test func roomMessagesReachOnlyThosePresentAtTheTime() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func roomMessagesReachOnlyThosePresentAtTheTime(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let dave = try await store.makeUser("dave")
             let erin = try await store.makeUser("erin")
             let frank = try await store.makeUser("frank")
@@ -96,8 +96,8 @@ import Testing
         }
     }
 
-    @Test func aFeedMergedFromManyConversationsPagesInPositionOrder() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aFeedMergedFromManyConversationsPagesInPositionOrder(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let hub = try await store.makeUser("hub")
             var conversations: [ConversationID] = []
             var senders: [UserID] = []
@@ -129,16 +129,15 @@ import Testing
         }
     }
 
-    @Test func messagesReadTheirCurrentRow() async throws {
-        try await withStore { store, directory in
+    @Test(arguments: StoreKind.allCases) func messagesReadTheirCurrentRow(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, fixture in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let group = try await store.makeGroup("ops", owner: alice.id, members: [bob.id])
             let cursor = store.committedPosition
             let sent = try await store.send("typo", to: group.id, from: alice.id)
             // Stored once, so a change to the message shows in every feed that has it.
-            let connection = try SQLiteConnection(path: storePath(directory))
-            try connection.execute("UPDATE messages SET text = 'fixed', deleted_at = 1 WHERE id = ?", sent.id.rawValue)
+            try fixture.execute("UPDATE messages SET text = 'fixed', deleted_at = 1 WHERE id = \(sent.id.rawValue)")
             for user in [alice, bob] {
                 let message = try #require(try await store.events(for: user.id, after: cursor, limit: 10).last?.message)
                 #expect(message.text == "fixed")
@@ -147,10 +146,10 @@ import Testing
         }
     }
 
-    @Test func retentionRaisesTheFloorOfEveryoneWhoCouldHaveReadADroppedEvent() async throws {
+    @Test(arguments: StoreKind.allCases) func retentionRaisesTheFloorOfEveryoneWhoCouldHaveReadADroppedEvent(_ kind: StoreKind) async throws {
         let clock = TestClock()
         let start = clock.now
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")

@@ -101,9 +101,13 @@ import Testing
         }
     }
 
-    @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
-    func theFeedsOfARandomHistoryHoldWhatTheOldLayoutWouldHave(seed: UInt64) async throws {
-        try await withStore { store in
+    /// Eight histories on SQLite; three of them on PostgreSQL, where each costs a database.
+    static let histories: [(StoreKind, UInt64)] =
+        (1...8).map { (StoreKind.sqlite, UInt64($0)) } + (1...3).map { (StoreKind.postgres, UInt64($0)) }
+
+    @Test(arguments: histories)
+    func theFeedsOfARandomHistoryHoldWhatTheOldLayoutWouldHave(_ kind: StoreKind, seed: UInt64) async throws {
+        try await withStore(kind) { store in
             var random = Random(state: seed)
             var model = OldFeeds()
             var users: [UserID] = []

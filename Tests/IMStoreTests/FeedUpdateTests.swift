@@ -5,8 +5,8 @@ import Testing
 /// A committed batch's update carries its message entries, so parked polls can be answered
 /// from it: what it yields must be exactly what reading the feed yields.
 @Suite struct FeedUpdateTests {
-    @Test func messageEntriesOfUpdatesAreTheEventsTheFeedsHold() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func messageEntriesOfUpdatesAreTheEventsTheFeedsHold(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")
@@ -44,8 +44,8 @@ import Testing
         }
     }
 
-    @Test func anUpdateYieldsOnlyEntriesAfterThePositionAndAtMostTheLimit() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func anUpdateYieldsOnlyEntriesAfterThePositionAndAtMostTheLimit(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let group = try await store.makeGroup("ops", owner: alice.id, members: [bob.id])
@@ -62,8 +62,8 @@ import Testing
         }
     }
 
-    @Test func entriesOtherThanMessagesMustBeReadFromTheFeed() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func entriesOtherThanMessagesMustBeReadFromTheFeed(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let group = try await store.makeGroup("ops", owner: alice.id)

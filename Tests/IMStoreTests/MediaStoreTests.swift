@@ -12,13 +12,11 @@ import Testing
     /// Stands in for the SHA-256 the server computes: the store only compares it.
     static func digest(_ fill: UInt8) -> [UInt8] { Array(repeating: fill, count: 32) }
 
-    static func mediaRows(_ directory: TemporaryDirectory) throws -> Int64 {
-        try SQLiteConnection(path: storePath(directory), readOnly: true).scalar("SELECT count(*) FROM media") ?? -1
-    }
+    static func mediaRows(_ fixture: StoreFixture) throws -> Int64 { try fixture.count("SELECT count(*) FROM media") }
 
-    @Test func anAvatarRoundTripsAndBecomesTheProfilesAvatar() async throws {
+    @Test(arguments: StoreKind.allCases) func anAvatarRoundTripsAndBecomesTheProfilesAvatar(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let bytes = Self.image(7, bytes: 70_000)
             let (user, media) = try await store.setAvatar(
@@ -31,8 +29,8 @@ import Testing
         }
     }
 
-    @Test func aNewAvatarReplacesTheOldOneWhichIsDeleted() async throws {
-        try await withStore { store, directory in
+    @Test(arguments: StoreKind.allCases) func aNewAvatarReplacesTheOldOneWhichIsDeleted(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, fixture in
             let alice = try await store.makeUser("alice")
             let (_, first) = try await store.setAvatar(
                 alice.id, contentType: "image/png", bytes: Self.image(1), sha256: Self.digest(1), budget: 1 << 20)
@@ -40,12 +38,12 @@ import Testing
                 alice.id, contentType: "image/png", bytes: Self.image(2), sha256: Self.digest(2), budget: 1 << 20)
             #expect(user.user.avatarURL == second.path)
             #expect(try await store.media(id: first.id) == nil)
-            #expect(try Self.mediaRows(directory) == 1)
+            #expect(try Self.mediaRows(fixture) == 1)
         }
     }
 
-    @Test func theSameImageTwiceIsStoredOnce() async throws {
-        try await withStore { store, directory in
+    @Test(arguments: StoreKind.allCases) func theSameImageTwiceIsStoredOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, fixture in
             let alice = try await store.makeUser("alice")
             var ids: Set<String> = []
             for _ in 0..<20 {
@@ -54,12 +52,12 @@ import Testing
                 ids.insert(media.id)
             }
             #expect(ids.count == 1)
-            #expect(try Self.mediaRows(directory) == 1)
+            #expect(try Self.mediaRows(fixture) == 1)
         }
     }
 
-    @Test func anAvatarAGroupShowsAsItsLogoIsKeptAndCountsAgainstTheBudget() async throws {
-        try await withStore { store, directory in
+    @Test(arguments: StoreKind.allCases) func anAvatarAGroupShowsAsItsLogoIsKeptAndCountsAgainstTheBudget(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, fixture in
             let alice = try await store.makeUser("alice")
             let group = try await store.makeGroup("team", owner: alice.id)
             let (_, logo) = try await store.setAvatar(
@@ -68,7 +66,7 @@ import Testing
             let (_, avatar) = try await store.setAvatar(
                 alice.id, contentType: "image/png", bytes: Self.image(5, bytes: 600), sha256: Self.digest(5), budget: 1_500)
             #expect(try await store.media(id: logo.id) != nil)
-            #expect(try Self.mediaRows(directory) == 2)
+            #expect(try Self.mediaRows(fixture) == 2)
             // With the avatar shown by a second group too, nothing is freed by replacing
             // it: two images of 608 bytes are kept, and a third would pass 1,500 bytes.
             let second = try await store.makeGroup("crew", owner: alice.id)
@@ -86,14 +84,14 @@ import Testing
         }
     }
 
-    @Test func aProfileThatStopsShowingAnUploadDeletesIt() async throws {
-        try await withStore { store, directory in
+    @Test(arguments: StoreKind.allCases) func aProfileThatStopsShowingAnUploadDeletesIt(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store, fixture in
             let alice = try await store.makeUser("alice")
             let (_, media) = try await store.setAvatar(
                 alice.id, contentType: "image/png", bytes: Self.image(8), sha256: Self.digest(8), budget: 1 << 20)
             _ = try await store.updateProfile(alice.id, ProfileUpdate(avatarURL: "https://example.com/me.png"))
             #expect(try await store.media(id: media.id) == nil)
-            #expect(try Self.mediaRows(directory) == 0)
+            #expect(try Self.mediaRows(fixture) == 0)
         }
     }
 }

@@ -5,9 +5,9 @@ import Testing
 /// Edits and deletions change the stored row, so every read after them (history, the
 /// sessions list, feed events of the message) shows the change.
 @Suite struct MessageEditStoreTests {
-    @Test func anEditChangesTheRowAndEveryMemberReadsItFromTheFeed() async throws {
+    @Test(arguments: StoreKind.allCases) func anEditChangesTheRowAndEveryMemberReadsItFromTheFeed(_ kind: StoreKind) async throws {
         let clock = TestClock(step: 1)
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let group = try await store.makeGroup("ops", owner: alice.id, members: [bob.id])
@@ -35,8 +35,8 @@ import Testing
         }
     }
 
-    @Test func aDeletionEmptiesTheTextEverywhereAndAnAdminsLeavesANotice() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aDeletionEmptiesTheTextEverywhereAndAnAdminsLeavesANotice(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")
@@ -63,8 +63,8 @@ import Testing
         }
     }
 
-    @Test func aSendersOwnDeletionLeavesTheSessionsListWithoutTheText() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func aSendersOwnDeletionLeavesTheSessionsListWithoutTheText(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let direct = try await store.directConversation(alice.id, bob.id)

@@ -3,9 +3,9 @@ import IMStore
 import Testing
 
 @Suite struct MessageStoreTests {
-    @Test func messagesGetConsecutiveSeqsAndKeepTheirFields() async throws {
+    @Test(arguments: StoreKind.allCases) func messagesGetConsecutiveSeqsAndKeepTheirFields(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let direct = try await store.directConversation(alice.id, bob.id)
@@ -31,8 +31,8 @@ import Testing
         }
     }
 
-    @Test func textWithQuotesAndSQLIsStoredVerbatim() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func textWithQuotesAndSQLIsStoredVerbatim(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let group = try await store.makeGroup("ops", owner: alice.id)
             let texts = [
@@ -52,8 +52,8 @@ import Testing
         }
     }
 
-    @Test func resendingWithTheSameClientIDReturnsTheFirstMessageAndWritesNothing() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func resendingWithTheSameClientIDReturnsTheFirstMessageAndWritesNothing(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let direct = try await store.directConversation(alice.id, bob.id)
@@ -86,8 +86,8 @@ import Testing
         }
     }
 
-    @Test func concurrentResendsWriteOneMessage() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func concurrentResendsWriteOneMessage(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let group = try await store.makeGroup("ops", owner: alice.id)
             let results = try await withThrowingTaskGroup(of: (message: Message, duplicate: Bool).self) { tasks in
@@ -106,8 +106,8 @@ import Testing
         }
     }
 
-    @Test func appendingToAMissingConversationIsNotFound() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func appendingToAMissingConversationIsNotFound(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let error = await #expect(throws: StoreError.self) {
                 try await store.send("hello", to: ConversationID(rawValue: 404), from: alice.id)
@@ -116,8 +116,8 @@ import Testing
         }
     }
 
-    @Test func historyPagesNewestFirst() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func historyPagesNewestFirst(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let direct = try await store.directConversation(alice.id, bob.id)
@@ -139,8 +139,8 @@ import Testing
         }
     }
 
-    @Test func markReadMovesOnlyForwardUpToTheLastMessage() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func markReadMovesOnlyForwardUpToTheLastMessage(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let direct = try await store.directConversation(alice.id, bob.id)
@@ -174,8 +174,8 @@ import Testing
         }
     }
 
-    @Test func markReadByANonMemberIsRefused() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func markReadByANonMemberIsRefused(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let mallory = try await store.makeUser("mallory")
             let group = try await store.makeGroup("ops", owner: alice.id)

@@ -4,9 +4,9 @@ import Testing
 
 /// Edge cases of the store's contract: missing rows, batch notifications, replaced logins.
 @Suite struct StoreEdgeCaseTests {
-    @Test
-    func operationsOnAMissingAccountAreNotFound() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases)
+    func operationsOnAMissingAccountAreNotFound(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let ghost = UserID(rawValue: 999)
             let group = try await store.makeGroup("ops", owner: alice.id)
@@ -26,9 +26,9 @@ import Testing
         }
     }
 
-    @Test
-    func addingAMemberToAMissingConversationIsNotFound() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases)
+    func addingAMemberToAMissingConversationIsNotFound(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let error = await #expect(throws: StoreError.self) {
                 try await store.addMember(
@@ -39,9 +39,9 @@ import Testing
         }
     }
 
-    @Test
-    func oneCommittedWriteReachesObserversAsOneUpdate() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases)
+    func oneCommittedWriteReachesObserversAsOneUpdate(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let updates = Shared([FeedUpdate]())
@@ -52,10 +52,10 @@ import Testing
         }
     }
 
-    @Test
-    func replacedLoginsComeBackRevoked() async throws {
+    @Test(arguments: StoreKind.allCases)
+    func replacedLoginsComeBackRevoked(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             _ = try await store.createToken(hash: [1], userID: alice.id, device: "phone", expiresAt: nil)
             let second = try await store.createToken(hash: [2], userID: alice.id, device: "phone", expiresAt: nil)

@@ -59,14 +59,24 @@ func openStore(_ directory: TemporaryDirectory, clock: TestClock = TestClock(ste
     try SQLiteStore(directory: directory.path, readers: 2, synchronous: .normal, clock: clock.function)
 }
 
-/// Runs `body` with a fresh store in a fresh directory; closes and removes both after.
+/// Runs `body` with a fresh store of `kind` and its fixture; closes and removes both after.
 func withStore<T>(
-    clock: TestClock = TestClock(step: 1),
-    _ body: (SQLiteStore, TemporaryDirectory) async throws -> T
+    _ kind: StoreKind, clock: TestClock = TestClock(step: 1),
+    _ body: (any ServerStore, StoreFixture) async throws -> T
 ) async throws -> T {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    return try await closing(try openStore(directory, clock: clock)) { store in try await body(store, directory) }
+    let fixture = try await StoreFixture.make(kind)
+    return try await ensuring({
+        try await closing(try await fixture.open(clock: clock)) { store in try await body(store, fixture) }
+    }) {
+        await fixture.remove()
+    }
+}
+
+/// Runs `body` with a fresh store of `kind`; closes and removes it after.
+func withStore<T>(
+    _ kind: StoreKind, clock: TestClock = TestClock(step: 1), _ body: (any ServerStore) async throws -> T
+) async throws -> T {
+    try await withStore(kind, clock: clock) { store, _ in try await body(store) }
 }
 
 /// A database or a store: closed asynchronously, waiting for its threads.
@@ -82,12 +92,12 @@ func closing<Resource: Closable, T>(_ resource: Resource, _ body: (Resource) asy
     try await ensuring({ try await body(resource) }) { await resource.close() }
 }
 
-/// Runs `body` with a fresh store; closes and removes it after.
-func withStore<T>(clock: TestClock = TestClock(step: 1), _ body: (SQLiteStore) async throws -> T) async throws -> T {
-    try await withStore(clock: clock) { store, _ in try await body(store) }
+/// Runs `body` with `store`, then closes it however `body` ends.
+func closing<T>(_ store: any ServerStore, _ body: (any ServerStore) async throws -> T) async throws -> T {
+    try await ensuring({ try await body(store) }) { await store.close() }
 }
 
-extension SQLiteStore {
+extension ServerStore {
     /// Creates an account named `name` with nickname `Name`.
     func makeUser(_ name: String, isBot: Bool = false) async throws -> UserRecord {
         try await createUser(

@@ -7,9 +7,9 @@ import Testing
     static let hashB: [UInt8] = Array(32..<64)
     static let hashC: [UInt8] = Array(64..<96)
 
-    @Test func aTokenIsFoundByItsHashWithItsAccount() async throws {
+    @Test(arguments: StoreKind.allCases) func aTokenIsFoundByItsHashWithItsAccount(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let expiry = clock.now.adding(seconds: 3600)
             let created = try await store.createToken(hash: Self.hashA, userID: alice.id, device: "phone", expiresAt: expiry)
@@ -28,9 +28,9 @@ import Testing
         }
     }
 
-    @Test func aLoginOnTheSameDeviceKicksOutTheEarlierOne() async throws {
+    @Test(arguments: StoreKind.allCases) func aLoginOnTheSameDeviceKicksOutTheEarlierOne(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let first = try await store.createToken(hash: Self.hashA, userID: alice.id, device: "phone", expiresAt: nil)
@@ -55,8 +55,8 @@ import Testing
         }
     }
 
-    @Test func loginsWithoutOrOnOtherDevicesReplaceNothing() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func loginsWithoutOrOnOtherDevicesReplaceNothing(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let phone = try await store.createToken(hash: Self.hashA, userID: alice.id, device: "phone", expiresAt: nil)
             let laptop = try await store.createToken(hash: Self.hashB, userID: alice.id, device: "laptop", expiresAt: nil)
@@ -69,9 +69,9 @@ import Testing
         }
     }
 
-    @Test func revokeTokenRecordsTheReasonAndTime() async throws {
+    @Test(arguments: StoreKind.allCases) func revokeTokenRecordsTheReasonAndTime(_ kind: StoreKind) async throws {
         let clock = TestClock()
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             let login = try await store.createToken(hash: Self.hashA, userID: alice.id, device: nil, expiresAt: nil)
             let kept = try await store.createToken(hash: Self.hashB, userID: alice.id, device: nil, expiresAt: nil)
@@ -86,10 +86,10 @@ import Testing
         }
     }
 
-    @Test func pruneTokensDeletesExpiredAndLongRevokedLoginsOnly() async throws {
+    @Test(arguments: StoreKind.allCases) func pruneTokensDeletesExpiredAndLongRevokedLoginsOnly(_ kind: StoreKind) async throws {
         let clock = TestClock()
         let start = clock.now
-        try await withStore(clock: clock) { store in
+        try await withStore(kind, clock: clock) { store in
             let alice = try await store.makeUser("alice")
             func login(_ hash: UInt8, expires: Int64?) async throws -> TokenRecord {
                 try await store.createToken(
@@ -120,8 +120,8 @@ import Testing
 }
 
 @Suite struct ContactStoreTests {
-    @Test func addingAContactTellsBothFeedsOnce() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func addingAContactTellsBothFeedsOnce(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             let carol = try await store.makeUser("carol")
@@ -150,8 +150,8 @@ import Testing
         }
     }
 
-    @Test func contactsAreListedInNameOrder() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func contactsAreListedInNameOrder(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let zed = try await store.makeUser("zed")
             let bob = try await store.makeUser("bob")
@@ -161,8 +161,8 @@ import Testing
         }
     }
 
-    @Test func removingAContactDeletesOnlyThatDirection() async throws {
-        try await withStore { store in
+    @Test(arguments: StoreKind.allCases) func removingAContactDeletesOnlyThatDirection(_ kind: StoreKind) async throws {
+        try await withStore(kind) { store in
             let alice = try await store.makeUser("alice")
             let bob = try await store.makeUser("bob")
             _ = try await store.addContact(alice.id, bob.id)

@@ -114,13 +114,28 @@ public final class PostgresTestCluster: Sendable {
         return name
     }
 
-    /// Creates an empty database named `name` (from `newDatabaseName()`).
-    public func createDatabase(named name: String) async throws {
+    /// Creates an empty database named `name` (from `newDatabaseName()`), or a copy of
+    /// `template` (another database made here).
+    public func createDatabase(named name: String, template: String = "template0") async throws {
         try Self.checkName(name)
+        if template != "template0" { try Self.checkName(template) }
         // FILE_COPY: about twice as fast as the default WAL_LOG for an empty template
         // when the cluster does not fsync.
-        try await admin.withConnection { try $0.executeScript("CREATE DATABASE \(name) TEMPLATE template0 STRATEGY FILE_COPY") }
+        try await admin.withConnection {
+            try $0.executeScript("CREATE DATABASE \(name) TEMPLATE \(template) STRATEGY FILE_COPY")
+        }
     }
+
+    /// A fresh database with the PostgreSQL store's schema: a copy of one migrated once
+    /// per process (a copy takes a fraction of the time the migration does).
+    public func createStoreDatabase() async throws -> String {
+        let template = try await storeTemplate.value(self)
+        let name = newDatabaseName()
+        try await createDatabase(named: name, template: template)
+        return name
+    }
+
+    private let storeTemplate = StoreTemplate()
 
     /// Drops a database, ending its sessions first.
     public func dropDatabase(_ name: String) async throws {
@@ -133,6 +148,34 @@ public final class PostgresTestCluster: Sendable {
         guard name.hasPrefix("test_"), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
             throw PostgresTestError("not a test database name: \(name)")
         }
+    }
+}
+
+/// The migrated database every store database of a cluster is copied from, made once.
+private actor StoreTemplate {
+    private var making: Task<String, any Error>?
+
+    func value(_ cluster: PostgresTestCluster) async throws -> String {
+        if let making { return try await making.value }
+        // Awaited by every caller; it ends by itself.
+        let started = Task {
+            let name = cluster.newDatabaseName()
+            try await cluster.createDatabase(named: name)
+            let pool = PostgresPool(
+                configuration: PostgresPool.Configuration(
+                    connection: PostgresConfiguration(url: cluster.url(database: name)), maxConnections: 1))
+            do {
+                try await pool.withConnection { try PostgresMigrator(migrations: PostgresSchema.migrations).migrate($0) }
+            } catch {
+                await pool.close()
+                throw error
+            }
+            // No session may stay on a template while it is copied.
+            await pool.close()
+            return name
+        }
+        making = started
+        return try await started.value
     }
 }
 

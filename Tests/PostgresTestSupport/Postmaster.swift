@@ -10,31 +10,26 @@ final class Postmaster: Sendable {
     private let exited = ExitFlag()
 
     init(_ command: [String], log: String, folder: String) throws {
-        guard FileManager.default.createFile(atPath: log, contents: nil),
-            let logHandle = FileHandle(forWritingAtPath: log)
-        else { throw PostgresTestError("cannot write \(log)") }
+        guard FileManager.default.createFile(atPath: log, contents: nil) else {
+            throw PostgresTestError("cannot write \(log)")
+        }
         let started = Mutex<Result<pid_t, any Error>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let exited = exited
         let thread = Thread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: command[0])
-            process.arguments = Array(command.dropFirst())
-            process.currentDirectoryURL = URL(fileURLWithPath: folder)
-            process.standardOutput = logHandle
-            process.standardError = logHandle
-            let ended = DispatchSemaphore(value: 0)
-            process.terminationHandler = { _ in ended.signal() }
+            let pid: pid_t
             do {
-                try process.run()
+                pid = try ChildSpawn.start(
+                    command[0], Array(command.dropFirst()), directory: folder, standardOutput: .file(log),
+                    standardError: .file(log))
             } catch {
                 started.withLock { $0 = .failure(error) }
                 ready.signal()
                 return
             }
-            started.withLock { $0 = .success(process.processIdentifier) }
+            started.withLock { $0 = .success(pid) }
             ready.signal()
-            ended.wait()
+            _ = ChildSpawn.waitBlocking(pid)
             exited.value.store(true, ordering: .releasing)
         }
         thread.name = "postgres-test-server"

@@ -32,26 +32,18 @@ struct ServerAccount {
     }
 
     /// Runs a one-off program (`initdb`) as the account and waits for it; throws with its
-    /// output when it fails.
+    /// output (kept in `folder`/`<program>.log`) when it fails.
     func run(_ executable: String, _ arguments: [String], in folder: String) throws {
-        let process = Process()
-        if ids != nil {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: printed, as: UTF8.self)
-            throw PostgresTestError("\(executable) exited with \(process.terminationStatus):\n\(text.suffix(2000))")
+        let command =
+            ids != nil ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments : [executable] + arguments
+        let log = folder + "/" + (executable.split(separator: "/").last.map(String.init) ?? "program") + ".log"
+        let pid = try ChildSpawn.start(
+            command[0], Array(command.dropFirst()), directory: folder, standardOutput: .file(log),
+            standardError: .file(log))
+        let status = ChildSpawn.waitBlocking(pid)
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw PostgresTestError("\(executable) exited with \(status):\n\(text.suffix(2000))")
         }
     }
 }

@@ -24,10 +24,11 @@ struct CheckCommandTests {
         #expect(result.status == 2)
         #expect(result.errorLines == [
             "\(file):2:40: environment variable 'BROKEN_PASSWORD' is not set (set it, or write ${BROKEN_PASSWORD:-default})",
-            "\(file):5:28: invalid regex '(unclosed': a '(' is never closed",
+            "\(file):5:28: invalid regex '(unclosed': a '(' at character 1 is never closed (add ')' where its group ends, "
+                + "or write \\( to match a '(')",
             "\(file):7:9: unknown key 'repyl' (did you mean 'reply'?)",
             "\(file):11:20: unknown template variable 'sendr.nickname' (did you mean 'sender'?) "
-                + "(known: args, argv, bot, conversation, event, match, member, message, now, sender, state)",
+                + "(known: bot, conversation, event, message, now, sender, state)",
         ])
         #expect(result.outputLines == ["1 file checked, 4 errors"])
     }
@@ -64,7 +65,7 @@ struct CheckCommandTests {
             "\(first):6:13: unknown key 'repyl' (did you mean 'reply'?)",
             "\(first):7:5: duplicate rule name 'r' (first defined at 5:5)",
             "\(first):8:21: unknown template variable 'nope' "
-                + "(known: args, argv, bot, conversation, event, match, member, message, now, sender, state)",
+                + "(known: bot, conversation, event, message, now, sender, state)",
             "\(second):1:6: '..' is not a valid name: it needs a letter, digit, '_' or '-' besides dots",
             "\(second):4:39: regex '(a|aa)+$' repeats a choice whose alternatives can start alike (like '(a|aa)+'), "
                 + "which can take exponential time on some messages; make the alternatives start differently",
@@ -88,6 +89,29 @@ struct CheckCommandTests {
         ])
         #expect(result.errorLines.count == 4)
         #expect(result.errorLines.allSatisfy { $0.hasPrefix(sandbox.path("bots/broken.yaml") + ":") })
+    }
+
+    /// The runner refuses a file whose examples fail (its bot keeps its old rules), and
+    /// check on the live folder says the same.
+    @Test func aFailingExampleIsAProblemAsTheRunnerSeesIt() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let file = try sandbox.write("bots/failing.yaml", BotTexts.failing)
+        try sandbox.write("bots/greeter.yaml", BotTexts.greeter)
+
+        let result = await sandbox.run(["check", sandbox.path("bots")])
+
+        #expect(result.status == 2)
+        #expect(result.errorLines == [
+            "\(file):10:9: rule 'greet' example 2: failed: expected reply \"Hi Bob!\", got \"Hi bob!\" "
+                + "(first difference at character 4)",
+            "\(file):19:9: rule 'quiet' example 2: failed: expected nothing, but the bot would: reply \"Hi alice!\", "
+                + "reply \"...\" (rules fired: greet, quiet)",
+        ])
+        #expect(result.outputLines == [
+            "\(sandbox.path("bots/greeter.yaml")): ok (bot 'greeter': 2 rules, 3 examples)",
+            "2 files checked, 2 errors",
+        ])
     }
 
     @Test func anUnknownKeyGetsASuggestion() async throws {

@@ -1,4 +1,5 @@
 import IMClient
+import IMProtocol
 import TestSupport
 import Testing
 @testable import switchboard
@@ -7,47 +8,101 @@ import Testing
 struct TailCommandTests {
     static let password = "correct horse battery"
 
+    /// `switchboard tail` running as `user` with `arguments`, once its first poll (which
+    /// fixes where it starts) went out; stopped when `body` ends. `body` gets what tail
+    /// prints and its task, and returns once it has seen what it waits for.
+    static func withTail(_ server: TestServer, as user: String, _ arguments: [String] = [],
+                         _ body: (CapturedText, Task<Int32, Never>) async throws -> Void) async throws {
+        var sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let (started, startedSignal) = AsyncStream<Void>.makeStream()
+        sandbox.transport = InterceptingTransport(base: IMClient.sharedTransport) { request, response in
+            if request.url.contains("/v1/events"), !request.url.contains("cursor=") { startedSignal.yield() }
+            return response
+        }
+        let output = CapturedText()
+        let context = sandbox.context(output: output, errors: CapturedText(), extra: ["SWITCHBOARD_PASSWORD": password])
+        let tail = Task {
+            await CommandContext.$current.withValue(context) {
+                await CLI.main(["tail", "--server", server.baseURL, "--user", user] + arguments)
+            }
+        }
+        defer { tail.cancel() }
+        try await withHangGuard("tail's first poll") {
+            for await _ in started { return }
+        }
+        try await body(output, tail)
+    }
+
     @Test func aNewMessageIsPrintedUntilTheCommandIsStopped() async throws {
         try await withServer { server in
             _ = try await server.client.register("alice", password: Self.password)
             _ = try await server.client.register("bob", password: Self.password)
-
-            // Tail starts at the present: its first poll, without a cursor, fixes where.
-            var sandbox = Sandbox()
-            defer { sandbox.remove() }
-            let (started, startedSignal) = AsyncStream<Void>.makeStream()
-            sandbox.transport = InterceptingTransport(base: IMClient.sharedTransport) { request, response in
-                if request.url.contains("/v1/events"), !request.url.contains("cursor=") { startedSignal.yield() }
-                return response
-            }
-            let output = CapturedText()
-            let errors = CapturedText()
-            let context = sandbox.context(output: output, errors: errors, extra: ["SWITCHBOARD_PASSWORD": Self.password])
-            let tail = Task {
-                await CommandContext.$current.withValue(context) {
-                    await CLI.main(["tail", "--server", server.baseURL, "--user", "bob"])
+            try await Self.withTail(server, as: "bob") { output, tail in
+                let sender = Sandbox()
+                defer { sender.remove() }
+                let sent = await sender.run(["send", "--server", server.baseURL, "--user", "alice", "--to", "user:bob",
+                                             "are you there?"], environment: ["SWITCHBOARD_PASSWORD": Self.password])
+                #expect(sent.status == 0, "\(sent.errors)")
+                try await withHangGuard("the message in tail's output") {
+                    await output.waitFor("\n")
                 }
-            }
-            defer { tail.cancel() }
+                tail.cancel()
+                let status = try await withHangGuard("tail stopping") { await tail.value }
 
-            try await withHangGuard("tail's first poll") {
-                for await _ in started { return }
+                let line = try #require(output.lines.first)
+                #expect(line.hasSuffix(" user:alice alice: are you there?"))
+                #expect(output.lines.count == 1)
+                #expect(status == 0)
             }
-            let sender = Sandbox()
-            defer { sender.remove() }
-            let sent = await sender.run(["send", "--server", server.baseURL, "--user", "alice", "--to", "user:bob", "are you there?"],
-                                        environment: ["SWITCHBOARD_PASSWORD": Self.password])
-            #expect(sent.status == 0, "\(sent.errors)")
-            try await withHangGuard("the message in tail's output") {
-                await output.waitFor("\n")
-            }
-            tail.cancel()
-            let status = try await withHangGuard("tail stopping") { await tail.value }
-
-            let line = try #require(output.lines.first)
-            #expect(line.hasSuffix(" user:alice alice: are you there?"))
-            #expect(output.lines.count == 1)
-            #expect(status == 0)
         }
+    }
+
+    @Test func joinsLeavesAndRepliesWithWhatTheyAnswerArePrinted() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice", password: Self.password)
+            let (carol, _) = try await server.client.register("carol", password: Self.password)
+            let (bob, _) = try await server.client.register("bob", password: Self.password)
+            #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open))
+                .status == 201)
+            #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
+            try await Self.withTail(server, as: "bob", ["group:team"]) { output, tail in
+                #expect(try await carol.send("POST", "/v1/groups/team/join").status == 200)
+                let first = try await alice.send("POST", "/v1/conversations/group:team/messages",
+                                                 json: SendMessageRequest(text: "who takes the pager this week?"))
+                let id = try first.decode(Message.self).id
+                #expect(try await carol.send("POST", "/v1/conversations/group:team/messages",
+                                             json: SendMessageRequest(text: "me", replyTo: id)).status == 201)
+                #expect(try await carol.send("POST", "/v1/groups/team/leave").status == 204)
+                try await withHangGuard("carol's leaving in tail's output") {
+                    await output.waitFor("carol left the group\n")
+                }
+                tail.cancel()
+                _ = try await withHangGuard("tail stopping") { await tail.value }
+
+                let lines = output.lines.map { $0.split(separator: " ", maxSplits: 2).last.map(String.init) ?? $0 }
+                #expect(lines == [
+                    "group:team * carol joined the group",
+                    "group:team alice: who takes the pager this week?",
+                    "group:team carol (replying to alice: \"who takes the pager this week?\"): me",
+                    "group:team * carol left the group",
+                ])
+            }
+        }
+    }
+    @Test func aBanIsPrintedAsTheServersNoticeOrElseAsWhatHappened() {
+        let group = ConversationRef(id: ConversationID(rawValue: 3), kind: .group, address: .group("team"))
+        let dave = User(id: UserID(rawValue: 5), username: "dave", nickname: "Dave", createdAt: Timestamp(milliseconds: 0))
+        let at = Timestamp(milliseconds: 1_736_157_600_000)
+        var lines = TailLines()
+        let bare = lines.line(for: Event(position: 1, type: .memberBanned, at: at, conversation: group,
+                                         user: dave, by: "alice"))
+        #expect(bare?.hasSuffix(" group:team * dave was banned") == true, "\(bare ?? "nothing")")
+        let notice = Message(id: MessageID(rawValue: 9), conversationID: group.id, seq: 4, type: .system,
+                             sender: "alice", senderID: UserID(rawValue: 2), text: "alice banned dave: spam",
+                             createdAt: at)
+        let told = lines.line(for: Event(position: 2, type: .memberBanned, at: at, conversation: group,
+                                         message: notice, user: dave, by: "alice"))
+        #expect(told?.hasSuffix(" group:team * alice banned dave: spam") == true, "\(told ?? "nothing")")
     }
 }

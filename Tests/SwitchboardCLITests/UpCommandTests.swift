@@ -15,38 +15,10 @@ struct UpCommandTests {
     /// then stops the runner and the server, exit 0.
     @Test(.timeLimit(.minutes(3)))
     func theShippedHelpDeskGetsItsAccountWithNothingSetAndAnswers() async throws {
-        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-        let sandbox = Sandbox()
-        defer { sandbox.remove() }
-        let config = try sandbox.write("config.yaml", """
-            log_level: info
-            server:
-              listen: 127.0.0.1:0
-              data: \(sandbox.path("data"))
-              durability: normal
-            runner:
-              listen: 127.0.0.1:0
-              bots: \(repository)/bots
-              state: \(sandbox.path("data/bots"))
-              admin_token: ${SWITCHBOARD_ADMIN_TOKEN:-}
-
-            """)
-        // Only what a shell would pass; no password, no administration token.
-        let environment = ["PATH": "/usr/bin:/bin", "HOME": sandbox.path("home")]
-        let up = try SpawnedProcess(binary, ["up", "--config", config], environment: environment)
-        try await ensuring({
-            var baseURL = ""
-            try await eventually("the server listening") {
-                guard let url = Self.listeningURL(in: up.errors) else { return up.exitStatus != nil }
-                baseURL = url
-                return true
-            }
-            #expect(up.exitStatus == nil, "up ended: \(up.errors)")
-            let (alice, _) = try await TestClient(baseURL: baseURL).register("alice")
-            try await eventually("the help desk polls") { up.errors.contains("bot helpdesk is running as helpdesk") }
-            #expect(up.errors.contains("created the bot account helpdesk"))
+        try await ShippedUp.run { up in
+            let (alice, _) = try await TestClient(baseURL: up.baseURL).register("alice")
+            try await eventually("the help desk polls") { up.process.errors.contains("bot helpdesk is running as helpdesk") }
+            #expect(up.process.errors.contains("created the bot account helpdesk"))
             let sent = try await alice.send(
                 "POST", "/v1/conversations/user:helpdesk/messages", json: SendMessageRequest(text: "/help"))
             #expect(sent.status == 201)
@@ -57,19 +29,60 @@ struct UpCommandTests {
                 return !replies.isEmpty
             }
             #expect(replies.first?.hasPrefix("I can help with:") == true, "\(replies)")
-            #expect(try await up.stop(SIGTERM) == 0, "\(up.errors)")
+            // The generated password is kept private.
+            let attributes = try FileManager.default.attributesOfItem(atPath: up.sandbox.path("data/bots/helpdesk/password"))
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            #expect(try await up.process.stop(SIGTERM) == 0, "\(up.process.errors)")
+        }
+    }
+
+    /// A broken bot file next to a good one: the good bot runs, the runner's /healthz says
+    /// "degraded" and names the broken file, and the stop exits 2 saying why; with
+    /// --strict the start fails at once.
+    @Test(.timeLimit(.minutes(3)))
+    func aBrokenBotFileLeavesTheOthersRunningAndTheExitStatusSaysSo() async throws {
+        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        try sandbox.write("bots/greeter.yaml", BotTexts.greeter.replacingOccurrences(
+            of: "password: \"${GREETER_PASSWORD:-not-a-secret}\"", with: "register: true"))
+        let broken = try sandbox.write("bots/broken.yaml", BotTexts.broken)
+        let config = try sandbox.write("config.yaml", """
+            log_level: info
+            server: { listen: 127.0.0.1:0, data: \(sandbox.path("data")), durability: normal }
+            runner: { listen: 127.0.0.1:0, bots: \(sandbox.path("bots")), state: \(sandbox.path("data/bots")) }
+
+            """)
+        let environment = ["PATH": "/usr/bin:/bin", "HOME": sandbox.path("home")]
+        let up = try SpawnedProcess(binary, ["up", "--config", config], environment: environment)
+        try await ensuring({
+            var runnerURL = ""
+            try await eventually("the runner listening") {
+                guard let url = ShippedUp.url(after: "runner listening on http://127.0.0.1:", in: up.errors) else {
+                    return up.exitStatus != nil
+                }
+                runnerURL = url
+                return true
+            }
+            try await eventually("the greeter polls") { up.errors.contains("bot greeter is running as greeter") }
+            let health = try await TestClient(baseURL: runnerURL).get("/healthz")
+            #expect(health.status == 200)
+            #expect(health.text.hasPrefix(#"{"bots":["greeter"],"problems":[{"bot":"broken","errors":["\#(broken):2:40: "#),
+                    "\(health.text)")
+            #expect(health.text.hasSuffix(#""state":"not_running"}],"status":"degraded"}"#), "\(health.text)")
+            #expect(try await up.stop(SIGTERM) == 2, "\(up.errors)")
+            #expect(up.errors.contains("switchboard: \(broken): bot broken did not run: \(broken):2:40: environment variable"))
         }) {
             if up.exitStatus == nil { _ = try? await up.stop(SIGKILL) }
         }
-        // The generated password is kept private.
-        let attributes = try FileManager.default.attributesOfItem(atPath: sandbox.path("data/bots/helpdesk/password"))
-        #expect((attributes[.posixPermissions] as? Int) == 0o600)
-    }
 
-    /// The server's URL from its "server listening on http://…" log line.
-    static func listeningURL(in log: String) -> String? {
-        guard let range = log.range(of: "server listening on http://127.0.0.1:") else { return nil }
-        let port = log[range.upperBound...].prefix { $0.isNumber }
-        return port.isEmpty ? nil : "http://127.0.0.1:\(port)"
+        let strict = try SpawnedProcess(binary, ["up", "--config", config, "--strict"], environment: environment)
+        try await ensuring({
+            let status = try await withHangGuard("up --strict ending") { await strict.waitForExit() }
+            #expect(status == 2)
+            #expect(strict.errors.contains("\(broken):7:9: unknown key 'repyl' (did you mean 'reply'?)"))
+        }) {
+            if strict.exitStatus == nil { _ = try? await strict.stop(SIGKILL) }
+        }
     }
 }

@@ -37,6 +37,23 @@ struct TemplateRenderingTests {
         #expect(try Template(source: "{{items.length}}").render(context) == expected)
     }
 
+    @Test("a number after a dot is a list's element, counting from 1", arguments: [
+        ("{{argv.1}}", "status"),
+        ("{{argv.2}}", "api"),
+        ("{{argv.3}}", ""),
+        ("{{argv.0}}", ""),
+        ("{{argv.01}}", ""),
+        ("{{argv.-1}}", ""),
+        ("{{rows.2.name}}", "b"),
+        ("{{keyed.1}}", "own key"),
+    ])
+    func listPositions(_ source: String, _ expected: String) throws {
+        let context: TemplateValue = [
+            "argv": ["status", "api"], "rows": [["name": "a"], ["name": "b"]], "keyed": ["1": "own key"],
+        ]
+        #expect(try Template(source: source).render(context) == expected)
+    }
+
     @Test("a bare length is an ordinary name, also inside a list item that is itself a list")
     func bareLengthIsOrdinary() throws {
         let template = try Template(source: "{{#lists}}[{{length}}]{{/lists}}")

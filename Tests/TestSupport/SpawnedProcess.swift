@@ -2,16 +2,16 @@
 import Glibc
 #endif
 import Foundation
+import PostgresTestSupport
 import Synchronization
 
 /// A child process started with `posix_spawn`, for tests and the soak harness that run
 /// the `switchboard` executable (and other programs: promtool, nginx, sqlite3).
 ///
-/// Not Foundation's `Process`: its `run()` crashed now and then in a test process whose
-/// other tests open and close descriptors all the time. The child gets standard input
-/// from a file (`/dev/null` unless given), its output as `output` says, and none of this
-/// process's other descriptors (its sockets would otherwise outlive their tests in the
-/// child).
+/// Started by `ChildSpawn` (not Foundation's `Process`: its `run()` crashed now and then
+/// in a test process whose other tests open and close descriptors all the time). The
+/// child gets standard input from a file (`/dev/null` unless given), its output as
+/// `output` says, and none of this process's other descriptors.
 public final class SpawnedProcess: Sendable {
     /// Where the child's output goes.
     public enum Output: Sendable {
@@ -35,48 +35,28 @@ public final class SpawnedProcess: Sendable {
         standardInput: String = "/dev/null", output: Output = .collected
     ) throws {
         var pipeFDs: [Int32] = [-1, -1]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, standardInput, O_RDONLY, 0)
+        let standardOutput: ChildSpawn.Output
+        let standardError: ChildSpawn.Output
         switch output {
         case .collected:
             guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
             for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_adddup2(&actions, pipeFDs[1], 2)
+            standardOutput = .file("/dev/null")
+            standardError = .descriptor(pipeFDs[1])
         case .appended(let file):
-            posix_spawn_file_actions_addopen(&actions, 1, file, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            standardOutput = .file(file)
+            standardError = .file(file)
         }
-        Self.closeFrom(3, &actions)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let pairs = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
-        let envp = pairs.map { strdup($0) } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        // A clean signal state: the test process blocks and ignores signals now and then
-        // (commands run in-process watch SIGINT and SIGTERM), and a child inheriting that
-        // would not hear the signals a test sends it.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        if pipeFDs[1] >= 0 { close(pipeFDs[1]) }
-        guard result == 0 else {
+        let child: pid_t
+        do {
+            child = try ChildSpawn.start(
+                executable, arguments, environment: environment, standardInput: standardInput,
+                standardOutput: standardOutput, standardError: standardError)
+            if pipeFDs[1] >= 0 { close(pipeFDs[1]) }
+        } catch {
+            if pipeFDs[1] >= 0 { close(pipeFDs[1]) }
             if pipeFDs[0] >= 0 { close(pipeFDs[0]) }
-            throw TestFailure("cannot start \(executable): \(String(cString: strerror(result)))")
+            throw TestFailure("\(error)")
         }
         pid = child
         let reading = pipeFDs[0]
@@ -118,7 +98,7 @@ public final class SpawnedProcess: Sendable {
             guard saved == nil else { return }
             var raw: Int32 = 0
             switch waitpid(pid, &raw, WNOHANG) {
-            case pid: saved = Self.decode(raw)
+            case pid: saved = ChildSpawn.decode(raw)
             case 0: _ = kill(pid, number)
             default: return  // reaped by `waitForExit`'s thread just now
             }
@@ -132,7 +112,7 @@ public final class SpawnedProcess: Sendable {
             if let saved { return saved }
             var raw: Int32 = 0
             guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
-            saved = Self.decode(raw)
+            saved = ChildSpawn.decode(raw)
             return saved
         }
     }
@@ -149,7 +129,7 @@ public final class SpawnedProcess: Sendable {
             }.start()
         }
         return status.withLock { saved in
-            if saved == nil { saved = Self.decode(raw) }
+            if saved == nil { saved = ChildSpawn.decode(raw) }
             return saved ?? -1
         }
         // (While the thread waits, `signal` may still reach the child: it is not reaped
@@ -171,19 +151,5 @@ public final class SpawnedProcess: Sendable {
             _ = await waitForExit()
             throw error
         }
-    }
-
-    private static func decode(_ raw: Int32) -> Int32 {
-        let signal = raw & 0x7F
-        return signal == 0 ? (raw >> 8) & 0xFF : 128 + signal
-    }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which the
-    /// Swift module for glibc does not expose: looked up at run time.
-    private static func closeFrom(_ lowest: Int32, _ actions: inout posix_spawn_file_actions_t) {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        else { return }
-        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
     }
 }

@@ -38,6 +38,10 @@ public final class TestServer: Sendable {
         config.loginLimits.inFlightPerAddress = 1_000
         // Every test client is 127.0.0.1; the per-address limit is tested apart.
         config.http.connectionsPerAddress = 100_000
+        // A loaded machine must not turn a test's wait for a database session into a 503,
+        // nor a wait for another test's login from 127.0.0.1 (the same address row) into a 429.
+        config.storeWait = .seconds(60)
+        config.loginLimits.admissionWait = .seconds(60)
         return config
     }
 
@@ -51,7 +55,7 @@ public final class TestServer: Sendable {
         var config = configuration(directory: folder)
         configure(&config)
         let logs = MemoryLogSink()
-        let app = try IMServerApp(
+        let app = try await IMServerApp(
             configuration: config, logger: Logger(label: "test-server", level: .debug, sink: logs), time: time)
         try await app.start()
         return TestServer(app: app, directory: folder, logs: logs, time: time)
@@ -230,16 +234,12 @@ extension TestServer {
 }
 
 /// Runs `body` against a server of its own, then stops it and removes its data, however
-/// `body` ends.
+/// `body` ends. With `store: .postgres` its data is a fresh database of the test cluster.
 public func withServer<T>(
-    time: any TimeSource = SystemTime(),
+    store: TestStore = .sqlite, time: any TimeSource = SystemTime(),
     _ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T
 ) async throws -> T {
-    let server = try await TestServer.start(time: time, configure)
-    return try await ensuring({ try await body(server) }) {
-        await server.stop()
-        server.removeData()
-    }
+    try await withNodes(1, store: store, time: time, configure) { servers in try await body(servers[0]) }
 }
 
 /// A server that a test restarts on the same data folder; `finish` stops the last one

@@ -16,6 +16,29 @@ public enum ActionKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case increment
     /// No later rule for this event.
     case stop
+    /// Moderation (`IMBots/Moderation`): the event's message deleted for everyone.
+    case delete
+    /// A member muted, unmuted, kicked, banned or unbanned.
+    case mute, unmute, kick, ban, unban
+    /// A reply that is also a case.
+    case warn
+    /// A join request approved or denied.
+    case approve, deny
+    /// A group's slow mode or join policy changed.
+    case slowMode = "slow_mode"
+    case joinPolicy = "join_policy"
+    /// A point on a member's strike counter, and the escalation it reaches.
+    case strike
+    /// A case and a line in the mod-log.
+    case report
+    /// A newcomer's challenge.
+    case verify
+    /// A case's line shown (`/case N`).
+    case showCase = "case"
+    /// A mute or ban case reversed (`/undo N`).
+    case undo
+    /// An alert group's living message (webhook rules).
+    case incident
 
     /// The name as written in bot files.
     public var description: String { rawValue }
@@ -46,6 +69,8 @@ enum ActionSpec: Sendable {
     case set([StateAssignment])
     case increment(IncrementSpec)
     case stop
+    case moderation(ModerationSpec)
+    case incident(IncidentSpec)
 
     var kind: ActionKind {
         switch self {
@@ -57,6 +82,8 @@ enum ActionSpec: Sendable {
         case .set: .set
         case .increment: .increment
         case .stop: .stop
+        case .moderation(let spec): spec.kind
+        case .incident: .incident
         }
     }
 
@@ -83,8 +110,23 @@ enum ActionSpec: Sendable {
             return assignments.flatMap(\.value.templates)
         case .increment, .stop:
             return []
+        case .moderation(let spec):
+            return spec.templates
+        case .incident(let spec):
+            return [spec.to.text] + [spec.title, spec.line].compactMap { $0 }
         }
     }
+}
+
+/// `incident: {to, flap_hold, title, line}`: the living message of each alert group.
+struct IncidentSpec: Sendable {
+    let to: AddressTemplate
+    /// How long a resolve is held before it shows (the flap damper).
+    let flapHold: Duration
+    /// The title template (`{{incident.commonLabels.alertname}}`); nil: the built-in one.
+    let title: TemplateText?
+    /// One alert's line (`{{alert.labels.instance}}: {{alert.annotations.summary}}`).
+    let line: TemplateText?
 }
 
 /// `reply: TEXT` or `reply: {text, quote}`.

@@ -3,8 +3,12 @@ import Templates
 
 /// What running a decision's actions did: an outcome per action, and the state after.
 public struct ActionReport: Sendable {
-    /// One outcome per action of every fired rule, in order.
+    /// One outcome per action of every fired rule, in order. A `stop` is not among them:
+    /// it is not something the bot does, but where the decision ended (``stop``).
     public var outcomes: [ActionOutcome]
+    /// The rule whose `stop` ended evaluation, and its mode, if one did: it holds even
+    /// when an action of that rule failed, as the rules after it were never chosen.
+    public var stop: (rule: String, mode: RuleMode)?
     /// The bot's state after the performed `set` and `increment` actions; the runner
     /// persists it when `stateChanged`.
     public var state: [String: TemplateValue]
@@ -15,8 +19,10 @@ public struct ActionReport: Sendable {
     var operations: [StateOperation] = []
 
     /// Creates a report.
-    public init(outcomes: [ActionOutcome] = [], state: [String: TemplateValue], stateChanged: Bool = false) {
+    public init(outcomes: [ActionOutcome] = [], state: [String: TemplateValue], stateChanged: Bool = false,
+                stop: (rule: String, mode: RuleMode)? = nil) {
         self.outcomes = outcomes
+        self.stop = stop
         self.state = state
         self.stateChanged = stateChanged
     }
@@ -41,8 +47,8 @@ public struct ActionOutcome: Sendable, CustomStringConvertible {
         case dryRun(ActionEffect)
         /// It failed; the rule's later actions are skipped.
         case failed(ActionError)
-        /// Not attempted, because an earlier action of the same rule failed.
-        case skipped
+        /// Not attempted, because the action at `after` (its index) of the same rule failed.
+        case skipped(after: Int)
     }
 
     /// The rule the action belongs to.
@@ -73,14 +79,21 @@ public struct ActionOutcome: Sendable, CustomStringConvertible {
         }
     }
 
-    /// `greet[0] reply: performed: to user:alice "Hi"`, one line for logs.
+    /// `greet action 1 (reply)`: actions are counted from 1, as people count them.
+    public var label: String { Self.label(rule: rule, index: actionIndex, kind: kind) }
+
+    /// `greet action 1 (reply)`.
+    public static func label(rule: String, index: Int, kind: ActionKind) -> String {
+        "\(rule) action \(index + 1) (\(kind))"
+    }
+
+    /// `greet action 1 (reply): performed: to user:alice "Hi"`, one line for logs.
     public var description: String {
-        let head = "\(rule)[\(actionIndex)] \(kind)"
         switch status {
-        case .performed(let effect): return "\(head): performed: \(effect)"
-        case .dryRun(let effect): return "\(head): \(mode) run, not performed: \(effect)"
-        case .failed(let error): return "\(head): failed: \(error.message)"
-        case .skipped: return "\(head): skipped after an earlier failure"
+        case .performed(let effect): return "\(label): performed: \(effect)"
+        case .dryRun(let effect): return "\(label): \(mode) run, not performed: \(effect)"
+        case .failed(let error): return "\(label): failed: \(error.message)"
+        case .skipped(let failed): return "\(label): not run, because action \(failed + 1) of the rule failed"
         }
     }
 }
@@ -95,8 +108,10 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
     case http(HTTPCall)
     /// State keys set to new values (`set`, `increment`).
     case state([StateChange])
-    /// Evaluation stops after this rule.
-    case stop
+    /// A moderation action's acts, cases, strike and messages.
+    case moderation(ModerationEffect)
+    /// An alert group's living message.
+    case incident(IncidentRequest)
 
     /// One line: `to user:alice "Hi"`, `POST https://... -> 201`...
     public var description: String {
@@ -112,8 +127,10 @@ public enum ActionEffect: Sendable, CustomStringConvertible {
             return "\(call.method) \(call.url)" + (call.status.map { " -> \($0)" } ?? "")
         case .state(let changes):
             return changes.map { "\($0.key) = \($0.value.interpolatedText)" }.joined(separator: ", ")
-        case .stop:
-            return "stop"
+        case .moderation(let effect):
+            return effect.description
+        case .incident(let request):
+            return "incident in \(request.to)"
         }
     }
 }
@@ -146,7 +163,7 @@ public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         /// A rendered address is not one (`to:` rendered to `group:`).
         case invalidAddress = "invalid_address"
-        /// A message rendered empty, or longer than a message may be.
+        /// A message rendered empty.
         case invalidText = "invalid_text"
         /// The event has no conversation to reply in.
         case noConversation = "no_conversation"
@@ -160,6 +177,9 @@ public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidState = "invalid_state"
         /// The effects (server, network) failed.
         case effectFailed = "effect_failed"
+        /// A moderation action that does not apply to the event (`approve` of a message,
+        /// `mute` in a direct conversation, `/undo` of an unknown case).
+        case notApplicable = "not_applicable"
     }
 
     /// The kind of failure.
@@ -179,6 +199,6 @@ public struct ActionError: Error, Sendable, Hashable, CustomStringConvertible {
         self.actionIndex = actionIndex
     }
 
-    /// `rule 'ticket', action 0: message`.
-    public var description: String { "rule '\(rule)', action \(actionIndex): \(message)" }
+    /// `rule 'ticket', action 1: message` (actions counted from 1).
+    public var description: String { "rule '\(rule)', action \(actionIndex + 1): \(message)" }
 }

@@ -5,8 +5,10 @@ import Templates
 ///
 /// Enforced rules' actions are performed; dry and shadow rules' actions are rendered
 /// and reported as `dryRun` without touching the effects or the state. A failed action
-/// ends its own rule (the rest is reported `skipped`) but not the other rules. Retrying
-/// is the effects' business, not this one's.
+/// ends its own rule (the rest is reported `skipped`) but not the other rules. A `stop`
+/// is no action here: the engine has already ended evaluation there (`stoppedBy`), and it
+/// holds whatever happens to the rule's actions. Retrying is the effects' business, not
+/// this one's.
 public enum ActionRunner {
     /// Runs every action of every fired rule, in order.
     public static func run(_ decision: Decision, event: BotEvent, context: BotContext,
@@ -19,21 +21,22 @@ public enum ActionRunner {
     /// http responses included, can be checked).
     static func run(_ decision: Decision, event: BotEvent, context: BotContext, effects: some BotEffects,
                     performingAll: Bool) async -> ActionReport {
-        var report = ActionReport(state: context.state)
+        let stopper = decision.firings.first { $0.rule.name == decision.stoppedBy }
+        var report = ActionReport(state: context.state, stop: stopper.map { ($0.rule.name, $0.mode) })
         for firing in decision.firings {
             var run = RuleRun(decision: decision, firing: firing, event: event, context: context,
                               state: report.state, performs: performingAll || firing.mode == .enforce)
-            var failed = false
-            for (index, action) in firing.rule.actions.enumerated() {
+            var failed: Int?
+            for (index, action) in firing.rule.actions.enumerated() where action.kind != .stop {
                 let status: ActionOutcome.Status
-                if failed {
-                    status = .skipped
+                if let failed {
+                    status = .skipped(after: failed)
                 } else {
                     do {
                         let effect = try await run.execute(action, index: index, effects: effects)
                         status = run.performs ? .performed(effect) : .dryRun(effect)
                     } catch {
-                        failed = true
+                        failed = index
                         status = .failed(error)
                     }
                 }
@@ -87,6 +90,8 @@ struct RuleRun {
         return .object(all)
     }
 
+    /// Performs (or, in dry and shadow rules, describes) one action; never a `stop`, which
+    /// the runner leaves out.
     mutating func execute(_ action: Action, index: Int,
                           effects: some BotEffects) async throws(ActionError) -> ActionEffect {
         let root = self.root
@@ -94,7 +99,7 @@ struct RuleRun {
         func fail(_ code: ActionError.Code, _ message: String) -> ActionError {
             ActionError(code: code, message: message, rule: ruleName, actionIndex: index)
         }
-        let key = IdempotencyKey.make(bot: decision.bot, position: event.position, rule: rule, actionIndex: index)
+        let key = IdempotencyKey.make(bot: decision.bot, scope: event.idempotencyScope, rule: rule, actionIndex: index)
         switch action.spec {
         case .reply(let spec):
             guard let conversation = event.conversation else {
@@ -125,13 +130,7 @@ struct RuleRun {
             } catch {
                 throw fail(.invalidProfile, "the rendered profile is invalid: \((error as? APIError)?.message ?? "\(error)")")
             }
-            if performs {
-                do {
-                    try await effects.updateProfile(update)
-                } catch {
-                    throw fail(.effectFailed, "updating the profile failed: \(error)")
-                }
-            }
+            try await perform("updating the profile", fail) { try await effects.updateProfile(update) }
             return .profile(update)
         case .http(let spec):
             return try await http(spec, key: key, root: root, effects: effects, fail)
@@ -155,7 +154,16 @@ struct RuleRun {
             apply(spec.key, next, as: .add(path: spec.key.path, amount: spec.by))
             return .state([StateChange(key: spec.key.description, value: next)])
         case .stop:
-            return .stop
+            // Not reached (`run` leaves stops out); as an effect it changes nothing.
+            return .state([])
+        case .moderation(let spec):
+            return try await moderation(spec, key: key, index: index, root: root, effects: effects, fail)
+        case .incident(let spec):
+            let request = IncidentRequest(
+                to: try address(spec.to, root, fail), rule: rule, actionIndex: index, flapHold: spec.flapHold,
+                templates: IncidentRenderer.Templates(title: spec.title?.template, line: spec.line?.template))
+            try await perform("the incident in \(request.to)", fail) { try await effects.incident(request) }
+            return .incident(request)
         }
     }
 
@@ -182,16 +190,24 @@ struct RuleRun {
         stateChanged = true
     }
 
+    /// Runs an effect when the rule performs; its failure is the action's.
+    private func perform(_ what: String, _ fail: (ActionError.Code, String) -> ActionError,
+                         _ effect: () async throws -> Void) async throws(ActionError) {
+        guard performs else { return }
+        do {
+            try await effect()
+        } catch {
+            throw fail(.effectFailed, "\(what) failed: \(error)")
+        }
+    }
+
     private func text(_ template: TemplateText, _ root: TemplateValue,
                       _ fail: (ActionError.Code, String) -> ActionError) throws(ActionError) -> String {
         let text = template.render(root)
         if text.allSatisfy(\.isWhitespace) {
             throw fail(.invalidText, "the message text rendered empty (template: \(template.source))")
         }
-        if text.count > Limits.messageTextLength.upperBound {
-            throw fail(.invalidText, "the message text is \(text.count) characters long; "
-                       + "at most \(Limits.messageTextLength.upperBound) are allowed")
-        }
+        // A text longer than a message may be is split into parts when it is queued.
         return text
     }
 

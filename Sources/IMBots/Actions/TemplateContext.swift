@@ -3,8 +3,8 @@ import IMProtocol
 import Templates
 
 /// Builds the variables templates read: `sender`, `message`, `conversation`, `match`,
-/// `args`, `argv`, `member`, `state`, `bot`, `now`, `event`, plus the responses of
-/// earlier `http` actions of the rule under their `as` names.
+/// `args`, `argv`, `member`, `state`, `bot`, `now`, `event`, `payload` (a webhook's),
+/// plus the responses of earlier `http` actions of the rule under their `as` names.
 enum TemplateContext {
     /// Every built-in variable except `state`, which changes while actions run.
     static func base(event: BotEvent, context: BotContext, bindings: Bindings) -> [String: TemplateValue] {
@@ -37,6 +37,7 @@ enum TemplateContext {
         if let member = event.member { root["member"] = user(member) }
         if let args = bindings.args { root["args"] = .string(args) }
         if let argv = bindings.argv { root["argv"] = .array(argv.map(TemplateValue.string)) }
+        if let payload = event.payload { root["payload"] = payload.templateValue }
         return root
     }
 

@@ -15,6 +15,8 @@ public enum WebhookRejection: Error, Sendable, Hashable, CustomStringConvertible
     /// The notification cannot be stored now (inbox full, journal failing): 503 with
     /// `Retry-After`, so the sender retries.
     case unavailable(retryAfter: Int)
+    /// Not a `POST`: 405.
+    case wrongMethod(String)
 
     /// The error the envelope carries.
     public var apiError: APIError {
@@ -23,6 +25,17 @@ public enum WebhookRejection: Error, Sendable, Hashable, CustomStringConvertible
         case .invalidPayload(let error): error.apiError
         case .unavailable(let seconds):
             APIError(.unavailable, "the alert could not be stored; retry in \(seconds) s", retryAfter: seconds)
+        case .wrongMethod(let method):
+            APIError(.methodNotAllowed, "webhooks are sent with POST, not \(method)")
+        }
+    }
+
+    /// The outcome it is counted as.
+    var outcome: RunnerMetrics.WebhookOutcome {
+        switch self {
+        case .unauthorized: .unauthorized
+        case .invalidPayload, .wrongMethod: .invalid
+        case .unavailable: .unavailable
         }
     }
 

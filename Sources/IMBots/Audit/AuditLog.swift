@@ -20,7 +20,8 @@ public final class AuditLog: Sendable {
         public var bot: String
         public var rule: String
         public var configVersion: String
-        public var action: String
+        /// The action's kind; absent on the line that says a rule's `stop` ended evaluation.
+        public var action: String?
         public var mode: String
         public var outcome: String
         public var conversation: String?

@@ -44,6 +44,32 @@ public final class RunnerMetrics: Sendable {
         var connected: [String: Bool] = [:]
         var shed: [ShedKey: Int] = [:]
         var auditFailures = 0
+        var reloadFailures: [String: Int] = [:]
+        var configFailing: [String: Bool] = [:]
+        var webhooks: [WebhookKey: Int] = [:]
+        var alertsRefused: [String: Int] = [:]
+    }
+
+    /// What became of a webhook request.
+    public enum WebhookOutcome: String, Sendable, CaseIterable {
+        /// Stored in the journal (answered 200).
+        case stored
+        /// A repeat of one stored before (dedupe; answered 200).
+        case duplicate
+        /// No rule takes it (answered 200).
+        case unmatched
+        /// A wrong or missing secret (401).
+        case unauthorized
+        /// A body that does not parse or exceeds a bound (400, 413), or a wrong method (405).
+        case invalid
+        /// It could not be stored now (503 with `Retry-After`).
+        case unavailable
+    }
+
+    private struct WebhookKey: Hashable {
+        var bot: String
+        var path: String
+        var outcome: WebhookOutcome
     }
 
     /// What a full queue dropped.
@@ -92,6 +118,43 @@ public final class RunnerMetrics: Sendable {
         state.withLock { $0.shed[ShedKey(bot: bot, kind: kind), default: 0] += count }
     }
 
+    /// A reload found the bot's file changed and could not take it.
+    func reloadFailed(bot: String) {
+        state.withLock { $0.reloadFailures[bot, default: 0] += 1 }
+    }
+
+    /// Whether the bot's file fails now (the bot runs on old rules, or not at all).
+    func configFailing(bot: String, _ failing: Bool) {
+        state.withLock { $0.configFailing[bot] = failing }
+    }
+
+    /// The bot's file was taken: it does not fail, and its failed reloads are shown from
+    /// 0, so that an alert on their increase sees the first one.
+    func fileTaken(bot: String) {
+        state.withLock {
+            $0.configFailing[bot] = false
+            if $0.reloadFailures[bot] == nil { $0.reloadFailures[bot] = 0 }
+        }
+    }
+
+    /// Failed reloads of a bot's file (for tests).
+    public func reloadFailures(bot: String) -> Int {
+        state.withLock { $0.reloadFailures[bot] ?? 0 }
+    }
+
+    func webhook(bot: String, path: String, _ outcome: WebhookOutcome) {
+        state.withLock { $0.webhooks[WebhookKey(bot: bot, path: path, outcome: outcome), default: 0] += 1 }
+    }
+
+    func alertRefused(bot: String) {
+        state.withLock { $0.alertsRefused[bot, default: 0] += 1 }
+    }
+
+    /// Webhook requests of a bot's path with an outcome (for tests and benchmarks).
+    public func webhookCount(bot: String, path: String, _ outcome: WebhookOutcome) -> Int {
+        state.withLock { $0.webhooks[WebhookKey(bot: bot, path: path, outcome: outcome)] ?? 0 }
+    }
+
     func auditFailed() {
         state.withLock { $0.auditFailures += 1 }
     }
@@ -133,10 +196,23 @@ public final class RunnerMetrics: Sendable {
                       snapshot.eventsHandled.mapValues(String.init))
         out += family("switchboard_bot_connected", "gauge", "Whether a bot's event stream is connected.",
                       snapshot.connected.mapValues { $0 ? "1" : "0" })
+        out += family("switchboard_bot_reload_failures_total", "counter",
+                      "Reloads that found a bot's file changed and could not take it (the old rules stay).",
+                      snapshot.reloadFailures.mapValues(String.init))
+        out += family("switchboard_bot_config_failing", "gauge",
+                      "Whether a bot's file fails now: the bot runs on old rules, or not at all.",
+                      snapshot.configFailing.mapValues { $0 ? "1" : "0" })
         out += "# HELP switchboard_bot_shed_total Replies (message) and events (event) dropped from a full conversation queue.\n# TYPE switchboard_bot_shed_total counter\n"
         for (key, count) in snapshot.shed.sorted(by: { ($0.key.bot, $0.key.kind.rawValue) < ($1.key.bot, $1.key.kind.rawValue) }) {
             out += "switchboard_bot_shed_total{bot=\"\(key.bot)\",kind=\"\(key.kind.rawValue)\"} \(count)\n"
         }
+        out += "# HELP switchboard_webhook_requests_total Webhook requests per bot, path and outcome.\n# TYPE switchboard_webhook_requests_total counter\n"
+        for (key, count) in snapshot.webhooks.sorted(by: { ($0.key.bot, $0.key.path, $0.key.outcome.rawValue) < ($1.key.bot, $1.key.path, $1.key.outcome.rawValue) }) {
+            out += "switchboard_webhook_requests_total{bot=\"\(key.bot)\",path=\"\(escape(key.path))\",outcome=\"\(key.outcome.rawValue)\"} \(count)\n"
+        }
+        out += family("switchboard_bot_alerts_refused_total", "counter",
+                      "Alerts an outbox full of alerts could not take (audited; a webhook is answered 503 before that).",
+                      snapshot.alertsRefused.mapValues(String.init))
         out += "# HELP switchboard_bot_regex_limit_total Regex matches stopped by the match limit (counted as no match).\n# TYPE switchboard_bot_regex_limit_total counter\n"
         out += "switchboard_bot_regex_limit_total \(RegexMatcher.limitHits)\n"
         out += "# HELP switchboard_runner_audit_failures_total Audit lines that could not be written.\n# TYPE switchboard_runner_audit_failures_total counter\n"

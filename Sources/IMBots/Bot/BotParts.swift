@@ -21,8 +21,16 @@ final class BotParts: Sendable {
     let configuration: RunnerConfiguration
     /// The runner listener's paths that bots' services answer.
     let routes: RunnerRoutes
+    /// Moderation's counters and look-ups.
+    let moderation: BotModeration
+    /// The invite-only groups the runner's bots share.
+    let groups: SharedGroups
+    /// Chat commands the bot's services answer themselves (the alert bridge's).
+    let taps = CommandTaps()
+
     init(name: String, client: IMClient, transport: any HTTPTransport, rules: LiveRules, journal: BotJournal,
-         time: any TimeSource, reporter: BotReporter, configuration: RunnerConfiguration, routes: RunnerRoutes) {
+         time: any TimeSource, reporter: BotReporter, configuration: RunnerConfiguration, routes: RunnerRoutes,
+         groups: SharedGroups = SharedGroups()) {
         self.name = name
         self.client = client
         self.transport = transport
@@ -32,6 +40,8 @@ final class BotParts: Sendable {
         self.reporter = reporter
         self.configuration = configuration
         self.routes = routes
+        self.moderation = BotModeration(bot: name, client: client, journal: journal, time: time, logger: reporter.logger)
+        self.groups = groups
     }
 
     /// Messages one conversation's outbox holds at most (`limits.queue`).

@@ -1,5 +1,4 @@
 import Foundation
-import SwitchboardCrypto
 
 /// Where a bot's password comes from: its file (`account.password`, usually
 /// `${VARIABLE}`), or, when that is empty, one generated at the first start and kept in
@@ -14,10 +13,7 @@ enum BotPassword {
         let account = definition.account
         if !account.password.isEmpty { return account.password }
         let path = folder + "/password"
-        if let kept = try LocalFiles.read(path) {
-            let text = String(decoding: kept, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            if !text.isEmpty { return text }
-        }
+        if let kept = try LocalFiles.keptSecret(at: path) { return kept }
         guard account.register else {
             let variable = account.passwordVariable.map { "set \($0)" } ?? "set account.password"
             throw RunnerError(
@@ -25,8 +21,7 @@ enum BotPassword {
                     + "\(variable) to the account's password, or set account.register: true to have the runner "
                     + "create the account with a generated one")
         }
-        let generated = "sbp_" + Digest.hex(SecureRandom.bytes(24))
-        try LocalFiles.replace(path, with: Data((generated + "\n").utf8))
+        let (generated, _) = try LocalFiles.secret(at: path, prefix: "sbp_")
         note("bot \(definition.name): no password configured; generated one, kept in \(path) (mode 0600)")
         return generated
     }

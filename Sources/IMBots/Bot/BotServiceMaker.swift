@@ -15,12 +15,20 @@ public protocol BotServiceMaker: Sendable {
 
 /// What a bot's extra service may use of the bot.
 public struct BotHandle: Sendable {
-    private let parts: BotParts
-    private let outbox: Outbox
+    /// The bot's parts and outbox, for the services this module makes (moderation's timers,
+    /// the alert bridge).
+    let parts: BotParts
+    let outbox: Outbox
+    /// The bot's login, which the timers wait for; nil in tests of a part alone.
+    let session: BotSession?
+    /// The runner's client for `http` actions; nil in tests of a part alone.
+    let http: HTTPActionClient?
 
-    init(parts: BotParts, outbox: Outbox) {
+    init(parts: BotParts, outbox: Outbox, session: BotSession? = nil, http: HTTPActionClient? = nil) {
         self.parts = parts
         self.outbox = outbox
+        self.session = session
+        self.http = http
     }
 
     /// The bot's name.
@@ -54,16 +62,25 @@ public final class RunnerRoutes: Sendable {
     /// Answers one request.
     public typealias Handler = @Sendable (Request) async -> Response
 
-    private let table = Mutex<[String: Handler]>([:])
+    private struct Entry {
+        var bodyLimit: Int
+        var handler: Handler
+    }
+
+    private let table = Mutex<[String: Entry]>([:])
+
+    /// The body limit of a path that names none: 1 MiB.
+    public static let defaultBodyLimit = 1 << 20
 
     public init() {}
 
-    /// Answers `path` with `handler` until `remove(_:)`; false when the path is taken.
+    /// Answers `path` with `handler` until `remove(_:)`, taking bodies of up to
+    /// `bodyLimit` bytes (413 past it); false when the path is taken.
     @discardableResult
-    public func add(_ path: String, _ handler: @escaping Handler) -> Bool {
+    public func add(_ path: String, bodyLimit: Int = RunnerRoutes.defaultBodyLimit, _ handler: @escaping Handler) -> Bool {
         table.withLock { table in
             guard table[path] == nil else { return false }
-            table[path] = handler
+            table[path] = Entry(bodyLimit: bodyLimit, handler: handler)
             return true
         }
     }
@@ -73,5 +90,8 @@ public final class RunnerRoutes: Sendable {
         _ = table.withLock { $0.removeValue(forKey: path) }
     }
 
-    func handler(for path: String) -> Handler? { table.withLock { $0[path] } }
+    func handler(for path: String) -> Handler? { table.withLock { $0[path]?.handler } }
+
+    /// The body limit of `path`; nil when no service answers it.
+    func bodyLimit(for path: String) -> Int? { table.withLock { $0[path]?.bodyLimit } }
 }

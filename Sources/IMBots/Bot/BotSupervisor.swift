@@ -42,7 +42,7 @@ final class BotSupervisor: Service {
     /// runner holds the bot, or the bot cannot start (no password to log in with).
     init(definition: BotDefinition, configuration: RunnerConfiguration, transport: any HTTPTransport,
          http: HTTPActionClient, writer: JournalWriter, reporter: BotReporter, routes: RunnerRoutes,
-         makers: [any BotServiceMaker]) async throws(RunnerError) {
+         groups: SharedGroups, makers: [any BotServiceMaker]) async throws(RunnerError) {
         bot = definition.name
         name = "bot \(definition.name)"
         let time = configuration.time
@@ -62,7 +62,7 @@ final class BotSupervisor: Service {
             configuration: IMClient.Configuration(sendRetry: .never, sleep: { try await time.sleep(for: $0) }))
         parts = BotParts(name: bot, client: client, transport: transport, rules: LiveRules(definition, time: time),
                          journal: journal, time: time, reporter: reporter, configuration: configuration,
-                         routes: routes)
+                         routes: routes, groups: groups)
         let session = BotSession(
             identity: BotContext.Identity(username: definition.account.username,
                                           nickname: definition.profile?.nickname ?? definition.account.nickname),
@@ -74,7 +74,7 @@ final class BotSupervisor: Service {
         }
         let handler = EventHandler(parts: parts, session: session, senders: senders, outbox: outbox, lanes: lanes,
                                    http: http)
-        let handle = BotHandle(parts: parts, outbox: outbox)
+        let handle = BotHandle(parts: parts, outbox: outbox, session: session, http: http)
         loop = EventLoop(name: "event loop \(bot)", parts: parts, session: session, handler: handler, lanes: lanes,
                          password: password)
         self.journal = journal

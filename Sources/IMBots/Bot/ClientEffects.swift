@@ -11,18 +11,22 @@ final class ClientEffects: BotEffects {
     private let httpClient: HTTPActionClient
     private let loopGuard: LoopGuard
     private let decided = Mutex<[OutgoingMessage]>([])
+    /// The bot's strikes and cases.
+    let moderation: ModerationBook?
 
-    init(client: IMClient, http: HTTPActionClient, loopGuard: LoopGuard) {
+    init(client: IMClient, http: HTTPActionClient, loopGuard: LoopGuard, moderation: ModerationBook? = nil) {
         self.client = client
         self.httpClient = http
         self.loopGuard = loopGuard
+        self.moderation = moderation
     }
 
     /// The messages the event's actions decided to send, in order.
     var messages: [OutgoingMessage] { decided.withLock { $0 } }
 
     func send(_ message: OutgoingMessage) async throws -> Message? {
-        guard loopGuard.allow(message.to) else {
+        // Mod-log lines answer nobody, so they cannot loop; a raid's cases must all be logged.
+        guard message.action == .report || loopGuard.allow(message.to) else {
             throw ActionSuppressed(message: "loop guard: too many messages into \(message.to) in the last minute")
         }
         decided.withLock { $0.append(message) }
@@ -36,6 +40,12 @@ final class ClientEffects: BotEffects {
 
     func http(_ request: TransportRequest) async throws -> TransportResponse {
         try await httpClient.send(request)
+    }
+
+    /// Carries the act out at once, through the client core (the message that caused it
+    /// must not stay visible while the outbox works through a queue).
+    func moderate(_ act: ModerationAct) async throws {
+        try await ModerationCalls.perform(act, with: client)
     }
 }
 

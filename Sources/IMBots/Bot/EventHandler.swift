@@ -22,14 +22,26 @@ struct EventHandler: Sendable {
         guard event.type != .kickedOut, parts.journal.isNew(event.position) else { return }
         let now = parts.time.wallMilliseconds
         parts.metrics.pollLag(bot: parts.name, seconds: Double(now - event.at.milliseconds) / 1000)
-        if SenderDirectory.observes(event) { await senders.observe(event) }
+        if SenderDirectory.observes(event) {
+            await senders.observe(event)
+            await parts.moderation.joins.observe(event)
+        }
         let rules = parts.rules.now
         if case .newerThan(let age) = rules.definition.backlog,
            event.at.milliseconds < session.startedAt - Int64(age.seconds * 1000) {
             parts.metrics.eventHandled(bot: parts.name)
             return
         }
-        if lanes.isBusy(with: event) {
+        let moderation = ModerationObserver(parts: parts)
+        await moderation.observe(event, rules.definition)
+        if let replies = await moderation.answer(event) {
+            parts.journal.record(.handled(position: event.position, state: [], messages: replies))
+            outbox.offer(replies)
+            parts.metrics.eventHandled(bot: parts.name)
+            return
+        }
+        // A command a service answers (with calls of its own) waits in the lane too.
+        if lanes.isBusy(with: event) || parts.taps.tap(for: event, bot: session.identity) != nil {
             lanes.accept(event)
             return
         }
@@ -38,22 +50,37 @@ struct EventHandler: Sendable {
             return
         }
         if decided.decision.firings.contains(where: { $0.rule.callsOut }) {
+            // Decided again, and counted then, when the lane takes it.
             lanes.accept(event)
             return
         }
+        parts.moderation.windows.record(decided.decision.windowHits, at: decided.context.now.milliseconds)
         _ = await act(decided, rules, event: event)
     }
 
     /// An event a lane took over: decided again with the state of now, and handled.
     /// False when stopped midway (it stays in the journal for the next start).
     func handleAccepted(_ event: Event) async -> Bool {
+        if let tap = parts.taps.tap(for: event, bot: session.identity) { return await answer(event, with: tap) }
         let rules = parts.rules.now
         guard let decided = await decide(event, rules) else {
             parts.journal.record(.handled(position: event.position, state: [], messages: []))
             parts.metrics.eventHandled(bot: parts.name)
             return true
         }
+        parts.moderation.windows.record(decided.decision.windowHits, at: decided.context.now.milliseconds)
         return await act(decided, rules, event: event)
+    }
+
+    /// A command a service answers: its replies are recorded with the event as handled.
+    private func answer(_ event: Event, with tap: any CommandTap) async -> Bool {
+        let role = await senders.role(of: event.message?.sender, in: event)
+        let replies = await tap.handle(event, role: role)
+        guard !Task.isCancelled else { return false }
+        parts.journal.record(.handled(position: event.position, state: [], messages: replies))
+        outbox.offer(replies)
+        parts.metrics.eventHandled(bot: parts.name)
+        return true
     }
 
     private struct Decided {
@@ -63,17 +90,33 @@ struct EventHandler: Sendable {
     }
 
     /// The rules that fire, with the event as they see it; nil when none does. The
-    /// sender's profile and role are looked up only when a rule needs them.
+    /// sender's profile and role, and a member's role, are looked up only when a rule
+    /// needs them.
+    ///
+    /// A member event's sender is its member, unless someone else acted (`by`: who kicked
+    /// or muted the member), as in examples.
     private func decide(_ event: Event, _ rules: LiveRules.Current) async -> Decided? {
-        var botEvent = BotEvent(event: event, sender: event.type == .message ? nil : event.user)
+        let actedOnOther = event.by != nil && event.by?.lowercased() != event.user?.username.lowercased()
+        // A `member_joined` event says how the member came in (`via`), which `member: {via: …}` reads.
+        var botEvent = BotEvent(event: event, sender: event.type == .message || actedOnOther ? nil : event.user)
         let lookups = rules.engine.decisionLookups
         if lookups.contains(.profile) { botEvent.sender = await senders.profile(causing: event) }
         if lookups.contains(.role) { botEvent.senderRole = await senders.role(of: botEvent.actor, in: event) }
-        let context = BotContext(
+        if lookups.contains(.memberRole), let member = botEvent.member {
+            botEvent.memberRole = await senders.role(of: member.username, in: event)
+        }
+        if lookups.contains(.joined) { botEvent.senderJoinedAt = await parts.moderation.joins.joinedAt(botEvent.actor, in: event) }
+        var context = BotContext(
             bot: session.identity, state: parts.journal.variables,
             now: Timestamp(milliseconds: parts.time.wallMilliseconds), timezone: rules.definition.timezone ?? "UTC")
+        context.windows = parts.moderation.windows
+        context.modLog = rules.definition.moderation.log
         let decision = rules.engine.decide(botEvent, context: context)
-        guard !decision.firings.isEmpty else { return nil }
+        guard !decision.firings.isEmpty else {
+            // Nothing fired, but the event still counts for the rules' `rate` and `repeated`.
+            parts.moderation.windows.record(decision.windowHits, at: context.now.milliseconds)
+            return nil
+        }
         if botEvent.sender == nil, decision.firings.contains(where: { $0.rule.actionLookups.contains(.profile) }) {
             botEvent.sender = await senders.profile(causing: event)
         }
@@ -83,13 +126,14 @@ struct EventHandler: Sendable {
     private func act(_ decided: Decided, _ rules: LiveRules.Current, event: Event) async -> Bool {
         for firing in decided.decision.firings { parts.metrics.count(bot: parts.name, rule: firing.rule.name, .matched) }
         let started = parts.time.elapsed
-        let effects = ClientEffects(client: parts.client, http: http, loopGuard: rules.loopGuard)
+        let effects = ClientEffects(client: parts.client, http: http, loopGuard: rules.loopGuard,
+                                    moderation: parts.moderation.book)
         let report = await ActionRunner.run(decided.decision, event: decided.event, context: decided.context, effects: effects)
         // Stopped midway: nothing is recorded, so the event is handled again at the next start.
         guard !Task.isCancelled else { return false }
         parts.metrics.actionLatency(bot: parts.name, seconds: (parts.time.elapsed - started).seconds)
         parts.reporter.record(report, event: event, version: rules.definition.version)
-        let messages = effects.messages.map { PendingMessage($0, position: event.position) }
+        let messages = effects.messages.flatMap { PendingMessage.parts(of: $0, position: event.position) }
         parts.journal.record(.handled(position: event.position, state: report.operations, messages: messages))
         outbox.offer(messages)
         parts.metrics.eventHandled(bot: parts.name)

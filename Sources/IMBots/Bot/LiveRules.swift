@@ -15,6 +15,7 @@ final class LiveRules: Sendable {
 
     private let current: Mutex<Current>
     private let time: any TimeSource
+    private let listeners = Mutex<[@Sendable () -> Void]>([])
 
     init(_ definition: BotDefinition, time: any TimeSource) {
         self.time = time
@@ -28,6 +29,13 @@ final class LiveRules: Sendable {
     func replace(with definition: BotDefinition) {
         let new = Self.make(definition, time: time)
         current.withLock { $0 = new }
+        for listener in listeners.withLock({ $0 }) { listener() }
+    }
+
+    /// Calls `listener` after every ``replace(with:)`` (a service that serves what the
+    /// rules name, such as webhook paths).
+    func onReplace(_ listener: @escaping @Sendable () -> Void) {
+        listeners.withLock { $0.append(listener) }
     }
 
     private static func make(_ definition: BotDefinition, time: any TimeSource) -> Current {

@@ -7,7 +7,7 @@ import Lifecycle
 ///
 /// Looked up only when a rule needs them, and kept a minute in caches with a bound (a
 /// flood from many accounts costs lookups, not memory); `profile_updated` refreshes a
-/// profile, membership changes a group's roles.
+/// profile, membership and role changes a group's roles.
 actor SenderDirectory {
     private let client: IMClient
     private let time: any TimeSource
@@ -26,7 +26,8 @@ actor SenderDirectory {
     /// Whether `event` tells something about users or groups (a profile, a membership).
     static func observes(_ event: Event) -> Bool {
         switch event.type {
-        case .profileUpdated, .memberJoined, .memberLeft, .memberKicked, .conversationUpdated: true
+        case .profileUpdated, .memberJoined, .memberLeft, .memberKicked, .memberBanned, .roleChanged, .conversationUpdated:
+            true
         default: false
         }
     }
@@ -38,16 +39,24 @@ actor SenderDirectory {
         }
         if case .group(let group)? = event.conversation?.address {
             switch event.type {
-            case .memberJoined, .memberLeft, .memberKicked, .conversationUpdated: roles.remove(group.lowercased())
+            case .memberJoined, .memberLeft, .memberKicked, .memberBanned, .roleChanged, .conversationUpdated:
+                roles.remove(group.lowercased())
             default: break
             }
         }
     }
 
-    /// The profile of whoever caused `event`: the event's own for non-messages, else
-    /// looked up (a failed lookup gives the last one known, or nil).
+    /// The profile of whoever caused `event`: the member's own for a member event of
+    /// theirs, else looked up (a message's sender, whoever acted on a member); a failed
+    /// lookup gives the last one known, or nil.
     func profile(causing event: Event) async -> User? {
-        guard let username = event.message?.sender else { return event.user }
+        var name: String?
+        if event.type == .message {
+            name = event.message?.sender
+        } else if let by = event.by, by.lowercased() != event.user?.username.lowercased() {
+            name = by
+        }
+        guard let username = name else { return event.user }
         let now = time.seconds
         if let cached = profiles.fresh(username, now: now) { return cached }
         guard let user = try? await client.user(named: username) else { return profiles.any(username) }

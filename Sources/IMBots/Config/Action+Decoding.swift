@@ -2,10 +2,11 @@ import IMProtocol
 import YAMLCoding
 
 extension Action: Decodable {
-    /// The action names; the last group is planned and reported as such.
+    /// The action names; the second group is moderation's (`ModerationSpec+Decoding.swift`).
     enum Key: String, CodingKey, CaseIterable {
-        case reply, send, forward, updateProfile, http, set, increment, stop
-        case delete, mute, kick, ban, warn, strike
+        case reply, send, forward, updateProfile, http, set, increment, stop, incident
+        case delete, mute, unmute, kick, ban, unban, warn, approve, deny, slowMode, joinPolicy, strike, report, verify
+        case `case`, undo
     }
 
     /// One `do` item: a mapping with exactly one action name as its key.
@@ -39,6 +40,7 @@ extension Action: Decodable {
         case .http: spec = .http(try container.decode(HTTPSpec.self, forKey: key))
         case .set: spec = .set(try container.decode(SetSpec.self, forKey: key).assignments)
         case .increment: spec = .increment(try container.decode(IncrementSpec.self, forKey: key))
+        case .incident: spec = .incident(try container.decode(IncidentSpec.self, forKey: key))
         case .stop:
             let value = try container.decode(Located<Bool>.self, forKey: key)
             guard value.value else {
@@ -46,16 +48,18 @@ extension Action: Decodable {
                                       at: value.mark, path: container.codingPath + [key])
             }
             spec = .stop
-        case .delete, .mute, .kick, .ban, .warn, .strike:
-            throw context.failure(.notAvailable,
-                "the '\(key.stringValue)' action is not available in this version",
-                at: node.mark, path: decoder.codingPath)
+        case .delete, .mute, .unmute, .kick, .ban, .unban, .warn, .approve, .deny, .slowMode, .joinPolicy, .strike,
+             .report, .verify, .case, .undo:
+            spec = .moderation(try ModerationSpec.decode(key, in: container, context: context))
         }
         self.init(spec: spec, location: SourceLocation(file: context.file, mark: node.mark))
     }
 
-    private static func text(_ key: Key) -> String {
-        key == .updateProfile ? "update_profile" : key.stringValue
+    /// The name as written in bot files.
+    static func text(_ key: Key) -> String {
+        key.stringValue.reduce(into: "") { name, character in
+            name += character.isUppercase ? "_" + character.lowercased() : String(character)
+        }
     }
 
     private static func found(_ node: YAMLNode) -> String {
@@ -133,6 +137,19 @@ extension AddressTemplate: Decodable {
                 at: text.mark, path: decoder.codingPath)
         }
         self.init(text: text)
+    }
+}
+
+extension IncidentSpec: Decodable {
+    enum Key: String, CodingKey, CaseIterable { case to, flapHold, title, line }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let hold = try container.decodeIfPresent(ConfigDuration.self, forKey: .flapHold)
+        self.init(to: try container.decode(AddressTemplate.self, forKey: .to),
+                  flapHold: .milliseconds(Int64((hold?.seconds ?? 300) * 1000)),
+                  title: try container.decodeIfPresent(TemplateText.self, forKey: .title),
+                  line: try container.decodeIfPresent(TemplateText.self, forKey: .line))
     }
 }
 

@@ -65,8 +65,8 @@ public struct BotConfigError: Error, Sendable, Hashable, CustomStringConvertible
 
 /// Every problem found in one or more bot files, in file and position order.
 ///
-/// Thrown by ``BotLoader/load(file:environment:)`` (then never empty) and returned by
-/// ``BotLoader/loadDirectory(_:environment:)`` (empty when every file is fine).
+/// Thrown by ``BotLoader/load(file:environment:)`` (then never empty); ``BotCatalog``
+/// keeps each file's as `file:line:column: message` lines.
 public struct BotConfigErrors: Error, Sendable, Hashable, CustomStringConvertible, Sequence {
     /// The problems, sorted by file, line and column.
     public private(set) var errors: [BotConfigError]

@@ -101,6 +101,18 @@ final class BotDecoding: Sendable {
         return nil
     }
 
+    /// What to say for YAML's "unknown escape character" at `mark`: a backslash in double
+    /// quotes, nearly always a regex (`"\w+"`), which YAML reads first.
+    func unknownEscape(at mark: YAMLMark) -> String? {
+        guard mark.isKnown, mark.line >= 1, mark.line <= lines.count else { return nil }
+        let line = Array(lines[mark.line - 1].unicodeScalars)
+        let start = mark.column - 1
+        guard start >= 0, start + 1 < line.count, line[start] == "\\" else { return nil }
+        let escape = "\\\(line[start + 1])"
+        return "in double quotes YAML reads '\(escape)' as an escape, and it is none: use single quotes for regexes "
+            + "(regex: '...'), where a backslash stays as it is"
+    }
+
     /// The code recorded for an error raised by `error(_:_:at:)`, if it was.
     func code(for error: YAMLError) -> BotConfigError.Code? {
         guard let mark = error.mark else { return nil }

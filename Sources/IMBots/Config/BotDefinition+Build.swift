@@ -43,6 +43,12 @@ extension BotDefinition {
             }
         }
 
+        let state = parsed.knowsAllState
+            ? TemplateCheck.declaredState(initial: parsed.state ?? [:], rules: parsed.rules) : nil
+        let formats = Dictionary(parsed.webhooks.map { ($0.path, $0.route.format) }, uniquingKeysWith: { first, _ in first })
+        let templates = TemplateCheck(file: file, state: state, webhooks: formats)
+        for rule in parsed.rules { errors += templates.problems(in: rule) }
+
         var profile: Profile?
         if let section = parsed.profile {
             var avatarPath: String?
@@ -60,6 +66,8 @@ extension BotDefinition {
             profile = Profile(nickname: section.nickname, signature: section.signature,
                               avatarPath: avatarPath, attrs: section.attrs ?? [:])
         }
+
+        let dedupe = Self.checkWebhookRules(parsed, file: file) { errors.append($0) }
 
         if let listen = parsed.listen, listen.isEmpty {
             report(.invalidValue, "'listen' is empty, so the bot would handle nothing "
@@ -85,7 +93,13 @@ extension BotDefinition {
             maxRepliesPerMinute: parsed.loopGuard?.maxRepliesPerMinute ?? 20,
             initialState: (parsed.state ?? [:]).mapValues(TemplateValue.init(yaml:)),
             timezone: parsed.timezone?.identifier,
-            rules: parsed.rules)
+            rules: parsed.rules,
+            moderation: parsed.moderation?.settings ?? ModerationSettings(),
+            groupSettings: Dictionary((parsed.join ?? []).compactMap { target -> (String, GroupSettings)? in
+                guard case .group(let name) = target.address, let settings = target.settings else { return nil }
+                return (name, settings)
+            }, uniquingKeysWith: { _, last in last }),
+            webhooks: parsed.webhooks, dedupe: dedupe)
     }
 }
 

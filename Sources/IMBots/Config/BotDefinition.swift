@@ -132,10 +132,20 @@ public struct BotDefinition: Sendable {
     public let timezone: String?
     /// The rules, in order.
     public let rules: [Rule]
+    /// Where moderation logs its cases, and who moderates (`moderation:`).
+    public let moderation: ModerationSettings
+    /// The settings of groups of `join:` the bot creates when they are missing, by name.
+    public let groupSettings: [String: GroupSettings]
+    /// The webhook routes it serves on the runner's listener (`webhooks:`).
+    public let webhooks: [WebhookEndpoint]
+    /// The dedupe key of each webhook rule that has one (alert routes always do).
+    let dedupe: [String: DedupeKey]
 
     init(name: String, file: String, version: String, account: Account, profile: Profile?,
          listen: [ConversationPattern], join: [ConversationAddress], backlog: Backlog, limits: Limits, maxRepliesPerMinute: Int,
-         initialState: [String: TemplateValue], timezone: String?, rules: [Rule]) {
+         initialState: [String: TemplateValue], timezone: String?, rules: [Rule],
+         moderation: ModerationSettings = ModerationSettings(), groupSettings: [String: GroupSettings] = [:],
+         webhooks: [WebhookEndpoint] = [], dedupe: [String: DedupeKey] = [:]) {
         self.name = name
         self.file = file
         self.version = version
@@ -149,6 +159,15 @@ public struct BotDefinition: Sendable {
         self.initialState = initialState
         self.timezone = timezone
         self.rules = rules
+        self.moderation = moderation
+        self.groupSettings = groupSettings
+        self.webhooks = webhooks
+        self.dedupe = dedupe
+    }
+
+    /// The `webhooks:` entry of `path`.
+    public func webhook(path: String) -> WebhookEndpoint? {
+        webhooks.first { $0.path == path }
     }
 
     /// Whether the bot handles events of this conversation.

@@ -8,7 +8,7 @@ import YAMLCoding
 struct BotFile: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case bot, account, profile, listen, join, onStart, limits, loopGuard, state, timezone, rules
-        case webhooks
+        case webhooks, moderation
     }
 
     var bot: Name
@@ -22,6 +22,14 @@ struct BotFile: Decodable, Sendable {
     var state: [String: YAMLValue]?
     var timezone: TimeZoneName?
     var rules: [Rule]
+    /// Whether the `state:` section and every rule's actions decoded, so that every state
+    /// key the bot declares is known (the template check accepts any key otherwise).
+    var knowsAllState = true
+    var moderation: ModerationSection?
+    /// The `webhooks:` entries that read without problems (theirs are reported).
+    var webhooks: [WebhookEndpoint] = []
+    /// Where `webhooks:` is written.
+    var webhooksMark: YAMLMark?
 
     /// Reads every section even when an earlier one is wrong, so that `check` reports the
     /// problems of the whole file at once (the loader refuses the file if there are any).
@@ -30,7 +38,8 @@ struct BotFile: Decodable, Sendable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if container.contains(.webhooks) {
             let node = try container.decode(YAMLNode.self, forKey: .webhooks)
-            context.report(.notAvailable, "'webhooks' is not available in this version", at: node.mark)
+            webhooksMark = node.mark
+            webhooks = Self.webhooks(node, context)
         }
         bot = try context.attempt { try container.decode(Name.self, forKey: .bot) } ?? Name.unnamed
         account = try context.attempt { try container.decode(AccountSection.self, forKey: .account) }
@@ -41,29 +50,61 @@ struct BotFile: Decodable, Sendable {
         onStart = try context.attempt { try container.decodeIfPresent(OnStartSection.self, forKey: .onStart) } ?? nil
         limits = try context.attempt { try container.decodeIfPresent(LimitsSection.self, forKey: .limits) } ?? nil
         loopGuard = try context.attempt { try container.decodeIfPresent(LoopGuardSection.self, forKey: .loopGuard) } ?? nil
-        state = try context.attempt { try container.decodeIfPresent([String: YAMLValue].self, forKey: .state) } ?? nil
+        let state = try context.attempt { try container.decodeIfPresent([String: YAMLValue].self, forKey: .state) }
+        self.state = state ?? nil
         timezone = try context.attempt { try container.decodeIfPresent(TimeZoneName.self, forKey: .timezone) } ?? nil
-        rules = try Self.rules(in: container, context)
+        moderation = try context.attempt { try container.decodeIfPresent(ModerationSection.self, forKey: .moderation) }
+            ?? nil
+        let (rules, complete) = try Self.rules(in: container, context)
+        self.rules = rules
+        knowsAllState = state != nil && complete && rules.allSatisfy(\.decodedActions)
         context.keep(self)
     }
 }
 
 extension BotFile {
+    /// The entries of `webhooks:`, each checked; every problem is recorded.
+    private static func webhooks(_ node: YAMLNode, _ context: BotDecoding) -> [WebhookEndpoint] {
+        guard let items = node.sequence else {
+            context.record(context.error(.typeMismatch, "'webhooks' must be a list of entries (- path: …)", at: node.mark))
+            return []
+        }
+        var endpoints: [WebhookEndpoint] = []
+        for item in items {
+            do {
+                let endpoint = try WebhookRoute.parse(yaml: item, file: context.file) { context.variable(at: $0) }
+                if endpoints.contains(where: { $0.path == endpoint.path }) {
+                    context.record(context.error(.invalidValue, "webhook path '\(endpoint.path)' is listed twice",
+                                                 at: item["path"]?.mark ?? item.mark))
+                } else {
+                    endpoints.append(endpoint)
+                }
+            } catch {
+                for problem in error.errors { context.record(problem) }
+            }
+        }
+        return endpoints
+    }
+
     /// The rules that decode: a broken rule is reported and left out, so the others are
     /// checked, and so are the checks across the file (duplicate names, examples).
     private static func rules(in container: KeyedDecodingContainer<CodingKeys>,
-                              _ context: BotDecoding) throws -> [Rule] {
-        guard container.contains(.rules),
-              var list = try context.attempt({ try container.nestedUnkeyedContainer(forKey: .rules) }) else { return [] }
+                              _ context: BotDecoding) throws -> (rules: [Rule], complete: Bool) {
+        guard container.contains(.rules) else { return ([], true) }
+        guard var list = try context.attempt({ try container.nestedUnkeyedContainer(forKey: .rules) }) else {
+            return ([], false)
+        }
         var rules: [Rule] = []
+        var complete = true
         while !list.isAtEnd {
             if let rule = try context.attempt({ try list.decode(Rule.self) }) {
                 rules.append(rule)
             } else {
+                complete = false
                 _ = try list.decode(YAMLNode.self)
             }
         }
-        return rules
+        return (rules, complete)
     }
 }
 
@@ -218,11 +259,40 @@ struct LoopGuardSection: Decodable, Sendable {
 }
 
 /// One entry of `join:`: `group:NAME` (joined, created when missing) or `room:NAME`
-/// (entered, created when missing).
+/// (entered, created when missing), or `{group: NAME, policy: open, new_members:
+/// restricted, slow_mode: 30s}`: a group the bot creates with these settings when it is
+/// missing (and so owns).
 struct JoinTarget: Decodable, Sendable {
+    enum CodingKeys: String, CodingKey, CaseIterable { case group, policy, newMembers, slowMode }
+
     var address: ConversationAddress
+    /// The settings a group created by the bot gets; nil: the server's defaults.
+    var settings: GroupSettings?
 
     init(from decoder: any Decoder) throws {
+        if try decoder.node().mapping != nil {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let name = try container.decode(Located<String>.self, forKey: .group)
+            let bare = name.value.hasPrefix("group:") ? String(name.value.dropFirst(6)) : name.value
+            do {
+                _ = try Validate.conversationName(bare)
+            } catch {
+                throw decoder.botDecoding.failure(.invalidValue, "'\(name.value)': \(AccountSection.reason(error))",
+                                                  at: name.mark, path: container.codingPath + [CodingKeys.group])
+            }
+            address = .group(bare.lowercased())
+            var settings = GroupSettings(
+                join: try container.decodeIfPresent(JoinPolicy.self, forKey: .policy),
+                newMembers: try container.decodeIfPresent(NewMemberPolicy.self, forKey: .newMembers),
+                slowMode: try container.decodeIfPresent(ConfigDuration.self, forKey: .slowMode))
+            if settings.slowMode != nil, (try? settings.slowModeSeconds()) == nil {
+                throw decoder.botDecoding.failure(.invalidValue, "slow_mode is whole seconds from 0 (off) to 1d",
+                                                  at: decoder.mark, path: container.codingPath + [CodingKeys.slowMode])
+            }
+            if settings.isEmpty { settings = GroupSettings() }
+            self.settings = settings
+            return
+        }
         let text = try decoder.singleValueContainer().decode(String.self)
         let parsed = ConversationAddress(text)
         switch parsed {

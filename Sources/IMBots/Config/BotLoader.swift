@@ -10,17 +10,35 @@ public enum BotLoader {
     /// - Parameter environment: what `${VAR}` and `${VAR:-default}` read.
     /// - Throws: every problem found, never an empty list.
     public static func load(file: String, environment: [String: String]) throws(BotConfigErrors) -> BotDefinition {
+        let read = read(file: file, environment: environment)
+        guard let bot = read.bot else { throw read.errors }
+        return bot
+    }
+
+    /// One file read: its bot, or its problems with the name the file gives its bot (when
+    /// it can be read), and the hash of its bytes.
+    struct FileRead {
+        var bot: BotDefinition? = nil
+        var errors: BotConfigErrors
+        var name: String? = nil
+        var version: String? = nil
+    }
+
+    static func read(file: String, environment: [String: String]) -> FileRead {
+        let file = displayPath(file)
+        let location = SourceLocation(file: file, line: 0, column: 0)
         guard let data = FileManager.default.contents(atPath: file) else {
-            throw BotConfigErrors([BotConfigError(code: .unreadableFile, location: SourceLocation(file: file, line: 0, column: 0),
-                                                  message: "cannot read the file (does it exist, and may it be read?)")])
+            return FileRead(errors: BotConfigErrors([BotConfigError(code: .unreadableFile, location: location,
+                message: "cannot read the file (does it exist, and may it be read?)")]))
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw BotConfigErrors([BotConfigError(code: .unreadableFile, location: SourceLocation(file: file, line: 0, column: 0),
-                                                  message: "the file is not UTF-8 text")])
+            return FileRead(errors: BotConfigErrors([BotConfigError(code: .unreadableFile, location: location,
+                                                                    message: "the file is not UTF-8 text")]), version: version(of: data))
         }
         let directory = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        return try load(text: text, file: file, directory: directory, environment: environment,
-                        version: version(of: data))
+        var read = load(text: text, file: file, directory: directory, environment: environment, version: version(of: data))
+        read.version = version(of: data)
+        return read
     }
 
     /// Loads and checks a bot from text, e.g. for tests or standard input.
@@ -30,47 +48,14 @@ public enum BotLoader {
     ///   - directory: where a relative `profile.avatar` is looked up.
     public static func load(text: String, file: String, directory: String,
                             environment: [String: String]) throws(BotConfigErrors) -> BotDefinition {
-        try load(text: text, file: file, directory: directory, environment: environment,
-                 version: version(of: Data(text.utf8)))
-    }
-
-    /// Loads every `*.yaml` and `*.yml` file of a folder (not its subfolders), in name order.
-    ///
-    /// A bad file leaves the others usable: its problems are returned and it is left out,
-    /// as is a file whose bot name or account another file already uses.
-    public static func loadDirectory(_ path: String,
-                                     environment: [String: String]) -> (bots: [BotDefinition], errors: BotConfigErrors) {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: path)
-        } catch {
-            return ([], BotConfigErrors([BotConfigError(code: .unreadableFile,
-                location: SourceLocation(file: path, line: 0, column: 0), message: "cannot list the bot folder")]))
-        }
-        var bots: [BotDefinition] = []
-        var errors: [BotConfigError] = []
-        for name in names.sorted() where name.hasSuffix(".yaml") || name.hasSuffix(".yml") {
-            let file = URL(fileURLWithPath: path).appendingPathComponent(name).path
-            do {
-                let bot = try load(file: file, environment: environment)
-                if let other = bots.first(where: { $0.name == bot.name }) {
-                    errors.append(BotConfigError(code: .duplicateBot, location: SourceLocation(file: file, line: 0, column: 0),
-                                                 message: "bot '\(bot.name)' is also defined in \(other.file)"))
-                } else if let other = bots.first(where: { $0.account.username == bot.account.username }) {
-                    errors.append(BotConfigError(code: .duplicateBot, location: SourceLocation(file: file, line: 0, column: 0),
-                        message: "account '\(bot.account.username)' is also used by bot '\(other.name)' in \(other.file)"))
-                } else {
-                    bots.append(bot)
-                }
-            } catch {
-                errors += error.errors
-            }
-        }
-        return (bots, BotConfigErrors(errors))
+        let read = load(text: text, file: file, directory: directory, environment: environment,
+                        version: version(of: Data(text.utf8)))
+        guard let bot = read.bot else { throw read.errors }
+        return bot
     }
 
     private static func load(text: String, file: String, directory: String, environment: [String: String],
-                             version: String) throws(BotConfigErrors) -> BotDefinition {
+                             version: String) -> FileRead {
         let context = BotDecoding(file: file, text: text)
         let decoder = YAMLDecoder(interpolation: .environment(environment),
                                   keyDecodingStrategy: .convertFromSnakeCase,
@@ -85,15 +70,18 @@ public enum BotLoader {
             // checks across the file still run, so their problems come in the same report.
             parsed = context.kept
         }
-        var errors = (problems + context.reportedErrors).map { convert($0, file: file, context: context) }
-        guard let parsed else { throw BotConfigErrors(errors) }
+        let all = problems + context.reportedErrors
+        let paths = all.contains { $0.message.contains("'rules[") } ? ReadablePaths(text: text) : nil
+        var errors = all.map { convert($0, file: file, context: context, paths: paths) }
+        let name = parsed.flatMap { $0.bot.mark.isKnown ? $0.bot.value : nil }
+        guard let parsed else { return FileRead(errors: BotConfigErrors(errors), name: name) }
         do {
             let definition = try BotDefinition(parsed, file: file, directory: directory, version: version)
-            if errors.isEmpty { return definition }
+            if errors.isEmpty { return FileRead(bot: definition, errors: BotConfigErrors(), name: name) }
         } catch {
             errors += error.errors
         }
-        throw BotConfigErrors(errors)
+        return FileRead(errors: BotConfigErrors(errors), name: name)
     }
 
     /// The first 12 hex digits of the SHA-256 of the file's bytes.
@@ -101,7 +89,18 @@ public enum BotLoader {
         String(Digest.hex(Digest.sha256(data)).prefix(12))
     }
 
-    private static func convert(_ error: YAMLError, file: String, context: BotDecoding) -> BotConfigError {
+    /// A path as people read it: `./bots/x.yaml` and `bots/./x.yaml` are `bots/x.yaml`.
+    public static func displayPath(_ path: String) -> String {
+        let absolute = path.hasPrefix("/")
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") where part != "." { parts.append(part) }
+        let joined = parts.joined(separator: "/")
+        if absolute { return "/" + joined }
+        return joined.isEmpty ? "." : joined
+    }
+
+    private static func convert(_ error: YAMLError, file: String, context: BotDecoding,
+                                paths: ReadablePaths?) -> BotConfigError {
         let code: BotConfigError.Code = context.code(for: error) ?? {
             switch error.code {
             case .syntax, .multipleDocuments, .undefinedAlias, .sizeLimit, .depthLimit, .duplicateKey,
@@ -115,7 +114,11 @@ public enum BotLoader {
             case .invalidValue: return .invalidValue
             }
         }()
+        var message = paths?.rewrite(error.message) ?? error.message
+        if code == .syntax, message.hasPrefix("found unknown escape character"), let mark = error.mark {
+            message = context.unknownEscape(at: mark) ?? message
+        }
         return BotConfigError(code: code, location: SourceLocation(file: error.file ?? file, mark: error.mark),
-                              message: error.message)
+                              message: message)
     }
 }

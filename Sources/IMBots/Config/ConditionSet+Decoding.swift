@@ -5,9 +5,10 @@ import YAMLCoding
 extension ConditionSet: Decodable {
     /// The matchers of a `when` mapping; the last group is planned and reported as such.
     enum Key: String, CodingKey, CaseIterable {
-        case text, command, from, `in`, direct, group, room, mentionsMe, event, any, not
+        case text, command, from, member, `in`, direct, group, room, mentionsMe, event, any, not
         case hours, days, timezone
-        case webhook, match, schedule, rate
+        case webhook, match, absentFor
+        case rate, repeated, links, mentions, state, schedule, missed, quiet
     }
 
     /// Decodes a `when` mapping, keeping the conditions in the order written.
@@ -22,6 +23,8 @@ extension ConditionSet: Decodable {
         var hours: [TimeWindow.Span] = []
         var days: Set<Int>?
         var zone: TimeZone?
+        var triggers: [Key] = []
+        var webhook: WebhookParts?
 
         for key in container.allKeys {
             switch key {
@@ -31,6 +34,8 @@ extension ConditionSet: Decodable {
                 conditions.append(.command(try container.decode(CommandCondition.self, forKey: key)))
             case .from:
                 conditions.append(.from(try container.decode(SenderCondition.self, forKey: key)))
+            case .member:
+                conditions.append(.member(try container.decode(MemberCondition.self, forKey: key)))
             case .in:
                 let patterns = try container.decode(OneOrMany<ConversationPattern>.self, forKey: key).items
                 conditions.append(.conversation(.within(patterns, key: "in")))
@@ -68,20 +73,93 @@ extension ConditionSet: Decodable {
             case .timezone:
                 let name = try container.decode(TimeZoneName.self, forKey: key)
                 zone = TimeZoneDatabase.zone(name.identifier)
-            case .webhook, .match, .schedule, .rate:
-                let node = try container.decode(YAMLNode.self, forKey: key)
-                throw context.failure(.notAvailable,
-                    "the '\(key.stringValue)' matcher is not available in this version",
-                    at: node.mark, path: container.codingPath + [key])
+            case .rate, .repeated, .links, .mentions, .state:
+                conditions.append(.moderation(try ModerationCondition.decode(key, in: container, nested: nested,
+                                                                             context: context)))
+            case .schedule, .missed, .quiet:
+                triggers.append(key)
+            case .webhook, .match, .absentFor:
+                var parts = webhook ?? WebhookParts()
+                try parts.decode(key, from: container, context)
+                webhook = parts
             }
+        }
+        if !triggers.isEmpty {
+            conditions.append(.moderation(try ModerationCondition.decodeTrigger(in: container, nested: nested, zone: zone,
+                                                                          context: context)))
+        }
+        if let webhook {
+            let trigger = try webhook.condition(nested: nested, others: !conditions.isEmpty || events != nil
+                                                    || timeIndex != nil, decoder: decoder)
+            conditions.append(.webhook(trigger))
         }
         if let timeIndex {
             conditions.insert(.time(TimeWindow(hours: hours, days: days, timezone: zone)), at: timeIndex)
-        } else if zone != nil {
-            throw context.failure(.invalidValue, "'timezone' in 'when' applies to 'hours' and 'days'; add one of them",
+        } else if zone != nil, !triggers.contains(.schedule) {
+            throw context.failure(.invalidValue,
+                                  "'timezone' in 'when' applies to 'hours', 'days' and 'schedule'; add one of them",
                                   at: decoder.mark, path: decoder.codingPath)
         }
         self.init(conditions: conditions, events: events)
+    }
+}
+
+/// `webhook:`, `match:` and `absent_for:`, read in any order, checked together.
+private struct WebhookParts {
+    var path: Located<String>?
+    var match: PayloadMatch?
+    var matchMark: YAMLMark?
+    var absentFor: Located<ConfigDuration>?
+
+    mutating func decode(_ key: ConditionSet.Key, from container: KeyedDecodingContainer<ConditionSet.Key>,
+                         _ context: BotDecoding) throws {
+        switch key {
+        case .webhook:
+            let path = try container.decode(Located<String>.self, forKey: key)
+            if !path.value.hasPrefix("/") {
+                throw context.failure(.invalidValue, "webhook '\(path.value)' must be a path such as /hooks/alertmanager",
+                                      at: path.mark, path: container.codingPath + [key])
+            }
+            self.path = path
+        case .match:
+            let node = try container.decode(YAMLNode.self, forKey: key)
+            matchMark = node.mark
+            do {
+                match = try PayloadMatch(yaml: node, file: context.file)
+            } catch {
+                throw context.failure(error.errors, path: container.codingPath + [key])
+            }
+        default:
+            absentFor = try container.decode(Located<ConfigDuration>.self, forKey: key)
+        }
+    }
+
+    /// The trigger; `webhook` must be there, at the top of the rule, alone with its keys.
+    func condition(nested: Bool, others: Bool, decoder: any Decoder) throws -> WebhookCondition {
+        let context = decoder.botDecoding
+        guard let path else {
+            throw context.failure(.missingKey, "'\(matchMark != nil ? "match" : "absent_for")' needs 'webhook: PATH' "
+                                  + "(the webhooks entry it reads)", at: matchMark ?? absentFor?.mark ?? decoder.mark,
+                                  path: decoder.codingPath)
+        }
+        if nested {
+            throw context.failure(.invalidValue, "'webhook' can only be set at the top of a rule's 'when'",
+                                  at: path.mark, path: decoder.codingPath)
+        }
+        if others {
+            throw context.failure(.invalidValue, "a webhook rule's 'when' holds only webhook, match and absent_for "
+                                  + "(a webhook has no text, sender or conversation)", at: decoder.mark,
+                                  path: decoder.codingPath)
+        }
+        var interval: Duration?
+        if let absentFor {
+            guard absentFor.value.seconds >= 1 else {
+                throw context.failure(.invalidValue, "absent_for must be at least 1s", at: absentFor.mark,
+                                      path: decoder.codingPath)
+            }
+            interval = .milliseconds(Int64(absentFor.value.seconds * 1000))
+        }
+        return WebhookCondition(path: path.value, match: match, absentFor: interval)
     }
 }
 

@@ -5,6 +5,7 @@ import YAMLCoding
 extension Expectation: Decodable {
     enum Key: String, CodingKey, CaseIterable {
         case reply, send, forward, updateProfile, state, rule, actions
+        case delete, mute, unmute, kick, ban, unban, warn, approve, deny, slowMode, joinPolicy, report, undo, strike, `case`
     }
 
     /// `nothing`, or a mapping of expected effects.
@@ -32,6 +33,7 @@ extension Expectation: Decodable {
         }
         rules = try container.decodeIfPresent(OneOrMany<Located<String>>.self, forKey: .rule)?.items
         actions = try container.decodeIfPresent([ExpectedEffect].self, forKey: .actions)
+        moderation = try ModerationExpectation(from: container)
         if container.allKeys.isEmpty {
             throw context.failure(.invalidValue,
                 "expect needs one of: reply, send, forward, update_profile, state, rule, actions (or write "

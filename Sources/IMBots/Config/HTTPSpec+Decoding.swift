@@ -23,7 +23,8 @@ extension HTTPSpec: Decodable {
         }
         if let host = Self.authority(of: url.source), host.contains("{{") {
             fail("the host of an http url cannot be a template ('\(host)'): a message could send the request "
-                 + "anywhere; write the host in the file (or take it from ${VARIABLE})", url.mark, .url)
+                 + "anywhere; write the host in the file (or take it from ${VARIABLE})", url.position(line: 1, column: 1),
+                 .url)
         }
         let headers = try container.decodeIfPresent(OrderedMap<TemplateText>.self, forKey: .headers)
         for entry in headers?.entries ?? [] where !Self.isToken(entry.key) {
@@ -58,10 +59,10 @@ extension HTTPSpec: Decodable {
 
         var name: String?
         if let written = try container.decodeIfPresent(Located<String>.self, forKey: .as) {
-            if Self.isIdentifier(written.value), !TemplateRoots.builtin.contains(written.value) {
+            if Self.isIdentifier(written.value), !TemplateVariables.roots.contains(written.value) {
                 name = written.value
             } else {
-                let reason = TemplateRoots.builtin.contains(written.value)
+                let reason = TemplateVariables.roots.contains(written.value)
                     ? "'\(written.value)' is a built-in template variable; choose another name"
                     : "'\(written.value)' is not a usable name (letters, digits and '_', not starting with a digit)"
                 fail(reason, written.mark, .as)

@@ -4,7 +4,7 @@ import YAMLCoding
 
 extension RuleExample: Decodable {
     enum Key: String, CodingKey, CaseIterable {
-        case from, text, `in`, event, member, state, now, http, expect
+        case from, text, `in`, event, member, state, now, http, expect, times, every, via
     }
 
     /// Decodes one `examples:` entry.
@@ -46,6 +46,12 @@ extension RuleExample: Decodable {
         let state = try container.decodeIfPresent([String: YAMLValue].self, forKey: .state) ?? [:]
         let http = try container.decodeIfPresent(OrderedMap<ScriptedResponse>.self, forKey: .http)
         let expectation = try container.decode(Expectation.self, forKey: .expect)
+        let times = try container.decodeIfPresent(Located<Int>.self, forKey: .times)
+        if let times, !(1...1_000).contains(times.value) {
+            throw fail("times must be from 1 to 1000", times.mark, .times)
+        }
+        let every = try container.decodeIfPresent(ConfigDuration.self, forKey: .every)
+        let via = try container.decodeIfPresent(JoinPolicy.self, forKey: .via)
 
         if event == .message, from == nil {
             throw context.failure(.missingKey, "an example message needs 'from' (who sends it)",
@@ -55,12 +61,19 @@ extension RuleExample: Decodable {
             throw context.failure(.missingKey, "an example message needs 'text'",
                                   at: decoder.mark, path: decoder.codingPath)
         }
+        if event != .message, from == nil, member == nil {
+            throw context.failure(.missingKey, "an example \(event.rawValue) event needs 'member' (who it is about; "
+                                  + "'from' too when someone else acted)", at: decoder.mark, path: decoder.codingPath)
+        }
         self.init(location: SourceLocation(file: context.file, mark: decoder.mark), from: from, text: text,
                   conversation: conversation, event: event, member: member,
                   state: state.mapValues(TemplateValue.init(yaml:)), now: now,
                   http: Dictionary(uniqueKeysWithValues: (http?.entries ?? []).map { ($0.key, $0.value) }),
                   httpNames: (http?.entries ?? []).map { Located($0.key, mark: http?.keyMarks[$0.key] ?? .unknown) },
                   expectation: expectation)
+        self.times = times?.value ?? 1
+        self.every = every ?? ConfigDuration(seconds: 1)
+        self.via = via
     }
 
     private static func isID(_ address: ConversationAddress) -> Bool {
@@ -70,19 +83,20 @@ extension RuleExample: Decodable {
 }
 
 extension ExampleUser: Decodable {
-    enum Key: String, CodingKey, CaseIterable { case username, nickname, isBot, role }
+    enum Key: String, CodingKey, CaseIterable { case username, nickname, isBot, role, via }
 
-    /// `alice` or `{username, nickname, is_bot, role}`.
+    /// `alice` or `{username, nickname, is_bot, role, via}`.
     init(from decoder: any Decoder) throws {
         guard try decoder.node().mapping != nil else {
-            self.init(username: try decoder.decodeValue(String.self).lowercased(), nickname: nil, isBot: false)
+            self.init(person: BotEvent.Person(try decoder.decodeValue(String.self)), via: nil)
             return
         }
         let container = try decoder.container(keyedBy: Key.self)
-        self.init(username: try container.decode(String.self, forKey: .username).lowercased(),
-                  nickname: try container.decodeIfPresent(String.self, forKey: .nickname),
-                  isBot: try container.decodeIfPresent(Bool.self, forKey: .isBot) ?? false,
-                  role: try container.decodeIfPresent(MemberRole.self, forKey: .role))
+        let person = BotEvent.Person(try container.decode(String.self, forKey: .username),
+                                     nickname: try container.decodeIfPresent(String.self, forKey: .nickname),
+                                     isBot: try container.decodeIfPresent(Bool.self, forKey: .isBot) ?? false,
+                                     role: try container.decodeIfPresent(MemberRole.self, forKey: .role))
+        self.init(person: person, via: try container.decodeIfPresent(JoinVia.self, forKey: .via))
     }
 }
 

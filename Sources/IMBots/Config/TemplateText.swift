@@ -42,8 +42,14 @@ struct TemplateText: Sendable, Decodable {
             template = try Template(source: text, name: "template")
         } catch {
             let at = Self.position(line: error.line, column: error.column, origin: origin, mark: mark)
-            let message = Self.fileRelative(error.message, origin: origin, mark: mark, reportedAt: at)
+            let message = TemplateBraces.explain(error, in: text)
+                ?? Self.fileRelative(error.message, origin: origin, mark: mark, reportedAt: at)
             throw context.failure(.invalidTemplate, "invalid template: \(message)", at: at,
+                                  path: decoder.codingPath)
+        }
+        if let loose = TemplateBraces.looseTag(in: text) {
+            throw context.failure(.invalidTemplate, "invalid template: \(loose.message)",
+                                  at: Self.position(line: loose.line, column: loose.column, origin: origin, mark: mark),
                                   path: decoder.codingPath)
         }
     }

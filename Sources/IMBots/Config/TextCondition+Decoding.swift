@@ -33,6 +33,9 @@ extension TextCondition: Decodable {
             case .endsWith: tests.append(.endsWith(try literals(key)))
             case .regex:
                 let pattern = try container.decode(Located<String>.self, forKey: key)
+                if let problem = Self.quotingProblem(try container.decode(YAMLNode.self, forKey: key), pattern.value) {
+                    throw context.failure(.invalidRegex, problem, at: pattern.mark, path: container.codingPath + [key])
+                }
                 if normalize {
                     throw context.failure(.invalidValue,
                         "'normalize' does not apply to 'regex' (use ignore_case, or any_word with normalize)",
@@ -65,6 +68,27 @@ extension TextCondition: Decodable {
                 at: decoder.mark, path: decoder.codingPath)
         }
         self.init(tests: tests, ignoreCase: ignoreCase, normalize: normalize)
+    }
+}
+
+extension TextCondition {
+    /// What YAML's double quotes did to a regex before it was read: `"\b"` is a
+    /// backspace there (and `"\N"`, `"\_"`, `"\L"`, `"\P"` other characters), where the
+    /// regex meant a word boundary, a property or a class. Nil when nothing was changed.
+    static func quotingProblem(_ node: YAMLNode, _ pattern: String) -> String? {
+        guard node.scalar?.style == .doubleQuoted else { return nil }
+        let escapes: [Unicode.Scalar: String] = ["\u{08}": "\\b", "\u{85}": "\\N", "\u{A0}": "\\_",
+                                                 "\u{2028}": "\\L", "\u{2029}": "\\P"]
+        guard let first = pattern.unicodeScalars.first(where: { escapes[$0] != nil }), let escape = escapes[first] else {
+            return nil
+        }
+        var written = ""
+        for scalar in pattern.unicodeScalars {
+            if let escape = escapes[scalar] { written += escape } else { written.unicodeScalars.append(scalar) }
+        }
+        let quoted = written.replacingOccurrences(of: "'", with: "''")
+        return "use single quotes for regexes: in double quotes YAML reads '\(escape)' itself (as a control "
+            + "character) before the regex sees it; write regex: '\(quoted)'"
     }
 }
 
@@ -106,10 +130,10 @@ extension CommandCondition: Decodable {
 
 extension SenderCondition: Decodable {
     enum Key: String, CodingKey, CaseIterable {
-        case users, bots, role
+        case users, bots, role, joinedWithin
     }
 
-    /// `from: alice`, `from: [alice, bob]` or `from: {users, bots, role}`.
+    /// `from: alice`, `from: [alice, bob]` or `from: {users, bots, role, joined_within}`.
     convenience init(from decoder: any Decoder) throws {
         guard try decoder.node().mapping != nil else {
             let users = try decoder.decodeValue(OneOrMany<String>.self).items
@@ -120,11 +144,12 @@ extension SenderCondition: Decodable {
         let users = try container.decodeIfPresent(OneOrMany<String>.self, forKey: .users)?.items
         let bots = try container.decodeIfPresent(Bool.self, forKey: .bots)
         let role = try container.decodeIfPresent(MemberRole.self, forKey: .role)
+        let joinedWithin = try container.decodeIfPresent(ConfigDuration.self, forKey: .joinedWithin)
         // A key written with a bad value has its own error already.
         guard Key.allCases.contains(where: { container.contains($0) }) else {
-            throw decoder.botDecoding.failure(.invalidValue, "'from' needs one of: users, bots, role",
+            throw decoder.botDecoding.failure(.invalidValue, "'from' needs one of: users, bots, role, joined_within",
                                               at: decoder.mark, path: decoder.codingPath)
         }
-        self.init(users: users?.map { $0.lowercased() }, bots: bots, role: role)
+        self.init(users: users?.map { $0.lowercased() }, bots: bots, role: role, joinedWithin: joinedWithin)
     }
 }

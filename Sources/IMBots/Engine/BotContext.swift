@@ -28,6 +28,10 @@ public struct BotContext: Sendable {
     public var now: Timestamp
     /// The IANA time zone for `now.*` and for `hours`/`days` without their own `timezone`.
     public var timezone: String
+    /// What `rate` and `repeated` matchers counted before this event; nil: nothing.
+    public var windows: EventWindows?
+    /// Where moderation actions log their cases (`moderation.log`); nil: nowhere.
+    public var modLog: ConversationAddress?
 
     /// Creates a context.
     public init(bot: Identity, state: [String: TemplateValue] = [:], now: Timestamp,
@@ -47,5 +51,6 @@ public struct BotContext: Sendable {
         self.init(bot: Identity(username: definition.account.username, id: id, nickname: nickname),
                   state: state ?? definition.initialState, now: now,
                   timezone: timezone ?? definition.timezone ?? "UTC")
+        self.modLog = definition.moderation.log
     }
 }

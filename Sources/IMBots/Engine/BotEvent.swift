@@ -11,16 +11,53 @@ public struct BotEvent: Sendable {
     public var sender: User?
     /// The sender's role in the event's group, when the runner knows it.
     public var senderRole: MemberRole?
+    /// The role of a member event's member in the group, when the runner knows it.
+    public var memberRole: MemberRole?
+    /// When the sender joined the event's group, when the runner knows it
+    /// (`from: {joined_within: …}`).
+    public var senderJoinedAt: Timestamp? = nil
+    /// The `schedule` or `quiet` trigger a timer event is for (its id); nil for feed events.
+    public var trigger: String? = nil
+    /// A webhook delivery's payload; nil for feed events.
+    public var payload: WebhookPayload?
+    /// The listener path a webhook delivery came in on.
+    public var webhookPath: String?
+    /// What message ids and idempotency keys of what no feed event caused derive from.
+    private var scope: String?
 
     /// Wraps a feed event.
-    public init(event: Event, sender: User? = nil, senderRole: MemberRole? = nil) {
+    public init(event: Event, sender: User? = nil, senderRole: MemberRole? = nil, memberRole: MemberRole? = nil) {
         self.event = event
         self.sender = sender
         self.senderRole = senderRole
+        self.memberRole = memberRole
+    }
+
+    /// How the member of a `member_joined` event came in, as the feed says (`via`).
+    public var joinedVia: JoinVia? {
+        event.type == .memberJoined ? event.via.map(JoinVia.init) : nil
+    }
+
+    /// A webhook delivery as webhook rules see it: no conversation and no sender.
+    /// - Parameters:
+    ///   - number: its number in the bot's inbox (`event.position` in templates).
+    ///   - scope: what its messages' client ids derive from (`w12` for delivery 12), so
+    ///     processing it again after a crash sends nothing twice.
+    public static func webhook(path: String, payload: WebhookPayload, number: Int64, scope: String,
+                               at time: Timestamp) -> BotEvent {
+        var event = BotEvent(event: Event(position: number, type: .other("webhook"), at: time))
+        event.payload = payload
+        event.webhookPath = path
+        event.scope = scope
+        return event
     }
 
     /// The feed position: what outgoing message ids and idempotency keys derive from.
     public var position: Int64 { event.position }
+
+    /// The part of idempotency keys that names the event: its feed position, or a
+    /// webhook delivery's scope.
+    public var idempotencyScope: String { scope ?? String(event.position) }
     /// The kind of event.
     public var type: EventType { event.type }
     /// The conversation the event happened in, if any.
@@ -45,11 +82,14 @@ public struct BotEvent: Sendable {
 
     /// The member a member event (`member_joined`, `member_left`, ...) is about.
     public var member: User? {
-        switch event.type {
-        case .memberJoined, .memberLeft, .memberKicked, .memberMuted: event.user
-        default: nil
-        }
+        Self.memberEventTypes.contains(event.type) ? event.user : nil
     }
+
+    /// The kinds of events that are about a group member.
+    static let memberEventTypes: [EventType] = [
+        .memberJoined, .memberLeft, .memberKicked, .memberBanned, .memberUnbanned, .memberMuted, .memberUnmuted,
+        .roleChanged, .joinRequested,
+    ]
 }
 
 extension BotEvent {
@@ -60,36 +100,62 @@ extension BotEvent {
     public static func message(from username: String, text: String,
                                in conversation: ConversationAddress? = nil,
                                position: Int64 = 1, at time: Timestamp = .now()) -> BotEvent {
-        let sender = syntheticUser(username, at: time)
-        return synthetic(type: .message, sender: sender, text: text, in: conversation,
-                         member: nil, position: position, at: time)
+        made(.message, from: Person(username), text: text, in: conversation, position: position, at: time)
     }
 
-    /// An event made up from its parts, as examples describe them.
-    static func synthetic(type: EventType, sender: User?, text: String?,
-                          in address: ConversationAddress?, member: User?,
-                          position: Int64, at time: Timestamp) -> BotEvent {
+    /// Someone an event made up from a few fields names: its sender or its member.
+    public struct Person: Sendable, Hashable {
+        /// Lowered.
+        public var username: String
+        /// The display name.
+        public var nickname: String
+        public var isBot: Bool
+        /// Their role in the event's group.
+        public var role: MemberRole?
+
+        /// Creates a person; the nickname is the username as written unless given.
+        public init(_ username: String, nickname: String? = nil, isBot: Bool = false, role: MemberRole? = nil) {
+            self.username = username.lowercased()
+            self.nickname = nickname ?? username
+            self.isBot = isBot
+            self.role = role
+        }
+    }
+
+    /// An event made up from its parts, as examples and `switchboard explain` describe
+    /// one.
+    ///
+    /// A member event's sender is its member unless `sender` names someone else, who
+    /// is then the one who acted (`by`: an admin who kicked the member); its member is the
+    /// sender when `member` is nil. `in` defaults to the direct conversation with the sender.
+    public static func made(_ type: EventType, from sender: Person?, member: Person? = nil, via: JoinVia? = nil,
+                            text: String? = nil, in address: ConversationAddress? = nil,
+                            position: Int64, at time: Timestamp) -> BotEvent {
+        let isMessage = type == .message
+        let member = isMessage ? nil : member ?? sender
+        let sender = sender ?? member
+        let senderUser = sender.map { syntheticUser($0, at: time) }
         let conversation = syntheticConversation(address ?? .user(sender?.username ?? "someone"))
         var message: Message?
-        if type == .message, let sender {
+        if isMessage, let senderUser {
             message = Message(id: MessageID(rawValue: max(1, position)),
                               conversationID: conversation.id, seq: max(1, position),
-                              sender: sender.username, senderID: sender.id,
+                              sender: senderUser.username, senderID: senderUser.id,
                               text: text ?? "", createdAt: time)
         }
         // `by` names who acted only when that is someone other than the member.
-        let actedOnOther = type != .message && member != nil && member?.username != sender?.username
-        let event = Event(position: position, type: type, at: time, conversation: conversation,
-                          message: message, user: type == .message ? nil : (member ?? sender),
+        let actedOnOther = member != nil && sender?.username != member?.username
+        var event = Event(position: position, type: type, at: time, conversation: conversation,
+                          message: message, user: member.map { syntheticUser($0, at: time) },
                           by: actedOnOther ? sender?.username : nil)
-        return BotEvent(event: event, sender: sender)
+        if type == .memberJoined { event.via = via.map(JoinPolicy.init) }
+        return BotEvent(event: event, sender: senderUser, senderRole: sender?.role, memberRole: member?.role)
     }
 
-    /// A user profile with only a name: nickname equal to the username.
-    static func syntheticUser(_ username: String, nickname: String? = nil, isBot: Bool = false,
-                              at time: Timestamp) -> User {
-        User(id: UserID(rawValue: stableNumber(username)), username: username.lowercased(),
-             nickname: nickname ?? username, isBot: isBot, createdAt: time)
+    /// The profile of a made-up person, with an id that is the same on every run.
+    private static func syntheticUser(_ person: Person, at time: Timestamp) -> User {
+        User(id: UserID(rawValue: stableNumber(person.username)), username: person.username,
+             nickname: person.nickname, isBot: person.isBot, createdAt: time)
     }
 
     private static func syntheticConversation(_ address: ConversationAddress) -> ConversationRef {

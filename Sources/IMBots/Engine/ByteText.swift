@@ -35,6 +35,32 @@ enum ByteText {
         return true
     }
 
+    /// Where a match of `pattern` at `text[offset...]` may end when letters may be
+    /// stretched (`scaaam` for `scam`, `frreee` for `free`): each run of one letter in the
+    /// pattern takes at least as many of that letter in the text, and any more that
+    /// follow. The last run may stop anywhere from its fewest letters to its most (in
+    /// `scam mad` the match ends before `mad`); nil when there is no match at `offset`.
+    static func matchEnds(_ text: UnsafeBufferPointer<UInt8>, at offset: Int,
+                          _ pattern: UnsafeBufferPointer<UInt8>, wildcard: Bool) -> ClosedRange<Int>? {
+        var position = offset
+        var index = 0
+        var shortest = offset
+        while index < pattern.count {
+            let letter = pattern[index]
+            var run = 1
+            while index + run < pattern.count, pattern[index + run] == letter { run += 1 }
+            var taken = 0
+            while position < text.count, same(text[position], letter, wildcard: wildcard) {
+                position += 1
+                taken += 1
+                if taken == run { shortest = position }
+            }
+            guard taken >= run else { return nil }
+            index += run
+        }
+        return shortest...position
+    }
+
     /// Whether `text` equals `pattern`.
     static func equals(_ text: [UInt8], _ pattern: [UInt8], wildcard: Bool) -> Bool {
         guard text.count == pattern.count else { return false }

@@ -2,14 +2,15 @@ import IMProtocol
 
 /// One matcher of a rule's `when`, compiled.
 ///
-/// To add a matcher (the `webhook` + `match`, `schedule` and `rate` matchers are
-/// planned): add a case here with its evaluation, explanation and cost, its key in
-/// `ConditionSet+Decoding.swift` (where it is now reported as not available), and any
-/// per-event data it needs to `EventFacts` or `BotEvent`.
+/// To add a matcher (the `schedule` and `rate` matchers are planned): add a case here
+/// with its evaluation, explanation and cost, its key in `ConditionSet+Decoding.swift`
+/// (where it is now reported as not available), and any per-event data it needs to
+/// `EventFacts` or `BotEvent`, as `webhook` did.
 enum Condition: Sendable {
     case text(TextCondition)
     case command(CommandCondition)
     case from(SenderCondition)
+    case member(MemberCondition)
     case conversation(ConversationCondition)
     /// `mentions_me: true` (or `false`: does not mention the bot).
     case mentionsMe(Bool)
@@ -18,12 +19,17 @@ enum Condition: Sendable {
     case any([ConditionSet])
     /// The conditions do not all hold; nothing inside binds.
     case not(ConditionSet)
+    /// `rate`, `repeated`, `links`, `mentions`, `state` (`IMBots/Moderation/Matchers`).
+    case moderation(ModerationCondition)
+    /// A webhook delivery on a path, with its `match:` (only at the top of a `when`).
+    case webhook(WebhookCondition)
 
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
         switch self {
         case .text(let text): return text.matches(&facts, &bindings)
         case .command(let command): return command.matches(&facts, &bindings)
         case .from(let sender): return sender.matches(&facts)
+        case .member(let member): return member.matches(&facts)
         case .conversation(let conversation): return conversation.matches(&facts)
         case .mentionsMe(let wanted): return facts.text != nil && facts.mentionsBot == wanted
         case .time(let window): return window.matches(&facts)
@@ -39,6 +45,9 @@ enum Condition: Sendable {
         case .not(let inner):
             var scratch = bindings
             return !inner.matches(&facts, &scratch)
+        case .moderation(let condition): return condition.matches(&facts)
+        case .webhook(let webhook):
+            return webhook.matches(facts)
         }
     }
 
@@ -48,6 +57,7 @@ enum Condition: Sendable {
         case .text(let text): return text.failure(&facts)
         case .command(let command): return command.failure(&facts)
         case .from(let sender): return sender.failure(&facts)
+        case .member(let member): return member.failure(facts) ?? "member: does not match"
         case .conversation(let conversation): return conversation.failure(&facts)
         case .mentionsMe(let wanted):
             guard facts.text != nil else { return "mentions_me: the event has no text" }
@@ -64,6 +74,9 @@ enum Condition: Sendable {
             return "any: none of the alternatives holds: " + reasons.joined(separator: "; ")
         case .not(let inner):
             return "not: " + inner.summary + " holds"
+        case .moderation(let condition): return condition.failure(&facts)
+        case .webhook(let webhook):
+            return webhook.failure(facts)
         }
     }
 
@@ -73,11 +86,14 @@ enum Condition: Sendable {
         case .text(let text): text.summary
         case .command(let command): command.summary
         case .from(let sender): sender.summary
+        case .member(let member): member.summary
         case .conversation(let conversation): conversation.summary
         case .mentionsMe(let wanted): wanted ? "text mentions the bot" : "text does not mention the bot"
         case .time(let window): window.summary
         case .any(let alternatives): "any of (" + alternatives.map(\.summary).joined(separator: " | ") + ")"
         case .not(let inner): "not (" + inner.summary + ")"
+        case .moderation(let condition): condition.summary
+        case .webhook(let webhook): webhook.summary
         }
     }
 
@@ -86,9 +102,11 @@ enum Condition: Sendable {
         switch self {
         case .from(let sender):
             (sender.bots != nil ? SenderLookups.profile : []).union(sender.role != nil ? .role : [])
+                .union(sender.joinedWithin != nil ? .joined : [])
+        case .member(let member): member.role != nil ? .memberRole : []
         case .any(let alternatives): alternatives.reduce([]) { $0.union($1.lookups) }
         case .not(let inner): inner.lookups
-        case .text, .command, .conversation, .mentionsMe, .time: []
+        case .text, .command, .conversation, .mentionsMe, .time, .moderation, .webhook: []
         }
     }
 
@@ -96,13 +114,14 @@ enum Condition: Sendable {
     /// only run for events that passed the rest.
     var cost: Int {
         switch self {
-        case .conversation, .from: 1
+        case .conversation, .from, .member, .webhook: 1
         case .command: 2
         case .mentionsMe: 12
         case .time: 20
         case .text(let text): text.cost
         case .any(let alternatives): alternatives.map(\.cost).max() ?? 1
         case .not(let inner): inner.cost
+        case .moderation(let condition): condition.cost
         }
     }
 }
@@ -161,4 +180,12 @@ final class ConditionSet: Sendable {
     var cost: Int { conditions.map(\.cost).max() ?? 1 }
 
     var lookups: SenderLookups { conditions.reduce([]) { $0.union($1.lookups) } }
+
+    /// The webhook trigger, when this is a webhook rule's `when`.
+    var webhook: WebhookCondition? {
+        for condition in conditions {
+            if case .webhook(let webhook) = condition { return webhook }
+        }
+        return nil
+    }
 }

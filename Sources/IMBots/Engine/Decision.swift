@@ -66,6 +66,9 @@ public struct Decision: Sendable {
     public var ignored: Ignored?
     /// The rule whose `stop` ended evaluation, if one did.
     public var stoppedBy: String?
+    /// What the event adds to `rate` and `repeated` counters (whether those rules fired or
+    /// not): the runner records them in `EventWindows` once it acts on the decision.
+    public var windowHits: [WindowHit] = []
 
     /// Creates a decision.
     public init(bot: String, firings: [Firing] = [], ignored: Ignored? = nil, stoppedBy: String? = nil) {

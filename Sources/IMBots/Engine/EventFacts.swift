@@ -1,5 +1,6 @@
 import Foundation
 import IMProtocol
+import Templates
 
 /// What conditions read from one event, each derived at most once and only when a
 /// condition asks: the UTF-8 bytes, the lowered text, word streams, the parsed command,
@@ -22,6 +23,34 @@ struct EventFacts {
     let text: String?
     /// Who caused the event, lowered.
     let actor: String?
+    /// The kind of event.
+    let type: EventType
+    /// The member a member event is about.
+    let member: Member?
+
+    /// What `member:` reads about the member of a member event.
+    struct Member {
+        /// Lowered.
+        let username: String
+        let isBot: Bool
+        /// The member's role in the group, when the runner knows it.
+        let role: MemberRole?
+        /// How they joined (`member_joined`), when the event says.
+        let via: JoinVia?
+    }
+    /// The bot's state variables (`state:` matchers).
+    let state: [String: TemplateValue]
+    /// The counters `rate` and `repeated` read; nil counts nothing before this event.
+    let windows: EventWindows?
+    /// When the sender joined the event's group, when the runner knows it.
+    let senderJoinedAt: Timestamp?
+    /// The `schedule` or `quiet` trigger this event is for (`BotEvent.trigger`).
+    let trigger: String?
+    /// The counters this event adds to, for the runner to record after the decision.
+    var windowHits: [WindowHit] = []
+    /// A webhook delivery's payload and path.
+    let payload: WebhookPayload?
+    let webhookPath: String?
 
     private var cachedBytes: [UInt8]?
     private var cachedIsASCII: Bool?
@@ -43,6 +72,17 @@ struct EventFacts {
         self.defaultTimeZone = context.timezone
         self.text = event.text
         self.actor = event.actor.map(Self.lowercasedName)
+        self.type = event.type
+        self.member = event.member.map { user in
+            Member(username: Self.lowercasedName(user.username), isBot: user.isBot, role: event.memberRole,
+                   via: event.joinedVia)
+        }
+        self.state = context.state
+        self.windows = context.windows
+        self.senderJoinedAt = event.senderJoinedAt
+        self.trigger = event.trigger
+        self.payload = event.payload
+        self.webhookPath = event.webhookPath
     }
 
     /// The text's UTF-8 (empty without text).

@@ -21,9 +21,13 @@ final class PCRE2Pattern: @unchecked Sendable {
     private let context: OpaquePointer
     /// Names of named groups, with their group numbers.
     let names: [(name: String, group: Int)]
+    /// How many capturing groups the pattern has.
+    let captureCount: Int
 
     /// Why a pattern does not compile: PCRE2's words and where, in characters from the start.
     struct CompileError: Error {
+        /// PCRE2's error number (`pcre2_compile`'s `errorcode`).
+        var code: Int32
         var message: String
         var offset: Int
     }
@@ -48,11 +52,11 @@ final class PCRE2Pattern: @unchecked Sendable {
         }
         guard let compiled else {
             let characters = String(decoding: bytes.prefix(errorOffset), as: UTF8.self).count
-            throw CompileError(message: Self.message(errorCode), offset: characters)
+            throw CompileError(code: errorCode, message: Self.message(errorCode), offset: characters)
         }
         guard let context = pcre2_match_context_create_8(nil) else {
             pcre2_code_free_8(compiled)
-            throw CompileError(message: "out of memory", offset: 0)
+            throw CompileError(code: 0, message: "out of memory", offset: 0)
         }
         pcre2_set_match_limit_8(context, Self.matchLimit)
         pcre2_set_heap_limit_8(context, Self.heapLimitKiB)
@@ -61,6 +65,8 @@ final class PCRE2Pattern: @unchecked Sendable {
         self.code = compiled
         self.context = context
         self.names = Self.namedGroups(compiled)
+        var count: UInt32 = 0
+        self.captureCount = pcre2_pattern_info_8(compiled, UInt32(PCRE2_INFO_CAPTURECOUNT), &count) == 0 ? Int(count) : 0
     }
 
     deinit {

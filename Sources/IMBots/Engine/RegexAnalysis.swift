@@ -1,6 +1,5 @@
-/// Static facts about a (PCRE2) regular expression that make matching cheaper or errors
-/// clearer: literal text every match must contain, and a likely reason when it does not
-/// compile.
+/// Static facts about a (PCRE2) regular expression that make matching cheaper: literal
+/// text every match must contain.
 ///
 /// The analysis is conservative: any construct it does not fully understand (inline
 /// flags, `\Q...\E`, `\p{...}`, hex escapes...) makes it give up on literals, which only
@@ -17,38 +16,6 @@ struct RegexAnalysis {
         } else {
             requiredLiterals = requirement.flatMap { $0.isEmpty ? nil : $0 }
         }
-    }
-
-    /// A likely reason an uncompilable pattern fails, in plainer words than the regex
-    /// library's, when one is found.
-    static func diagnose(_ pattern: String) -> String? {
-        let scalars = Array(pattern.unicodeScalars)
-        var depth = 0
-        var index = 0
-        while index < scalars.count {
-            switch scalars[index] {
-            case "\\":
-                index += 1
-                if index >= scalars.count { return "it ends with a lone backslash" }
-            case "[":
-                guard let end = Parser.classEnd(scalars, from: index) else {
-                    return "a character class '[' is never closed"
-                }
-                index = end
-            case "(": depth += 1
-            case ")":
-                depth -= 1
-                if depth < 0 { return "a ')' has no matching '('" }
-            case "*", "+", "?":
-                if index == 0 || scalars[index - 1] == "(" || scalars[index - 1] == "|" {
-                    return "'\(scalars[index])' has nothing before it to repeat"
-                }
-            default: break
-            }
-            index += 1
-        }
-        if depth > 0 { return "a '(' is never closed" }
-        return nil
     }
 
     /// A recursive-descent reader of the pattern that computes required literals.
@@ -130,7 +97,7 @@ struct RegexAnalysis {
             switch scalar {
             case ".", "^", "$": return .other
             case "[":
-                guard let end = Self.classEnd(scalars, from: index - 1) else { return fail() }
+                guard let end = RegexMistakes.classEnd(scalars, from: index - 1) else { return fail() }
                 index = end + 1
                 return .other
             case "(": return group()
@@ -227,26 +194,6 @@ struct RegexAnalysis {
         private mutating func fail() -> Atom {
             failed = true
             return .other
-        }
-
-        /// The index of the `]` closing the class that opens at `start`, minding
-        /// escapes and POSIX classes (`[:alpha:]`); nil when it never closes.
-        static func classEnd(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
-            var index = start + 1
-            if index < scalars.count, scalars[index] == "^" { index += 1 }
-            if index < scalars.count, scalars[index] == "]" { index += 1 }
-            while index < scalars.count {
-                switch scalars[index] {
-                case "\\": index += 1
-                case "[" where index + 1 < scalars.count && scalars[index + 1] == ":":
-                    guard let close = scalars[(index + 2)...].firstIndex(of: "]") else { return nil }
-                    index = close
-                case "]": return index
-                default: break
-                }
-                index += 1
-            }
-            return nil
         }
     }
 }

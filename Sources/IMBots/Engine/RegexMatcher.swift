@@ -19,15 +19,19 @@ final class RegexMatcher: Sendable {
         let message: String
     }
 
-    /// Compiles `pattern`; refuses one that does not compile and, unless `checked` is
-    /// false (tests of the match limit), one whose shape can make matching take
-    /// exponential or high polynomial time (`RegexHazards`).
+    /// Compiles `pattern`; refuses one that does not compile, one PCRE2 reads otherwise
+    /// than it looks (`RegexMistakes`) and, unless `checked` is false (tests of the match
+    /// limit), one whose shape can make matching take exponential or high polynomial time
+    /// (`RegexHazards`).
     init(pattern: String, ignoreCase: Bool, checked: Bool = true) throws(CompileError) {
         do {
             regex = try PCRE2Pattern(pattern, caseless: ignoreCase)
         } catch {
-            let reason = RegexAnalysis.diagnose(pattern) ?? "\(error.message) (at character \(error.offset + 1))"
+            let reason = RegexMistakes.explain(pattern, code: error.code, message: error.message, offset: error.offset)
             throw CompileError(message: "invalid regex '\(pattern)': \(reason)")
+        }
+        if let mistake = RegexMistakes.find(in: pattern) {
+            throw CompileError(message: "regex '\(pattern)': \(mistake)")
         }
         if checked, let hazard = RegexHazards.find(in: pattern) {
             throw CompileError(message: "regex '\(pattern)' \(hazard)")
@@ -48,6 +52,11 @@ final class RegexMatcher: Sendable {
         } else {
             literals = nil
         }
+    }
+
+    /// What a match binds under `match.`: `0`, the numbered groups, then the named ones.
+    var groups: [String] {
+        (0...regex.captureCount).map(String.init) + regex.names.map(\.name)
     }
 
     /// Matches the event's text; on success adds `0`, numbered and named captures.

@@ -27,16 +27,35 @@ public final class Rule: Sendable {
     /// Whether it calls out over HTTP when it fires (enforced): the runner then hands the
     /// event to its conversation's lane, so a slow endpoint holds up only that conversation.
     public let callsOut: Bool
+    /// The `as` names of its `http` actions, each with where its action is written, for
+    /// the template check (read from the file, so that an action that failed to decode
+    /// still counts).
+    let results: [(name: String, location: SourceLocation)]
+    /// Whether its `when` and its `do` decoded whole; when not, the template check does not
+    /// judge what they would have provided (their own problems are reported).
+    let decodedWhen: Bool
+    let decodedActions: Bool
+    /// Its `dedupe:` as written (webhook rules only).
+    let dedupe: DedupeSpec?
+    /// Its webhook trigger, for a webhook rule (which no feed event fires).
+    let webhook: WebhookCondition?
 
     init(name: String, mode: RuleMode, location: SourceLocation, when: ConditionSet,
-         actions: [Action], examples: [RuleExample]) {
+         actions: [Action], examples: [RuleExample],
+         results: [(name: String, location: SourceLocation)] = [], decodedWhen: Bool = true,
+         decodedActions: Bool = true, dedupe: DedupeSpec? = nil) {
+        self.results = results
+        self.decodedWhen = decodedWhen
+        self.decodedActions = decodedActions
         self.name = name
         self.mode = mode
         self.location = location
         self.when = when
         self.actions = actions
         self.examples = examples
-        self.events = when.events ?? .messages
+        self.dedupe = dedupe
+        self.webhook = when.webhook
+        self.events = when.webhook != nil ? .only([]) : when.events ?? .messages
         self.stops = actions.contains { $0.kind == .stop }
         self.actionLookups = SenderLookups.of(actions)
         self.callsOut = mode == .enforce && actions.contains { $0.kind == .http }

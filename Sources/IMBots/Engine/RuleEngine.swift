@@ -14,6 +14,8 @@ public struct RuleEngine: Sendable {
     /// does not copy it.
     private let conditions: [ConditionSet]
     private let byType: [Slot: Candidates]
+    /// Webhook rules by the path they listen on, in rule order.
+    private let byPath: [String: [Int]]
     /// What any rule's conditions need to know about the sender (`from: {bots: …}`,
     /// `from: {role: …}`): the runner looks it up before deciding (`BotEvent.sender`,
     /// `BotEvent.senderRole`).
@@ -63,6 +65,32 @@ public struct RuleEngine: Sendable {
             }
         }
         self.byType = byType
+        var byPath: [String: [Int]] = [:]
+        for (index, rule) in bot.rules.enumerated() {
+            if let webhook = rule.webhook { byPath[webhook.path, default: []].append(index) }
+        }
+        self.byPath = byPath
+    }
+
+    /// The webhook rules that fire for a delivery (`BotEvent.webhook`), in order,
+    /// honouring `stop` and modes; no feed rule ever fires for one.
+    public func decide(webhook event: BotEvent, context: BotContext) -> Decision {
+        var decision = Decision(bot: bot.name)
+        guard let path = event.webhookPath else { return decision }
+        var facts = EventFacts(event: event, context: context)
+        for index in byPath[path] ?? [] where !test(index, &facts, into: &decision) { break }
+        return decision
+    }
+
+    /// Tests rule `index`, recording it when it fires; false when its `stop` ends evaluation.
+    private func test(_ index: Int, _ facts: inout EventFacts, into decision: inout Decision) -> Bool {
+        var bindings = Bindings.none
+        guard conditions[index].matches(&facts, &bindings) else { return true }
+        let rule = bot.rules[index]
+        decision.firings.append(Decision.Firing(rule: rule, bindings: bindings))
+        guard rule.endsEvaluation else { return true }
+        decision.stoppedBy = rule.name
+        return false
     }
 
     /// The rules that fire for `event`, in order, honouring `stop` and modes.
@@ -95,15 +123,9 @@ public struct RuleEngine: Sendable {
                 index = commandRules[c]
                 c += 1
             }
-            var bindings = Bindings.none
-            guard conditions[index].matches(&facts, &bindings) else { continue }
-            let rule = bot.rules[index]
-            decision.firings.append(Decision.Firing(rule: rule, bindings: bindings))
-            if rule.endsEvaluation {
-                decision.stoppedBy = rule.name
-                break
-            }
+            guard test(index, &facts, into: &decision) else { break }
         }
+        decision.windowHits = facts.windowHits
         return decision
     }
 

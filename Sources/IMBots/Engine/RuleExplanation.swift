@@ -47,6 +47,9 @@ extension RuleEngine {
                 RuleExplanation(rule: rule.name, mode: rule.mode, location: rule.location,
                                 verdict: verdict, reason: reason, bindings: bindings)
             }
+            if let webhook = rule.webhook, event.webhookPath == nil {
+                return result(.notMatched, "webhook: the rule takes webhooks on \(webhook.path), not feed events")
+            }
             guard rule.events.accepts(event.type) else {
                 return result(.notMatched, "event: event is \(event.type.rawValue), rule wants \(rule.events)")
             }
@@ -57,6 +60,9 @@ extension RuleEngine {
             var reason = rule.when.conditions.isEmpty
                 ? "no conditions: matches every \(rule.events) event" : "all conditions hold"
             reason += Self.describe(bindings)
+            for condition in rule.when.conditions {
+                if case .moderation(.window(let window)) = condition { reason += "; " + window.state(&facts) }
+            }
             if let stopper = stoppedBy {
                 return result(.suppressed, "matches, but rule '\(stopper)' stopped evaluation before it", bindings)
             }

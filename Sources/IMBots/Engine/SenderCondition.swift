@@ -8,11 +8,14 @@ final class SenderCondition: Sendable {
     let bots: Bool?
     /// The lowest group role accepted; nil accepts any.
     let role: MemberRole?
+    /// Only members who joined the event's group this recently (`joined_within`).
+    let joinedWithin: ConfigDuration?
 
-    init(users: [String]?, bots: Bool?, role: MemberRole?) {
+    init(users: [String]?, bots: Bool?, role: MemberRole?, joinedWithin: ConfigDuration? = nil) {
         self.users = users
         self.bots = bots
         self.role = role
+        self.joinedWithin = joinedWithin
     }
 
     func matches(_ facts: inout EventFacts) -> Bool {
@@ -21,6 +24,10 @@ final class SenderCondition: Sendable {
         if let bots, isBot(facts) != bots { return false }
         if let role {
             guard let actual = facts.senderRole, actual >= role else { return false }
+        }
+        if let joinedWithin {
+            guard let joined = facts.senderJoinedAt,
+                  facts.now.milliseconds - joined.milliseconds <= Int64(joinedWithin.seconds * 1000) else { return false }
         }
         return true
     }
@@ -42,7 +49,14 @@ final class SenderCondition: Sendable {
             guard let actual = facts.senderRole else {
                 return "from: the role of '\(actor)' is not known, rule wants \(role.rawValue) or higher"
             }
-            return "from: '\(actor)' is \(actual.rawValue), rule wants \(role.rawValue) or higher"
+            if actual < role { return "from: '\(actor)' is \(actual.rawValue), rule wants \(role.rawValue) or higher" }
+        }
+        if let joinedWithin {
+            guard let joined = facts.senderJoinedAt else {
+                return "from: when '\(actor)' joined is not known, rule wants within \(joinedWithin)"
+            }
+            let ago = ConfigDurationText.describe(milliseconds: facts.now.milliseconds - joined.milliseconds)
+            return "from: '\(actor)' joined \(ago) ago, rule wants within \(joinedWithin)"
         }
         return "from: does not match"
     }
@@ -52,6 +66,7 @@ final class SenderCondition: Sendable {
         if let users { parts.append("sender is one of [\(users.joined(separator: ", "))]") }
         if let bots { parts.append(bots ? "sender is a bot" : "sender is not a bot") }
         if let role { parts.append("sender is \(role.rawValue) or higher") }
+        if let joinedWithin { parts.append("sender joined within \(joinedWithin)") }
         return parts.isEmpty ? "the event has a sender" : parts.joined(separator: " and ")
     }
 }

@@ -11,6 +11,10 @@ public struct SenderLookups: OptionSet, Sendable, Hashable {
     public static let profile = SenderLookups(rawValue: 1)
     /// The sender's role in the event's group: `from: {role: …}`.
     public static let role = SenderLookups(rawValue: 2)
+    /// The role of a member event's member in its group: `member: {role: …}`.
+    public static let memberRole = SenderLookups(rawValue: 4)
+    /// When the sender joined the event's group: `from: {joined_within: …}`.
+    public static let joined = SenderLookups(rawValue: 8)
 
     /// What the templates of `actions` read about the sender.
     static func of(_ actions: [Action]) -> SenderLookups {

@@ -11,8 +11,14 @@ struct TokenText: Sendable {
 }
 
 /// Splits text into words and, for `normalize: true`, folds away the disguises spammers
-/// use: case, accents, compatibility forms (full-width letters, ligatures), a few
-/// look-alike letters from other scripts, invisible characters, and l33t digits.
+/// use: case, accents and overlays (combining marks), compatibility forms (full-width,
+/// mathematical, circled and squared letters, ligatures), regional-indicator and
+/// enclosed letters, look-alike letters from other scripts, invisible characters (every
+/// default-ignorable code point: zero-width spaces and joiners, soft hyphens, fillers,
+/// variation selectors), l33t digits and signs (`0 1 3 4 5 7 8 9 @ $ € ¢ ¥ ₿`, and `!` or `|`
+/// inside a word), apostrophes inside a word, and spacing and punctuation between letters.
+/// Letters stretched by repetition (`scaaam`) are caught by the matchers
+/// (`ByteText.matchEnds(_:at:_:wildcard:)`).
 ///
 /// Normalised words are concatenated without separators so that a phrase matches
 /// however it is spaced (`f r e e  m0ney` is `free` + `money`), while matches still have
@@ -54,23 +60,41 @@ enum TextNormalizer {
         let utf8 = Array(text.utf8)
         var builder = Builder(separated: false, capacity: utf8.count)
         if ByteText.isASCII(utf8) {
-            for byte in utf8 { appendNormalized(byte, to: &builder) }
+            for (index, byte) in utf8.enumerated() {
+                let next = index + 1 < utf8.count ? utf8[index + 1] : nil
+                appendNormalized(byte, next: next.map { ByteText.isASCIIAlphanumeric($0) } ?? false, to: &builder)
+            }
         } else {
+            var lowered: [Unicode.Scalar] = []
+            lowered.reserveCapacity(utf8.count)
             for scalar in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
                 let properties = scalar.properties
-                // Accents (combining marks) and invisible format characters vanish
-                // without breaking the word they sit in.
-                if isMark(properties) || properties.generalCategory == .format { continue }
-                for lowered in properties.lowercaseMapping.unicodeScalars {
-                    if lowered.isASCII {
-                        appendNormalized(UInt8(lowered.value), to: &builder)
-                    } else if let folded = foldedLetters[lowered] {
-                        for byte in folded.utf8 { builder.append(byte) }
-                    } else if isWordCharacter(lowered.properties) {
-                        builder.append(lowered)
-                    } else {
-                        builder.endWord()
-                    }
+                // Accents and overlays (combining marks), invisible format characters and
+                // fillers vanish without breaking the word they sit in.
+                if isMark(properties) || properties.generalCategory == .format || properties.isDefaultIgnorableCodePoint {
+                    continue
+                }
+                if let letter = enclosedLetter(scalar) {
+                    lowered.append(letter)
+                    continue
+                }
+                lowered.append(contentsOf: properties.lowercaseMapping.unicodeScalars)
+            }
+            for (index, scalar) in lowered.enumerated() {
+                if scalar.isASCII {
+                    let next = index + 1 < lowered.count ? lowered[index + 1] : nil
+                    let letterFollows = next.map { $0.isASCII ? ByteText.isASCIIAlphanumeric(UInt8($0.value))
+                        : foldedLetters[$0] != nil || isWordCharacter($0.properties) } ?? false
+                    appendNormalized(UInt8(scalar.value), next: letterFollows, to: &builder)
+                } else if let folded = foldedLetters[scalar] {
+                    for byte in folded.utf8 { builder.append(byte) }
+                } else if scalar == "\u{2019}" || scalar == "\u{02BC}" {
+                    // A typographic apostrophe, like `'`, keeps its word whole.
+                    continue
+                } else if isWordCharacter(scalar.properties) {
+                    builder.append(scalar)
+                } else {
+                    builder.endWord()
                 }
             }
         }
@@ -90,7 +114,10 @@ enum TextNormalizer {
 
     // MARK: Character classes
 
-    private static func appendNormalized(_ byte: UInt8, to builder: inout Builder) {
+    /// One ASCII character of normalised text; `letterFollows` tells whether a letter or
+    /// digit comes next (`!` and `|` read as `i`/`l` only between letters, so `scam!`
+    /// still ends with `scam`).
+    private static func appendNormalized(_ byte: UInt8, next letterFollows: Bool, to builder: inout Builder) {
         var byte = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
         switch byte {
         case UInt8(ascii: "0"): byte = UInt8(ascii: "o")
@@ -98,6 +125,14 @@ enum TextNormalizer {
         case UInt8(ascii: "4"), UInt8(ascii: "@"): byte = UInt8(ascii: "a")
         case UInt8(ascii: "5"), UInt8(ascii: "$"): byte = UInt8(ascii: "s")
         case UInt8(ascii: "7"): byte = UInt8(ascii: "t")
+        case UInt8(ascii: "8"): byte = UInt8(ascii: "b")
+        case UInt8(ascii: "9"): byte = UInt8(ascii: "g")
+        case UInt8(ascii: "!"), UInt8(ascii: "|"):
+            if builder.inWord && letterFollows { byte = ByteText.wildcardOne }
+        case UInt8(ascii: "'"), UInt8(ascii: "`"):
+            // `it's` is one word: an apostrophe does not split off an `s` that could
+            // start a phrase.
+            if builder.inWord && letterFollows { return }
         default: break
         }
         if ByteText.isASCIIAlphanumeric(byte) {
@@ -118,16 +153,29 @@ enum TextNormalizer {
         }
     }
 
-    /// Letters that have no decomposition but read as Latin ones: ligature-like letters
-    /// and common look-alikes from Cyrillic and Greek.
+    /// The Latin letter of a regional indicator (🇸), or of a negative circled or squared
+    /// letter (🅢, 🆂), which have no decomposition.
+    private static func enclosedLetter(_ scalar: Unicode.Scalar) -> Unicode.Scalar? {
+        let value = scalar.value
+        let bases: [ClosedRange<UInt32>] = [0x1F1E6...0x1F1FF, 0x1F150...0x1F169, 0x1F170...0x1F189]
+        for range in bases where range.contains(value) {
+            return Unicode.Scalar(UInt32(UInt8(ascii: "a")) + value - range.lowerBound)
+        }
+        return nil
+    }
+
+    /// Letters that have no decomposition but read as Latin ones: ligature-like letters,
+    /// common look-alikes from Cyrillic and Greek, and currency signs used as letters.
     private static let foldedLetters: [Unicode.Scalar: String] = [
         "ß": "ss", "ø": "o", "đ": "d", "ð": "d", "ł": "l", "æ": "ae", "œ": "oe", "þ": "th",
-        "ı": "i", "ħ": "h", "ŧ": "t",
+        "ı": "i", "ħ": "h", "ŧ": "t", "€": "e", "¢": "c", "¥": "y", "₿": "b", "ɑ": "a", "ɡ": "g", "ʏ": "y",
         // Cyrillic
         "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
         "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "һ": "h",
+        "ԛ": "q", "ԝ": "w", "ё": "e", "ї": "i", "ɩ": "i",
         // Greek
         "α": "a", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t", "υ": "u",
+        "β": "b", "η": "n", "χ": "x", "ω": "w",
     ]
 
     /// Accumulates words into a `TokenText`.

@@ -62,9 +62,13 @@ final class WordList: Sendable {
     private func match(bucket: Int, at start: Int, in text: UnsafeBufferPointer<UInt8>,
                        tokens: TokenText) -> Int? {
         for index in buckets[bucket] {
-            let matched = encoded[index].withUnsafeBufferPointer { phrase in
-                ByteText.matches(text, at: start, phrase, wildcard: normalized)
-                    && tokens.isEnd[start + phrase.count]
+            let matched = encoded[index].withUnsafeBufferPointer { phrase -> Bool in
+                guard normalized else {
+                    return ByteText.matches(text, at: start, phrase, wildcard: false) && tokens.isEnd[start + phrase.count]
+                }
+                // Normalised text may stretch letters (`scaaam`); the match must still end a word.
+                guard let ends = ByteText.matchEnds(text, at: start, phrase, wildcard: true) else { return false }
+                return ends.contains { tokens.isEnd[$0] }
             }
             if matched { return index }
         }

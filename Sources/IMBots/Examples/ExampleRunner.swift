@@ -29,39 +29,57 @@ public enum ExampleRunner {
     }
 
     /// Runs one example; the reasons it fails, or nil when it passes.
+    ///
+    /// An example with `times: N` happens N times, `every` apart, each time decided with
+    /// what the ones before left (state, `rate` counters, strikes and cases); what it
+    /// expects is about all of them together.
     static func run(_ example: RuleExample, position: Int64, engine: RuleEngine) async -> String? {
         let bot = engine.bot
-        let now = example.now ?? RuleExample.defaultNow
-        var event = BotEvent.synthetic(type: example.event, sender: example.from.map { user($0, at: now) },
-                                       text: example.text, in: example.conversation,
-                                       member: example.member.map { user($0, at: now) },
-                                       position: position, at: now)
-        event.senderRole = example.from?.role
-        let state = bot.initialState.merging(example.state) { _, given in given }
-        let context = BotContext(definition: bot, state: state, now: now)
-        let decision = engine.decide(event, context: context)
+        let start = example.now ?? RuleExample.defaultNow
+        let initial = bot.initialState.merging(example.state) { _, given in given }
+        let effects = RecordingEffects(responses: [:])
+        let windows = EventWindows()
+        var state = initial
+        var combined = Decision(bot: bot.name)
+        var report = ActionReport(state: initial)
+        var last: BotEvent?
+        for repetition in 0..<example.times {
+            let now = Timestamp(milliseconds: start.milliseconds + Int64(Double(repetition) * example.every.seconds * 1000))
+            // Repetitions are events of their own: distinct positions, so distinct action keys.
+            let at = example.times == 1 ? position : position * 1000 + Int64(repetition)
+            let event = BotEvent.made(example.event, from: example.from?.person, member: example.member?.person,
+                                      via: example.member?.via ?? example.from?.via ?? example.via.map(JoinVia.init),
+                                      text: example.text, in: example.conversation, position: at, at: now)
+            var context = BotContext(definition: bot, state: state, now: now)
+            context.windows = windows
+            let decision = engine.decide(event, context: context)
+            windows.record(decision.windowHits, at: now.milliseconds)
 
-        var responses: [String: TransportResponse] = [:]
-        // Dry and shadow rules are run as if enforced: the effects only record, and the
-        // example is about what the rules do once live.
-        for firing in decision.firings {
-            for (index, action) in firing.rule.actions.enumerated() {
-                guard case .http(let spec) = action.spec, let name = spec.name,
-                      let scripted = example.http[name] else { continue }
-                let key = IdempotencyKey.make(bot: bot.name, position: position, rule: firing.rule.name,
-                                              actionIndex: index)
-                responses[key] = response(scripted)
+            var responses: [String: TransportResponse] = [:]
+            // Dry and shadow rules are run as if enforced: the effects only record, and the
+            // example is about what the rules do once live.
+            for firing in decision.firings {
+                for (index, action) in firing.rule.actions.enumerated() {
+                    guard case .http(let spec) = action.spec, let name = spec.name,
+                          let scripted = example.http[name] else { continue }
+                    let key = IdempotencyKey.make(bot: bot.name, position: at, rule: firing.rule.name,
+                                                  actionIndex: index)
+                    responses[key] = response(scripted)
+                }
             }
+            effects.script(responses)
+            let run = await ActionRunner.run(decision, event: event, context: context, effects: effects,
+                                             performingAll: true)
+            state = run.state
+            report.outcomes += run.outcomes
+            combined.firings += decision.firings
+            last = event
         }
-        let report = await ActionRunner.run(decision, event: event, context: context,
-                                            effects: RecordingEffects(responses: responses), performingAll: true)
-        let observed = ObservedEffects(decision: decision, report: report, initialState: state)
+        report.state = state
+        guard let event = last else { return nil }
+        let observed = ObservedEffects(decision: combined, report: report, initialState: initial)
         let problems = observed.problems(against: example.expectation, event: event)
         return problems.isEmpty ? nil : problems.joined(separator: "; ")
-    }
-
-    private static func user(_ user: ExampleUser, at time: Timestamp) -> User {
-        BotEvent.syntheticUser(user.username, nickname: user.nickname, isBot: user.isBot, at: time)
     }
 
     /// The scripted response: a mapping or list body as JSON, a string as text.

@@ -7,6 +7,8 @@ import Templates
 struct ObservedEffects {
     /// Messages, profile updates and http calls, in order.
     var effects: [ActionEffect] = []
+    /// What moderation actions did, in order.
+    var moderation: [ModerationEffect] = []
     var failures: [ActionError] = []
     /// The state after every state change, dry ones included.
     var state: [String: TemplateValue]
@@ -26,8 +28,8 @@ struct ObservedEffects {
                         let path = change.key.split(separator: ".").map(String.init)
                         StatePath.set(change.value, at: path, in: &state)
                     }
-                case .stop: break
-                case .message, .profile, .http: effects.append(effect)
+                case .moderation(let done): moderation.append(done)
+                case .message, .profile, .http, .incident: effects.append(effect)
                 }
             case .failed(let error):
                 failures.append(error)
@@ -39,10 +41,10 @@ struct ObservedEffects {
 
     /// Every way the observed effects differ from the expectation.
     func problems(against expectation: Expectation, event: BotEvent) -> [String] {
-        var problems = failures.map { "rule '\($0.rule)' action \($0.actionIndex) failed: \($0.message)" }
+        var problems = failures.map { "rule '\($0.rule)' action \($0.actionIndex + 1) failed: \($0.message)" }
         if expectation.nothing {
-            if !effects.isEmpty || state != initialState {
-                var did = effects.map(Self.describe)
+            if !effects.isEmpty || !moderation.isEmpty || state != initialState {
+                var did = effects.map(Self.describe) + moderation.map(\.description)
                 if state != initialState { did.append("changed the state") }
                 problems.append("expected nothing, but the bot would: " + did.joined(separator: ", ")
                                 + firedNote)
@@ -78,6 +80,7 @@ struct ObservedEffects {
                                 + (actual.map(Self.show) ?? "nothing"))
             }
         }
+        problems += moderationProblems(against: expectation.moderation)
         for rule in expectation.rules ?? [] where !fired.contains(rule.value) {
             problems.append("expected rule '\(rule.value)' to fire\(firedNote)")
         }
@@ -94,7 +97,7 @@ struct ObservedEffects {
 
     // MARK: Comparisons
 
-    private var firedNote: String {
+    var firedNote: String {
         " (rules fired: " + (fired.isEmpty ? "none" : fired.joined(separator: ", ")) + ")"
     }
 
@@ -171,7 +174,7 @@ struct ObservedEffects {
                 : "\(message.action) to \(message.to) \(quote(message.text))"
         case .profile: "update_profile (\(effect))"
         case .http(let call): "http \(call.method) \(call.url)" + (call.name.map { " (as \($0))" } ?? "")
-        case .state, .stop: effect.description
+        case .state, .moderation, .incident: effect.description
         }
     }
 

@@ -14,7 +14,8 @@ public struct RuleExample: Sendable {
     /// Where it happens; the direct conversation with the sender when nil.
     let conversation: ConversationAddress?
     let event: EventType
-    /// The member of a member event; the sender when nil.
+    /// The member of a member event; the sender when nil (and the sender is the member
+    /// when `from` is nil).
     let member: ExampleUser?
     /// State to start from, on top of the bot's initial state.
     let state: [String: TemplateValue]
@@ -23,6 +24,12 @@ public struct RuleExample: Sendable {
     let now: Timestamp?
     /// Scripted responses for `http` actions, by their `as` name.
     let http: [String: ScriptedResponse]
+    /// How many times the event happens (`times:`), `every` apart; expectations are about
+    /// all of them together (a flood, a raid, a strike ladder).
+    var times = 1
+    var every = ConfigDuration(seconds: 1)
+    /// How the member of a `member_joined` example came in (`via: invite`).
+    var via: JoinPolicy?
     /// The names used in `http:`, with where they are written, for the loader's check.
     let httpNames: [Located<String>]
     let expectation: Expectation
@@ -31,13 +38,13 @@ public struct RuleExample: Sendable {
     public static let defaultNow = Timestamp(milliseconds: 1_736_157_600_000)
 }
 
-/// A user as an example names one: `alice`, or `{username, nickname, is_bot, role}`.
+/// A user as an example names one: `alice`, or `{username, nickname, is_bot, role, via}`.
 struct ExampleUser: Sendable, Hashable {
-    let username: String
-    let nickname: String?
-    let isBot: Bool
-    /// The sender's role in the example's group, for `from: { role: … }` rules.
-    var role: MemberRole?
+    /// Who, with their role in the example's group (for `from: {role: …}` and
+    /// `member: {role: …}`).
+    let person: BotEvent.Person
+    /// How a member joined, for `member: {via: …}`.
+    let via: JoinVia?
 }
 
 /// The response an example scripts for an `http` action.
@@ -62,6 +69,8 @@ struct Expectation: Sendable {
     var state: [OrderedEntry<TemplateValue>]?
     var rules: [Located<String>]?
     var actions: [ExpectedEffect]?
+    /// Cases and strikes (`delete: 1`, `strike: 2`, `case: [...]`).
+    var moderation: ModerationExpectation?
 }
 
 /// An expected `send` or `forward`: fields left nil are not compared.

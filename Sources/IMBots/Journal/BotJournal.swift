@@ -18,6 +18,10 @@ import Templates
 /// happen one at a time (flush, sync and close take turns), and ``close()`` writes what
 /// is pending, syncs, and releases the store and with it the bot's lock; records that
 /// come after are dropped.
+///
+/// What must not be lost (a webhook its sender was told is stored) waits with
+/// ``waitUntilDurable(_:)``: it writes and syncs at once rather than at the writer's next
+/// round, and every caller waiting meanwhile is covered by the same sync.
 final class BotJournal: Sendable {
     let name: String
     private let store: any JournalStore
@@ -36,6 +40,9 @@ final class BotJournal: Sendable {
         var unsynced = false
         /// Whether the last write failed (logged once until one succeeds again).
         var failing = false
+        /// The last record appended to the store, and the last one synced.
+        var appendedThrough: UInt64 = 0
+        var syncedThrough: UInt64 = 0
     }
 
     /// How often journals are synced at most.
@@ -54,12 +61,16 @@ final class BotJournal: Sendable {
         var state = contents.snapshot ?? JournalState()
         for record in contents.records { state.apply(record) }
         if state.isFresh && state.variables.isEmpty { state.variables = initialState }
-        current = Mutex(Current(state: state))
+        // What was read is on disk.
+        current = Mutex(Current(state: state, appendedThrough: state.sequence, syncedThrough: state.sequence))
         for warning in contents.warnings { logger.warning("bot \(bot): \(warning)") }
     }
 
     /// The state with every record applied.
     var state: JournalState { current.withLock { $0.state } }
+
+    /// What `body` reads of the state, without copying all of it.
+    func read<T: Sendable>(_ body: (JournalState) -> T) -> T { current.withLock { body($0.state) } }
 
     /// The rules' state variables as they are now (what an event's rules read).
     var variables: [String: TemplateValue] { current.withLock { $0.state.variables } }
@@ -83,6 +94,46 @@ final class BotJournal: Sendable {
         }
     }
 
+    /// Records the change `decide` makes of the state as it is, in one step under the
+    /// journal's lock: a check and the record it leads to are never split by another
+    /// caller (two copies of a webhook arriving at once are admitted once).
+    ///
+    /// Returns `decide`'s verdict with the sequence of its record, or of the last record
+    /// when it recorded nothing (what to wait for with ``waitUntilDurable(_:)`` either
+    /// way); nil when the journal is closed.
+    func record<Verdict: Sendable>(
+        deciding decide: (JournalState) -> (JournalRecord.Change?, Verdict)
+    ) -> (sequence: UInt64, verdict: Verdict)? {
+        let outcome = current.withLock { current -> (sequence: UInt64, verdict: Verdict, first: Bool)? in
+            guard !current.closed else { return nil }
+            let (change, verdict) = decide(current.state)
+            guard let change else { return (current.state.sequence, verdict, false) }
+            let record = JournalRecord(sequence: current.state.sequence + 1, change: change)
+            current.state.apply(record)
+            current.pending.append(record)
+            return (record.sequence, verdict, current.pending.count == 1)
+        }
+        guard let outcome else { return nil }
+        if outcome.first { writer.needsWriting(self) }
+        return (outcome.sequence, outcome.verdict)
+    }
+
+    /// Returns once every record up to `sequence` is on disk (synced): writes and syncs at
+    /// once when it is not. Throws when the store fails, or when the record was dropped
+    /// (it came after the journal closed).
+    func waitUntilDurable(_ sequence: UInt64) async throws(RunnerError) {
+        if current.withLock({ $0.syncedThrough >= sequence }) { return }
+        await turn.take()
+        defer { turn.pass() }
+        // Whoever had the turn before may have synced this record too.
+        if current.withLock({ $0.syncedThrough >= sequence }) { return }
+        guard await write() else { throw RunnerError("\(name): the journal cannot be written") }
+        guard current.withLock({ $0.appendedThrough >= sequence }) else {
+            throw RunnerError("\(name): the journal is closed")
+        }
+        try await syncNow()
+    }
+
     /// Appends the records recorded so far (the writer calls this).
     func flush() async {
         await turn.take()
@@ -96,6 +147,9 @@ final class BotJournal: Sendable {
         await syncStore()
         turn.pass()
     }
+
+    /// The last record on disk (for tests).
+    var syncedThrough: UInt64 { current.withLock { $0.syncedThrough } }
 
     /// Writes what is pending, syncs, and releases the store; nothing is written after.
     func close() async {
@@ -114,12 +168,14 @@ final class BotJournal: Sendable {
         await store.release()
     }
 
-    private func write() async {
+    /// Appends what is pending; false when the store failed (the records stay pending).
+    @discardableResult
+    private func write() async -> Bool {
         let (batch, state) = current.withLock { current -> ([JournalRecord], JournalState) in
             defer { current.pending = [] }
             return (current.pending, current.state)
         }
-        guard !batch.isEmpty else { return }
+        guard let last = batch.last else { return true }
         do {
             try await store.append(JournalRecord.coalesce(batch, lanes: Set(state.accepted.map(\.position))))
             let sizes = store.sizes
@@ -129,10 +185,11 @@ final class BotJournal: Sendable {
                 try await store.compact(to: state)
             }
             let recovered = current.withLock { current -> Bool in
-                defer { (current.unsynced, current.failing) = (true, false) }
+                defer { (current.unsynced, current.failing, current.appendedThrough) = (true, false, last.sequence) }
                 return current.failing
             }
             if recovered { logger.notice("\(name): writing works again") }
+            return true
         } catch {
             // Kept in memory: the next batch tries again.
             let first = current.withLock { current -> Bool in
@@ -142,16 +199,26 @@ final class BotJournal: Sendable {
             }
             if first { logger.error("\(name): \(error.description) (retrying with the next change)") }
             writer.needsWriting(self)
+            return false
         }
     }
 
     private func syncStore() async {
-        guard current.withLock({ $0.unsynced }) else { return }
         do {
-            try await store.sync()
-            current.withLock { $0.unsynced = false }
+            try await syncNow()
         } catch {
             logger.error("\(name): \(error.description)")
+        }
+    }
+
+    /// Syncs what was appended, if anything; the caller holds the turn.
+    private func syncNow() async throws(RunnerError) {
+        let (unsynced, appended) = current.withLock { ($0.unsynced, $0.appendedThrough) }
+        guard unsynced else { return }
+        try await store.sync()
+        current.withLock { current in
+            current.unsynced = false
+            current.syncedThrough = max(current.syncedThrough, appended)
         }
     }
 }

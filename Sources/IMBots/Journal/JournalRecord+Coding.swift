@@ -3,7 +3,7 @@ import IMProtocol
 /// A record is one JSON object per line: `{"seq":7,"done":"b:helpdesk:12:greet:0"}`.
 extension JournalRecord: Codable {
     private enum Key: String, CodingKey {
-        case seq, handled, queued, accepted, done, cursor, resync, avatar
+        case seq, handled, queued, accepted, done, cursor, resync, avatar, moderation, webhook, alerts, posted
     }
 
     private struct Handled: Codable {
@@ -29,6 +29,14 @@ extension JournalRecord: Codable {
             change = .resync
         } else if let hash = try container.decodeIfPresent(String.self, forKey: .avatar) {
             change = .avatar(hash)
+        } else if let moderation = try container.decodeIfPresent(ModerationChange.self, forKey: .moderation) {
+            change = .moderation(moderation)
+        } else if let delivery = try container.decodeIfPresent(WebhookDelivery.self, forKey: .webhook) {
+            change = .webhook(delivery)
+        } else if let alerts = try container.decodeIfPresent(AlertChange.self, forKey: .alerts) {
+            change = .alerts(alerts)
+        } else if let post = try container.decodeIfPresent(IncidentPost.self, forKey: .posted) {
+            change = .incidentPosted(post)
         } else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: [], debugDescription: "a journal record of a kind this version does not know"))
@@ -49,6 +57,10 @@ extension JournalRecord: Codable {
         case .cursor(let cursor): try container.encode(cursor, forKey: .cursor)
         case .resync: try container.encode(true, forKey: .resync)
         case .avatar(let hash): try container.encode(hash, forKey: .avatar)
+        case .moderation(let change): try container.encode(change, forKey: .moderation)
+        case .webhook(let delivery): try container.encode(delivery, forKey: .webhook)
+        case .alerts(let change): try container.encode(change, forKey: .alerts)
+        case .incidentPosted(let post): try container.encode(post, forKey: .posted)
         }
     }
 }

@@ -14,7 +14,8 @@ extension JournalRecord {
         case .done(let id):
             text = "{\"done\":"
             RenderedValue.writeString(id, to: &text)
-        case .handled(let position, let state, let messages) where state.isEmpty:
+        case .handled(let position, let state, let messages)
+            where state.isEmpty && messages.allSatisfy({ $0.incident == nil }):
             text = "{\"handled\":{"
             if !messages.isEmpty {
                 text += "\"messages\":["
@@ -34,7 +35,8 @@ extension JournalRecord {
         return Data(text.utf8)
     }
 
-    /// A message as `PendingMessage`'s `Codable` writes it, keys sorted.
+    /// A message as `PendingMessage`'s `Codable` writes it, keys sorted (one of a living
+    /// message, with its `incident`, goes through the encoder).
     private static func write(_ message: PendingMessage, to text: inout String) {
         text += "{\"action\":"
         RenderedValue.writeString(message.action, to: &text)

@@ -7,8 +7,8 @@ import Templates
 /// snapshot gives back the state the bot had. Each carries a sequence number, so records
 /// a snapshot already holds are skipped after a compaction that was cut short.
 ///
-/// New kinds of state (strikes, cases, the webhook inbox) add cases here and to
-/// `JournalState.apply(_:)`; older runners refuse a journal with a kind they do not know
+/// New kinds of state (strikes, cases) add cases here and to `JournalState.apply(_:)`, as
+/// the alert bridge did; older runners refuse a journal with a kind they do not know
 /// instead of dropping it.
 struct JournalRecord: Sendable, Equatable {
     enum Change: Sendable, Equatable {
@@ -27,6 +27,16 @@ struct JournalRecord: Sendable, Equatable {
         case resync
         /// The avatar file last uploaded, by its SHA-256.
         case avatar(String)
+        /// Strikes, cases, verifications and trigger times (`IMBots/Moderation/State`).
+        case moderation(ModerationChange)
+        /// A webhook delivery the inbox stored; its sender is answered 2xx once this
+        /// record is synced.
+        case webhook(WebhookDelivery)
+        /// What the alert bridge did in one step: a delivery processed, a held resolve
+        /// shown, a dead-man's switch, a command.
+        case alerts(AlertChange)
+        /// The outbox posted an incident's living message.
+        case incidentPosted(IncidentPost)
     }
 
     var sequence: UInt64

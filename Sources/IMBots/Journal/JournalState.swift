@@ -19,6 +19,10 @@ struct JournalState: Sendable, Equatable {
     var outbox: [PendingMessage] = []
     /// Feed events taken over by a conversation lane and not finished yet.
     var accepted: [Event] = []
+    /// Strikes, cases, verifications and trigger times.
+    var moderation = ModerationState()
+    /// The alert bridge's inbox, incidents, dedupe keys and switches.
+    var alerts = AlertState()
     /// The sequence number of the last record this state holds.
     var sequence: UInt64 = 0
 
@@ -49,6 +53,16 @@ struct JournalState: Sendable, Equatable {
             accepted = []
         case .avatar(let hash):
             avatarHash = hash
+        case .moderation(let change):
+            moderation.apply(change)
+        case .webhook(let delivery):
+            alerts.store(delivery)
+        case .alerts(let change):
+            alerts.apply(change)
+            for operation in change.state { operation.apply(to: &variables) }
+            outbox += change.messages
+        case .incidentPosted(let post):
+            alerts.posted(post)
         }
     }
 }
@@ -56,7 +70,7 @@ struct JournalState: Sendable, Equatable {
 extension JournalState: Codable {
     /// The snapshot file's keys; older runners wrote `state.json` with the same ones.
     private enum Key: String, CodingKey {
-        case cursor, variables, outbox, accepted, seq
+        case cursor, variables, outbox, accepted, seq, moderation, alerts
         case avatarHash = "avatar_hash"
         case handledThrough = "handled_through"
     }
@@ -69,6 +83,8 @@ extension JournalState: Codable {
         avatarHash = try container.decodeIfPresent(String.self, forKey: .avatarHash)
         outbox = try container.decodeIfPresent([PendingMessage].self, forKey: .outbox) ?? []
         accepted = try container.decodeIfPresent([Event].self, forKey: .accepted) ?? []
+        moderation = try container.decodeIfPresent(ModerationState.self, forKey: .moderation) ?? ModerationState()
+        alerts = try container.decodeIfPresent(AlertState.self, forKey: .alerts) ?? AlertState()
         sequence = try container.decodeIfPresent(UInt64.self, forKey: .seq) ?? 0
     }
 
@@ -80,6 +96,8 @@ extension JournalState: Codable {
         try container.encodeIfPresent(avatarHash, forKey: .avatarHash)
         try container.encode(outbox, forKey: .outbox)
         if !accepted.isEmpty { try container.encode(accepted, forKey: .accepted) }
+        if !moderation.isEmpty { try container.encode(moderation, forKey: .moderation) }
+        if !alerts.isEmpty { try container.encode(alerts, forKey: .alerts) }
         try container.encode(sequence, forKey: .seq)
     }
 }

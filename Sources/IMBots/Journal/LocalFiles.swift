@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import IMClient
+import SwitchboardCrypto
 
 /// The runner's file operations on its state folder: private modes (folders 0700, files
 /// 0600: they hold message text and passwords), writes that are atomic and survive a
@@ -59,6 +60,22 @@ enum LocalFiles {
             throw RunnerError(error.message)
         }
         try syncFolder(of: path)
+    }
+
+    /// The secret kept in `path` (its first line), or a new random one written there
+    /// (0600) when the file is missing or empty; whether it was made now.
+    static func secret(at path: String, prefix: String) throws(RunnerError) -> (value: String, created: Bool) {
+        if let kept = try keptSecret(at: path) { return (kept, false) }
+        let generated = prefix + Digest.hex(SecureRandom.bytes(24))
+        try replace(path, with: Data((generated + "\n").utf8))
+        return (generated, true)
+    }
+
+    /// The secret kept in `path`; nil when the file is missing or empty.
+    static func keptSecret(at path: String) throws(RunnerError) -> String? {
+        guard let kept = try read(path) else { return nil }
+        let text = String(decoding: kept, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
     }
 
     /// Syncs the folder holding `path`, so that a rename or a new file in it is durable.

@@ -15,6 +15,11 @@ import Lifecycle
 /// reply is shed (audited and counted); alerts are never shed, and one that finds its
 /// queue full of alerts is refused.
 ///
+/// Alerts are a priority lane: they go ahead of the replies waiting in their
+/// conversation, and a reply elsewhere leaves the bot's total budget to an alert that
+/// waits for it. An incident's living message is posted once (its id then recorded in
+/// the journal) and edited in place; a newer edit of it replaces one still waiting.
+///
 /// As a service it drains when stopped: queued messages go on being sent for up to
 /// ``drainTime``; what is left stays in the journal and is sent at the next start.
 final class Outbox: Service {
@@ -32,7 +37,8 @@ final class Outbox: Service {
         self.name = "outbox \(parts.name)"
         self.parts = parts
         self.loggedIn = loggedIn
-        self.queues = WorkQueues(capacity: { parts.outboxCapacity }) { $0.sheddable }
+        self.queues = WorkQueues(capacity: { parts.outboxCapacity }, sheddable: { $0.sheddable },
+                                 priority: { $0.isAlert })
         self.retrier = Retrier(attempts: attempts, backoff: backoff, time: parts.time)
     }
 
@@ -42,7 +48,8 @@ final class Outbox: Service {
     func offer(_ messages: [PendingMessage]) -> [PendingMessage] {
         var refused: [PendingMessage] = []
         for message in messages {
-            let offer = queues.offer(message, key: message.to)
+            let offer = queues.offer(message, key: message.to, replacing: Self.sameEdit(as: message))
+            if let replaced = offer.replaced { parts.journal.record(.done(clientMessageID: replaced.clientMessageID)) }
             if !offer.accepted, !message.sheddable { refused.append(message) }
             for dropped in offer.shed {
                 parts.reporter.shed(dropped, cap: parts.outboxCapacity, version: parts.rules.now.definition.version)
@@ -54,6 +61,17 @@ final class Outbox: Service {
 
     /// Messages queued now, the ones being sent included.
     var count: Int { queues.count }
+
+    /// Whether every conversation of `alerts` has room for them now.
+    func hasRoom(for alerts: [PendingMessage]) -> Bool {
+        Dictionary(grouping: alerts, by: \.to).allSatisfy { queues.room($0.key) >= $0.value.count }
+    }
+
+    /// An edit of a living message replaces a waiting edit of the same one.
+    private static func sameEdit(as message: PendingMessage) -> ((PendingMessage) -> Bool)? {
+        guard let ref = message.incident, ref.part == .edit else { return nil }
+        return { $0.incident == ref }
+    }
 
     func run() async throws {
         start()
@@ -83,18 +101,17 @@ final class Outbox: Service {
             let error = IMClientError(.invalidArgument, "'\(message.to)' is not a conversation address")
             return await finish(message, .failure(error))
         }
-        while let wait = parts.rules.now.budget.reserve(address) {
+        let budget = parts.rules.now.budget
+        while let wait = budget.reserve(address, alert: message.isAlert) {
             do {
                 try await parts.time.sleep(for: wait)
             } catch {
                 return false
             }
         }
-        let result = await retrier.run { _ -> Retrier.Attempt<Result<Message, IMClientError>> in
+        let result = await retrier.run { _ -> Retrier.Attempt<Result<Message?, IMClientError>> in
             do throws(IMClientError) {
-                let sent = try await parts.client.send(
-                    message.text, to: address, replyTo: message.replyTo, clientMessageID: message.clientMessageID)
-                return .finished(.success(sent))
+                return .finished(.success(try await send(message, to: address)))
             } catch {
                 // Refusals (not a member, bad text) will not change by retrying.
                 return error.isTransient ? .retry(.failure(error), after: error.serverWait) : .finished(.failure(error))
@@ -108,10 +125,42 @@ final class Outbox: Service {
                 return false
             }
         }
-        return await finish(message, result)
+        return await finish(message, result.map { _ in () })
     }
 
-    private func finish(_ message: PendingMessage, _ result: Result<Message, IMClientError>) async -> Bool {
+    /// One attempt at a message: a send, or for a living message its post (the id then
+    /// recorded), edit or reply. Nil when there is nothing to do (an edit of a message
+    /// whose post failed for good).
+    private func send(_ message: PendingMessage, to address: ConversationAddress) async throws(IMClientError)
+        -> Message?
+    {
+        guard let ref = message.incident else {
+            return try await parts.client.send(
+                message.text, to: address, replyTo: message.replyTo, clientMessageID: message.clientMessageID)
+        }
+        let posted = parts.journal.read { $0.alerts.messageID(of: ref) }
+        switch ref.part {
+        case .post:
+            // Posted before a restart, the record of the post kept: the message exists.
+            if let posted { return try await parts.client.editMessage(posted, in: address, text: message.text) }
+            var sent = try await parts.client.send(message.text, to: address, clientMessageID: message.clientMessageID)
+            // A repeated post (its id was not recorded yet) returns the first message, with
+            // the text it had then.
+            if sent.text != message.text {
+                sent = try await parts.client.editMessage(sent.id, in: address, text: message.text)
+            }
+            parts.journal.record(.incidentPosted(IncidentPost(book: ref.book, groupKey: ref.groupKey, messageID: sent.id)))
+            return sent
+        case .edit:
+            guard let posted else { return nil }
+            return try await parts.client.editMessage(posted, in: address, text: message.text)
+        case .reply:
+            return try await parts.client.send(
+                message.text, to: address, replyTo: message.replyTo ?? posted, clientMessageID: message.clientMessageID)
+        }
+    }
+
+    private func finish(_ message: PendingMessage, _ result: Result<Void, IMClientError>) async -> Bool {
         if case .failure(let error) = result {
             parts.reporter.sendFailed(message, error, version: parts.rules.now.definition.version)
         }

@@ -11,11 +11,14 @@ struct PendingMessage: Codable, Sendable, Equatable {
     /// The feed position of the event that caused it (0 when no feed event did).
     var position: Int64
     /// Whether a full queue may drop it for a newer message: replies may be shed, alerts
-    /// (which their sender cannot repeat) never are.
+    /// (which their sender cannot repeat) never are, and go ahead of replies.
     var sheddable: Bool
+    /// The incident whose living message this posts, edits or replies to; the message's
+    /// id is looked up when it is sent (the post may still be queued when it is made).
+    var incident: IncidentRef?
 
     enum CodingKeys: String, CodingKey {
-        case to, text, rule, action, position, sheddable
+        case to, text, rule, action, position, sheddable, incident
         case clientMessageID = "client_msg_id"
         case replyTo = "reply_to"
     }
@@ -31,6 +34,35 @@ struct PendingMessage: Codable, Sendable, Equatable {
         self.sheddable = sheddable
     }
 
+    /// A message of an incident's living message: never shed.
+    init(incident: IncidentRef, to: ConversationAddress, text: String, clientMessageID: String, rule: String) {
+        self.to = to.description
+        self.text = text
+        self.clientMessageID = clientMessageID
+        self.rule = rule
+        action = ActionKind.incident.rawValue
+        position = 0
+        sheddable = false
+        self.incident = incident
+    }
+
+    /// `message` as it goes into the outbox: one message, or, when it is longer than the
+    /// server takes, its parts split on line boundaries and marked `(1/3)`, each with a
+    /// client id of its own (derived from the message's, so a repeat is still dropped).
+    static func parts(of message: OutgoingMessage, position: Int64, sheddable: Bool = true) -> [PendingMessage] {
+        let parts = MessageSplitter.split(message.text)
+        guard parts.count > 1 else { return [PendingMessage(message, position: position, sheddable: sheddable)] }
+        return parts.enumerated().map { index, text in
+            var part = PendingMessage(message, position: position, sheddable: sheddable)
+            part.text = text
+            part.clientMessageID = IdempotencyKey.derived(from: message.clientMessageID, "p\(index + 1)")
+            return part
+        }
+    }
+
+    /// Whether it is an alert: never shed, and sent before the replies queued with it.
+    var isAlert: Bool { !sheddable }
+
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         to = try container.decode(String.self, forKey: .to)
@@ -41,6 +73,7 @@ struct PendingMessage: Codable, Sendable, Equatable {
         action = try container.decode(String.self, forKey: .action)
         position = try container.decodeIfPresent(Int64.self, forKey: .position) ?? 0
         sheddable = try container.decodeIfPresent(Bool.self, forKey: .sheddable) ?? true
+        incident = try container.decodeIfPresent(IncidentRef.self, forKey: .incident)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -53,5 +86,6 @@ struct PendingMessage: Codable, Sendable, Equatable {
         try container.encode(action, forKey: .action)
         try container.encode(position, forKey: .position)
         if !sheddable { try container.encode(false, forKey: .sheddable) }
+        try container.encodeIfPresent(incident, forKey: .incident)
     }
 }

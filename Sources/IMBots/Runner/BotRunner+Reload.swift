@@ -1,24 +1,28 @@
 import Foundation
+import IMProtocol
 
 extension BotRunner {
     /// Loads the bot files again and applies what passes: new rules to running bots of
     /// the same account, a restart for a changed account, a start for a new file, a stop
     /// for a file that is gone (not merely broken). Returns the problems that kept old
-    /// rules in place.
+    /// rules in place (or a bot from starting); ``health`` holds them too.
     func reload(handles: inout [String: RunningBot], _ shared: Shared) async -> [String] {
-        let (definitions, loadErrors) = BotLoader.loadDirectory(configuration.botsDirectory,
-                                                                environment: configuration.environment)
-        var problems = loadErrors.errors.map(\.description)
-        var good: [BotDefinition] = []
-        for definition in definitions {
-            let failures = await Self.failedExamples([definition])
-            if failures.isEmpty { good.append(definition) } else { problems += failures }
-        }
+        let catalog = await BotCatalog.read(folder: configuration.botsDirectory,
+                                            environment: configuration.environment).runningExamples()
         for name in handles.keys where !botNames.contains(name) { handles[name] = nil }
-        for definition in good {
+        var running: [String: BotDefinition] = [:]
+        for handle in handles.values { running[handle.supervisor.definition.file] = handle.supervisor.definition }
+        noteProblems(of: catalog, running: running, reload: true)
+        var problems = catalog.problems
+        shared.groups.note(catalog.bots)
+        for file in catalog.files {
+            guard let definition = file.bot else { continue }
             if let current = handles[definition.name]?.supervisor.definition {
                 if current.version == definition.version { continue }
-                if current.account.username == definition.account.username {
+                // A bot that gains or loses its webhooks starts again: its services are made
+                // when it starts.
+                if current.account.username == definition.account.username,
+                   current.webhooks.isEmpty == definition.webhooks.isEmpty {
                     handles[definition.name]?.supervisor.replace(definition)
                     noteRules(definition)
                     logger.notice("bot \(definition.name): new rules applied", [("version", definition.version)])
@@ -30,17 +34,20 @@ extension BotRunner {
                 start(try await makeBot(definition, shared), handles: &handles)
                 logger.notice("bot \(definition.name): started")
             } catch {
-                problems.append("bot \(definition.name) cannot start: \(error)")
+                let problem = "bot \(definition.name) cannot start: \(error)"
+                problems.append(problem)
+                health.failed(file, errors: [problem], running: nil, reload: true,
+                              at: Timestamp(milliseconds: configuration.time.wallMilliseconds))
+                logger.error(problem)
             }
         }
         // Bots whose file is gone (not merely broken) stop.
-        let present = Set(definitions.map(\.name))
+        let present = Set(catalog.bots.map(\.name))
         for (name, handle) in handles where !present.contains(name)
             && !FileManager.default.fileExists(atPath: handle.supervisor.definition.file) {
             logger.notice("bot \(name): its file is gone; stopping it")
             await stop(name, handles: &handles)
         }
-        for problem in problems { logger.error("reload: \(problem) (old rules kept)") }
         return problems
     }
 }

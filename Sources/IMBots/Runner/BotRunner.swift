@@ -11,13 +11,18 @@ import Synchronization
 /// ``requestReload()``, e.g. from SIGHUP), and serves `/metrics`, `/healthz` and bots'
 /// webhooks on its listener.
 ///
-/// A reload checks every file and runs its examples first; only a bot whose file passes
-/// both gets the new rules, swapped atomically. A file that fails keeps its old rules
-/// running, and every error is logged with file:line:column.
+/// The start and every reload check each file and run its examples first (``BotCatalog``);
+/// only a bot whose file passes both runs, or gets the new rules, swapped atomically. A
+/// file that fails keeps its bot's old rules running (or, at the start, its bot stopped)
+/// while the others run; every error is logged with file:line:column, and ``health``
+/// (`/healthz`, `/metrics`) says which bots are affected and why. With
+/// `RunnerConfiguration.strict` any problem at the start stops it instead.
 public final class BotRunner: Service {
     public let name = "runner"
     public let configuration: RunnerConfiguration
-    public let metrics = RunnerMetrics()
+    public let metrics: RunnerMetrics
+    /// The bot files the runner could not take.
+    public let health: RunnerHealth
     /// The listener's paths that bots' services answer.
     public let routes = RunnerRoutes()
     let transport: any HTTPTransport
@@ -28,18 +33,25 @@ public final class BotRunner: Service {
     private let running = Mutex<[String: BotDefinition]>([:])
     private let listenerPort = Mutex<Int?>(nil)
 
+    /// The services every runner gives its bots: moderation's timers (schedules, quiet
+    /// periods, verification deadlines) and the alert bridge (webhooks).
+    public static let standardServices: [any BotServiceMaker] = [ModerationTimers(), AlertBridge()]
+
     /// Prepares the runner (its state folder and audit log); nothing connects until
     /// ``run()``.
     ///
-    /// - Parameter services: makers of one more service per bot (a webhook inbox, a scheduler).
+    /// - Parameter services: makers of one more service per bot (the timers, the alert bridge).
     public init(
         configuration: RunnerConfiguration, transport: any HTTPTransport = IMClient.sharedTransport,
-        logger: Logger = Logger(label: "runner"), services: [any BotServiceMaker] = []
+        logger: Logger = Logger(label: "runner"), services: [any BotServiceMaker] = BotRunner.standardServices
     ) throws {
         self.configuration = configuration
         self.transport = transport
         self.logger = logger
         self.makers = services
+        let metrics = RunnerMetrics()
+        self.metrics = metrics
+        health = RunnerHealth(metrics: metrics)
         try LocalFiles.makePrivateFolder(configuration.stateDirectory)
         audit = try AuditLog(path: configuration.stateDirectory + "/audit.log", metrics: metrics, logger: logger)
     }
@@ -50,19 +62,27 @@ public final class BotRunner: Service {
     /// The listener's bound port (useful when configured as 0).
     public var port: Int? { listenerPort.withLock { $0 } }
 
-    /// Loads the bots (every error of every file, or a failing example, stops the start),
-    /// starts them and the listener, and runs until cancelled; then stops every bot
-    /// gracefully and the listener after them.
+    /// Loads the bots, starts the good ones and the listener, and runs until cancelled;
+    /// then stops every bot gracefully and the listener after them. A bot file with a
+    /// problem (or a failing example) is reported and its bot left out; the start fails
+    /// when no bot is left, or, when `strict`, at any problem.
     public func run() async throws {
-        let (definitions, errors) = BotLoader.loadDirectory(configuration.botsDirectory, environment: configuration.environment)
-        guard errors.isEmpty else { throw RunnerError(errors.errors.map(\.description).joined(separator: "\n")) }
+        let catalog = await BotCatalog.read(folder: configuration.botsDirectory,
+                                            environment: configuration.environment).runningExamples()
+        if configuration.strict, !catalog.problems.isEmpty {
+            throw RunnerError(catalog.problems.joined(separator: "\n"))
+        }
+        let definitions = catalog.bots
         guard !definitions.isEmpty else {
+            if !catalog.problems.isEmpty {
+                throw RunnerError("no bot can start:\n" + catalog.problems.joined(separator: "\n"))
+            }
             throw RunnerError("no bots in \(configuration.botsDirectory): add a bot file (*.yaml)")
         }
-        let failures = await Self.failedExamples(definitions)
-        guard failures.isEmpty else { throw RunnerError(failures.joined(separator: "\n")) }
+        noteProblems(of: catalog, running: [:], reload: false)
         let shared = Shared(http: HTTPActionClient(allow: configuration.httpAllow, time: configuration.time),
                             writer: JournalWriter(time: configuration.time))
+        shared.groups.note(definitions)
         var bots: [BotSupervisor] = []
         do {
             for definition in definitions { bots.append(try await makeBot(definition, shared)) }
@@ -129,10 +149,12 @@ public final class BotRunner: Service {
 
     // MARK: Bots
 
-    /// What the bots of one run share: the `http` actions' client and the journal writer.
+    /// What the bots of one run share: the `http` actions' client, the journal writer,
+    /// and the groups several of them join.
     struct Shared: Sendable {
         let http: HTTPActionClient
         let writer: JournalWriter
+        let groups = SharedGroups()
     }
 
     /// A running bot. Each bot runs in a task of its own, so that a reload can stop one by
@@ -147,7 +169,7 @@ public final class BotRunner: Service {
                                    time: configuration.time)
         return try await BotSupervisor(
             definition: definition, configuration: configuration, transport: transport, http: shared.http,
-            writer: shared.writer, reporter: reporter, routes: routes, makers: makers)
+            writer: shared.writer, reporter: reporter, routes: routes, groups: shared.groups, makers: makers)
     }
 
     func start(_ bot: BotSupervisor, handles: inout [String: RunningBot]) {
@@ -174,15 +196,20 @@ public final class BotRunner: Service {
         running.withLock { $0[definition.name] = definition }
     }
 
-    /// Every failing example of these bots, as `file:line:column: …` lines.
-    static func failedExamples(_ definitions: [BotDefinition]) async -> [String] {
-        var failures: [String] = []
-        for definition in definitions {
-            for result in await ExampleRunner.run(bot: definition) where !result.passed {
-                failures.append(result.description)
-            }
+    /// Records and logs the files of `catalog` that have problems; `running` are the bots
+    /// that run now, by file, which such a file leaves on their old rules.
+    func noteProblems(of catalog: BotCatalog, running: [String: BotDefinition], reload: Bool) {
+        let now = Timestamp(milliseconds: configuration.time.wallMilliseconds)
+        for file in catalog.files where file.bot == nil {
+            let old = running[file.path]
+            health.failed(file, errors: file.problems, running: old, reload: reload, at: now)
+            let what = old.map { "bot \($0.name) keeps its old rules (version \($0.version))" }
+                ?? "bot \(file.label) does not run"
+            logger.error("\(file.path) has \(file.problems.count) problem(s); \(what):\n"
+                         + file.problems.joined(separator: "\n"))
         }
-        return failures
+        for file in catalog.files where file.bot != nil { health.fine(file) }
+        health.keep(only: Set(catalog.files.map(\.path)))
     }
 
     // MARK: Listener
@@ -201,7 +228,7 @@ public final class BotRunner: Service {
             throw RunnerError("the runner's listener cannot start: \((error as? HTTPServerError)?.message ?? "\(error)")")
         }
         listenerPort.withLock { $0 = server.port }
-        logger.info("runner listening on http://\(address.host):\(server.port) (/metrics, /healthz)")
+        logger.info("runner listening on http://\(address.host):\(server.port) (/metrics, /healthz, bots' webhooks)")
         return server
     }
 }

@@ -31,12 +31,17 @@ public struct RunnerConfiguration: Sendable {
     /// The clock of the runner and its bots: budgets, loop guard, backlog, retries,
     /// outbox pauses and the file watcher. Tests pass a `ManualTime`.
     public var time: any TimeSource
+    /// Whether one bot file with a problem (or a failing example) stops the start; by
+    /// default the runner starts the good bots and reports the others (`/healthz`).
+    public var strict: Bool
 
     public init(
         serverURL: String, botsDirectory: String, stateDirectory: String, listen: ListenAddress? = nil,
         environment: [String: String], watchInterval: Double = 1, pollTimeout: Int = 30, adminToken: String? = nil,
-        metricsToken: String? = nil, httpAllow: HTTPAllowList = HTTPAllowList(), time: any TimeSource = SystemTime()
+        metricsToken: String? = nil, httpAllow: HTTPAllowList = HTTPAllowList(), time: any TimeSource = SystemTime(),
+        strict: Bool = false
     ) {
+        self.strict = strict
         self.serverURL = serverURL
         self.botsDirectory = botsDirectory
         self.stateDirectory = stateDirectory

@@ -3,18 +3,35 @@ import HTTPServer
 import IMProtocol
 import SwitchboardCrypto
 
-/// The runner's listener: `/healthz`, `/metrics` (behind `runner.metrics_token` when one
+/// The runner's listener: `/healthz` (`ok`, or `degraded` with the bot files the runner
+/// could not take), `/metrics` (behind `runner.metrics_token` when one
 /// is set, compared in constant time), and the paths bots' services added (webhooks).
+///
+/// A body may have the size its path allows (a webhook route's `max_body`, 1 MiB by
+/// default); the runner's own paths take none worth speaking of. Every error, the HTTP
+/// library's own (413, 431, 503) included, is the API's JSON envelope.
 struct RunnerResponder: HTTPResponder {
     let runner: BotRunner
+
+    /// The body limit of the runner's own paths (and of paths nobody serves).
+    static let smallBody = 16 * 1024
+
+    func bodyLimit(for head: RequestHead) -> Int? {
+        runner.routes.bodyLimit(for: head.path) ?? Self.smallBody
+    }
+
+    func errorResponse(status: Int, message: String) -> Response {
+        error(ErrorCode(httpStatus: status) ?? .internalError, status, message)
+    }
 
     func respond(to request: Request) async -> Response {
         switch (request.method, request.path) {
         case (.get, "/healthz"):
-            let names = runner.botNames.map { "\"\($0)\"" }.joined(separator: ",")
+            // 200 also when degraded: the runner works, some bots on old rules (or none);
+            // the body says which and why.
             return Response(
                 status: 200, headers: ["Content-Type": "application/json"],
-                body: Data(#"{"status":"ok","bots":[\#(names)]}"#.utf8))
+                body: runner.health.report(bots: runner.botNames))
         case (.get, "/metrics"):
             guard authorized(request) else {
                 return error(.unauthorized, 401, "/metrics needs the runner's metrics token as a bearer token")

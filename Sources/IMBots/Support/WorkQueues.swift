@@ -10,7 +10,9 @@ import Synchronization
 /// when the queue is empty, so idle conversations cost nothing, not even a task.
 ///
 /// A full queue sheds its oldest sheddable item (never the one in progress) to take a
-/// new one; an item that may not be shed is refused when nothing can make room.
+/// new one; an item that may not be shed is refused when nothing can make room. Priority
+/// items (alerts) go ahead of the waiting items that are not, behind earlier priority
+/// items; an offer may replace a waiting item instead (a newer edit of the same message).
 ///
 /// The workers are tasks of their own rather than children of a task group, so that
 /// stopping can let them drain while the owner is cancelled; ``stop(drain:time:)``
@@ -22,6 +24,8 @@ final class WorkQueues<Item: Sendable>: Sendable {
         var accepted: Bool
         /// Items dropped to keep the cap: older ones to make room, or the offered one.
         var shed: [Item]
+        /// The waiting item the offered one took the place of.
+        var replaced: Item?
     }
 
     typealias Process = @Sendable (Item) async -> Bool
@@ -46,31 +50,46 @@ final class WorkQueues<Item: Sendable>: Sendable {
     private let queues = Mutex(Queues())
     private let capacity: @Sendable () -> Int
     private let sheddable: @Sendable (Item) -> Bool
+    private let priority: @Sendable (Item) -> Bool
 
     /// - Parameters:
     ///   - capacity: items per key, the one in progress included (read at each offer, so
     ///     a reload can change it).
     ///   - sheddable: which items a full queue may drop.
-    init(capacity: @escaping @Sendable () -> Int, sheddable: @escaping @Sendable (Item) -> Bool) {
+    ///   - priority: which items go ahead of the others.
+    init(capacity: @escaping @Sendable () -> Int, sheddable: @escaping @Sendable (Item) -> Bool,
+         priority: @escaping @Sendable (Item) -> Bool = { _ in false }) {
         self.capacity = capacity
         self.sheddable = sheddable
+        self.priority = priority
     }
 
-    /// Queues `item` under `key`, making room by shedding when the queue is full.
-    func offer(_ item: Item, key: String) -> Offer {
+    /// Queues `item` under `key`, making room by shedding when the queue is full; when
+    /// `replacing` picks a waiting item, `item` takes its place instead (the latest one).
+    func offer(_ item: Item, key: String, replacing matches: ((Item) -> Bool)? = nil) -> Offer {
         let limit = max(1, capacity())
         let (offer, start) = queues.withLock { queues -> (Offer, Start?) in
             var queue = queues.items[key] ?? []
+            let busy = queues.inProgress.contains(key) ? 1 : 0
+            if let matches, let index = queue.indices.dropFirst(busy).last(where: { matches(queue[$0]) }) {
+                let old = queue[index]
+                queue[index] = item
+                queues.items[key] = queue
+                return (Offer(accepted: true, shed: [], replaced: old), nil)
+            }
             var shed: [Item] = []
             if queue.count >= limit {
-                let busy = queues.inProgress.contains(key) ? 1 : 0
                 if let index = queue.indices.dropFirst(busy).first(where: { sheddable(queue[$0]) }) {
                     shed.append(queue.remove(at: index))
                 } else {
                     return (Offer(accepted: false, shed: sheddable(item) ? [item] : []), nil)
                 }
             }
-            queue.append(item)
+            if priority(item), let index = queue.indices.dropFirst(busy).first(where: { !priority(queue[$0]) }) {
+                queue.insert(item, at: index)
+            } else {
+                queue.append(item)
+            }
             queues.items[key] = queue
             return (Offer(accepted: true, shed: shed), reserveWorker(for: key, in: &queues))
         }
@@ -80,6 +99,12 @@ final class WorkQueues<Item: Sendable>: Sendable {
 
     /// Items queued now, in progress included.
     var count: Int { queues.withLock { $0.items.values.reduce(0) { $0 + $1.count } } }
+
+    /// How many more items that may not be shed `key`'s queue takes now.
+    func room(_ key: String) -> Int {
+        let limit = max(1, capacity())
+        return queues.withLock { queues in limit - (queues.items[key] ?? []).count { !sheddable($0) } }
+    }
 
     /// Whether `key` has a queue now.
     func isBusy(_ key: String) -> Bool { queues.withLock { $0.items[key] != nil } }

@@ -1,28 +1,29 @@
 import IMProtocol
 import IMStore
+import Lifecycle
 import SwitchboardCrypto
 
-/// Account administration straight on a server's data folder, for `switchboard user
-/// --data DIR`: how the first administrator comes to be, with no HTTP involved (nothing
-/// a client sends can grant administration).
+/// Account administration straight on a server's database, for `switchboard user
+/// --data DIR` (or `--store postgres://…`): how the first administrator comes to be, with
+/// no HTTP involved (nothing a client sends can grant administration).
 ///
-/// Safe while the server runs (SQLite serialises the writers); a running server sees a
-/// new account at once, and a changed password or role within 30 s (its login cache).
+/// Safe while servers run (SQLite serialises the writers; PostgreSQL is shared anyway); a
+/// running server sees a new account at once, a changed password (which ends the
+/// account's logins) before its next request with PostgreSQL and within 30 s (its login
+/// cache) with SQLite, and a changed role within 30 s.
 public final class AccountAdministration: Sendable {
-    private let store: SQLiteStore
+    private let store: OpenedStore
     /// Hashing off the cooperative pool, one at a time.
     private let hashing: HashingPool
 
-    /// Opens the database in `dataDirectory` (creating it when new).
-    public init(dataDirectory: String, passwordHasher: PasswordHasher = .standard) throws {
-        if let problem = IMServerApp.createDirectories(dataDirectory) {
-            throw ServerStartError(message: "cannot create the data folder \(dataDirectory): \(problem)")
-        }
-        do {
-            store = try SQLiteStore(directory: dataDirectory, readers: 1)
-        } catch {
-            throw ServerStartError(message: "cannot open the database in \(dataDirectory): \(error)")
-        }
+    /// Opens the database in `dataDirectory` (creating it when new), or the PostgreSQL
+    /// database `store` names (migrating it when new).
+    public init(dataDirectory: String, store location: StoreLocation = .sqlite, passwordHasher: PasswordHasher = .standard)
+        async throws
+    {
+        var configuration = ServerConfiguration(dataDirectory: dataDirectory, store: location, storeConnections: 1)
+        configuration.synchronous = .full
+        store = try await OpenedStore.open(configuration, time: SystemTime(), lockingFolder: false)
         hashing = HashingPool(hasher: passwordHasher, width: 1, queueLimit: 1)
     }
 
@@ -30,14 +31,14 @@ public final class AccountAdministration: Sendable {
     public func addAccount(_ account: AdminCreateUser) async throws -> AdminUser {
         let new = try NewAccount(username: account.username, password: account.password, nickname: account.nickname)
         let record = try await new.create(
-            in: store, hash: hashing.hash, isBot: account.bot ?? false,
+            in: store.storage, hash: hashing.hash, isBot: account.bot ?? false,
             isAdmin: account.admin ?? false)
         return AdminUser(user: record.user, admin: record.isAdmin)
     }
 
     /// One page of accounts in name order.
     public func accounts(after: String?, limit: Int) async throws -> AdminUserList {
-        let records = try await store.listUsers(after: after, limit: limit)
+        let records = try await store.storage.listUsers(after: after, limit: limit)
         let next = records.count == limit ? records.last?.user.username : nil
         return AdminUserList(users: records.map { AdminUser(user: $0.user, admin: $0.isAdmin) }, next: next)
     }
@@ -46,17 +47,17 @@ public final class AccountAdministration: Sendable {
     public func setPassword(of username: String, to password: String) async throws {
         try Validate.password(password)
         let record = try await existing(username)
-        try await store.setPasswordHash(record.id, try await hashing.hash(password), revokeTokens: true)
+        try await store.storage.setPasswordHash(record.id, try await hashing.hash(password), revokeTokens: true)
     }
 
     /// Grants or withdraws administration of an existing account.
     public func setAdministrator(_ username: String, _ isAdmin: Bool) async throws {
-        try await store.setAdmin(try await existing(username).id, isAdmin)
+        try await store.storage.setAdmin(try await existing(username).id, isAdmin)
     }
 
     private func existing(_ username: String) async throws -> UserRecord {
         let name = username.lowercased()
-        guard let record = try await store.user(named: name), record.deletedAt == nil else {
+        guard let record = try await store.storage.user(named: name), record.deletedAt == nil else {
             throw APIError(.notFound, "no user '\(name)'")
         }
         return record

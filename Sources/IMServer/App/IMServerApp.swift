@@ -25,10 +25,7 @@ public final class IMServerApp: Service {
     public let configuration: ServerConfiguration
     let core: ServerServices
     let http: HTTPServer
-    let store: SQLiteStore
-    /// Held from start to the end of `shutdown()`: one server per data folder, and no
-    /// restore under a running one.
-    private let folderLock: DataFolderLock
+    let store: OpenedStore
     let logger: Logger
     let time: any TimeSource
     /// Opened by `shutdown()`, so a `run()` in progress stops too.
@@ -50,14 +47,15 @@ public final class IMServerApp: Service {
         return nil
     }
 
-    /// Opens the data folder and storage; nothing listens until `start()`.
+    /// Opens the storage (the data folder's SQLite database, or PostgreSQL, migrated on
+    /// first use); nothing listens until `start()`.
     ///
     /// - Parameter time: every clock the server reads (poll timeouts, rate limits, login
     ///   lock-outs, token expiry, timestamps); tests pass a `ManualTime`.
     public init(
         configuration: ServerConfiguration, logger: Logger = Logger(label: "server"),
         time: any TimeSource = SystemTime()
-    ) throws {
+    ) async throws {
         self.configuration = configuration
         self.logger = logger
         self.time = time
@@ -73,26 +71,15 @@ public final class IMServerApp: Service {
                 "password hashing is below OWASP's minimum for Argon2id (19 MiB, 2 iterations): "
                     + "memory_kib \(hasher.memoryKiB), iterations \(hasher.iterations); stolen hashes are cheap to guess")
         }
-        let directory = configuration.dataDirectory
-        if let problem = Self.createDirectories(directory) {
-            throw ServerStartError(message: "cannot create the data folder \(directory): \(problem)")
-        }
-        guard FileManager.default.isWritableFile(atPath: directory) else {
-            throw ServerStartError(message: "the data folder \(directory) is not writable")
-        }
+        let store = try await OpenedStore.open(configuration, time: time)
+        self.store = store
         do {
-            folderLock = try DataFolderLock(directory: directory)
+            core = try ServerServices(
+                configuration: configuration, store: store.storage, logger: logger, time: time, cluster: store.postgres)
         } catch {
-            throw ServerStartError(message: error.description)
+            await store.close()
+            throw error
         }
-        do {
-            store = try SQLiteStore(
-                directory: directory, synchronous: configuration.synchronous,
-                clock: { Timestamp(milliseconds: time.wallMilliseconds) })
-        } catch {
-            throw ServerStartError(message: "cannot open the database in \(directory): \(error)")
-        }
-        core = try ServerServices(configuration: configuration, store: store, logger: logger, time: time)
         // The HTTP library's messages go where the server's own lines go (its log file,
         // reopened on SIGHUP, when it has one).
         var listener = configuration.http
@@ -100,7 +87,7 @@ public final class IMServerApp: Service {
         listener.errorLog = { httpLogger.warning($0) }
         http = HTTPServer(configuration: listener, responder: APIResponder(core: core), time: time)
         core.addMetrics { [http] in HTTPMetrics.samples(http.stats) }
-        core.addMetrics { [store] in StoreMetrics.samples(store.writerStats) }
+        core.addMetrics { [store] in store.samples() }
         core.addMetrics { [core] in
             [
                 .counter("switchboard_password_checks_total", "Password checks run (logins, password changes).", core.hashing.checks.load(ordering: .relaxed)),
@@ -120,7 +107,7 @@ public final class IMServerApp: Service {
         }
         logger.info(
             "switchboard server listening on http://\(configuration.http.host):\(http.port)",
-            [("data", configuration.dataDirectory)])
+            [("store", store.description)])
     }
 
     /// The bound port (useful when configured as 0).
@@ -144,6 +131,21 @@ public final class IMServerApp: Service {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.maintain() }
             group.addTask { await self.stopRequested.wait() }
+            // With PostgreSQL: hearing the other nodes' commits, claims and revocations.
+            var cluster: [any Service] = []
+            if let postgres = store.postgres, let link = core.cluster { cluster = [postgres.cluster, link] }
+            for service in cluster {
+                group.addTask { [logger] in
+                    do {
+                        try await service.run()
+                    } catch {
+                        logger.error("\(service.name) stopped: \(error)")
+                    }
+                    // Ends only when cancelled (or broken): waiting here keeps the group's
+                    // first finished task one of the two above.
+                    await Latch().wait()
+                }
+            }
             await group.next()
             group.cancelAll()
         }
@@ -178,7 +180,7 @@ public final class IMServerApp: Service {
     private func recordLoginUse() async {
         let uses = core.authenticator.takeUsage().mapValues { Timestamp(milliseconds: $0) }
         do {
-            try await store.recordTokenUse(uses)
+            try await core.store.recordTokenUse(uses)
         } catch {
             logger.warning("recording login use failed: \(error)")
         }
@@ -187,14 +189,19 @@ public final class IMServerApp: Service {
     private func prune() async {
         let cutoff = core.now().adding(seconds: -configuration.eventRetention)
         do {
-            let events = try await store.pruneEvents(before: cutoff)
-            let tokens = try await store.pruneTokens(before: core.now().adding(seconds: -86400))
+            let events = try await core.store.pruneEvents(before: cutoff)
+            let tokens = try await core.store.pruneTokens(before: core.now().adding(seconds: -86400))
+            try await store.postgres?.pruneClaims(before: core.now().adding(seconds: -86400))
             if events + tokens > 0 { logger.info("pruned \(events) old events and \(tokens) ended logins") }
         } catch {
             logger.warning("pruning failed: \(error)")
         }
         core.limiter.prune(idleFor: 3600)
-        core.loginThrottle.prune()
+        do {
+            try await core.loginThrottle.prune()
+        } catch {
+            logger.warning("pruning login counters failed: \(error)")
+        }
     }
 
     /// Answers parked polls, lets in-flight requests finish, and closes the database.
@@ -211,7 +218,6 @@ public final class IMServerApp: Service {
                 await http.shutdown()
                 await recordLoginUse()
                 await store.close()
-                folderLock.release()
                 logger.info("stopped")
             }
             task = started

@@ -2,12 +2,41 @@ import HTTPServer
 import IMStore
 import SwitchboardCrypto
 
+/// Where a server keeps its data.
+public enum StoreLocation: Sendable, Equatable {
+    /// A SQLite database in the data folder: one server node.
+    case sqlite
+    /// A PostgreSQL database (`postgres://…` or a libpq `key=value` string) that several
+    /// server nodes may share.
+    case postgres(url: String)
+
+    /// Reads `sqlite` or a PostgreSQL URL; nil for anything else.
+    public init?(_ text: String) {
+        if text == "sqlite" {
+            self = .sqlite
+        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            self = .postgres(url: text)
+        } else {
+            return nil
+        }
+    }
+}
+
 /// Everything that shapes one server, with production defaults.
 public struct ServerConfiguration: Sendable {
     /// The HTTP listener: address, port and connection limits.
     public var http: HTTPServerConfiguration
-    /// Folder for the database and its WAL; created when missing.
+    /// Folder for the SQLite database and its WAL; created when missing (unused with
+    /// PostgreSQL).
     public var dataDirectory: String
+    /// SQLite in `dataDirectory` (the default), or a PostgreSQL database.
+    public var store: StoreLocation
+    /// Sessions a node opens to PostgreSQL for reads at most.
+    public var storeConnections: Int
+    /// Sessions committing a node's writes to PostgreSQL (each runs its own batches).
+    public var storeWriters: Int
+    /// How long a request waits for a PostgreSQL session before it answers 503.
+    public var storeWait: Duration = .seconds(5)
     public var synchronous: SQLiteDatabase.Synchronous
     /// Argon2id cost for new password hashes.
     public var passwordHasher: PasswordHasher
@@ -35,6 +64,9 @@ public struct ServerConfiguration: Sendable {
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),
         dataDirectory: String = "data",
+        store: StoreLocation = .sqlite,
+        storeConnections: Int = 16,
+        storeWriters: Int = 1,
         synchronous: SQLiteDatabase.Synchronous = .full,
         passwordHasher: PasswordHasher = .standard,
         concurrentHashes: Int = 2,
@@ -50,6 +82,9 @@ public struct ServerConfiguration: Sendable {
     ) {
         self.http = http
         self.dataDirectory = dataDirectory
+        self.store = store
+        self.storeConnections = storeConnections
+        self.storeWriters = storeWriters
         self.synchronous = synchronous
         self.passwordHasher = passwordHasher
         self.concurrentHashes = concurrentHashes
@@ -121,6 +156,10 @@ public struct LoginLimits: Sendable {
     /// The first lock's length in seconds; it doubles with each further failure.
     public var baseLockout: Double
     public var maxLockout: Double
+    /// How long admitting a check waits for another check's change of the same records
+    /// (on PostgreSQL: a row lock); past it the login gets 429 "in progress", so a burst of
+    /// guesses cannot hold the database sessions.
+    public var admissionWait: Duration = .milliseconds(250)
 
     public init(
         failuresPerUser: Int = 5, failuresPerAddress: Int = 50, failuresPerAccount: Int = 100,

@@ -8,6 +8,12 @@ import SwitchboardCrypto
 public struct ServerFileConfig: Decodable, Sendable {
     public var listen: ListenAddress?
     public var data: String?
+    /// `sqlite` (the default: a database in `data`) or a `postgres://…` URL.
+    public var store: String?
+    /// Sessions to PostgreSQL for reads at most.
+    public var storeConnections: Int?
+    /// Sessions committing a node's writes to PostgreSQL.
+    public var storeWriters: Int?
     /// `open` (anyone may register) or `closed` (administrators create accounts).
     public var registration: String?
     /// No longer grants anything: a non-empty list is refused with what to run instead.
@@ -75,7 +81,9 @@ public struct ServerFileConfig: Decodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case listen, data, registration, admins, durability
+        case listen, data, store, registration, admins, durability
+        case storeConnections = "store_connections"
+        case storeWriters = "store_writers"
         case tokenLifetime = "token_lifetime"
         case eventRetention = "event_retention"
         case maxBodyBytes = "max_body_bytes"
@@ -108,6 +116,19 @@ public struct ServerFileConfig: Decodable, Sendable {
         config.http.host = address.host
         config.http.port = address.port
         if let data { config.dataDirectory = data }
+        if let store {
+            guard let location = StoreLocation(store) else {
+                throw Invalid(
+                    key: "store",
+                    message: "'\(Self.redacted(store))' is not sqlite or a postgres:// URL (e.g. postgres://switchboard@db.example/switchboard)")
+            }
+            config.store = location
+        }
+        if let storeConnections { config.storeConnections = try Self.count(storeConnections, "store_connections") }
+        if let storeWriters {
+            guard (1...16).contains(storeWriters) else { throw Invalid(key: "store_writers", message: "must be 1 to 16") }
+            config.storeWriters = storeWriters
+        }
         switch registration ?? "open" {
         case "open": config.openRegistration = true
         case "closed": config.openRegistration = false
@@ -212,6 +233,14 @@ public struct ServerFileConfig: Decodable, Sendable {
             }
         }
         return config
+    }
+
+    /// A store setting as it may be shown: a password in it replaced by `***`.
+    public static func redacted(_ text: String) -> String {
+        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@"),
+            let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
+        else { return text }
+        return text[..<text.index(after: colon)] + "***" + text[at...]
     }
 
     /// A duration as whole seconds for the HTTP library: at least 1, at most a day.

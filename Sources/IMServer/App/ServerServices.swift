@@ -17,6 +17,8 @@ final class ServerServices: Sendable {
     let hashing: HashingPool
     let limiter: RateLimiter<RateKey>
     let loginThrottle: LoginThrottle
+    /// With PostgreSQL: how this node works with the others on the database.
+    let cluster: ClusterLink?
     let metrics = Metrics()
     let logger: Logger
     /// The one clock the server reads.
@@ -38,7 +40,11 @@ final class ServerServices: Sendable {
     }
 
     /// Throws `ServerStartError` when the configured password hashing does not work.
-    init(configuration: ServerConfiguration, store: any IMStorage, logger: Logger, time: any TimeSource) throws {
+    /// `cluster` is the store again when it is a PostgreSQL one other nodes may share.
+    init(
+        configuration: ServerConfiguration, store: any IMStorage, logger: Logger, time: any TimeSource,
+        cluster: PostgresStore? = nil
+    ) throws {
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -48,15 +54,23 @@ final class ServerServices: Sendable {
         } catch {
             throw ServerStartError(message: "cannot hash passwords with the configured cost: \(error)")
         }
-        self.authenticator = Authenticator(
-            store: store, time: time, localAdministratorToken: localAdministratorToken)
+        let hub = EventHub(clock: time)
+        self.hub = hub
+        let authenticator = Authenticator(
+            store: store, time: time, localAdministratorToken: localAdministratorToken,
+            revocations: cluster.map(ClusterLink.revocationWatch), onRevoked: { ClusterLink.wake(hub, for: $0) })
+        self.authenticator = authenticator
+        self.cluster = cluster.map { ClusterLink(store: $0, hub: hub, authenticator: authenticator) }
         self.directory = ConversationDirectory(store: store)
-        self.hub = EventHub(clock: time)
         self.hashing = HashingPool(
             hasher: configuration.passwordHasher, width: configuration.concurrentHashes,
             queueLimit: configuration.hashQueueLimit)
         self.limiter = RateLimiter(time: time)
-        self.loginThrottle = LoginThrottle(limits: configuration.loginLimits, time: time)
+        // Shared by every node when they share a database, so N nodes allow no more guesses
+        // than one; kept on the wall clock then, which the nodes share.
+        self.loginThrottle =
+            cluster.map { LoginThrottle(limits: configuration.loginLimits, store: $0, clock: { time.wallMilliseconds }) }
+            ?? LoginThrottle(limits: configuration.loginLimits, time: time)
         store.observeFeeds { [hub] update in hub.publish(update) }
         hub.hearsEverything(after: store.committedPosition)
     }
@@ -75,6 +89,12 @@ final class ServerServices: Sendable {
     /// The samples of every registered source, taken now.
     func sampleMetrics() -> [MetricSample] {
         metricSources.withLock { $0 }.flatMap { $0() }
+    }
+
+    /// Claims the login's event poll for this node (where several nodes share the
+    /// database); returns the claim's generation, 0 on one node.
+    func claimPoll(_ session: Session) async throws -> Int64 {
+        try await cluster?.claimPoll(tokenID: session.tokenID) ?? 0
     }
 
     /// Spends one request of the caller's budget, or throws 429 with the wait.

@@ -11,8 +11,8 @@ import SwitchboardCrypto
 ///
 /// Every revocation goes through `apply(_:)`: this process's own (logout, kick, password
 /// change, suspension) and, when several server nodes share a database, those another
-/// node announces, which would call `apply` too. `apply` drops the entries and raises the
-/// revocation epoch under the cache's lock. A lookup reads the epoch before it reads the
+/// node logged, which `catchUp` (the node's `RevocationWatch`) reads before every lookup.
+/// `apply` drops the entries and raises the revocation epoch under the cache's lock. A lookup reads the epoch before it reads the
 /// store and caches its answer only if the epoch is still the same, so a revocation that
 /// commits while the lookup is in flight can never leave the revoked login cached (it
 /// either is seen by the read, or raised the epoch before the insert). The epoch a
@@ -23,6 +23,8 @@ final class Authenticator: Sendable {
     enum Revocation: Sendable {
         case tokens(Set<Int64>)
         case user(UserID)
+        /// Every cached login (the revocation log no longer reaches back far enough).
+        case everything
     }
 
     private struct Cached {
@@ -47,11 +49,37 @@ final class Authenticator: Sendable {
     private let revocations = Atomic<UInt64>(0)
     /// The SHA-256 of the process-local administration credential.
     private let localAdministratorKey: [UInt8]
+    /// Where several nodes share the database: the revocations other nodes logged,
+    /// applied before a login is trusted.
+    private let remoteRevocations: RevocationWatch?
+    /// Called with each batch of other nodes' revocations once applied here (the server
+    /// wakes their parked polls).
+    private let onRevoked: @Sendable (RevocationLog) -> Void
 
-    init(store: any TokenStore, time: any TimeSource, localAdministratorToken: String = SecureRandom.token()) {
+    init(
+        store: any TokenStore, time: any TimeSource, localAdministratorToken: String = SecureRandom.token(),
+        revocations: RevocationWatch? = nil, onRevoked: @escaping @Sendable (RevocationLog) -> Void = { _ in }
+    ) {
         self.store = store
         self.time = time
         self.localAdministratorKey = Self.hash(localAdministratorToken)
+        self.remoteRevocations = revocations
+        self.onRevoked = onRevoked
+    }
+
+    /// Applies the revocations other nodes committed before this call (nothing to do on
+    /// one node).
+    func catchUpRevocations() async throws {
+        guard let remoteRevocations else { return }
+        try await remoteRevocations.catchUp { log in
+            if !log.complete {
+                apply(.everything)
+            } else {
+                if !log.tokens.isEmpty { apply(.tokens(Set(log.tokens))) }
+                for user in log.users { apply(.user(user)) }
+            }
+            onRevoked(log)
+        }
     }
 
     private func now() -> Timestamp { Timestamp(milliseconds: time.wallMilliseconds) }
@@ -65,6 +93,7 @@ final class Authenticator: Sendable {
         }
         let key = Digest.sha256(Array(token.utf8))
         if Digest.constantTimeEqual(key, localAdministratorKey) { return .localAdministrator }
+        try await catchUpRevocations()
         let clock = time.seconds
         let wall = time.wallMilliseconds
         let epoch = revocations.load(ordering: .acquiring)
@@ -174,6 +203,8 @@ final class Authenticator: Sendable {
                 state.entries = state.entries.filter { !ids.contains($0.value.session.tokenID) }
             case .user(let userID):
                 state.entries = state.entries.filter { $0.value.session.userID != userID }
+            case .everything:
+                state.entries.removeAll()
             }
             revocations.add(1, ordering: .releasing)
         }

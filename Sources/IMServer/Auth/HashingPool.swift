@@ -51,8 +51,10 @@ final class HashingPool: Sendable {
         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue % queues.count
         return try await withCheckedThrowingContinuation { continuation in
             queues[index].async { [self] in
-                defer { pending.subtract(1, ordering: .relaxed) }
-                continuation.resume(with: Result { try work() })
+                let result = Result { try work() }
+                // Off the count before the caller goes on, so its next check finds the room.
+                pending.subtract(1, ordering: .relaxed)
+                continuation.resume(with: result)
             }
         }
     }

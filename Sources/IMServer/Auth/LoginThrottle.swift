@@ -1,6 +1,6 @@
 import IMProtocol
+import IMStore
 import Lifecycle
-import Synchronization
 
 /// Slows password guessing without letting anyone lock a person out from elsewhere.
 ///
@@ -15,8 +15,10 @@ import Synchronization
 ///   or is cleared when the hash is done: parallel guesses are counted like serial ones,
 ///   and at most `inFlightPerAccount` and `inFlightPerAddress` checks run at once.
 ///
-/// Every map is bounded: records older than the window are pruned hourly, and past
-/// `capacity` the ones that lock nothing go first.
+/// The records live in a `LoginAttemptStore`: in memory for one server (bounded, pruned
+/// hourly), in the database when several server nodes share one, each check's records
+/// changed in one transaction, so N nodes allow no more guesses than one. A check a node
+/// never finished (it died while hashing) stops counting as in flight after two minutes.
 final class LoginThrottle: Sendable {
     /// One admitted password check; `finish` it exactly once.
     struct Ticket: Sendable {
@@ -24,164 +26,150 @@ final class LoginThrottle: Sendable {
         let address: String
     }
 
-    private struct Counter {
-        var failures = 0
-        var pending = 0
-        var firstFailure: Double
-        var lockedUntil: Double = 0
-
-        init(now: Double) { firstFailure = now }
-    }
-
-    private struct Pair: Hashable {
-        var username: String
-        var address: String
-    }
-
-    private struct State {
-        var pairs: [Pair: Counter] = [:]
-        var addresses: [String: Counter] = [:]
-        var accounts: [String: Counter] = [:]
-        /// Addresses each account logged in from, and when last (monotonic seconds).
-        var trusted: [String: [String: Double]] = [:]
-    }
+    private typealias Counter = LoginCounters.Counter
 
     private let limits: LoginLimits
-    private let time: any TimeSource
-    private let state = Mutex(State())
-    private let capacity = 100_000
+    private let store: any LoginAttemptStore
+    /// Milliseconds: monotonic in memory, the wall clock when nodes share the records.
+    private let clock: @Sendable () -> Int64
     /// How long an address with a good login stays trusted by its account, and how many
     /// such addresses one account keeps.
-    private let trustLifetime: Double = 30 * 86400
-    private let trustedPerAccount = 8
+    private static let trustLifetime: Int64 = 30 * 86_400_000
+    private static let trustedPerAccount = 8
+    private static let pendingLifetime: Int64 = 120_000
 
-    init(limits: LoginLimits, time: any TimeSource) {
+    init(limits: LoginLimits, store: any LoginAttemptStore, clock: @escaping @Sendable () -> Int64) {
         self.limits = limits
-        self.time = time
+        self.store = store
+        self.clock = clock
     }
+
+    /// A throttle of one server, its records in memory, on the server's monotonic clock.
+    convenience init(limits: LoginLimits, time: any TimeSource) {
+        let clock: @Sendable () -> Int64 = { Int64(time.seconds * 1000) }
+        self.init(limits: limits, store: MemoryLoginAttempts(clock: clock), clock: clock)
+    }
+
+    private var window: Int64 { Int64(limits.window * 1000) }
 
     /// Admits a password check of `username` from `address`, counted as pending; throws
     /// 429 with the wait when the pair, the address or the account may not try now.
-    func begin(username: String, address: String) throws -> Ticket {
-        let now = time.seconds
-        let wait = state.withLock { state -> (Double, String)? in
-            var pair = fresh(state.pairs[Pair(username: username, address: address)], now)
-            var byAddress = fresh(state.addresses[address], now)
-            var account = fresh(state.accounts[username], now)
+    func begin(username: String, address: String) async throws -> Ticket {
+        let now = clock()
+        let (limits, window) = (self.limits, self.window)
+        let wait: (Int64, String)?
+        do {
+            wait = try await store.updateLoginCounters(
+                username: username, address: address, waitingAtMost: limits.admissionWait,
+                Self.admit(from: address, now, limits, window))
+        } catch let error as PostgresError where error.kind == .lockTimeout {
+            // Another check of the same records is being counted at this moment.
+            wait = (1000, "too many logins in progress")
+        }
+        if let (milliseconds, what) = wait {
+            let whole = RetryAfter.seconds(Double(milliseconds) / 1000)
+            throw APIError(.rateLimited, "\(what): try again in \(whole) s", retryAfter: whole)
+        }
+        return Ticket(username: username, address: address)
+    }
+
+    /// The admission of one check: nil when admitted (counted as pending), else the wait
+    /// in milliseconds and why.
+    private static func admit(from address: String, _ now: Int64, _ limits: LoginLimits, _ window: Int64)
+        -> @Sendable (inout LoginCounters) -> (Int64, String)?
+    {
+        { counters in
+            var pair = Self.fresh(counters.pair, now, window)
+            var byAddress = Self.fresh(counters.address, now, window)
+            var account = Self.fresh(counters.account, now, window)
             if pair.lockedUntil > now {
                 return (pair.lockedUntil - now, "too many failed logins")
             }
             if byAddress.failures >= limits.failuresPerAddress {
-                return (byAddress.firstFailure + limits.window - now, "too many failed logins from this address")
+                return (byAddress.firstFailure + window - now, "too many failed logins from this address")
             }
-            let trusted = (state.trusted[username]?[address]).map { now - $0 < trustLifetime } ?? false
+            let trusted = counters.trusted[address].map { now - $0 < Self.trustLifetime } ?? false
             if !trusted, account.failures + account.pending >= limits.failuresPerAccount {
-                return (account.firstFailure + limits.window - now, "too many failed logins for this account")
+                return (account.firstFailure + window - now, "too many failed logins for this account")
             }
             // Checks in flight count as failures until they are done: never more guesses
             // running than failures left.
             if pair.failures + pair.pending >= limits.failuresPerUser || account.pending >= limits.inFlightPerAccount
                 || byAddress.pending >= limits.inFlightPerAddress
             {
-                return (1, "too many logins in progress")
+                return (1000, "too many logins in progress")
             }
             pair.pending += 1
             byAddress.pending += 1
             account.pending += 1
-            state.pairs[Pair(username: username, address: address)] = pair
-            state.addresses[address] = byAddress
-            state.accounts[username] = account
-            if state.pairs.count + state.accounts.count + state.addresses.count > 3 * capacity {
-                Self.evict(&state, now: now)
-            }
+            (pair.pendingSince, byAddress.pendingSince, account.pendingSince) = (now, now, now)
+            (counters.pair, counters.address, counters.account) = (pair, byAddress, account)
             return nil
         }
-        if let (seconds, what) = wait {
-            let whole = RetryAfter.seconds(seconds)
-            throw APIError(.rateLimited, "\(what): try again in \(whole) s", retryAfter: whole)
-        }
-        return Ticket(username: username, address: address)
     }
 
     /// Ends an admitted check: a failure counts against the pair, the address and the
     /// account; a success clears the pair and trusts the address for this account.
-    func finish(_ ticket: Ticket, succeeded: Bool) {
-        let now = time.seconds
-        let key = Pair(username: ticket.username, address: ticket.address)
-        state.withLock { state in
-            var pair = fresh(state.pairs[key], now)
-            var byAddress = fresh(state.addresses[ticket.address], now)
-            var account = fresh(state.accounts[ticket.username], now)
+    func finish(_ ticket: Ticket, succeeded: Bool) async throws {
+        let now = clock()
+        let (limits, window) = (self.limits, self.window)
+        try await store.updateLoginCounters(username: ticket.username, address: ticket.address, waitingAtMost: nil) {
+            counters in
+            var pair = Self.fresh(counters.pair, now, window)
+            var byAddress = Self.fresh(counters.address, now, window)
+            var account = Self.fresh(counters.account, now, window)
             pair.pending = max(pair.pending - 1, 0)
             byAddress.pending = max(byAddress.pending - 1, 0)
             account.pending = max(account.pending - 1, 0)
             if succeeded {
-                state.pairs[key] = nil
-                var trusted = state.trusted[ticket.username] ?? [:]
-                trusted[ticket.address] = now
-                if trusted.count > trustedPerAccount, let oldest = trusted.min(by: { $0.value < $1.value }) {
-                    trusted[oldest.key] = nil
+                pair = Counter()
+                counters.trusted[ticket.address] = now
+                if counters.trusted.count > Self.trustedPerAccount,
+                    let oldest = counters.trusted.min(by: { $0.value < $1.value })
+                {
+                    counters.trusted[oldest.key] = nil
                 }
-                state.trusted[ticket.username] = trusted
             } else {
                 pair.failures += 1
                 byAddress.failures += 1
                 account.failures += 1
                 let excess = pair.failures - limits.failuresPerUser
                 if excess >= 0 {
-                    pair.lockedUntil = now + min(limits.maxLockout, limits.baseLockout * Double(1 << min(excess, 20)))
+                    let lock = min(limits.maxLockout, limits.baseLockout * Double(1 << min(excess, 20)))
+                    pair.lockedUntil = now + Int64(lock * 1000)
                 }
-                state.pairs[key] = pair
             }
-            state.addresses[ticket.address] = byAddress
-            state.accounts[ticket.username] = account
+            (counters.pair, counters.address, counters.account) = (pair, byAddress, account)
         }
     }
 
     /// Ends an admitted check that never ran (the hashing queue was full): its pending
     /// counts go, and nothing is recorded.
-    func cancel(_ ticket: Ticket) {
-        let key = Pair(username: ticket.username, address: ticket.address)
-        state.withLock { state in
-            state.pairs[key]?.pending -= 1
-            state.addresses[ticket.address]?.pending -= 1
-            state.accounts[ticket.username]?.pending -= 1
+    func cancel(_ ticket: Ticket) async throws {
+        try await store.updateLoginCounters(username: ticket.username, address: ticket.address, waitingAtMost: nil) {
+            counters in
+            counters.pair.pending = max(counters.pair.pending - 1, 0)
+            counters.address.pending = max(counters.address.pending - 1, 0)
+            counters.account.pending = max(counters.account.pending - 1, 0)
         }
     }
 
-    /// A record that starts over once its window has passed (pending checks are kept).
-    private func fresh(_ counter: Counter?, _ now: Double) -> Counter {
-        guard var counter else { return Counter(now: now) }
-        if now - counter.firstFailure > limits.window, counter.lockedUntil <= now {
-            let pending = counter.pending
-            counter = Counter(now: now)
-            counter.pending = pending
+    /// A record that starts over once its window has passed (pending checks are kept,
+    /// unless so old that their node must have died).
+    private static func fresh(_ counter: Counter, _ now: Int64, _ window: Int64) -> Counter {
+        var counter = counter
+        if counter.pending > 0, now - counter.pendingSince > pendingLifetime { counter.pending = 0 }
+        if now - counter.firstFailure > window, counter.lockedUntil <= now {
+            counter = Counter(pending: counter.pending, firstFailure: now, pendingSince: counter.pendingSince)
         }
         return counter
     }
 
     /// Drops records older than the window, and trust older than its lifetime.
-    func prune() {
-        let now = time.seconds
-        state.withLock { state in Self.prune(&state, now: now, window: limits.window, trust: trustLifetime) }
-    }
-
-    private static func prune(_ state: inout State, now: Double, window: Double, trust: Double) {
-        func live(_ counter: Counter) -> Bool {
-            counter.pending > 0 || now - counter.firstFailure < window || counter.lockedUntil > now
-        }
-        state.pairs = state.pairs.filter { live($0.value) }
-        state.addresses = state.addresses.filter { live($0.value) }
-        state.accounts = state.accounts.filter { live($0.value) }
-        state.trusted = state.trusted.compactMapValues { addresses in
-            let kept = addresses.filter { now - $0.value < trust }
-            return kept.isEmpty ? nil : kept
-        }
-    }
-
-    /// Past the capacity: drop what is stale, then what locks nothing.
-    private static func evict(_ state: inout State, now: Double) {
-        prune(&state, now: now, window: 0, trust: .infinity)
+    func prune() async throws {
+        let now = clock()
+        try await store.pruneLoginCounters(
+            staleBefore: now - window, now: now, trustedBefore: now - Self.trustLifetime)
     }
 }
 

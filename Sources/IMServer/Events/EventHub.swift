@@ -13,7 +13,10 @@ import Synchronization
 ///
 /// A commit is handed over on the writer thread, before its callers resume: its
 /// positions are recorded and the polls it wakes taken out there, under the lock, so a
-/// poll that follows the commit's answer sees them. The woken polls are answered on a
+/// poll that follows the commit's answer sees them. Where several server nodes share a
+/// PostgreSQL database, the other nodes' commits come too, in position order (their
+/// updates carry no messages, so the polls they wake read their feeds), and the rule of
+/// one parked poll per login holds across nodes through poll claims (`supersede`). The woken polls are answered on a
 /// serial queue of the hub's own, in commit order: a thousand of them, woken by one group
 /// message, take milliseconds the writer must not wait for.
 final class EventHub: Sendable {
@@ -45,6 +48,8 @@ final class EventHub: Sendable {
         var id: UInt64
         var userID: UserID
         var deadline: Double
+        /// The generation of the node's claim on the login's poll (0 on one node).
+        var claim: Int64
         var notify: Notify
     }
 
@@ -56,7 +61,12 @@ final class EventHub: Sendable {
         var stopped = false
         /// Every commit after this position is published here (see `hearsEverything`).
         var heardAfter = Int64.max
+        /// The newest poll claim other nodes made, by login: an older poll of the login
+        /// may not park here (bounded; forgotten wholesale past its capacity).
+        var superseded: [Int64: Int64] = [:]
     }
+
+    private static let supersededCapacity = 100_000
 
     private let state = Mutex(State())
     private let clock: any TimeSource
@@ -73,18 +83,24 @@ final class EventHub: Sendable {
     /// (finding nothing after `position`), and updates are published in commit order after
     /// their commit; so when an update wakes the poll (`.published`), every entry after
     /// `position` that exists is in that update.
+    ///
+    /// `claim` is the generation of this node's claim on the login's poll: a poll whose
+    /// claim another node has since outdone is replaced at once.
     @discardableResult
-    func park(tokenID: Int64, userID: UserID, after position: Int64, timeout: Double, notify: @escaping Notify)
-        -> UInt64
-    {
+    func park(
+        tokenID: Int64, userID: UserID, after position: Int64, timeout: Double, claim: Int64 = 0,
+        notify: @escaping Notify
+    ) -> UInt64 {
         let deadline = clock.seconds + timeout
         let (waiterID, immediate, replaced) = state.withLock { state -> (UInt64, Wake?, Waiter?) in
             let waiterID = state.nextWaiterID
             state.nextWaiterID += 1
             if state.stopped { return (waiterID, .cancelled, nil) }
+            if let newer = state.superseded[tokenID], newer > claim { return (waiterID, .replaced, nil) }
             if let latest = state.latest[userID], latest > position { return (waiterID, .ready, nil) }
             let earlier = state.waiters[tokenID]
-            state.waiters[tokenID] = Waiter(id: waiterID, userID: userID, deadline: deadline, notify: notify)
+            state.waiters[tokenID] = Waiter(
+                id: waiterID, userID: userID, deadline: deadline, claim: claim, notify: notify)
             state.tokensByUser[userID, default: []].insert(tokenID)
             return (waiterID, nil, earlier)
         }
@@ -125,6 +141,10 @@ final class EventHub: Sendable {
     /// after the commit's answer sees them) and wakes the users' parked polls, in commit
     /// order, on the hub's queue.
     func publish(_ update: FeedUpdate) {
+        if let missed = update.missedThrough {
+            resync(through: missed)
+            return
+        }
         let woken = state.withLock { state -> [Notify] in
             var woken: [Notify] = []
             for (userID, position) in update.latest {
@@ -159,6 +179,51 @@ final class EventHub: Sendable {
         state.withLock { state in
             position < state.heardAfter || (state.latest[userID] ?? 0) > position
         }
+    }
+
+    /// After commits up to `position` may have gone unheard (another node's, while the
+    /// store was not listening): from now on polls read their feeds unless their cursor
+    /// is past it, and every parked poll reads its feed again.
+    private func resync(through position: Int64) {
+        state.withLock { state in
+            state.heardAfter = state.heardAfter == Int64.max ? position : max(state.heardAfter, position)
+        }
+        wakeAll()
+    }
+
+    /// Wakes every parked poll, each to check its login and read its feed again.
+    func wakeAll() {
+        let woken = state.withLock { state -> [Waiter] in
+            defer {
+                state.waiters.removeAll()
+                state.tokensByUser.removeAll()
+            }
+            return Array(state.waiters.values)
+        }
+        for waiter in woken { waiter.notify(.ready) }
+    }
+
+    /// Wakes the parked poll of one login, to check the login again (ended on another node).
+    func wake(tokenID: Int64) {
+        end(tokenID: tokenID, waiterID: nil, with: .ready)
+    }
+
+    /// Other nodes claimed these logins' polls: a poll parked here with an older claim
+    /// is replaced (409), and an older one that has not parked yet will be.
+    func supersede(_ claims: [PollClaim]) {
+        let replaced = state.withLock { state -> [Waiter] in
+            if state.superseded.count + claims.count > Self.supersededCapacity { state.superseded.removeAll() }
+            var replaced: [Waiter] = []
+            for claim in claims {
+                state.superseded[claim.tokenID] = max(state.superseded[claim.tokenID] ?? 0, claim.generation)
+                if let waiter = state.waiters[claim.tokenID], waiter.claim < claim.generation {
+                    Self.remove(claim.tokenID, userID: waiter.userID, from: &state)
+                    replaced.append(waiter)
+                }
+            }
+            return replaced
+        }
+        for waiter in replaced { waiter.notify(.replaced) }
     }
 
     /// Wakes every parked poll of a user, so each checks again that its login is still

@@ -24,6 +24,8 @@ enum ErrorMapping {
             return apiError(for: error, about: subject)
         case let error as SQLiteError where error.isStorageFailure:
             return (APIError(.unavailable, "the server cannot write to its storage right now", retryAfter: 30), true)
+        case let error as PostgresError where error.isUnavailable:
+            return (APIError(.unavailable, "the server cannot reach its database right now", retryAfter: 5), true)
         default:
             return (internalError, true)
         }

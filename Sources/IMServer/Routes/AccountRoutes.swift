@@ -91,7 +91,7 @@ enum AccountRoutes {
         _ core: ServerServices, _ password: String, username: String, address: String,
         account: () async throws -> UserRecord?
     ) async throws -> UserRecord? {
-        let ticket = try core.loginThrottle.begin(username: username, address: address)
+        let ticket = try await core.loginThrottle.begin(username: username, address: address)
         let matched: UserRecord?
         do {
             let record = try await account().flatMap { $0.deletedAt == nil ? $0 : nil }
@@ -100,10 +100,10 @@ enum AccountRoutes {
         } catch {
             // Not checked (the hashing queue is full, the store failed): neither a
             // failure nor a success.
-            core.loginThrottle.cancel(ticket)
+            try? await core.loginThrottle.cancel(ticket)
             throw error
         }
-        core.loginThrottle.finish(ticket, succeeded: matched != nil)
+        try await core.loginThrottle.finish(ticket, succeeded: matched != nil)
         return matched
     }
 

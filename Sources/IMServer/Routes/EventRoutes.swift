@@ -14,12 +14,15 @@ enum EventRoutes {
         let cursor: FeedCursor
         let limit: Int
         let deadline: Double
+        /// This node's claim on the login's poll (0 on one node).
+        let claim: Int64
 
-        init(session: Session, cursor: FeedCursor, limit: Int, deadline: Double) {
+        init(session: Session, cursor: FeedCursor, limit: Int, deadline: Double, claim: Int64) {
             self.session = session
             self.cursor = cursor
             self.limit = limit
             self.deadline = deadline
+            self.claim = claim
         }
     }
 
@@ -37,10 +40,19 @@ enum EventRoutes {
     /// of async frames and task memory per poll.
     static func poll(_ context: RequestContext) async throws -> Response {
         let core = context.core
+        // Where several nodes share the database, the poll is claimed for this one first:
+        // a poll of the same login parked on another node ends (409).
+        let claim = try await core.claimPoll(try context.caller)
         let poll: Poll
-        switch try start(context) {
+        switch try start(context, claim: claim) {
         case .answer(let response): return response
         case .poll(let started): poll = started
+        }
+        // A cursor another node handed out may be ahead of what this one has heard of.
+        if poll.cursor.position > core.store.issuedPosition,
+            poll.cursor.position > (try await core.store.newestIssuedPosition())
+        {
+            throw expired
         }
         // A live client's next poll usually finds nothing new, which the hub can tell
         // without a read of the feed (for a member of many conversations, one look-up each).
@@ -64,7 +76,7 @@ enum EventRoutes {
         let core = context.core
         let waiter = core.hub.park(
             tokenID: poll.session.tokenID, userID: poll.session.userID, after: poll.cursor.position,
-            timeout: poll.deadline - core.monotonic()
+            timeout: poll.deadline - core.monotonic(), claim: poll.claim
         ) { wake in
             let next: Next
             do {
@@ -129,7 +141,7 @@ enum EventRoutes {
 
     /// Checks the query; answers at once without a cursor.
     @inline(never)
-    private static func start(_ context: RequestContext) throws -> Start {
+    private static func start(_ context: RequestContext, claim: Int64) throws -> Start {
         let core = context.core
         let session = try context.caller
         let store = core.store
@@ -153,7 +165,8 @@ enum EventRoutes {
         // epoch: the answer's cursor carries the current epoch.
         var current = cursor
         current.epoch = store.epoch
-        return .poll(Poll(session: session, cursor: current, limit: limit, deadline: core.monotonic() + Double(timeout)))
+        return .poll(
+            Poll(session: session, cursor: current, limit: limit, deadline: core.monotonic() + Double(timeout), claim: claim))
     }
 
     /// The user's events after the cursor. Not inlined: its frame is gone while the poll
@@ -202,15 +215,17 @@ enum EventRoutes {
         }
     }
 
-    /// 410 for a cursor of another user or database, from the future, or from a timeline
-    /// a restore undid. (One older than the retained feed is found when the feed is read.)
+    /// 410 for a cursor of another user or database, or from a timeline a restore undid.
+    /// (One of this epoch past what this node has heard of is checked against the
+    /// database by `poll`; one older than the retained feed is found when the feed is read.)
     private static func check(_ cursor: FeedCursor, session: Session, core: ServerServices) throws {
-        guard cursor.userID == session.userID, core.store.acceptsCursor(epoch: cursor.epoch, position: cursor.position)
-        else {
-            throw APIError(
-                .cursorExpired, "this cursor is not from this account's feed on this server: poll without a cursor and re-sync")
-        }
+        guard cursor.userID == session.userID else { throw expired }
+        guard core.store.acceptsCursor(epoch: cursor.epoch, position: cursor.position) || cursor.epoch == core.store.epoch
+        else { throw expired }
     }
+
+    private static let expired = APIError(
+        .cursorExpired, "this cursor is not from this account's feed on this server: poll without a cursor and re-sync")
 
     private static func deliver(_ events: [Event], after cursor: FeedCursor, core: ServerServices) throws -> Response {
         // At most `Limits.answerBytes`: the rest comes with the next poll, from the cursor.

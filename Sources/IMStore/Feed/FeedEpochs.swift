@@ -19,9 +19,12 @@ enum FeedEpochs {
 
     /// The earlier epochs recorded in a database, with the last position each may name.
     static func earlier(in connection: SQLiteConnection) throws -> [String: Int64] {
-        guard let text = try connection.first("SELECT value FROM meta WHERE key = ?", key, as: { $0.text(0) }) else {
-            return [:]
-        }
+        parse(try connection.first("SELECT value FROM meta WHERE key = ?", key, as: { $0.text(0) }))
+    }
+
+    /// The earlier epochs of a `meta` value of `key` (none for nil).
+    static func parse(_ text: String?) -> [String: Int64] {
+        guard let text else { return [:] }
         var epochs: [String: Int64] = [:]
         for pair in text.split(separator: " ") {
             let parts = pair.split(separator: ":")

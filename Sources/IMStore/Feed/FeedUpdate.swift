@@ -7,11 +7,25 @@ public struct FeedUpdate: Sendable {
     public var latest: [UserID: Int64]
     /// Every event of the batch, in position order.
     public var entries: [FeedEntry]
+    /// Set when updates of commits up to this position may never have been told (another
+    /// node's, while this one was not listening): any feed may have grown without an
+    /// update saying so, and observers look again. Every commit after it is told.
+    public var missedThrough: Int64?
 
     /// An update; empty by default.
-    public init(latest: [UserID: Int64] = [:], entries: [FeedEntry] = []) {
+    public init(latest: [UserID: Int64] = [:], entries: [FeedEntry] = [], missedThrough: Int64? = nil) {
         self.latest = latest
         self.entries = entries
+        self.missedThrough = missedThrough
+    }
+
+    /// The update of `entries` (in position order), with each recipient's newest position.
+    public init(entries: [FeedEntry]) {
+        var latest: [UserID: Int64] = [:]
+        for entry in entries {
+            for user in entry.recipients { latest[user] = Swift.max(latest[user] ?? 0, entry.position) }
+        }
+        self.init(latest: latest, entries: entries)
     }
 
     /// The newest position of the update (its events are in position order).

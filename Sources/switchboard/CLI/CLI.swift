@@ -12,7 +12,7 @@ enum CLI {
     static let commands: [any Command.Type] = [
         UpCommand.self, ServeCommand.self, RunCommand.self, CheckCommand.self, TestCommand.self,
         ExplainCommand.self, ChatCommand.self, SendCommand.self, TailCommand.self, UserCommand.self,
-        GroupCommand.self, BackupCommand.self, RestoreCommand.self,
+        GroupCommand.self, BackupCommand.self, RestoreCommand.self, MigrateCommand.self,
     ]
 
     static var usage: String {

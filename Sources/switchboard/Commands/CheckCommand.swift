@@ -10,9 +10,12 @@ struct CheckCommand: Command {
         Loads each bot file the way the runner does and reports every problem on standard
         error as 'file:line:column: message', sorted by position within each file: YAML
         syntax, unknown keys (with a suggestion), types, names, rates, durations, regexes,
-        templates and their variables, unset ${VARIABLES}, examples that name unknown
-        rules or http results, and bots or accounts defined twice. Each good file is
-        listed on standard output as 'FILE: ok'; a summary line ends the report.
+        templates and every variable they read, unset ${VARIABLES}, examples that name
+        unknown rules or http results, and bots or accounts defined twice. The examples
+        of a file without such problems are run, as the runner runs them before it takes
+        a file: a failing example is a problem too, so that check says of a live folder
+        what the runner did with it. Each good file is listed on standard output as
+        'FILE: ok'; a summary line ends the report.
 
         FILES are bot files or folders of them (their *.yaml and *.yml files); without
         FILES, every bot file of the configuration's bots folder. The configuration file
@@ -34,7 +37,7 @@ struct CheckCommand: Command {
     }
 
     func run() async throws -> Int32 {
-        let loaded = selection.load(environment: CommandContext.current.environment)
+        let loaded = await selection.load(environment: CommandContext.current.environment, runningExamples: true)
         for problem in loaded.generalProblems { printDiagnostic(problem) }
         for result in loaded.results {
             if result.problems.isEmpty {

@@ -2,46 +2,61 @@ import IMBots
 import IMProtocol
 import YAMLCoding
 
-/// `switchboard explain`: which of a bot's rules a message fires, and why the others do not.
+/// `switchboard explain`: which of a bot's rules an event fires, and why the others do not.
 struct ExplainCommand: Command {
     static let name = "explain"
-    static let summary = "show which rules a message would fire, and why the others do not"
+    static let summary = "show which rules a message (or a member event) would fire, and why the others do not"
     static let help = """
-        usage: switchboard explain --bot NAME [--config FILE] [--from USER] [--role ROLE] [--in ADDRESS] [--at TIME] TEXT...
-               switchboard explain --file FILE [--from USER] [--role ROLE] [--in ADDRESS] [--at TIME] TEXT...
+        usage: switchboard explain --bot NAME [--config FILE] [--from USER] [--role ROLE] [--in ADDRESS] [--at TIME]
+                                   [--state DIR] TEXT...
+               switchboard explain --bot NAME --event KIND --member USER [--via HOW] [--from USER] [--in ADDRESS] ...
+               switchboard explain --file FILE ...
 
         Treats TEXT (the remaining words, joined by spaces; after '--' when they start
-        with '-') as a message to the bot and prints, for each rule in order, one line:
-        'fired' (with what the match bound), 'not matched' with the first condition that
-        does not hold, 'suppressed' when an earlier rule's stop ended evaluation, or
-        'ignored' when the bot does not handle the message at all (outside its listen
-        list, its own message). Then, as a dry run, what the fired rules' actions would
-        do, templates rendered: nothing is sent, and http actions are not called (they
-        get an empty 200 answer). Needs no server.
+        with '-') as a message to the bot, or, with --event, makes up an event of that
+        kind (member_joined, member_left, ...) about --member, and prints, for each rule
+        in order, one line: 'fired' (with what the match bound), 'not matched' with the
+        first condition that does not hold, 'suppressed' when an earlier rule's stop ended
+        evaluation, or 'ignored' when the bot does not handle the event at all (outside
+        its listen list, its own message). Then, as a dry run, what the fired rules'
+        actions would do, templates rendered: nothing is sent, and http actions are not
+        called (they get an empty 200 answer). Needs no server.
 
         options:
           --bot NAME         the bot, found by name among the bot files of the bots folder
           --file FILE        the bot file to use instead (--bot is then optional)
         \(BotSelection.help)
-          --from USER        the sender (default: someone)
+          --event KIND       the kind of event (default: message); a member event needs --member
+          --member USER      the member a member event is about
+          --via HOW          how the member joined (member_joined): open, invite or approval
+          --from USER        the sender (default: someone; for a member event: the member, so
+                             give --from only for someone who acted on the member, e.g. a kick)
           --role ROLE        the sender's role in the group: member, admin or owner
                              (default: not known, as for a message outside a group)
-          --in ADDRESS       where the message is written: group:NAME, room:NAME or user:NAME
+          --in ADDRESS       where the event happens: group:NAME, room:NAME or user:NAME
                              (default: the direct conversation with the sender)
           --at TIME          when, in RFC 3339 (2025-01-06T09:30:00+01:00; default: now),
                              for hours/days matchers and {{now}}
+          --state DIR        the runner's state folder (runner.state): start from the bot's
+                             state variables, strikes and cases as it kept them, and show the
+                             sender's points on each strike counter (rate and repeated
+                             counters live in the runner's memory: they count from 0)
 
         exit codes: 0 explained, 2 unknown bot, a bot file with problems, or usage
         """
-    static let options: Set<String> = ["bot", "file", "config", "from", "role", "in", "at"]
+    static let options: Set<String> = ["bot", "file", "config", "from", "role", "in", "at", "event", "member", "via", "state"]
     static let flags: Set<String> = []
 
     var bot: String?
     var selection: BotSelection
-    var sender: String
+    var type: EventType
+    var sender: String?
+    var member: String?
+    var via: JoinVia?
     var role: MemberRole?
     var address: ConversationAddress?
     var time: Timestamp?
+    var stateFolder: String?
     var text: String
 
     init(arguments: Arguments) throws {
@@ -49,11 +64,14 @@ struct ExplainCommand: Command {
         let file = arguments[option: "file"]
         guard bot != nil || file != nil else { throw UsageError(message: "say which bot with --bot NAME (or --file FILE)") }
         selection = BotSelection(configPath: arguments[option: "config"], paths: file.map { [$0] } ?? [])
-        sender = arguments[option: "from"] ?? "someone"
-        do {
-            _ = try Validate.username(sender)
-        } catch {
-            throw UsageError(message: "--from '\(sender)' is not a username: \((error as? APIError)?.message ?? "\(error)")")
+        type = try Self.eventType(arguments[option: "event"])
+        sender = try arguments[option: "from"].map { try Self.username($0, "--from") }
+        member = try arguments[option: "member"].map { try Self.username($0, "--member") }
+        if let written = arguments[option: "via"] {
+            guard let via = JoinVia(rawValue: written.lowercased()) else {
+                throw UsageError(message: "--via '\(written)' is not a way to join: use open, invite or approval")
+            }
+            self.via = via
         }
         if let written = arguments[option: "role"] {
             guard let role = MemberRole(rawValue: written.lowercased()) else {
@@ -73,24 +91,46 @@ struct ExplainCommand: Command {
             }
             self.time = time
         }
+        stateFolder = arguments[option: "state"]
         text = arguments.positionals.joined(separator: " ")
-        guard !text.isEmpty else { throw UsageError(message: "give the message text after the options") }
+        if type == .message {
+            guard !text.isEmpty else { throw UsageError(message: "give the message text after the options") }
+            guard member == nil, via == nil else {
+                throw UsageError(message: "--member and --via describe a member event: give --event too")
+            }
+        } else {
+            guard text.isEmpty else { throw UsageError(message: "a \(type.rawValue) event has no text: leave it out") }
+            guard member != nil || sender != nil else {
+                throw UsageError(message: "say who the \(type.rawValue) event is about with --member USER")
+            }
+        }
     }
 
     func run() async throws -> Int32 {
-        let definition = try findBot()
+        let definition = try await findBot()
         let now = time ?? .now()
-        var event = BotEvent.message(from: sender, text: text, in: address, position: 1, at: now)
-        event.senderRole = role
-        let context = BotContext(definition: definition, now: now)
+        let senderPerson = (sender ?? (member == nil ? "someone" : nil)).map { BotEvent.Person($0, role: role) }
+        // The member is the sender unless --from names who acted: the role is theirs then.
+        let memberPerson = member.map { BotEvent.Person($0, role: sender == nil ? role : nil) }
+        let event = BotEvent.made(type, from: senderPerson, member: memberPerson, via: via, text: text,
+                                  in: address, position: 1, at: now)
+        let saved = try stateFolder.flatMap { folder throws -> SavedBotState? in
+            do {
+                return try SavedBotState.read(folder: folder + "/" + definition.name)
+            } catch {
+                throw ConfigurationError("--state: \(error)")
+            }
+        }
+        let context = BotContext(definition: definition, state: saved?.variables, now: now)
         let engine = RuleEngine(bot: definition)
 
-        let place = event.conversation.map { " in \($0.address)" } ?? ""
-        printOutput("bot '\(definition.name)' (\(definition.file)), message from \(sender)\(place) at \(now.rfc3339): "
-                    + Self.quote(text))
+        printOutput("bot '\(definition.name)' (\(definition.file)), \(Self.describe(event, at: now))")
         printOutput("")
         for explanation in engine.explain(event, context: context) {
             printOutput(explanation.description)
+        }
+        if let saved, let who = event.actor {
+            for line in saved.strikes(of: who, in: definition, at: now) { printOutput(line) }
         }
         printOutput("")
         let decision = engine.decide(event, context: context)
@@ -98,19 +138,54 @@ struct ExplainCommand: Command {
             printOutput("no rule fires: the bot would do nothing")
             return ExitCode.ok
         }
-        let report = await ActionRunner.run(decision, event: event, context: context, effects: RecordingEffects())
+        let effects = RecordingEffects(moderation: saved?.moderation ?? ModerationBook())
+        let report = await ActionRunner.run(decision, event: event, context: context, effects: effects)
         printOutput("dry run, nothing is sent: what the fired rules would do "
                     + "(http actions are not called; they get an empty 200 answer)")
         for outcome in report.outcomes {
             printOutput("  " + Self.describe(outcome))
         }
+        if let stop = report.stop {
+            printOutput("  \(stop.rule): its stop ends evaluation; no later rule runs")
+        }
         return ExitCode.ok
+    }
+
+    /// `message from alice in group:team at TIME: "hi"`,
+    /// `member_joined of dave in group:team at TIME (via invite)`.
+    private static func describe(_ event: BotEvent, at time: Timestamp) -> String {
+        let place = (event.conversation.map { " in \($0.address)" } ?? "") + " at \(time.rfc3339)"
+        guard event.type != .message else {
+            return "message from \(event.actor ?? "someone")\(place): " + quote(event.text ?? "")
+        }
+        let member = event.member?.username ?? "-"
+        let by = event.event.by.map { " by \($0)" } ?? ""
+        let via = event.joinedVia.map { " (via \($0.rawValue))" } ?? ""
+        return "\(event.type.rawValue) of \(member)\(by)\(place)\(via)"
+    }
+
+    private static func eventType(_ written: String?) throws -> EventType {
+        guard let written else { return .message }
+        let known = EventType.known.map(\.rawValue).filter { $0 != "kicked_out" }
+        guard known.contains(written) else {
+            throw UsageError(message: "--event '\(written)' is not an event kind\(Suggestion.hint(for: written, among: known)): "
+                             + "use " + known.joined(separator: ", "))
+        }
+        return EventType(rawValue: written)
+    }
+
+    private static func username(_ name: String, _ option: String) throws -> String {
+        do {
+            return try Validate.username(name)
+        } catch {
+            throw UsageError(message: "\(option) '\(name)' is not a username: \((error as? APIError)?.message ?? "\(error)")")
+        }
     }
 
     /// The bot asked for, or a configuration error that says why there is none (listing
     /// the bots there are).
-    private func findBot() throws -> BotDefinition {
-        let loaded = selection.load(environment: CommandContext.current.environment)
+    private func findBot() async throws -> BotDefinition {
+        let loaded = await selection.load(environment: CommandContext.current.environment)
         if let file = selection.paths.first {
             guard let result = loaded.results.first(where: { $0.file == file }) else {
                 throw ConfigurationError("--file \(file) is not a bot file")
@@ -134,26 +209,22 @@ struct ExplainCommand: Command {
         throw ConfigurationError("no bot '\(name)'\(hint); bots found: \(known)")
     }
 
-    /// `greet[0] reply to user:alice: Hi alice!`, one line per action (more for a text
-    /// of several lines).
+    /// `greet action 1: reply to user:alice: Hi alice!`, one line per action (more for a
+    /// text of several lines); actions are counted from 1.
     static func describe(_ outcome: ActionOutcome) -> String {
-        let head = "\(outcome.rule)[\(outcome.actionIndex)] \(outcome.kind)"
+        let head = "\(outcome.rule) action \(outcome.actionIndex + 1): \(outcome.kind)"
         let note = outcome.mode == .enforce ? "" : " (\(outcome.mode) mode: not performed even when live)"
         switch outcome.status {
         case .performed(let effect), .dryRun(let effect):
-            switch effect {
-            case .message(let message, _):
+            if case .message(let message, _) = effect {
                 let text = message.text.replacingOccurrences(of: "\n", with: "\n      ")
                 return "\(head) to \(message.to)\(note): \(text)"
-            case .stop:
-                return "\(head): no later rule runs" + note
-            default:
-                return "\(head): \(effect)" + note
             }
+            return "\(head): \(effect)" + note
         case .failed(let error):
             return "\(head): would fail: \(error.message)"
-        case .skipped:
-            return "\(head): skipped after the failure above"
+        case .skipped(let failed):
+            return "\(head): not run, because action \(failed + 1) failed"
         }
     }
 

@@ -11,16 +11,20 @@ struct RunCommand: Command {
     static let name = "run"
     static let summary = "run the bots against a server (no embedded server)"
     static let help = """
-        usage: switchboard run [--config FILE] [--server URL] [--log-level LEVEL]
+        usage: switchboard run [--config FILE] [--server URL] [--log-level LEVEL] [--strict]
 
         Runs every bot in the config's bots folder (runner.bots, default ./bots) against the
         server at runner.server (or --server), until SIGINT or SIGTERM, then stops gracefully:
         the bots stop taking events, send what is queued (up to 10 s) and write their state.
-        Bot files are checked and their examples run first: any error stops the start
-        (exit 2). While running, a changed file (or SIGHUP) reloads the bots: new rules are
-        used only if they pass check and their examples; otherwise the old rules keep
-        running and the errors are logged. The runner serves /metrics and /healthz on
-        runner.listen (127.0.0.1:8090).
+        Bot files are checked and their examples run first: a file with a problem is
+        logged and its bot left out, the others start (with --strict, any problem stops
+        the start, exit 2; so does a folder where no bot can start). While running, a
+        changed file (or SIGHUP) reloads the bots: new rules are used only if they pass
+        check and their examples; otherwise the old rules keep running and the errors are
+        logged. The runner serves /metrics, /healthz and the bots' webhooks (webhooks: in
+        a bot file, docs/alerts.md) on runner.listen (127.0.0.1:8090): /healthz answers
+        "degraded" and names the bots on old rules (or not running) and why, as long as a
+        file has problems; 'switchboard check' on the folder says the same.
 
         Bots with account.register: true get their accounts created with runner.admin_token
         (an administrator's token); without it the accounts must exist (switchboard user add
@@ -31,21 +35,25 @@ struct RunCommand: Command {
           --config FILE      configuration file (default: config.yaml)
           --server URL       the IM server, overriding runner.server
           --log-level LEVEL  trace, debug, info, notice, warning, error
+          --strict           refuse to start when any bot file has a problem (for CI)
 
-        exit codes: 0 stopped cleanly, 1 failure, 2 bad configuration or bot files
+        exit codes: 0 stopped cleanly, 1 failure, 2 bad configuration or bot files (also at a
+        stop when a bot file still had problems)
         """
     static let options: Set<String> = ["config", "server", "log-level"]
-    static let flags: Set<String> = []
+    static let flags: Set<String> = ["strict"]
     static let watchesShutdownSignals = true
 
     var configPath: String?
     var server: String?
     var logLevel: String?
+    var strict: Bool
 
     init(arguments: Arguments) throws {
         configPath = arguments[option: "config"]
         server = arguments[option: "server"]
         logLevel = arguments[option: "log-level"]
+        strict = arguments.has("strict")
         guard arguments.positionals.isEmpty else {
             throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'")
         }
@@ -56,10 +64,23 @@ struct RunCommand: Command {
         let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: nil)
         defer { log.close() }
         let logger = log.logger("runner")
-        let configuration = try file.runnerConfiguration(directory: directory, serverURL: server)
+        var configuration = try file.runnerConfiguration(directory: directory, serverURL: server)
+        configuration.strict = strict
         let runner = try Self.makeRunner(configuration, logger: logger)
         try await Self.serve([runner], reloading: runner, logger: logger)
-        return ExitCode.ok
+        return Self.exitStatus(after: runner)
+    }
+
+    /// 0, or 2 when bot files still had problems at the stop (their bots ran on old
+    /// rules, or not at all), each named on standard error.
+    static func exitStatus(after runner: BotRunner) -> Int32 {
+        let problems = runner.health.problems
+        guard !problems.isEmpty else { return ExitCode.ok }
+        for problem in problems {
+            let what = problem.state == .oldRules ? "ran on old rules" : "did not run"
+            printError("\(problem.file): bot \(problem.bot) \(what): \(problem.errors.first ?? "")")
+        }
+        return ExitCode.usage
     }
 
     /// The runner of `configuration`; its start-up problems are configuration errors.

@@ -9,7 +9,7 @@ struct ServeCommand: Command {
     static let name = "serve"
     static let summary = "run the IM server (no bots)"
     static let help = """
-        usage: switchboard serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--log-level LEVEL]
+        usage: switchboard serve [--config FILE] [--listen HOST:PORT] [--data DIR | --store URL] [--log-level LEVEL]
                                  [--log-file FILE]
 
         Runs the IM server until SIGINT or SIGTERM, then stops gracefully: parked polls are
@@ -20,19 +20,25 @@ struct ServeCommand: Command {
           --config FILE      configuration file (default: config.yaml if present); its
                              server: section gives the defaults for the flags below
           --listen HOST:PORT address to listen on (default 127.0.0.1:8080)
-          --data DIR         folder for the database (default ./data)
+          --data DIR         folder for the SQLite database (default ./data)
+          --store URL        sqlite (the default: the database in --data), or a PostgreSQL
+                             database: postgres://USER@HOST:PORT/DATABASE (the password from
+                             PGPASSWORD or ~/.pgpass rather than the URL). Several server nodes
+                             may share one PostgreSQL database (docs/operations.md)
           --log-level LEVEL  trace, debug (one line per request), info, notice, warning, error
           --log-file FILE    append log lines to FILE instead of standard error (default:
                              the config's log_file)
 
-        exit codes: 0 stopped cleanly, 1 failure, 2 bad flag, unusable data folder or busy port
+        exit codes: 0 stopped cleanly, 1 failure, 2 bad flag, unusable data folder or database, or
+        busy port
         """
-    static let options: Set<String> = ["config", "listen", "data", "log-level", "log-file"]
+    static let options: Set<String> = ["config", "listen", "data", "store", "log-level", "log-file"]
     static let flags: Set<String> = []
 
     var configPath: String?
     var listen: ListenAddress?
     var data: String?
+    var store: String?
     var logLevel: String?
     var logFile: String?
 
@@ -45,6 +51,10 @@ struct ServeCommand: Command {
             listen = address
         }
         data = arguments[option: "data"]
+        store = arguments[option: "store"]
+        if let store, StoreLocation(store) == nil {
+            throw UsageError(message: "--store '\(ServerFileConfig.redacted(store))' is not sqlite or a postgres:// URL")
+        }
         logLevel = arguments[option: "log-level"]
         logFile = arguments[option: "log-file"]
         guard arguments.positionals.isEmpty else {
@@ -57,6 +67,7 @@ struct ServeCommand: Command {
         var section = file.server ?? ServerFileConfig()
         if let listen { section.listen = listen }
         if let data { section.data = data }
+        if let store { section.store = store }
         let configuration: ServerConfiguration
         do {
             configuration = try section.configuration()
@@ -68,7 +79,7 @@ struct ServeCommand: Command {
         let logger = log.logger("server")
         let app: IMServerApp
         do {
-            app = try IMServerApp(configuration: configuration, logger: logger)
+            app = try await IMServerApp(configuration: configuration, logger: logger)
             try await app.start()
         } catch let error as ServerStartError {
             throw ConfigurationError(error.message)

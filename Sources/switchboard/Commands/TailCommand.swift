@@ -2,14 +2,16 @@ import Foundation
 import IMClient
 import IMProtocol
 
-/// `switchboard tail`: prints messages as they arrive.
+/// `switchboard tail`: prints messages, replies and membership changes as they arrive.
 struct TailCommand: Command {
     static let name = "tail"
-    static let summary = "print new messages as they arrive, until stopped"
+    static let summary = "print new messages, replies, joins and leaves as they arrive, until stopped"
     static let help = """
         usage: switchboard tail [--server URL] [--user NAME] [ADDRESS]
 
-        Prints each new message as 'time conversation sender: text' until SIGINT. With
+        Prints each new message as 'time conversation sender: text' until SIGINT; a reply
+        as 'time conversation sender (replying to bob: "what it answers"): text'; members
+        joining, leaving or removed as 'time conversation * alice joined the group'. With
         ADDRESS (user:NAME, group:NAME, room:NAME or an id) only that conversation's. Lost
         connections are retried; notices go to standard error.
 
@@ -51,15 +53,16 @@ struct TailCommand: Command {
         return ExitCode.ok
     }
 
-    /// Prints messages until the stream ends.
+    /// Prints events until the stream ends.
     private func follow(_ client: IMClient, filter: ConversationID?) async throws(IMClientError) {
+            var lines = TailLines()
             for try await item in client.events(cursor: MemoryCursorStore()) {
                 switch item {
                 case .event(let event):
-                    guard event.type == .message, let message = event.message, let conversation = event.conversation,
-                        filter == nil || filter == conversation.id
-                    else { continue }
-                    printOutput(Self.line(message, in: conversation))
+                    guard filter == nil || filter == event.conversation?.id, let line = lines.line(for: event) else {
+                        continue
+                    }
+                    printOutput(line)
                 case .unreadable(let unreadable):
                     printError("skipped an event this version cannot read (\(unreadable.type)): \(unreadable.reason)")
                 case .resyncNeeded(let reason):
@@ -70,12 +73,5 @@ struct TailCommand: Command {
                     printError("connected again")
                 }
             }
-    }
-
-    /// `2026-11-29 16:41:36 user:bob bob: hey alice`
-    static func line(_ message: Message, in conversation: ConversationRef) -> String {
-        let time = message.createdAt.rfc3339.prefix(19).replacingOccurrences(of: "T", with: " ")
-        let text = message.text.replacingOccurrences(of: "\n", with: "\n    ")
-        return "\(time) \(conversation.address) \(message.sender): \(text)"
     }
 }

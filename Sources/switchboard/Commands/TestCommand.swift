@@ -39,7 +39,7 @@ struct TestCommand: Command {
     }
 
     func run() async throws -> Int32 {
-        let loaded = selection.load(environment: CommandContext.current.environment)
+        let loaded = await selection.load(environment: CommandContext.current.environment)
         let problems = loaded.problems
         guard problems.isEmpty else {
             for problem in problems { printDiagnostic(problem) }

@@ -9,33 +9,37 @@ struct UpCommand: Command {
     static let name = "up"
     static let summary = "run the embedded server and the bots in bots/ (the demo)"
     static let help = """
-        usage: switchboard up [--config FILE] [--log-level LEVEL]
+        usage: switchboard up [--config FILE] [--log-level LEVEL] [--strict]
 
         Starts the IM server of the config's server: section (default 127.0.0.1:8080, data in
-        ./data) and, once it listens, the bots of the bots folder connected to it over HTTP,
+        ./data, or the PostgreSQL database of server.store) and, once it listens, the bots of the bots folder connected to it over HTTP,
         as a separate deployment would be. Runs until SIGINT or SIGTERM, then stops the bots
         first (they send what is queued while the server still answers) and the server
-        after them. SIGHUP or a changed bot file reloads the bots. Bots with
-        register: true get their accounts from the embedded server (through its
-        process-local administration credential): nothing needs to be set.
+        after them. A bot file with a problem is logged and its bot left out (--strict:
+        the start fails), as with 'switchboard run'. SIGHUP or a changed bot file reloads
+        the bots. Bots with register: true get their accounts from the embedded server
+        (through its process-local administration credential): nothing needs to be set.
 
         options:
           --config FILE      configuration file (default: config.yaml)
           --log-level LEVEL  trace, debug, info, notice, warning, error
+          --strict           refuse to start when any bot file has a problem
 
-        exit codes: 0 stopped cleanly, 1 failure, 2 bad configuration, bot files, busy port
-        or unusable data folder
+        exit codes: 0 stopped cleanly, 1 failure, 2 bad configuration, bot files (also at a
+        stop when a bot file still had problems), busy port or unusable data folder
         """
     static let options: Set<String> = ["config", "log-level"]
-    static let flags: Set<String> = []
+    static let flags: Set<String> = ["strict"]
     static let watchesShutdownSignals = true
 
     var configPath: String?
     var logLevel: String?
+    var strict: Bool
 
     init(arguments: Arguments) throws {
         configPath = arguments[option: "config"]
         logLevel = arguments[option: "log-level"]
+        strict = arguments.has("strict")
         guard arguments.positionals.isEmpty else {
             throw UsageError(message: "unexpected argument '\(arguments.positionals[0])'")
         }
@@ -55,7 +59,7 @@ struct UpCommand: Command {
         }
         let app: IMServerApp
         do {
-            app = try IMServerApp(configuration: serverConfiguration, logger: log.logger("server"))
+            app = try await IMServerApp(configuration: serverConfiguration, logger: log.logger("server"))
             // Started before the group, so that a busy port is a configuration error and the
             // runner knows the port.
             try await app.start()
@@ -76,15 +80,15 @@ struct UpCommand: Command {
             // administration credential (it opens `/v1/admin` only and never leaves this
             // process), so `register: true` needs nothing set.
             let localAdministration = file.runner?.server == nil ? try await app.localAdministratorToken() : nil
-            runner = try RunCommand.makeRunner(
-                try file.runnerConfiguration(
-                    directory: directory, serverURL: url, localAdministration: localAdministration),
-                logger: log.logger("runner"))
+            var configuration = try file.runnerConfiguration(
+                directory: directory, serverURL: url, localAdministration: localAdministration)
+            configuration.strict = strict
+            runner = try RunCommand.makeRunner(configuration, logger: log.logger("runner"))
         } catch {
             await app.shutdown()
             throw error
         }
         try await RunCommand.serve([server, runner], reloading: runner, logger: log.logger("runner"))
-        return ExitCode.ok
+        return RunCommand.exitStatus(after: runner)
     }
 }

@@ -10,9 +10,9 @@ struct UserCommand: Command {
     static let name = "user"
     static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete"
     static let help = """
-        usage: switchboard user add NAME [--nickname TEXT] [--bot] [--admin] [--data DIR | --server URL --user ADMIN]
-               switchboard user list [--data DIR | --server URL --user ADMIN]
-               switchboard user passwd NAME [--data DIR | --server URL --user ADMIN]
+        usage: switchboard user add NAME [--nickname TEXT] [--bot] [--admin] [--data DIR | --store URL | --server URL --user ADMIN]
+               switchboard user list [--data DIR | --store URL | --server URL --user ADMIN]
+               switchboard user passwd NAME [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user suspend|unsuspend|delete NAME [--server URL] [--user ADMIN]
 
         add        creates an account (works while registration is closed); its password comes
@@ -27,7 +27,8 @@ struct UserCommand: Command {
 
         With --data DIR the command works on the server's data folder directly (the server
         may be running): no login is needed, which is how the first administrator is made
-        (user add NAME --admin --data ./data). Otherwise --user is the administrator acting
+        (user add NAME --admin --data ./data). With PostgreSQL, --store URL does the same on
+        the database the server nodes share. Otherwise --user is the administrator acting
         (their password: SWITCHBOARD_PASSWORD or asked).
 
         options:
@@ -36,11 +37,12 @@ struct UserCommand: Command {
                              budget, and rules can tell it apart (add; administrators only)
           --admin            make the new account an administrator (add)
           --data DIR         the server's data folder (add, list, passwd)
+          --store URL        the server's PostgreSQL database, postgres://… (add, list, passwd)
         \(ClientLogin.help)
 
         exit codes: 0 done, 1 refused or failed, 2 usage
         """
-    static let options: Set<String> = ClientLogin.options.union(["nickname", "data"])
+    static let options: Set<String> = ClientLogin.options.union(["nickname", "data", "store"])
     static let flags: Set<String> = ["bot", "admin"]
 
     enum Action {
@@ -60,6 +62,7 @@ struct UserCommand: Command {
 
     enum Target {
         case data(String)
+        case store(StoreLocation)
         case server(ClientLogin)
     }
 
@@ -80,9 +83,11 @@ struct UserCommand: Command {
         nickname = arguments[option: "nickname"]
         bot = arguments.has("bot")
         admin = arguments.has("admin")
-        if let data = arguments[option: "data"] {
-            guard arguments[option: "server"] == nil, arguments[option: "user"] == nil else {
-                throw UsageError(message: "--data works on the data folder itself: leave out --server and --user")
+        let data = arguments[option: "data"]
+        let store = arguments[option: "store"]
+        if data != nil || store != nil {
+            guard arguments[option: "server"] == nil, arguments[option: "user"] == nil, data == nil || store == nil else {
+                throw UsageError(message: "--data and --store work on the database itself: give one, without --server and --user")
             }
             switch action {
             case .add, .list, .passwd: break
@@ -90,7 +95,14 @@ struct UserCommand: Command {
                 throw UsageError(
                     message: "suspend, unsuspend and delete go through the running server (to end its logins at once): use --server and --user")
             }
-            target = .data(data)
+            if let store {
+                guard let location = StoreLocation(store), location != .sqlite else {
+                    throw UsageError(message: "--store '\(ServerFileConfig.redacted(store))' is not a postgres:// URL (for SQLite give --data)")
+                }
+                target = .store(location)
+            } else {
+                target = .data(data ?? "data")
+            }
         } else {
             target = .server(try ClientLogin(arguments: arguments))
         }
@@ -99,18 +111,24 @@ struct UserCommand: Command {
     func run() async throws -> Int32 {
         switch target {
         case .data(let folder):
-            let local = try AccountAdministration(dataDirectory: folder)
-            do {
-                try await run(on: local)
-            } catch {
-                await local.close()
-                throw error
-            }
-            await local.close()
+            try await administer(try await AccountAdministration(dataDirectory: folder))
+        case .store(let location):
+            try await administer(try await AccountAdministration(dataDirectory: "", store: location))
         case .server(let login):
             try await run(on: try await login.connect(), as: login.username)
         }
         return ExitCode.ok
+    }
+
+    /// Runs the action on the database itself, then closes it however that ends.
+    private func administer(_ local: AccountAdministration) async throws {
+        do {
+            try await run(on: local)
+        } catch {
+            await local.close()
+            throw error
+        }
+        await local.close()
     }
 
     private func newAccount(_ name: String) throws -> AdminCreateUser {

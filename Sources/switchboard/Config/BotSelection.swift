@@ -21,8 +21,10 @@ struct BotSelection {
     /// Files and folders named on the command line; empty for the bots folder.
     var paths: [String]
 
-    /// Reads every file and reports every problem; `${VAR}` reads `environment`.
-    func load(environment: [String: String]) -> LoadedBots {
+    /// Reads every file and reports every problem; `${VAR}` reads `environment`. With
+    /// `runningExamples`, a bot whose examples fail is refused as the runner refuses it,
+    /// its failing examples its problems.
+    func load(environment: [String: String], runningExamples: Bool = false) async -> LoadedBots {
         var loaded = LoadedBots()
         var botsFolder: String?
         if configPath != nil || paths.isEmpty {
@@ -43,8 +45,10 @@ struct BotSelection {
                 }
             }
         }
-        for file in files {
-            loaded.results.append(Self.loadBot(file, environment: environment, besides: loaded.bots))
+        var catalog = BotCatalog.read(files, environment: environment)
+        if runningExamples { catalog = await catalog.runningExamples() }
+        for file in catalog.files {
+            loaded.results.append(LoadedBots.FileResult(file: file.path, problems: file.problems, bot: file.bot))
         }
         return loaded
     }
@@ -85,37 +89,13 @@ struct BotSelection {
 
     /// The bot files of a folder, in name order; a missing folder is a problem.
     private func botFiles(in folder: String, given: Bool, loaded: inout LoadedBots) -> [String] {
-        let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            return try BotCatalog.files(in: folder)
         } catch {
             let hint = given ? "" : "; name bot files on the command line, or set runner.bots in the configuration"
-            loaded.generalProblems.append("\(folder): no such folder\(hint)")
+            loaded.generalProblems.append("\(BotLoader.displayPath(folder)): no such folder\(hint)")
             return []
         }
-        return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
-            .map { (folder as NSString).appendingPathComponent($0) }
-    }
-
-    /// Loads one bot file; a bot whose name or account `others` already use is a problem,
-    /// as the runner would refuse it.
-    private static func loadBot(_ file: String, environment: [String: String],
-                                besides others: [BotDefinition]) -> LoadedBots.FileResult {
-        let bot: BotDefinition
-        do {
-            bot = try BotLoader.load(file: file, environment: environment)
-        } catch {
-            return LoadedBots.FileResult(file: file, problems: error.errors.map(\.description), bot: nil)
-        }
-        if let other = others.first(where: { $0.name == bot.name }) {
-            return LoadedBots.FileResult(file: file, problems: ["\(file): bot '\(bot.name)' is also defined in \(other.file)"],
-                                         bot: nil)
-        }
-        if let other = others.first(where: { $0.account.username == bot.account.username }) {
-            let problem = "\(file): account '\(bot.account.username)' is also used by bot '\(other.name)' in \(other.file)"
-            return LoadedBots.FileResult(file: file, problems: [problem], bot: nil)
-        }
-        return LoadedBots.FileResult(file: file, problems: [], bot: bot)
     }
 }
 

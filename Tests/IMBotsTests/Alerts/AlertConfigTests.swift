@@ -95,7 +95,7 @@ struct AlertConfigTests {
             _ = try WebhookRoute.parse(yaml: try node("""
                 path: hooks
                 format: alertmanger
-                secret: ''
+                secret: { bearer: '' }
                 alertmanager: [ftp://x]
                 extra: 1
                 """), file: "f")
@@ -104,7 +104,10 @@ struct AlertConfigTests {
         #expect(found.contains { $0.contains("unknown key 'extra'") })
         #expect(found.contains { $0.contains("must start with '/'") })
         #expect(found.contains { $0.contains("did you mean 'alertmanager'") })
-        #expect(found.contains { $0.contains("secret is empty") })
+        #expect(found.contains { $0.contains("secret.bearer is empty") })
         #expect(found.contains { $0.contains("ftp://x") })
+        // A plain secret left empty is the runner's to generate, never "no authentication".
+        let generated = try WebhookRoute.parse(yaml: try node("{ path: /a, format: alertmanager, secret: '' }"), file: "f")
+        #expect(generated.generatesSecret)
     }
 }

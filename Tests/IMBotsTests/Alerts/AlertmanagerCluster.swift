@@ -1,5 +1,6 @@
 import Foundation
 import IMClient
+import IMProtocol
 import Synchronization
 import TestSupport
 #if canImport(Glibc)
@@ -151,6 +152,38 @@ final class AlertmanagerCluster: Sendable {
                 else { return false }
             }
             return true
+        }
+    }
+
+    /// Alerts of one group (`alertname`), one per instance, for `POST /api/v2/alerts`;
+    /// `resolved` ends them all at one moment a few seconds ahead.
+    ///
+    /// Firing alerts start a minute ahead, so that the group waits its `group_wait` for
+    /// all of them: Alertmanager flushes a group at once when an alert arrives whose
+    /// `startsAt` is more than `group_wait` old, and a flush between the first and the
+    /// second alert of one POST (a loaded machine) sends a notification with the first
+    /// alone, then one with both: two different notifications where the tests count
+    /// twins. (That is what made `haPairDedupe` admit two under full-suite load; the
+    /// bridge's dedupe was right to. Against Debian's 0.25.0 at a load average of 16, 1 of
+    /// 301 POSTs of two alerts started 60 s before was flushed split, none of 601 with the
+    /// start ahead.) For the same reason every alert of a resolve gets
+    /// the same `endsAt`, ahead of now: until then every flush sees them all firing,
+    /// after it all resolved, never some of each.
+    static func alerts(_ instances: [String], alertname: String, severity: String = "critical",
+                       resolved: Bool = false) -> [[String: Any]] {
+        let now = Timestamp.now()
+        return instances.map { instance in
+            var alert: [String: Any] = [
+                "labels": ["alertname": alertname, "instance": instance, "severity": severity, "job": "node"],
+                "annotations": ["summary": "disk full on \(instance)"],
+                "generatorURL": "http://prometheus.example/graph",
+            ]
+            if resolved {
+                alert["endsAt"] = now.adding(seconds: 3).rfc3339
+            } else {
+                alert["startsAt"] = now.adding(seconds: 60).rfc3339
+            }
+            return alert
         }
     }
 

@@ -4,21 +4,17 @@ import Testing
 
 @Suite("Dead-man's switch")
 struct DeadMansSwitchTests {
-    let watchdog = AlertFixtures.group([AlertInstance(status: .firing, labels: ["alertname": "Watchdog"])], key: "watchdog")
-
     @Test("fires once when the Watchdog stays away, recovers when it is back, re-arms on each arrival")
     func lifecycle() {
         let time = ManualTime()
         var deadman = DeadMansSwitch(interval: .seconds(600), now: time.wallMilliseconds)
         time.advance(by: .seconds(300))
-        let arrived = deadman.observe(watchdog, now: time.wallMilliseconds)
+        let arrived = deadman.observe(now: time.wallMilliseconds)
         #expect(arrived == nil)
         #expect(deadman.deadline == time.wallMilliseconds + 600_000, "re-armed")
         time.advance(by: .seconds(599))
         let early = deadman.check(now: time.wallMilliseconds)
         #expect(early == nil)
-        let other = deadman.observe(AlertFixtures.group([AlertFixtures.alert("db-1")]), now: time.wallMilliseconds)
-        #expect(other == nil, "other alerts do not re-arm")
         time.advance(by: .seconds(1))
         let silentSince = time.wallMilliseconds - 600_000
         let fired = deadman.check(now: time.wallMilliseconds)
@@ -27,19 +23,21 @@ struct DeadMansSwitchTests {
         #expect(again == nil, "fires once")
         #expect(deadman.deadline == nil)
         time.advance(by: .seconds(60))
-        let back = deadman.observe(watchdog, now: time.wallMilliseconds)
+        let back = deadman.observe(now: time.wallMilliseconds)
         #expect(back == .recovered(silentFor: .seconds(660)))
         #expect(!deadman.isFired)
         #expect(deadman.deadline == time.wallMilliseconds + 600_000)
     }
 
-    @Test("a resolved Watchdog does not count as alive")
-    func resolvedWatchdog() {
+    @Test("a restart gives the path a full interval; a fired switch stays fired")
+    func rearm() {
         var deadman = DeadMansSwitch(interval: .seconds(60), now: 0)
-        let resolved = AlertFixtures.group([AlertInstance(status: .resolved, labels: ["alertname": "Watchdog"])])
-        let seen = deadman.observe(resolved, now: 30_000)
-        #expect(seen == nil)
-        let fired = deadman.check(now: 60_000)
-        #expect(fired == .fired(silentSince: 0))
+        deadman.rearm(now: 50_000)
+        #expect(deadman.deadline == 110_000)
+        #expect(deadman.check(now: 100_000) == nil)
+        #expect(deadman.check(now: 110_000) == .fired(silentSince: 50_000))
+        deadman.rearm(now: 200_000)
+        #expect(deadman.isFired)
+        #expect(deadman.observe(now: 230_000) == .recovered(silentFor: .seconds(180)))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import IMBots
+import IMProtocol
 import Lifecycle
 import Testing
 
@@ -22,18 +23,39 @@ struct DedupeTests {
         #expect(key.key(for: first) != key.key(for: resolved), "a changed status is new")
     }
 
-    @Test("a deduplicator admits the first copy and folds repeats until the key expires")
+    @Test("one alert resolving in a group still firing is new, and so is an alert that resolved firing again")
+    func changesInsideTheGroup() throws {
+        let key = try DedupeKey()
+        let start = Timestamp(milliseconds: 1_767_603_600_000)
+        func alert(_ name: String, _ status: AlertStatus, startedAt: Timestamp = start) -> AlertInstance {
+            var alert = AlertFixtures.alert(name, status)
+            alert.startsAt = startedAt
+            return alert
+        }
+        let both = WebhookPayload.alerts(AlertFixtures.group([alert("a", .firing), alert("b", .firing)]), format: .alertmanager)
+        let oneResolved = WebhookPayload.alerts(AlertFixtures.group([alert("a", .firing), alert("b", .resolved)]),
+                                                format: .alertmanager)
+        #expect(both.notification?.status == oneResolved.notification?.status, "still firing")
+        #expect(key.key(for: both) != key.key(for: oneResolved))
+        let first = WebhookPayload.alerts(AlertFixtures.group([alert("a", .firing)]), format: .alertmanager)
+        let again = WebhookPayload.alerts(AlertFixtures.group([alert("a", .firing, startedAt: start.adding(seconds: 90))]),
+                                          format: .alertmanager)
+        #expect(key.key(for: first) != key.key(for: again), "fired, resolved, fired again: a flap to show")
+    }
+
+    @Test("a key's seen set admits the first copy and folds repeats until the key expires")
     func admit() throws {
         let time = ManualTime()
-        var dedupe = Deduplicator(key: try DedupeKey(lifetime: .seconds(3600)))
+        let key = try DedupeKey(lifetime: .seconds(3600))
+        var seen = SeenSet(lifetime: key.lifetime)
         let payload = try WebhookFormat.alertmanager.decode(try AlertFixtures.body("alertmanager/firing.json"))
         var verdicts: [Bool] = []
-        verdicts.append(dedupe.admit(payload, now: time.wallMilliseconds))
-        verdicts.append(dedupe.admit(payload, now: time.wallMilliseconds))
+        verdicts.append(seen.insert(key.key(for: payload), now: time.wallMilliseconds))
+        verdicts.append(seen.insert(key.key(for: payload), now: time.wallMilliseconds))
         time.advance(by: .seconds(3599))
-        verdicts.append(dedupe.admit(payload, now: time.wallMilliseconds))
+        verdicts.append(seen.insert(key.key(for: payload), now: time.wallMilliseconds))
         time.advance(by: .seconds(1))
-        verdicts.append(dedupe.admit(payload, now: time.wallMilliseconds))
+        verdicts.append(seen.insert(key.key(for: payload), now: time.wallMilliseconds))
         // First copy, its twin, a repeat just inside the hour (a repeat does not extend
         // the key's life), then once more after the key expired.
         #expect(verdicts == [true, false, false, true])

@@ -37,8 +37,8 @@ struct IncidentRendererTests {
     @Test("user templates shape the title and the lines")
     func templates() throws {
         let renderer = IncidentRenderer(templates: .init(
-            title: try Template(source: "{{commonLabels.alertname}} [{{commonLabels.severity}}]"),
-            line: try Template(source: "{{labels.instance}} ({{status}})")))
+            title: try Template(source: "{{incident.commonLabels.alertname}} [{{incident.commonLabels.severity}}]"),
+            line: try Template(source: "{{alert.labels.instance}} ({{alert.status}})")))
         let text = renderer.message(for: incident(2))
         #expect(text.hasPrefix("🔥 FIRING: DiskFull [critical]\n"))
         #expect(text.contains("• db-0 (firing)"))

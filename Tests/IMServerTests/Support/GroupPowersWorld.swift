@@ -3,8 +3,8 @@ import IMProtocol
 import TestSupport
 import Testing
 
-/// The accounts of the group powers matrix, made once for the suite, and a fresh group
-/// for each cell: every cell acts on a group of its own, so a kick or a transfer in one
+/// The accounts of the group powers matrix, made once for the suite on each store, and a
+/// fresh group for each cell: every cell acts on a group of its own, so a kick or a transfer in one
 /// never changes another.
 struct GroupPowersWorld: SuiteTrait, TestScoping {
     /// Who stands where in each cell's group.
@@ -64,26 +64,34 @@ struct GroupPowersWorld: SuiteTrait, TestScoping {
         }
     }
 
-    @TaskLocal static var current: World?
+    /// The suite's worlds, one per store.
+    @TaskLocal static var current: [TestStore: World] = [:]
 
     var isRecursive: Bool { false }
 
     func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        try await withServer { server in
-            var clients: [Account: TestClient] = [:]
-            var users: [Account: User] = [:]
-            for account in Account.allCases {
-                let (client, user) =
-                    account == .serverAdministrator
-                    ? try await server.createAccount(Names.unique("root"), admin: true)
-                    : try await server.client.newUser(String(account.rawValue.prefix(10)).lowercased())
-                clients[account] = client
-                users[account] = user
+        try await withServer(store: .sqlite) { sqlite in
+            try await withServer(store: .postgres) { postgres in
+                let worlds = [TestStore.sqlite: try await Self.world(on: sqlite), .postgres: try await Self.world(on: postgres)]
+                try await Self.$current.withValue(worlds) { try await function() }
             }
-            let world = World(server: server, clients: clients, users: users)
-            try await Self.$current.withValue(world) { try await function() }
         }
+    }
+
+    /// Every account of the matrix, made on `server`.
+    private static func world(on server: TestServer) async throws -> World {
+        var clients: [Account: TestClient] = [:]
+        var users: [Account: User] = [:]
+        for account in Account.allCases {
+            let (client, user) =
+                account == .serverAdministrator
+                ? try await server.createAccount(Names.unique("root"), admin: true)
+                : try await server.client.newUser(String(account.rawValue.prefix(10)).lowercased())
+            clients[account] = client
+            users[account] = user
+        }
+        return World(server: server, clients: clients, users: users)
     }
 }

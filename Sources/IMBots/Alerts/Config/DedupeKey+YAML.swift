@@ -1,11 +1,19 @@
 import Templates
 import YAMLCoding
 
-extension DedupeKey {
-    /// Builds a rule's `dedupe:`: `{ key: "{{…}}", for: 1h }`; both keys are optional
-    /// (the key defaults to ``defaultAlertSource``, which only alert formats can use).
-    /// - Parameter format: the route's format; a `json` route must give its own key.
-    public init(yaml node: YAMLNode, file: String, format: WebhookFormat) throws(YAMLErrors) {
+/// A rule's `dedupe:` as written: `{ key: "{{…}}", for: 1h }`, both keys optional. Read
+/// with the rule; the key is settled once the route's format is known
+/// (``resolved(for:file:)``), since only alert formats have a default.
+public struct DedupeSpec: Sendable {
+    /// The key template, when the rule gives one.
+    public let key: DedupeKey?
+    /// How long a key suppresses repeats.
+    public let lifetime: Duration
+    /// Where `dedupe:` is written.
+    let mark: YAMLMark
+
+    /// Reads the mapping; throws every problem with its position.
+    public init(yaml node: YAMLNode, file: String) throws(YAMLErrors) {
         var reader = AlertYAML(file: file)
         var source: String?
         var lifetime: Duration = .seconds(3600)
@@ -18,18 +26,47 @@ extension DedupeKey {
                 }
             }
         }
-        if source == nil, format == .json, reader.errors.isEmpty {
-            reader.fail(.missingKey, "dedupe on a json route needs a key, e.g. key: \"{{id}}\"", at: node)
-        }
         var parsed: DedupeKey?
-        do {
-            parsed = try DedupeKey(source: source ?? Self.defaultAlertSource, lifetime: lifetime)
-        } catch {
-            reader.fail(.invalidValue, "dedupe.key: \(error.message) (line \(error.line), column \(error.column) of the template)",
-                        at: node["key"] ?? node)
+        if let source {
+            do {
+                parsed = try DedupeKey(source: source, lifetime: lifetime)
+            } catch {
+                reader.fail(.invalidValue, "dedupe.key: \(error.message) (line \(error.line), column \(error.column) "
+                            + "of the template)", at: node["key"] ?? node)
+            }
         }
         try reader.check()
-        guard let parsed else { throw YAMLErrors([]) }
-        self = parsed
+        key = parsed
+        self.lifetime = lifetime
+        mark = node.mark
+    }
+
+    /// The spec of a rule that says nothing: the format's default key for an hour.
+    init(defaultAt mark: YAMLMark) {
+        key = nil
+        lifetime = .seconds(3600)
+        self.mark = mark
+    }
+
+    /// The key for a route of `format`: the rule's, or for `alertmanager` and `grafana`
+    /// routes ``DedupeKey/defaultAlertSource``; a `json` route must give its own.
+    public func resolved(for format: WebhookFormat, file: String) throws(YAMLErrors) -> DedupeKey {
+        if let key { return key }
+        guard format != .json else {
+            throw YAMLErrors([YAMLError(.missingKey, "dedupe on a json route needs a key, e.g. key: \"{{id}}\"",
+                                        file: file, mark: mark)])
+        }
+        do {
+            return try DedupeKey(source: DedupeKey.defaultAlertSource, lifetime: lifetime)
+        } catch {
+            preconditionFailure("the built-in dedupe key does not parse: \(error)")
+        }
+    }
+}
+
+extension DedupeKey {
+    /// Builds a rule's `dedupe:` for a route of `format` (see ``DedupeSpec``).
+    public init(yaml node: YAMLNode, file: String, format: WebhookFormat) throws(YAMLErrors) {
+        self = try DedupeSpec(yaml: node, file: file).resolved(for: format, file: file)
     }
 }

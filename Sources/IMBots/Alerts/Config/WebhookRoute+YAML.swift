@@ -1,8 +1,9 @@
+import IMProtocol
 import YAMLCoding
 
 extension WebhookRoute {
     /// The keys a `webhooks:` entry may have.
-    static let keys = ["path", "format", "secret", "alertmanager"]
+    static let keys = ["path", "format", "secret", "alertmanager", "silence_role", "max_body"]
 
     /// Builds one `webhooks:` entry:
     ///
@@ -13,14 +14,19 @@ extension WebhookRoute {
     ///   # secret: { bearer: … } | { basic: { user: …, password: … } }
     ///   # secret: { grafana_hmac: { secret: …, header: …, timestamp_header: … | none, window: 5m } }
     ///   alertmanager: [http://am-1:9093, http://am-2:9093]   # peers for silences
+    ///   silence_role: admin                   # member | admin | owner (default admin)
+    ///   max_body: 1MiB                        # bytes, KiB or MiB; at most 16MiB
     /// ```
     ///
     /// A plain `secret:` is a bearer token for `alertmanager` and `json` routes, and the
-    /// HMAC secret (with Grafana's headers and a 5-minute window) for `grafana` routes.
-    /// Returns the route and its Alertmanager peers; throws every problem with its position.
-    public static func parse(yaml node: YAMLNode, file: String) throws(YAMLErrors) -> (route: WebhookRoute, alertmanagers: [String]) {
+    /// HMAC secret (with Grafana's headers and a 5-minute window) for `grafana` routes; left
+    /// empty (`${ALERT_TOKEN:-}` unset), the runner generates one. Throws every problem
+    /// with its position.
+    public static func parse(yaml node: YAMLNode, file: String,
+                             variable: (YAMLMark) -> String? = { _ in nil }) throws(YAMLErrors) -> WebhookEndpoint {
         var reader = AlertYAML(file: file)
         var path: String?, format: WebhookFormat?, secret: YAMLNode?, peers: [String] = []
+        var role = MemberRole.admin, maxBody = WebhookEndpoint.defaultBodyBytes
         for (key, value) in reader.keyed(node, "a webhooks entry", known: keys) {
             switch key {
             case "path":
@@ -38,6 +44,16 @@ extension WebhookRoute {
                 }
             case "secret":
                 secret = value
+            case "silence_role":
+                guard let text = reader.text(value, "silence_role") else { continue }
+                if let parsed = MemberRole(rawValue: text) { role = parsed } else {
+                    reader.fail(.invalidValue, "silence_role '\(text)' is not a group role; use member, admin or owner", at: value)
+                }
+            case "max_body":
+                guard let text = reader.text(value, "max_body") else { continue }
+                if let bytes = Self.bytes(text), bytes > 0, bytes <= WebhookEndpoint.maximumBodyBytes { maxBody = bytes } else {
+                    reader.fail(.invalidValue, "max_body '\(text)' must be a size up to 16MiB, e.g. 256KiB or 1MiB", at: value)
+                }
             default:
                 for item in value.sequence ?? [value] {
                     guard let url = reader.text(item, "an alertmanager URL") else { continue }
@@ -51,14 +67,29 @@ extension WebhookRoute {
         if path == nil { reader.fail(.missingKey, "a webhooks entry needs a path", at: node) }
         if format == nil, node["format"] == nil { reader.fail(.missingKey, "a webhooks entry needs a format", at: node) }
         var auth: WebhookAuth?
-        if let secret {
+        let generated = secret.map { $0.isNull || $0.scalar?.text == "" } ?? false
+        if generated {
+            // Never "no authentication": a placeholder until the runner generates the secret.
+            auth = .bearer(token: "")
+        } else if let secret {
             auth = Self.auth(secret, format: format ?? .json, reader: &reader)
         } else {
-            reader.fail(.missingKey, "a webhooks entry needs a secret: a route anyone can call is refused", at: node)
+            reader.fail(.missingKey, "a webhooks entry needs a secret: a route anyone can call is refused "
+                        + "(write secret: ${NAME:-} to have the runner generate one)", at: node)
         }
         try reader.check()
         guard let path, let format, let auth else { throw YAMLErrors([]) }
-        return (WebhookRoute(path: path, format: format, auth: auth), peers)
+        return WebhookEndpoint(route: WebhookRoute(path: path, format: format, auth: auth), alertmanagers: peers,
+                               silenceRole: role, maxBodyBytes: maxBody, generatesSecret: generated,
+                               secretVariable: node["secret"].flatMap { variable($0.mark) })
+    }
+
+    /// `1048576`, `256KiB`, `1MiB`.
+    static func bytes(_ text: String) -> Int? {
+        for (suffix, scale) in [("KiB", 1 << 10), ("MiB", 1 << 20), ("B", 1)] where text.hasSuffix(suffix) {
+            return Int(text.dropLast(suffix.count)).flatMap { $0 <= Int.max / scale ? $0 * scale : nil }
+        }
+        return Int(text)
     }
 
     private static func auth(_ node: YAMLNode, format: WebhookFormat, reader: inout AlertYAML) -> WebhookAuth? {

@@ -23,12 +23,15 @@ public struct IncidentBook: Sendable, Hashable, Codable {
     /// past `maxIncidents`.
     mutating func prune(now: Int64, policy: IncidentPolicy) {
         let cutoff = now - policy.retainClosed.milliseconds
-        incidents = incidents.filter { !($0.value.isClosed && $0.value.updatedAt < cutoff) }
-        if incidents.count > policy.maxIncidents {
-            let oldest = incidents.values.sorted { ($0.updatedAt, $0.groupKey) < ($1.updatedAt, $1.groupKey) }
-            for incident in oldest.prefix(incidents.count - policy.maxIncidents) {
-                incidents[incident.groupKey] = nil
-            }
+        func expired(_ incident: Incident) -> Bool { incident.isClosed && incident.updatedAt < cutoff }
+        // Filtered only when something goes: every notification prunes.
+        if incidents.values.contains(where: expired) { incidents = incidents.filter { !expired($0.value) } }
+        // Past the bound (by one, as a rule: each notification adds at most one), the least
+        // recently updated go one at a time; sorting the whole book on every notification
+        // was most of the bridge's time with a thousand open incidents.
+        while incidents.count > max(policy.maxIncidents, 0),
+              let oldest = incidents.min(by: { ($0.value.updatedAt, $0.key) < ($1.value.updatedAt, $1.key) })?.key {
+            incidents[oldest] = nil
         }
     }
 }

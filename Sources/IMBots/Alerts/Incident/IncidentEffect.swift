@@ -14,6 +14,20 @@ public enum IncidentEffect: Sendable, Hashable {
     case reply(groupKey: String, to: MessageID?, text: String)
 }
 
+extension IncidentEffect {
+    /// The alert group it is about.
+    public var groupKey: String {
+        switch self {
+        case .post(let groupKey, _, _), .edit(let groupKey, _, _), .reply(let groupKey, _, _): groupKey
+        }
+    }
+}
+
+extension [IncidentEffect] {
+    /// The groups these effects are about.
+    var groups: Set<String> { Set(map(\.groupKey)) }
+}
+
 /// The limits and timing of incidents.
 public struct IncidentPolicy: Sendable, Hashable, Codable {
     /// How long a resolve is held before it is shown; a fire within it counts a flap

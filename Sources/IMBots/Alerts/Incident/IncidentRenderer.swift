@@ -9,9 +9,11 @@ import Templates
 public struct IncidentRenderer: Sendable {
     /// User templates, Mustache; nil parts use the built-in form.
     public struct Templates: Sendable {
-        /// The first line's title, e.g. `{{commonLabels.alertname}} on {{commonLabels.cluster}}`.
+        /// The first line's title, reading `incident`, e.g.
+        /// `{{incident.commonLabels.alertname}} on {{incident.commonLabels.cluster}}`.
         public var title: Template?
-        /// One instance's line, e.g. `{{labels.instance}}: {{annotations.summary}}`.
+        /// One instance's line, reading `alert`, e.g.
+        /// `{{alert.labels.instance}}: {{alert.annotations.summary}}`.
         public var line: Template?
 
         /// Templates for the title and the line; nil keeps the built-in form.
@@ -87,7 +89,7 @@ public struct IncidentRenderer: Sendable {
     /// The incident's title: the user template, or the alert name, or the group labels.
     func title(of incident: Incident) -> String {
         if let template = templates.title {
-            return template.render(incident.templateValue, escaping: .none).singleLine
+            return template.render(["incident": incident.templateValue], escaping: .none).singleLine
         }
         if let name = incident.groupLabels["alertname"] ?? incident.commonLabels["alertname"] {
             return name
@@ -100,7 +102,7 @@ public struct IncidentRenderer: Sendable {
         let marker = instance.showsFiring ? "• " : "✓ "
         let body: String
         if let template = templates.line {
-            body = template.render(instance.templateValue, escaping: .none).singleLine
+            body = template.render(["alert": instance.templateValue], escaping: .none).singleLine
         } else {
             let name = displayName(instance, commonLabels: commonLabels)
             let summary = instance.annotations["summary"] ?? instance.annotations["description"] ?? ""

@@ -4,13 +4,15 @@ import Templates
 /// A rule's `dedupe:`: a key template rendered against each payload, and how long a key
 /// suppresses repeats.
 ///
-/// The default for alert notifications is `{{groupKey}}/{{status}}/{{fingerprints}}`:
-/// both peers of an HA Alertmanager pair send the same group, status and set of alerts,
-/// so the second copy folds into the first, while a changed set of alerts (one more
-/// firing, one resolved) is new.
+/// The default for alert notifications is `{{groupKey}}/{{status}}/{{alertKeys}}`: both
+/// peers of an HA Alertmanager pair send the same group, status and alerts (each by
+/// fingerprint, status and start), so the second copy folds into the first, while a
+/// changed notification (one more alert firing, one resolved in a group still firing, an
+/// alert that resolved firing again) is new. The fingerprints alone would fold an alert's
+/// resolve inside a firing group, and a flap, into the notification before them.
 public struct DedupeKey: Sendable {
     /// The default key template for `alertmanager` and `grafana` routes.
-    public static let defaultAlertSource = "{{groupKey}}/{{status}}/{{fingerprints}}"
+    public static let defaultAlertSource = "{{groupKey}}/{{status}}/{{alertKeys}}"
 
     /// The key template.
     public let template: Template
@@ -28,28 +30,5 @@ public struct DedupeKey: Sendable {
     public func key(for payload: WebhookPayload) -> String {
         let rendered = template.render(payload.templateValue, escaping: .none)
         return Digest.hex(Digest.sha256(Array(rendered.utf8)))
-    }
-}
-
-/// The dedupe state of one rule: its key and the keys it has seen.
-public struct Deduplicator: Sendable {
-    public let key: DedupeKey
-    public private(set) var seen: SeenSet
-
-    public init(key: DedupeKey, capacity: Int = 10_000) {
-        self.key = key
-        self.seen = SeenSet(lifetime: key.lifetime, capacity: capacity)
-    }
-
-    /// Restores the seen keys a journal kept (their lifetime must match the rule's).
-    public init(key: DedupeKey, seen: SeenSet) {
-        self.key = key
-        self.seen = seen
-    }
-
-    /// True for the first delivery of a payload's key within the lifetime, false for a
-    /// repeat (the HA twin, or a redelivery after a timeout).
-    public mutating func admit(_ payload: WebhookPayload, now: Int64) -> Bool {
-        seen.insert(key.key(for: payload), now: now)
     }
 }

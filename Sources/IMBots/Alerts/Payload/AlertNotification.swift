@@ -48,6 +48,16 @@ public struct AlertNotification: Sendable, Hashable, Codable {
         Array(Set(alerts.map(\.fingerprint))).sorted()
     }
 
+    /// Its alerts, each as `fingerprint/status/startsAt`, sorted and comma-joined: what
+    /// the two peers of an HA pair agree on for one notification, whatever their order.
+    /// An alert's status is in it (a group still firing while one of its alerts resolved
+    /// is a new notification), and so is its start (an alert that resolved and fires
+    /// again starts anew: a flap is new too).
+    public var alertKeys: String {
+        alerts.map { "\($0.fingerprint)/\($0.status.rawValue)/\($0.startsAt?.rfc3339 ?? "")" }.sorted()
+            .joined(separator: ",")
+    }
+
     /// The labels that name the group: `groupLabels`, or `commonLabels` when the route
     /// groups by nothing (or by `...`) and so sends no group labels.
     public var identifyingLabels: [String: String] {

@@ -15,8 +15,9 @@ public enum WebhookPayload: Sendable, Hashable {
     }
 
     /// The value `match:` paths and templates read: the body's own field names, plus for
-    /// alert notifications `fingerprints` (sorted, joined by `,`), `firing` and
-    /// `resolved` (the alerts of each status) and their counts.
+    /// alert notifications `fingerprints` (sorted, joined by `,`), `alertKeys` (see
+    /// ``AlertNotification/alertKeys``), `firing` and `resolved` (the alerts of each
+    /// status) and their counts.
     public var templateValue: TemplateValue {
         switch self {
         case .json(let value): value
@@ -43,6 +44,7 @@ extension AlertNotification {
             "externalURL": .string(externalURL),
             "alerts": .array(alertValues),
             "fingerprints": .string(fingerprints.joined(separator: ",")),
+            "alertKeys": .string(alertKeys),
             "firing": .array(firing),
             "resolved": .array(resolved),
             "firingCount": .int(firing.count),

@@ -2,9 +2,9 @@
 /// always-firing `Watchdog`) has not arrived for ``interval``, so a broken alert path
 /// is itself an alert.
 ///
-/// A pure timer model: the runner passes every notification to ``observe(_:now:)``,
-/// calls ``check(now:)`` at ``deadline``, and keeps the value in the journal. Time is
-/// wall milliseconds from an injected clock.
+/// A pure timer model: the runner passes every notification the rule's `match:` accepts
+/// to ``observe(now:)``, calls ``check(now:)`` at ``deadline``, and keeps the value in the
+/// journal. Time is wall milliseconds from an injected clock.
 public struct DeadMansSwitch: Sendable, Hashable, Codable {
     /// What happened, for the runner to announce.
     public enum Transition: Sendable, Hashable {
@@ -14,8 +14,6 @@ public struct DeadMansSwitch: Sendable, Hashable, Codable {
         case recovered(silentFor: Duration)
     }
 
-    /// The `alertname` of the expected alert.
-    public var alertName: String
     /// How long it may stay away. Alertmanager repeats a firing group every
     /// `repeat_interval`, so set this to more than that (e.g. twice).
     public var interval: Duration
@@ -25,8 +23,7 @@ public struct DeadMansSwitch: Sendable, Hashable, Codable {
     public private(set) var isFired = false
 
     /// Arms the switch at `now`: the first deadline is a full interval away.
-    public init(alertName: String = "Watchdog", interval: Duration, now: Int64) {
-        self.alertName = alertName
+    public init(interval: Duration, now: Int64) {
         self.interval = interval
         self.lastSeen = now
     }
@@ -34,19 +31,20 @@ public struct DeadMansSwitch: Sendable, Hashable, Codable {
     /// When ``check(now:)`` fires unless the notification arrives first; nil while fired.
     public var deadline: Int64? { isFired ? nil : lastSeen + interval.milliseconds }
 
-    /// Whether `notification` is the expected one: a firing alert with that name.
-    public func isExpected(_ notification: AlertNotification) -> Bool {
-        notification.alerts.contains { $0.status == .firing && $0.labels["alertname"] == alertName }
-    }
-
     /// Re-arms on the expected notification; reports recovery when the switch had fired.
-    public mutating func observe(_ notification: AlertNotification, now: Int64) -> Transition? {
-        guard isExpected(notification) else { return nil }
+    public mutating func observe(now: Int64) -> Transition? {
         let silent = now - lastSeen
         lastSeen = max(lastSeen, now)
         guard isFired else { return nil }
         isFired = false
         return .recovered(silentFor: .milliseconds(silent))
+    }
+
+    /// Gives the path a full interval from `now` (the runner starting: it heard nothing
+    /// while it was down, which says nothing about the path). A fired switch stays fired.
+    public mutating func rearm(now: Int64) {
+        guard !isFired else { return }
+        lastSeen = max(lastSeen, now)
     }
 
     /// Fires once when the deadline has passed.

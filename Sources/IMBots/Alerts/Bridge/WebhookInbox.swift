@@ -1,0 +1,146 @@
+import Foundation
+import HTTPServer
+import IMProtocol
+import Synchronization
+
+/// The durable inbox of one bot's webhook routes: a request is answered `2xx` only once
+/// its payload is in the bot's journal and synced to disk, `503` with `Retry-After` when it
+/// cannot be stored, and never `429` (Alertmanager drops a notification answered with any
+/// 4xx and retries only on 5xx).
+///
+/// In order: the secret (401, before anything of the body is read), the format and its
+/// bounds (400, 413), the webhook rules that fire (pure), then, in one step under the
+/// journal's lock, the dedupe check of each rule against the keys it has seen and the
+/// record of the delivery with its new keys: two copies of a notification arriving at
+/// once (the twins of an HA pair) are stored once, and the second is answered as a
+/// duplicate only after the first is on disk. Processing happens after, in the bot's
+/// alert service; a runner killed after answering processes the stored delivery when it
+/// starts again.
+struct WebhookInbox: Sendable {
+    let parts: BotParts
+    let routes: ServedRoutes
+    /// Wakes the alert service: a delivery was stored.
+    let stored: @Sendable () -> Void
+
+    /// Deliveries stored and not processed yet, at most; past it, 503.
+    static let capacity = 1000
+    /// Their bodies' bytes at most.
+    static let capacityBytes = 64 << 20
+    /// What `Retry-After` says when a webhook cannot be stored.
+    static let retryAfter = 5
+
+    /// What the journal step decided.
+    enum Admission: Sendable {
+        case stored(Int64)
+        case duplicate
+        case unmatched
+        case full
+    }
+
+    /// A rule that fires for the payload, with its dedupe key.
+    private struct Candidate: Sendable {
+        var rule: String
+        var mark: DedupeMark?
+    }
+
+    func receive(_ request: Request) async -> Response {
+        let path = request.path
+        guard let route = routes.route(for: path) else {
+            return WebhookRejection.unavailable(retryAfter: Self.retryAfter).response
+        }
+        let now = parts.time.wallMilliseconds
+        let payload: WebhookPayload
+        do {
+            guard request.method == .post else { throw WebhookRejection.wrongMethod(request.method.rawValue) }
+            payload = try route.accept(headers: request.headers, body: request.body, nowMilliseconds: now)
+        } catch let rejection as WebhookRejection {
+            parts.metrics.webhook(bot: parts.name, path: path, rejection.outcome)
+            return rejection.response
+        } catch {
+            return WebhookRejection.unavailable(retryAfter: Self.retryAfter).response
+        }
+        let candidates = self.candidates(for: payload, path: path, now: now)
+        let body = String(decoding: request.body, as: UTF8.self)
+        let admitted = parts.journal.record { state -> (JournalRecord.Change?, Admission) in
+            Self.admit(candidates, into: state.alerts, path: path, format: route.format, body: body, now: now)
+        }
+        guard let admitted else { return refuse(path, "the bot is stopping") }
+        if case .full = admitted.verdict {
+            return refuse(path, "the inbox holds \(Self.capacity) webhooks (or \(Self.capacityBytes >> 20) MiB) "
+                          + "not processed yet")
+        }
+        if case .unmatched = admitted.verdict {} else {
+            do {
+                try await parts.journal.waitUntilDurable(admitted.sequence)
+            } catch {
+                return refuse(path, error.description)
+            }
+        }
+        let outcome: RunnerMetrics.WebhookOutcome
+        let answer: String
+        switch admitted.verdict {
+        case .stored(let number):
+            stored()
+            outcome = .stored
+            answer = #"{"status":"stored","delivery":\#(number)}"#
+        case .duplicate:
+            outcome = .duplicate
+            answer = #"{"status":"duplicate"}"#
+        case .unmatched, .full:
+            outcome = .unmatched
+            answer = #"{"status":"unmatched"}"#
+        }
+        parts.metrics.webhook(bot: parts.name, path: path, outcome)
+        return Response(status: 200, headers: ["Content-Type": "application/json"], body: Data(answer.utf8))
+    }
+
+    /// The webhook rules that fire for `payload`, each with its dedupe key.
+    private func candidates(for payload: WebhookPayload, path: String, now: Int64) -> [Candidate] {
+        let rules = parts.rules.now
+        let time = Timestamp(milliseconds: now)
+        let event = BotEvent.webhook(path: path, payload: payload, number: 0, scope: "", at: time)
+        let decision = rules.engine.decide(webhook: event, context: BotContext(definition: rules.definition, now: time))
+        return decision.firings.map { firing in
+            let name = firing.rule.name
+            let mark = rules.definition.dedupe[name].map { key in
+                DedupeMark(rule: name, key: key.key(for: payload), lifetime: key.lifetime.milliseconds)
+            }
+            return Candidate(rule: name, mark: mark)
+        }
+    }
+
+    /// The journal step: the rules whose dedupe has not seen the payload take it.
+    private static func admit(_ candidates: [Candidate], into alerts: AlertState, path: String, format: WebhookFormat,
+                              body: String, now: Int64) -> (JournalRecord.Change?, Admission) {
+        let fresh = candidates.filter { candidate in
+            guard let mark = candidate.mark else { return true }
+            return !(alerts.seen[candidate.rule]?.contains(mark.key, now: now) ?? false)
+        }
+        guard !fresh.isEmpty else { return (nil, candidates.isEmpty ? .unmatched : .duplicate) }
+        let bytes = alerts.inbox.reduce(body.utf8.count) { $0 + $1.body.utf8.count }
+        guard alerts.inbox.count < capacity, bytes <= capacityBytes else { return (nil, .full) }
+        let delivery = WebhookDelivery(number: alerts.nextDelivery, path: path, format: format, body: body,
+                                       receivedAt: now, rules: fresh.map(\.rule), marks: fresh.compactMap(\.mark))
+        return (.webhook(delivery), .stored(delivery.number))
+    }
+
+    /// 503 with `Retry-After`, counted, logged and audited: the sender tries again.
+    private func refuse(_ path: String, _ reason: String) -> Response {
+        parts.metrics.webhook(bot: parts.name, path: path, .unavailable)
+        parts.reporter.webhookRefused(path: path, reason: reason, version: parts.rules.now.definition.version)
+        return WebhookRejection.unavailable(retryAfter: Self.retryAfter).response
+    }
+}
+
+/// The webhook routes a bot's alert service serves now, with their secrets resolved.
+final class ServedRoutes: Sendable {
+    private let routes = Mutex<[String: WebhookRoute]>([:])
+
+    func route(for path: String) -> WebhookRoute? { routes.withLock { $0[path] } }
+
+    var paths: [String] { routes.withLock { Array($0.keys) } }
+
+    func set(_ route: WebhookRoute) { routes.withLock { $0[route.path] = route } }
+
+    func remove(_ path: String) { _ = routes.withLock { $0.removeValue(forKey: path) } }
+}

@@ -1,0 +1,35 @@
+import IMProtocol
+
+/// One `webhooks:` entry of a bot, checked: its route, the Alertmanager peers its
+/// silences go to, who may silence from chat, and its body limit.
+public struct WebhookEndpoint: Sendable {
+    /// Where it listens, what it reads and who may call it. When ``generatesSecret``,
+    /// its secret is a placeholder until the runner resolves it (``serving(secret:)``).
+    public var route: WebhookRoute
+    /// Alertmanager base URLs for silences, both peers of a pair; never a payload's.
+    public var alertmanagers: [String]
+    /// The least group role that may `/silence`, `/confirm` and `/unsilence`.
+    public var silenceRole: MemberRole
+    /// The largest body accepted, in bytes (413 past it).
+    public var maxBodyBytes: Int
+    /// The file left the secret empty (`${ALERT_TOKEN:-}` unset): the runner generates
+    /// one at the first start and keeps it in the bot's state folder.
+    public var generatesSecret: Bool
+    /// The variable the secret is read from, for messages that say what to set.
+    public var secretVariable: String?
+
+    /// The body limit when the entry sets none: 1 MiB.
+    public static let defaultBodyBytes = 1 << 20
+    /// The most `max_body` may be.
+    public static let maximumBodyBytes = 16 << 20
+
+    /// The listener path.
+    public var path: String { route.path }
+
+    /// The route with `secret` as its credential, in the format's usual scheme.
+    func serving(secret: String) -> WebhookRoute {
+        var route = self.route
+        route.auth = route.format == .grafana ? .grafanaHMAC(GrafanaSignature(secret: secret)) : .bearer(token: secret)
+        return route
+    }
+}

@@ -1,0 +1,105 @@
+import Templates
+import YAMLCoding
+
+extension TemplateCheck {
+    /// What one action of a rule can read, and the sentence for each name it cannot.
+    struct Place {
+        let rule: Rule
+        /// The sources that hold values in this rule.
+        let provided: Set<TemplateVariable.Source>
+        let shape: TemplateShape
+        /// The `as` names of the rule's later `http` actions.
+        let later: Set<String>
+
+        /// Why `reference` renders nothing (or not what its author meant); nil when it is fine.
+        func problem(with reference: TemplateReference) -> String? {
+            let path = reference.path
+            let name = reference.name
+            guard let root = path.first else { return nil }
+            guard let top = shape.field(root) else {
+                if later.contains(root) {
+                    return "template variable '\(name)' is used before the http action that sets '\(root)' (as: \(root))"
+                }
+                let known = shape.fields.filter { provided.contains($0.shape.source) }.map(\.name).sorted()
+                return "unknown template variable '\(name)'" + Suggestion.hint(for: root, among: known)
+                    + " (known: " + known.joined(separator: ", ") + ")"
+            }
+            guard provided.contains(top.source) else { return unavailable(name, root, top.source) }
+            switch shape.find(path) {
+            case .open:
+                return nil
+            case .found(let node):
+                guard reference.kind == .variable, node.type == .object else { return nil }
+                let example = node.exampleField ?? "KEY"
+                return "'{{\(name)}}' renders nothing: it is an object; name one of its fields, e.g. '{{\(name).\(example)}}'"
+            case .unknownField(let index, let node):
+                return unknownField(path, index, node, source: top.source)
+            case .noFields(let index, let type):
+                let prefix = path[..<index].joined(separator: ".")
+                if case .list = type {
+                    return "unknown template variable '\(name)': '\(prefix)' is a \(type); write \(prefix).1 for its "
+                        + "first item, \(prefix).length for their number, or repeat over it with "
+                        + "{{#\(prefix)}}...{{/\(prefix)}}"
+                }
+                if prefix == "args", path.count == 2, let number = Int(path[1]) {
+                    // The docs' {{match.1}} makes {{args.1}} look like the first argument.
+                    let position = number < 1 ? "1" : path[1]
+                    return "unknown template variable '\(name)' (did you mean 'argv.\(position)'?): 'args' is the "
+                        + "arguments as one text; 'argv' is them as a list, 'argv.1' the first"
+                }
+                return "unknown template variable '\(name)': '\(prefix)' is \(type), which has no fields"
+            case .badPosition(let index):
+                let prefix = path[..<index].joined(separator: ".")
+                return "'{{\(name)}}' is always empty: positions in a list count from 1 ('{{\(prefix).1}}' is the first)"
+            }
+        }
+
+        private func unknownField(_ path: [String], _ index: Int, _ node: TemplateShape,
+                                  source: TemplateVariable.Source) -> String {
+            let name = path.joined(separator: ".")
+            let prefix = path[..<index].joined(separator: ".")
+            let field = path[index]
+            // Among the names themselves: `labls` is close to `labels`, not to `labels.NAME`.
+            let hint = Self.suggestion(for: field, among: node.fields.map(\.name)).map { " (did you mean '\(prefix).\($0)'?)" } ?? ""
+            let fields = node.fieldNames.joined(separator: ", ")
+            switch source {
+            case .regex where index == 1:
+                return "unknown template variable '\(name)'\(hint): the rule's regex has no group '\(field)' "
+                    + "(its groups: \(fields))"
+            case .state where index == 1:
+                let keys = fields.isEmpty ? "it has no keys yet" : "its keys: \(fields)"
+                return "unknown template variable '\(name)'\(hint): the bot's state has no key '\(field)' (\(keys); a "
+                    + "key is known once 'state:' gives it a value or a set or increment action writes it)"
+            default:
+                return "unknown template variable '\(name)'\(hint): '\(prefix)' has no field '\(field)' "
+                    + "(its fields: \(fields))"
+            }
+        }
+
+        /// `{{member.nickname}}` in a rule for messages, `{{args}}` without a command...
+        private func unavailable(_ name: String, _ root: String, _ source: TemplateVariable.Source) -> String {
+            let head = "'{{\(name)}}' is always empty in rule '\(rule.name)': "
+            if rule.webhook != nil {
+                return head + "'\(root)' is set for \(source.description), and the rule takes webhooks (its 'webhook:')"
+            }
+            switch source {
+            case .command:
+                return head + "'\(root)' is set by a 'command' matcher, which the rule does not have"
+            case .regex:
+                return head + "'\(root)' holds the groups of a text 'regex', which the rule does not have"
+            case .webhook:
+                return head + "'\(root)' is a webhook's body, and the rule is not a webhook rule (when: { webhook: PATH })"
+            default:
+                return head + "'\(root)' is set for \(source.description), and the rule handles \(rule.events) events"
+                    + " (its 'event:' says which)"
+            }
+        }
+
+        /// A close name (a typo), else the one name that starts with `word` (`nick`).
+        static func suggestion(for word: String, among names: [String]) -> String? {
+            if let close = Suggestion.closest(to: word, among: names) { return close }
+            let longer = names.filter { $0.hasPrefix(word) && word.count >= 3 }
+            return longer.count == 1 ? longer[0] : nil
+        }
+    }
+}

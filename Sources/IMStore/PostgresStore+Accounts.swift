@@ -1,0 +1,215 @@
+import Foundation
+import IMProtocol
+
+extension PostgresStore: AccountStore {
+    public func createUser(_ new: NewUser) async throws -> UserRecord {
+        try await write { [clock] context in
+            do {
+                guard let record = try context.connection.first(
+                    """
+                    INSERT INTO users AS u (username, password_hash, nickname, is_bot, is_admin, created_at)
+                    VALUES ($1, $2, $3, $4, $5, $6) RETURNING \(Self.userColumns)
+                    """,
+                    new.username, new.passwordHash, new.nickname, new.isBot, new.isAdmin, clock().milliseconds,
+                    as: { try Self.userRecord($0) })
+                else { throw StoreError.internalFailure("INSERT INTO users returned nothing") }
+                return record
+            } catch let error as PostgresError where error.kind == .uniqueViolation {
+                throw StoreError.conflict("the username '\(new.username)' is taken")
+            }
+        }
+    }
+
+    public func user(id: UserID) async throws -> UserRecord? {
+        try await read { connection in
+            try connection.first(
+                "SELECT \(Self.userColumns) FROM users u WHERE u.id = $1", id.rawValue, as: { try Self.userRecord($0) })
+        }
+    }
+
+    public func user(named username: String) async throws -> UserRecord? {
+        try await read { connection in
+            try connection.first(
+                "SELECT \(Self.userColumns) FROM users u WHERE u.username = $1", username, as: { try Self.userRecord($0) })
+        }
+    }
+
+    public func users(named usernames: [String]) async throws -> [UserRecord] {
+        guard !usernames.isEmpty else { return [] }
+        return try await read { connection in
+            try connection.rows(
+                "SELECT \(Self.userColumns) FROM users u WHERE u.username = ANY($1)",
+                PostgresValue.textArray(Array(Set(usernames))), as: { try Self.userRecord($0) })
+        }
+    }
+
+    public func listUsers(after: String?, limit: Int) async throws -> [UserRecord] {
+        try await read { connection in
+            // Byte order (C collation), as SQLite sorts text, whatever the database's locale.
+            try connection.rows(
+                """
+                SELECT \(Self.userColumns) FROM users u WHERE u.username COLLATE "C" > $1
+                ORDER BY u.username COLLATE "C" LIMIT $2
+                """,
+                after ?? "", limit, as: { try Self.userRecord($0) })
+        }
+    }
+
+    public func updateProfile(_ userID: UserID, _ update: ProfileUpdate) async throws -> UserRecord {
+        try await write { [self] context in try updateProfile(context, userID, update, at: clock()) }
+    }
+
+    /// Applies a profile change inside a write job and tells the user's and their
+    /// contacts' feeds; an uploaded avatar it replaces is deleted when nothing shows it.
+    func updateProfile(_ context: PostgresWriteContext, _ userID: UserID, _ update: ProfileUpdate, at now: Timestamp)
+        throws -> UserRecord
+    {
+        let connection = context.connection
+        let attrs = try update.attrs.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        // The row before and after, in one statement (the update locks it).
+        guard let (previousAvatar, record) = try connection.first(
+            """
+            WITH old AS (SELECT avatar_url FROM users WHERE id = $1 FOR UPDATE)
+            UPDATE users u SET nickname = coalesce($2, u.nickname), avatar_url = coalesce($3, u.avatar_url),
+                signature = coalesce($4, u.signature), attrs = coalesce($5, u.attrs)
+            FROM old WHERE u.id = $1
+            RETURNING old.avatar_url, \(Self.userColumns)
+            """,
+            userID.rawValue, update.nickname, update.avatarURL, update.signature, attrs,
+            as: { (try $0.text(0), try Self.userRecord($0, at: 1)) })
+        else { throw StoreError.notFound("no account \(userID)") }
+        if previousAvatar != record.user.avatarURL {
+            try Self.deleteIfUnreferenced(path: previousAvatar, connection)
+        }
+        let watchers = try connection.rows(
+            "SELECT user_id FROM contacts WHERE contact_id = $1 AND user_id != $1", userID.rawValue,
+            as: { UserID(rawValue: try $0.int(0)) })
+        try Self.appendUserEvent(
+            context, type: .profileUpdated, users: [userID] + watchers, payload: EventPayload(user: record.user), at: now)
+        return record
+    }
+
+    public func setPasswordHash(_ userID: UserID, _ hash: String, revokeTokens: Bool) async throws {
+        try await write { [clock] context in
+            let connection = context.connection
+            guard try connection.execute("UPDATE users SET password_hash = $1 WHERE id = $2", hash, userID.rawValue) == 1
+            else { throw StoreError.notFound("no account \(userID)") }
+            if revokeTokens {
+                try connection.execute(
+                    "UPDATE tokens SET revoked_at = $1, revoked_reason = 'password_changed' WHERE user_id = $2 AND revoked_at IS NULL",
+                    clock().milliseconds, userID.rawValue)
+                context.batch.revocations.append(.user(userID))
+            }
+        }
+    }
+
+    public func setAdmin(_ userID: UserID, _ isAdmin: Bool) async throws {
+        _ = try await write { context in
+            try context.connection.execute("UPDATE users SET is_admin = $1 WHERE id = $2", isAdmin, userID.rawValue)
+        }
+    }
+}
+
+extension PostgresStore: TokenStore {
+    public func createToken(hash: [UInt8], userID: UserID, device: String?, expiresAt: Timestamp?)
+        async throws -> (token: TokenRecord, replaced: [TokenRecord])
+    {
+        try await write { [clock] context in
+            let now = clock()
+            let connection = context.connection
+            try Self.requireUser(userID, connection)
+            var replaced: [TokenRecord] = []
+            if let device {
+                replaced = try connection.rows(
+                    """
+                    UPDATE tokens t SET revoked_at = $1, revoked_reason = 'kicked_out'
+                    WHERE t.user_id = $2 AND t.device = $3 AND t.revoked_at IS NULL
+                    RETURNING \(Self.tokenColumns)
+                    """,
+                    now.milliseconds, userID.rawValue, device, as: { try Self.tokenRecord($0) })
+                context.batch.revocations += replaced.map { .token($0.id) }
+            }
+            guard let id = try connection.first(
+                "INSERT INTO tokens (hash, user_id, device, created_at, expires_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+                hash, userID.rawValue, device, now.milliseconds, expiresAt?.milliseconds, as: { try $0.int(0) })
+            else { throw StoreError.internalFailure("INSERT INTO tokens returned nothing") }
+            let token = TokenRecord(id: id, userID: userID, device: device, createdAt: now, expiresAt: expiresAt)
+            return (token, replaced)
+        }
+    }
+
+    public func token(hash: [UInt8]) async throws -> (TokenRecord, UserRecord)? {
+        try await read { connection in
+            try connection.first(
+                "SELECT \(Self.tokenColumns), \(Self.userColumns) FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = $1",
+                hash, as: { (try Self.tokenRecord($0), try Self.userRecord($0, at: Self.tokenColumnCount)) })
+        }
+    }
+
+    public func revokeToken(id: Int64, reason: String) async throws {
+        try await write { [clock] context in
+            let revoked = try context.connection.execute(
+                "UPDATE tokens SET revoked_at = $1, revoked_reason = $2 WHERE id = $3 AND revoked_at IS NULL",
+                clock().milliseconds, reason, id)
+            if revoked > 0 { context.batch.revocations.append(.token(id)) }
+        }
+    }
+
+    public func pruneTokens(before: Timestamp) async throws -> Int {
+        try await write { context in
+            let connection = context.connection
+            // The revocation log only has to reach back as far as the logins nodes cache.
+            try connection.execute("DELETE FROM revocations WHERE created_at < $1", before.milliseconds)
+            return try connection.execute(
+                "DELETE FROM tokens WHERE (expires_at IS NOT NULL AND expires_at < $1) OR (revoked_at IS NOT NULL AND revoked_at < $1)",
+                before.milliseconds)
+        }
+    }
+}
+
+extension PostgresStore: ContactStore {
+    public func contacts(of userID: UserID) async throws -> [User] {
+        try await read { connection in
+            try connection.rows(
+                """
+                SELECT \(Self.userColumns) FROM contacts k JOIN users u ON u.id = k.contact_id WHERE k.user_id = $1
+                ORDER BY u.username COLLATE "C"
+                """,
+                userID.rawValue, as: { try Self.userRecord($0).user })
+        }
+    }
+
+    public func addContact(_ userID: UserID, _ contactID: UserID) async throws -> Bool {
+        try await write { [clock] context in
+            let now = clock()
+            let connection = context.connection
+            let load = { (id: UserID) in
+                try connection.first(
+                    "SELECT \(Self.userColumns) FROM users u WHERE u.id = $1", id.rawValue, as: { try Self.userRecord($0).user })
+            }
+            guard let owner = try load(userID) else { throw StoreError.notFound("no account \(userID)") }
+            guard let contact = try load(contactID) else { throw StoreError.notFound("no account \(contactID)") }
+            let added = try connection.execute(
+                "INSERT INTO contacts (user_id, contact_id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                userID.rawValue, contactID.rawValue, now.milliseconds)
+            guard added == 1 else { return false }
+            // The owner's clients learn of the new contact; the contact learns who added them.
+            try Self.appendUserEvent(
+                context, type: .contactAdded, users: [userID], payload: EventPayload(user: contact, by: owner.username),
+                at: now)
+            if contactID != userID {
+                try Self.appendUserEvent(
+                    context, type: .contactAdded, users: [contactID],
+                    payload: EventPayload(user: owner, by: owner.username), at: now)
+            }
+            return true
+        }
+    }
+
+    public func removeContact(_ userID: UserID, _ contactID: UserID) async throws -> Bool {
+        try await write { context in
+            try context.connection.execute(
+                "DELETE FROM contacts WHERE user_id = $1 AND contact_id = $2", userID.rawValue, contactID.rawValue) == 1
+        }
+    }
+}

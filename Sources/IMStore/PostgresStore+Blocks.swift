@@ -1,0 +1,33 @@
+import IMProtocol
+
+/// Blocks: whom a user takes no one-to-one messages from (as `SQLiteStore+Blocks.swift`).
+/// A send reads them in its own transaction, after locking the conversation's row.
+extension PostgresStore: BlockStore {
+    public func block(_ userID: UserID, _ blockedID: UserID) async throws -> Bool {
+        try await write { [clock] context in
+            let connection = context.connection
+            try Self.requireUser(blockedID, connection)
+            return try connection.execute(
+                "INSERT INTO blocks (user_id, blocked_id, created_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                userID.rawValue, blockedID.rawValue, clock().milliseconds) == 1
+        }
+    }
+
+    public func unblock(_ userID: UserID, _ blockedID: UserID) async throws -> Bool {
+        try await write { context in
+            try context.connection.execute(
+                "DELETE FROM blocks WHERE user_id = $1 AND blocked_id = $2", userID.rawValue, blockedID.rawValue) == 1
+        }
+    }
+
+    public func blocked(by userID: UserID) async throws -> [User] {
+        try await read { connection in
+            try connection.rows(
+                """
+                SELECT \(Self.userColumns) FROM blocks b JOIN users u ON u.id = b.blocked_id
+                WHERE b.user_id = $1 ORDER BY u.username COLLATE "C"
+                """,
+                userID.rawValue, as: { try Self.userRecord($0).user })
+        }
+    }
+}

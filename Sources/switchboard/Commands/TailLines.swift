@@ -1,0 +1,59 @@
+import IMProtocol
+
+/// What `switchboard tail` prints for the events it follows: messages, replies with the
+/// line they answer, and members joining, leaving or being removed.
+///
+/// It keeps the last few hundred messages it printed, so that a reply can show what it
+/// answers without a request of its own; a reply to an older message names its id.
+struct TailLines {
+    private var recent: [MessageID: String] = [:]
+    private var order: [MessageID] = []
+    private static let remembered = 500
+
+    /// The line for `event`, or nil for an event tail does not show.
+    mutating func line(for event: Event) -> String? {
+        guard let conversation = event.conversation else { return nil }
+        switch event.type {
+        case .message:
+            guard let message = event.message else { return nil }
+            remember(message)
+            return "\(Self.time(message.createdAt)) \(conversation.address) \(message.sender)"
+                + replying(to: message.replyTo) + ": " + message.text.replacingOccurrences(of: "\n", with: "\n    ")
+        case .memberJoined, .memberLeft, .memberKicked, .memberBanned, .memberMuted:
+            let member = event.user?.username ?? "someone"
+            let notice = event.message?.text ?? "\(member) \(Self.verb(event.type))"
+            return "\(Self.time(event.at)) \(conversation.address) * \(notice)"
+        default:
+            return nil
+        }
+    }
+
+    /// ` (replying to bob: "hey…")`, ` (replying to message 12)`, or nothing.
+    private func replying(to id: MessageID?) -> String {
+        guard let id else { return "" }
+        guard let quoted = recent[id] else { return " (replying to message \(id))" }
+        return " (replying to \(quoted))"
+    }
+
+    private mutating func remember(_ message: Message) {
+        let text = message.text.replacingOccurrences(of: "\n", with: " ")
+        let short = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        if recent.updateValue("\(message.sender): \"\(short)\"", forKey: message.id) == nil { order.append(message.id) }
+        if order.count > Self.remembered { recent[order.removeFirst()] = nil }
+    }
+
+    private static func verb(_ type: EventType) -> String {
+        switch type {
+        case .memberJoined: "joined"
+        case .memberLeft: "left"
+        case .memberKicked: "was removed"
+        case .memberBanned: "was banned"
+        default: "was muted"
+        }
+    }
+
+    /// `2026-11-29 16:41:36`.
+    static func time(_ time: Timestamp) -> String {
+        time.rfc3339.prefix(19).replacingOccurrences(of: "T", with: " ")
+    }
+}

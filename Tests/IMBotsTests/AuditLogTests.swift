@@ -1,0 +1,68 @@
+import Foundation
+@testable import IMBots
+import IMClient
+import Lifecycle
+import Logging
+import Testing
+
+/// The audit log says what the bot did: one line per action it took (or skipped), and
+/// where evaluation stopped, which is no action.
+@Suite struct AuditLogTests {
+    /// The lines the reporter writes for `event` against `bot`, with `effects`.
+    static func lines(_ bot: BotDefinition, _ event: BotEvent, effects: some BotEffects) async throws -> [[String: String]] {
+        let path = Bots.directory + "/audit-\(UUID().uuidString).log"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let metrics = RunnerMetrics()
+        let logger = Logger(label: "test", sink: LogWatch())
+        let audit = try AuditLog(path: path, metrics: metrics, logger: logger)
+        let reporter = BotReporter(bot: bot.name, metrics: metrics, audit: audit, logger: logger, time: ManualTime())
+        let context = Bots.context(bot)
+        let decision = RuleEngine(bot: bot).decide(event, context: context)
+        let report = await ActionRunner.run(decision, event: event, context: context, effects: effects)
+        reporter.record(report, event: event.event, version: bot.version)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try text.split(separator: "\n").map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            return object.compactMapValues { value in (value as? String) ?? (value as? NSNumber)?.stringValue }
+        }
+    }
+
+    @Test func afterAFailedHTTPActionTheRestOfTheRuleAndItsStopAreRecorded() async throws {
+        let bot = try Bots.withRules("""
+              - name: ticket
+                when: { command: ticket }
+                do:
+                  - http: { url: "https://tickets.example.com", as: created }
+                  - reply: "Ticket {{created.body.id}} opened."
+                  - stop: true
+              - name: fallback
+                do: [ { reply: "I did not get that." } ]
+            """)
+        let effects = RecordingEffects { _ in TransportResponse(status: 503) }
+        let lines = try await Self.lines(bot, Bots.message("/ticket printer"), effects: effects)
+
+        #expect(lines.map { $0["rule"] } == ["ticket", "ticket", "ticket"])
+        #expect(lines.map { $0["action"] } == ["http", "reply", nil])
+        #expect(lines.map { $0["outcome"] } == ["failed", "skipped", "stopped"])
+        #expect(lines[1]["detail"] == "ticket action 2 (reply): not run, because action 1 of the rule failed")
+        #expect(lines[2]["detail"] == "its stop ended evaluation: no later rule ran for this event (it holds although "
+                + "action 1, http, failed)")
+        #expect(!lines.contains { $0["action"] == "stop" })
+        #expect(lines.allSatisfy { $0["config_version"] == bot.version && $0["event"] == "7" })
+    }
+
+    @Test func aRuleThatOnlyStopsIsRecordedAsStoppingWithItsMode() async throws {
+        let bot = try Bots.withRules("""
+              - { name: quiet, mode: dry, when: { from: bob }, do: [ { stop: true } ] }
+              - { name: echo, do: [ { reply: "{{message.text}}" } ] }
+            """)
+        let fromBob = try await Self.lines(bot, Bots.message("hi", from: "bob"), effects: RecordingEffects())
+        #expect(fromBob.count == 1)
+        #expect(fromBob.first?["outcome"] == "stopped")
+        #expect(fromBob.first?["mode"] == "dry")
+        #expect(fromBob.first?["action"] == nil)
+        let fromAlice = try await Self.lines(bot, Bots.message("hi", from: "alice"), effects: RecordingEffects())
+        #expect(fromAlice.map { $0["outcome"] } == ["performed"])
+        #expect(fromAlice.map { $0["action"] } == ["reply"])
+    }
+}

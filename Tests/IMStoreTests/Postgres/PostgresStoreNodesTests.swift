@@ -1,0 +1,170 @@
+import Foundation
+import IMProtocol
+import IMStore
+import PostgresTestSupport
+import TestSupport
+import Testing
+
+/// Two PostgreSQL stores on one database, as two server nodes: what one commits reaches
+/// the other's feed observers in position order, positions stay gapless and in commit
+/// order with both writing at once, and the coordination tables work across them.
+@Suite struct PostgresStoreNodesTests {
+    @Test(.timeLimit(.minutes(2)))
+    func concurrentSendsFromTwoNodesGetContiguousSeqsAndPositionsEachNodeHearsInOrder() async throws {
+        try await PostgresNodes.with(2) { nodes in
+            let (a, b) = (nodes.stores[0], nodes.stores[1])
+            let heardOnA = HeardUpdates(a)
+            let heardOnB = HeardUpdates(b)
+            var users: [UserRecord] = []
+            for index in 0..<4 { users.append(try await (index.isMultiple(of: 2) ? a : b).makeUser("user\(index)")) }
+            let members = users.map(\.id)
+            let group = try await a.makeGroup("crew", owner: members[0], members: Array(members.dropFirst()))
+            let count = 120
+            let sentOn = try await withThrowingTaskGroup(of: (Message, onA: Bool).self) { tasks in
+                for index in 0..<count {
+                    let store = index.isMultiple(of: 2) ? a : b
+                    tasks.addTask {
+                        (try await store.send("m\(index)", to: group.id, from: members[index % members.count]), index.isMultiple(of: 2))
+                    }
+                }
+                return try await tasks.reduce(into: [(Message, onA: Bool)]()) { $0.append($1) }
+            }
+            let sent = sentOn.map(\.0)
+            let last = try await b.conversation(id: group.id)?.lastSeq ?? 0
+            #expect(Set(sent.map(\.seq)).count == count)
+            #expect(try await a.messages(group.id, before: nil, limit: 1_000).map(\.seq) == Array((1...last).reversed()))
+
+            // Every feed holds every message once, in position order, on either node.
+            let feedA = try await a.feed(members[1]).filter { $0.type == .message }
+            let feedB = try await b.feed(members[1]).filter { $0.type == .message }
+            #expect(feedA == feedB)
+            #expect(Set(feedA.compactMap(\.message?.id)) == Set(sent.map(\.id)))
+            // Positions are handed out without gaps: first to last, every one used.
+            let positions = try nodes.database.rawPositions()
+            let newest = try #require(positions.last)
+            #expect(positions == Array(1...newest))
+
+            // Each node hears of every position, its own and the other's, in order.
+            try await heardOnA.wait(for: newest)
+            try await heardOnB.wait(for: newest)
+            for heard in [heardOnA, heardOnB] {
+                #expect(heard.positions == positions)
+                #expect(heard.all.allSatisfy { $0.missedThrough == nil })
+            }
+            #expect(a.committedPosition == newest && b.committedPosition == newest)
+            // Only the node that committed a message has it in its update; the other reads
+            // it from the feed. Both know who it reached.
+            let onA = Set(sentOn.filter(\.onA).map(\.0.id))
+            let positionOnA = Dictionary(uniqueKeysWithValues: feedA.compactMap { event in
+                event.message.map { ($0.id, event.position) } }).filter { onA.contains($0.key) }
+            let entriesOnA = Dictionary(uniqueKeysWithValues: heardOnA.all.flatMap(\.entries).map { ($0.position, $0) })
+            for event in feedA {
+                guard let id = event.message?.id, let entry = entriesOnA[event.position] else { continue }
+                #expect((entry.message != nil) == (positionOnA[id] != nil))
+                #expect(entry.recipients == members)
+            }
+        }
+    }
+
+    @Test func theSameClientIDSentThroughTwoNodesAtOnceWritesOneMessage() async throws {
+        try await PostgresNodes.with(2) { nodes in
+            let (a, b) = (nodes.stores[0], nodes.stores[1])
+            let alice = try await a.makeUser("alice")
+            let group = try await a.makeGroup("solo", owner: alice.id)
+            let results = try await withThrowingTaskGroup(of: (Message, Bool).self) { tasks in
+                for index in 0..<10 {
+                    let store = index.isMultiple(of: 2) ? a : b
+                    tasks.addTask {
+                        try await store.appendMessage(
+                            NewMessage(conversationID: group.id, senderID: alice.id, text: "once", clientMessageID: "c1"))
+                    }
+                }
+                return try await tasks.reduce(into: [(Message, Bool)]()) { $0.append($1) }
+            }
+            #expect(Set(results.map(\.0.id)).count == 1)
+            #expect(results.filter { !$0.1 }.count == 1)
+            #expect(try await b.messages(group.id, before: nil, limit: 10).filter { $0.type == .chat }.count == 1)
+        }
+    }
+
+    @Test func aPollClaimOnOneNodeIsHeardByTheOtherWithAHigherGeneration() async throws {
+        try await PostgresNodes.with(2) { nodes in
+            let (a, b) = (nodes.stores[0], nodes.stores[1])
+            let heard = Shared([PollClaim]())
+            b.cluster.observe { event in
+                if case .claimed(let claims) = event { heard.update { $0 += claims } }
+            }
+            let first = try await a.claimPoll(tokenID: 7)
+            let second = try await b.claimPoll(tokenID: 7)
+            let third = try await a.claimPoll(tokenID: 7)
+            #expect([first, second, third] == [1, 2, 3])
+            // B hears of A's claims, not of its own.
+            try await eventually("B hears A's second claim") { heard.value.count == 2 }
+            #expect(heard.value == [PollClaim(tokenID: 7, generation: 1), PollClaim(tokenID: 7, generation: 3)])
+        }
+    }
+
+    @Test func loginsEndedOnOneNodeAreInTheLogTheOtherReads() async throws {
+        let clock = TestClock()
+        try await PostgresNodes.with(2, clock: clock) { nodes in
+            let (a, b) = (nodes.stores[0], nodes.stores[1])
+            let revoked = Shared([Int64]())
+            b.cluster.observe { event in
+                if case .revoked(let epoch) = event { revoked.update { $0.append(epoch) } }
+            }
+            let alice = try await a.makeUser("alice")
+            let bob = try await a.makeUser("bob")
+            let start = b.openedAtRevocationEpoch
+            let phone = try await a.createToken(hash: [1], userID: alice.id, device: "phone", expiresAt: nil)
+            _ = try await a.createToken(hash: [2], userID: alice.id, device: "phone", expiresAt: nil)  // kicks the first
+            try await a.revokeToken(id: 999, reason: "logout")  // no such login: nothing logged
+            try await a.setPasswordHash(bob.id, "new", revokeTokens: true)
+            let log = try await b.revocations(after: start)
+            #expect(log == RevocationLog(epoch: start + 2, tokens: [phone.token.id], users: [bob.id], complete: true))
+            #expect(try await b.revocations(after: log.epoch) == RevocationLog(epoch: log.epoch))
+            try await eventually("B hears of the revocations") { revoked.value.last == log.epoch }
+
+            // Once the log is pruned past an epoch, a reader that far behind is told so.
+            clock.advance(milliseconds: 1_000)
+            _ = try await b.pruneTokens(before: clock.now)
+            #expect(try await b.revocations(after: start).complete == false)
+            #expect(try await b.revocations(after: log.epoch).complete)
+        }
+    }
+
+    @Test func loginCountersChangedOnTwoNodesAtOnceLoseNoChange() async throws {
+        try await PostgresNodes.with(2) { nodes in
+            let (a, b) = (nodes.stores[0], nodes.stores[1])
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for index in 0..<40 {
+                    let store = index.isMultiple(of: 2) ? a : b
+                    tasks.addTask {
+                        try await store.updateLoginCounters(username: "alice", address: "192.0.2.1", waitingAtMost: nil) {
+                            counters in
+                            counters.pair.failures += 1
+                            counters.address.pending += 1
+                            counters.trusted["198.51.100.\(index % 3)"] = Int64(index)
+                        }
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+            let seen = try await b.updateLoginCounters(username: "alice", address: "192.0.2.1", waitingAtMost: nil) { $0 }
+            #expect(seen.pair.failures == 40 && seen.address.pending == 40 && seen.account == .init())
+            #expect(Set(seen.trusted.keys) == ["198.51.100.0", "198.51.100.1", "198.51.100.2"])
+            // Another address of the same account shares the account's record only.
+            let other = try await a.updateLoginCounters(username: "alice", address: "192.0.2.2", waitingAtMost: nil) { $0 }
+            #expect(other.pair == .init() && other.address == .init() && other.trusted == seen.trusted)
+        }
+    }
+}
+
+extension PostgresTestDatabase {
+    /// Every position stored in the conversation and user events, ascending.
+    func rawPositions() throws -> [Int64] {
+        let connection = try PostgresConnection(configuration: configuration)
+        return try connection.rows(
+            "SELECT position FROM conversation_events UNION SELECT position FROM user_events ORDER BY 1",
+            as: { try $0.int(0) })
+    }
+}
