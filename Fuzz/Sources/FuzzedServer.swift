@@ -51,16 +51,17 @@ final class FuzzedServer: Sendable {
         config.synchronous = .normal
         config.passwordHasher = PasswordHasher(memoryKiB: 8, iterations: 1, parallelism: 1)
         config.rateLimits.enabled = false
-        let app = try IMServerApp(configuration: config, logger: Logger(label: "fuzzed-server", level: .error))
-        let started = blocking { () async -> Result<String, any Error> in
+        let configuration = config
+        let started = blocking { () async -> Result<(IMServerApp, String), any Error> in
             do {
+                let app = try await IMServerApp(configuration: configuration, logger: Logger(label: "fuzzed-server", level: .error))
                 try await app.start()
-                return .success(try await app.localAdministratorToken())
+                return .success((app, try await app.localAdministratorToken()))
             } catch {
                 return .failure(error)
             }
         }
-        guard case .success(let local) = started else {
+        guard case .success(let (app, local)) = started else {
             throw StartFailure(description: "the server did not start: \(started)")
         }
         self.app = app
