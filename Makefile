@@ -25,7 +25,12 @@ install-missing = missing=""; for p in $(1); do \
 	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-.PHONY: up test build release deps test-deps widths bench clean
+# Programs the soak scenarios use: sqlite3 (integrity checks), and mkfs, e2fsck and loop
+# mounts for the storage scenario's small file system.
+SOAK_PACKAGES := sqlite3 e2fsprogs mount
+CONFORMANCE_PACKAGES := python3 python3-venv
+
+.PHONY: up test build release deps test-deps widths bench clean fuzz fuzz-ci soak soak-ci soak-deps soak-build conformance conformance-ci
 
 ## deps: install the Debian packages the build needs
 deps:
@@ -59,10 +64,68 @@ bench: test-deps
 	$(SWIFT) build -c release
 	./Benchmarks/run.sh
 
+## fuzz: every fuzz target for FUZZ_SECONDS each (libFuzzer, AddressSanitizer; Fuzz/fuzz.sh);
+## what they find goes to .build-fuzz/findings, the figures to .build-fuzz/last-run.txt
+FUZZ_SECONDS ?= 120
+fuzz: deps
+	Fuzz/fuzz.sh $(FUZZ_SECONDS)
+
+## fuzz-ci: 15 s of each target, which first runs every seed and reproducer once (about
+## two minutes after the build)
+fuzz-ci: deps
+	Fuzz/fuzz.sh 15
+
+SOAK := .build/debug/switchboard-soak
+SOAK_BINARY ?= .build/debug/switchboard
+SOAK_SCENARIOS := self-check server-kill runner-kill storage abuse
+SOAK_FLAGS ?=
+# $(call soak-run,LIMIT_SECONDS,EXTRA_FLAGS): every scenario, each bounded by `timeout`,
+# with the open-file limit raised for the abuse scenario's thousands of connections
+soak-run = ulimit -n $$(ulimit -Hn); status=0; rm -f .build/soak-last-run.txt; \
+	for scenario in $(SOAK_SCENARIOS); do \
+	  timeout --signal=KILL $(1) $(SOAK) $$scenario --binary $(SOAK_BINARY) --report .build/soak-last-run.txt $(2) $(SOAK_FLAGS) || status=1; \
+	done; exit $$status
+
+soak-deps: deps
+	@$(call install-missing,$(SOAK_PACKAGES))
+
+soak-build: soak-deps
+	$(SWIFT) build --product switchboard
+	$(SWIFT) build --product switchboard-soak
+
+## soak: kill tests, storage faults and abuse at full size (Soak/, RELIABILITY.md), each
+## scenario bounded to 30 minutes; the figures go to .build/soak-last-run.txt
+soak: soak-build
+	$(call soak-run,1800,)
+
+## soak-ci: the same scenarios at the sizes .ci/run uses (about two and a half minutes)
+soak-ci: soak-build
+	$(call soak-run,600,--quick)
+
+CONFORMANCE_VENV := .venv-conformance
+SCHEMATHESIS_VERSION := 4.32.5
+CONFORMANCE_EXAMPLES ?= 30
+
+$(CONFORMANCE_VENV)/bin/schemathesis:
+	@$(call install-missing,$(CONFORMANCE_PACKAGES))
+	/usr/bin/python3 -m venv $(CONFORMANCE_VENV)
+	$(CONFORMANCE_VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION)
+
+## conformance: schemathesis against docs/openapi.yaml and a running server, logged in
+## as a person and as an administrator (Conformance/run.sh); CONFORMANCE_EXAMPLES per operation
+conformance: deps $(CONFORMANCE_VENV)/bin/schemathesis
+	$(SWIFT) build --product switchboard
+	Conformance/run.sh $(CONFORMANCE_EXAMPLES)
+
+## conformance-ci: fewer examples per operation
+conformance-ci: deps $(CONFORMANCE_VENV)/bin/schemathesis
+	$(SWIFT) build --product switchboard
+	Conformance/run.sh 10
+
 ## widths: regenerate the chat client's wide-character table from Unicode's EastAsianWidth.txt
 widths:
 	@$(call install-missing,unicode-data)
 	./Scripts/width-table.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz .build-conformance $(CONFORMANCE_VENV)

@@ -11,6 +11,11 @@ let package = Package(
     products: [
         .executable(name: "switchboard", targets: ["switchboard"]),
         .library(name: "IMClient", targets: ["IMClient"]),
+        // For the package in Fuzz/, which builds these libraries with its own flags
+        // (libFuzzer, AddressSanitizer) in its own build folder.
+        .library(name: "SwitchboardLibraries",
+                 targets: ["IMProtocol", "IMServer", "IMBots", "Templates", "YAMLCoding", "IMClient", "HTTPServer",
+                           "Logging", "SwitchboardCrypto"]),
     ],
     targets: [
         // MARK: C libraries (the only code that sees C headers)
@@ -70,6 +75,10 @@ let package = Package(
                     exclude: ["Snapshots"]),
         .testTarget(name: "DeploymentTests", dependencies: ["IMServer", "HTTPServer", "IMProtocol", "TestSupport"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "IMStore", "TestSupport", "Lifecycle"]),
+
+        // MARK: Reliability harness (`make soak`; RELIABILITY.md): built with the rest, run apart
+        .executableTarget(name: "switchboard-soak", dependencies: ["IMClient", "IMProtocol", "TestSupport"],
+                          path: "Soak/Sources"),
 
         // MARK: Benchmarks (`make bench`)
         .target(name: "BenchSupport", dependencies: ["IMClient", "IMProtocol"],

@@ -16,7 +16,8 @@ public struct ConfigDuration: Hashable, Sendable, Codable, CustomStringConvertib
         for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
             // "ms" must not be read as "m" + "s": only accept a pure number before the unit.
             if let value = Self.number(trimmed.dropLast(suffix.count)), value * scale <= Self.maximumSeconds {
-                self.seconds = value * scale
+                // Dividing keeps `700ms` exactly 0.7 s (700 × 0.001 is not).
+                self.seconds = suffix == "ms" ? value / 1000 : value * scale
                 return
             }
         }
@@ -42,7 +43,11 @@ public struct ConfigDuration: Hashable, Sendable, Codable, CustomStringConvertib
         if seconds >= 86400, seconds.truncatingRemainder(dividingBy: 86400) == 0 { return "\(Int(seconds / 86400))d" }
         if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
         if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
-        if seconds < 1 { return "\(Int(seconds * 1000))ms" }
+        if seconds < 1 {
+            // To the microsecond, so that 0.4 ms does not read back as 0.
+            let milliseconds = (seconds * 1_000_000).rounded() / 1000
+            return milliseconds == milliseconds.rounded() ? "\(Int(milliseconds))ms" : "\(milliseconds)ms"
+        }
         return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
     }
 
@@ -91,7 +96,11 @@ public struct ListenAddress: Hashable, Sendable, Codable, CustomStringConvertibl
             host = text[..<colon]
             port = text[text.index(after: colon)...]
         }
-        guard !host.isEmpty, let number = Int(port), (0...65535).contains(number) else { return nil }
+        // A host is an address or a name: printable ASCII. A bracket inside it, or a
+        // combining mark that joins a bracket into one Character, would print as an
+        // address that reads back differently.
+        let printable = host.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F && $0 != "[" && $0 != "]" }
+        guard !host.isEmpty, printable, let number = Int(port), (0...65535).contains(number) else { return nil }
         self.host = String(host)
         self.port = number
     }

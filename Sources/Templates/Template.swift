@@ -21,6 +21,13 @@ public struct Template: Sendable {
     /// The deepest chain of partials a render follows; deeper partials render nothing,
     /// which stops a partial that includes itself without a terminating section.
     public static let maximumPartialDepth = 16
+    /// Tags and text runs one render visits at most. Past it the render stops and returns
+    /// what it has: a partial that includes itself several times, or sections nested over
+    /// long lists, multiply the work exponentially and would otherwise never finish.
+    public static let maximumRenderSteps = 200_000
+    /// Bytes one render writes at most (the render stops once past it), so that a loop
+    /// over a long list of long values cannot fill memory.
+    public static let maximumOutputBytes = 1 << 20
 
     /// The name given at parse time, used in error messages.
     public let name: String
@@ -43,7 +50,8 @@ public struct Template: Sendable {
     /// Renders the template against `context`.
     ///
     /// Missing names render as nothing, and so do missing partials, as the
-    /// specification requires. Partials are parsed ahead of time so that their syntax
+    /// specification requires. A render stops at ``maximumRenderSteps`` or
+    /// ``maximumOutputBytes``, far beyond any message. Partials are parsed ahead of time so that their syntax
     /// errors surface when they are loaded, not while a message is being sent.
     /// - Parameters:
     ///   - context: The root value names are looked up in.

@@ -5,6 +5,8 @@ struct TemplateRenderer {
     /// Innermost context last; names are looked up from the end.
     private var stack: [TemplateValue]
     private(set) var output = ""
+    /// What is left of ``Template/maximumRenderSteps``.
+    private var steps = Template.maximumRenderSteps
 
     init(context: TemplateValue, partials: [String: Template], escaping: TemplateEscaping) {
         self.partials = partials
@@ -21,6 +23,11 @@ struct TemplateRenderer {
     private mutating func render(_ nodes: [TemplateNode], _ range: Range<Int>, indentation: String, depth: Int) {
         var index = range.lowerBound
         while index < range.upperBound {
+            guard steps > 0, output.utf8.count <= Template.maximumOutputBytes else {
+                steps = 0
+                return
+            }
+            steps -= 1
             switch nodes[index] {
             case .text(let text):
                 output += text

@@ -34,6 +34,7 @@ import Testing
         (0.0, "0ms"),
         (0.25, "250ms"),
         (0.999, "999ms"),
+        (0.0004, "0.4ms"),
         (1, "1s"),
         (1.5, "1.5s"),
         (30, "30s"),
@@ -55,6 +56,14 @@ import Testing
     func descriptionRoundTrips(text: String) throws {
         let duration = try #require(ConfigDuration(text))
         #expect(duration.description == text)
+        #expect(ConfigDuration(duration.description) == duration)
+    }
+
+    // Found by the cursor-address fuzz target (Fuzz/Corpus/cursor-address/duration-point-seven):
+    // `.7` read as 0.7 s was written `700ms`, which read back as 0.7000000000000001 s.
+    @Test(arguments: [".7", "0.7", "700ms", "0.4ms", "1.5ms", "0.001", "123.456"])
+    func subSecondDurationsReadBackExactly(text: String) throws {
+        let duration = try #require(ConfigDuration(text))
         #expect(ConfigDuration(duration.description) == duration)
     }
 
@@ -101,6 +110,10 @@ import Testing
     @Test(arguments: [
         "", "localhost", "8080", ":8080", "host:", "host:http", "host:65536", "host:-1", "host:80 ",
         "[::1]", "[::1]8080", "[::1]:", "[]:80", "host:80:x", "[::1:8080", "[127.0.0.1:80",
+        // Found by the cursor-address fuzz target: brackets inside the host, which printed as
+        // `[1:1]:]]:5` (Fuzz/Corpus/cursor-address/listen-bracket-in-host), and a combining
+        // mark that joins the bracket into one Character (…/listen-combining-mark-host).
+        "1:1]:]:5", "a]:80", "a[b:80", "[\u{301}::1]:80", "\u{730}1:2:50", "host name:80", "tab\there:80",
     ])
     func rejects(text: String) {
         #expect(ListenAddress(text) == nil)

@@ -104,6 +104,22 @@ import Testing
         }
     }
 
+    @Test func aPollWithoutATimeoutParksNoLongerThanTheConfiguredLongest() async throws {
+        let time = ManualTime()
+        try await withServer(time: time, { $0.maxPollTimeout = 5 }) { server in
+            let (alice, _) = try await server.client.register("alice")
+            let cursor = try await alice.cursor()
+            // The request's own timeout is only a hang guard, well past the default of 30 s.
+            async let parked = alice.send("GET", "/v1/events?cursor=\(cursor)", timeout: .seconds(60))
+            try await server.awaitParkedPolls(1)
+            await time.waitForSleepers(1)
+            time.advance(by: .seconds(6))
+            let answer = try await parked
+            expectStatus(answer, 200)
+            #expect(try answer.decode(EventBatch.self).events.isEmpty)
+        }
+    }
+
     @Test(arguments: TestStore.allCases) func aSecondPollOnTheSameLoginEndsTheFirstWith409(_ store: TestStore) async throws {
         try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")

@@ -46,6 +46,27 @@ struct TemplateRobustnessTests {
         }
     }
 
+    // Found by the template fuzz target (Fuzz/Corpus/template/partial-fan-out-hang): a
+    // partial including itself twice or more renders 2^16 or more copies of itself, and
+    // sections nested over one list multiply the same way.
+    @Test("work that multiplies stops at the render's budget",
+          arguments: ["{{>self}}{{>self}}{{>self}}x", String(repeating: "{{#l}}", count: 24) + "." + String(repeating: "{{/l}}", count: 24)])
+    func multiplyingWorkStops(source: String) throws {
+        let template = try Template(source: source, name: "self")
+        let output = template.render(["l": [1, 2, 3, 4]], partials: ["self": template], escaping: .none)
+        #expect(!output.isEmpty)
+        #expect(output.utf8.count <= Template.maximumRenderSteps)
+    }
+
+    @Test("a loop over long values stops once the output is past its bound")
+    func outputIsBounded() throws {
+        let long = String(repeating: "x", count: 100_000)
+        let items = TemplateValue.array(Array(repeating: .string(long), count: 100))
+        let output = try Template(source: "{{#items}}{{.}}{{/items}}").render(["items": items], escaping: .none)
+        #expect(output.utf8.count > Template.maximumOutputBytes)
+        #expect(output.utf8.count <= Template.maximumOutputBytes + long.utf8.count)
+    }
+
     @Test("a template without tags renders as its own source")
     func plainText() throws {
         let source = "no tags here { } }} \r\n🔥 & <b>\n"

@@ -5,13 +5,23 @@ import Foundation
 import PostgresTestSupport
 import Synchronization
 
-/// A child process started with `posix_spawn`, for tests that run the `switchboard`
-/// executable (and other programs: promtool, nginx).
+/// A child process started with `posix_spawn`, for tests and the soak harness that run
+/// the `switchboard` executable (and other programs: promtool, nginx, sqlite3).
 ///
-/// Started by `ChildSpawn` (not Foundation's `Process`, which crashed under load). The
-/// child gets standard input from a file (`/dev/null` unless given), standard error on a
-/// pipe (`errors`), standard output on `/dev/null`.
+/// Started by `ChildSpawn` (not Foundation's `Process`: its `run()` crashed now and then
+/// in a test process whose other tests open and close descriptors all the time). The
+/// child gets standard input from a file (`/dev/null` unless given), its output as
+/// `output` says, and none of this process's other descriptors.
 public final class SpawnedProcess: Sendable {
+    /// Where the child's output goes.
+    public enum Output: Sendable {
+        /// Standard error on a pipe, collected in `errors`; standard output to `/dev/null`.
+        case collected
+        /// Standard output and error appended to the file (made if missing): for long runs
+        /// whose output would not fit in memory, and for a program restarted on the same log.
+        case appended(toFile: String)
+    }
+
     public let pid: pid_t
     private let status = Mutex<Int32?>(nil)
     private let collected = Mutex("")
@@ -22,24 +32,39 @@ public final class SpawnedProcess: Sendable {
     /// file `standardInput` as its standard input.
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        standardInput: String = "/dev/null"
+        standardInput: String = "/dev/null", output: Output = .collected
     ) throws {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
-        for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var pipeFDs: [Int32] = [-1, -1]
+        let standardOutput: ChildSpawn.Output
+        let standardError: ChildSpawn.Output
+        switch output {
+        case .collected:
+            guard pipe(&pipeFDs) == 0 else { throw TestFailure("pipe: \(String(cString: strerror(errno)))") }
+            for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            standardOutput = .file("/dev/null")
+            standardError = .descriptor(pipeFDs[1])
+        case .appended(let file):
+            standardOutput = .file(file)
+            standardError = .file(file)
+        }
         let child: pid_t
         do {
             child = try ChildSpawn.start(
                 executable, arguments, environment: environment, standardInput: standardInput,
-                standardError: .descriptor(pipeFDs[1]))
-            close(pipeFDs[1])
+                standardOutput: standardOutput, standardError: standardError)
+            if pipeFDs[1] >= 0 { close(pipeFDs[1]) }
         } catch {
-            close(pipeFDs[1])
-            close(pipeFDs[0])
+            if pipeFDs[1] >= 0 { close(pipeFDs[1]) }
+            if pipeFDs[0] >= 0 { close(pipeFDs[0]) }
             throw TestFailure("\(error)")
         }
         pid = child
         let reading = pipeFDs[0]
+        guard reading >= 0 else {
+            // Nothing to collect: the output goes to a file.
+            errorsEnded.store(true, ordering: .releasing)
+            return
+        }
         let thread = Thread { [self] in
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -54,7 +79,7 @@ public final class SpawnedProcess: Sendable {
         thread.start()
     }
 
-    /// What the child wrote to standard error so far.
+    /// What the child wrote to standard error so far (`.collected` output only).
     public var errors: String { collected.withLock { $0 } }
 
     /// Everything the child wrote to standard error, once it has closed it (it exited);

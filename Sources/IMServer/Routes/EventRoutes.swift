@@ -146,7 +146,9 @@ enum EventRoutes {
         let session = try context.caller
         let store = core.store
         let limit = try context.queryInt("limit", in: Limits.eventsPerPoll, default: 100) ?? 100
-        let timeout = try context.queryInt("timeout", in: 0...core.configuration.maxPollTimeout, default: 30) ?? 30
+        // The default of 30 s, like any timeout asked for, is within the configured longest.
+        let longest = core.configuration.maxPollTimeout
+        let timeout = try context.queryInt("timeout", in: 0...longest, default: min(30, longest)) ?? min(30, longest)
         // One poll per login: any new poll, parking or not, ends the one already parked,
         // so two runners sharing a token show up at once instead of both getting events.
         core.hub.end(tokenID: session.tokenID, with: .replaced)

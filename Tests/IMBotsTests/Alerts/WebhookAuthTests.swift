@@ -85,6 +85,19 @@ struct WebhookAuthTests {
         #expect(refusal(auth, headers, now: early.wallMilliseconds) == .staleTimestamp, "a timestamp from the future")
     }
 
+    @Test("Grafana HMAC: a signed timestamp too large for milliseconds is stale, not a crash",
+          arguments: [Int64.max, Int64.max / 1000 + 1, 9_223_372_036_854_775])
+    func grafanaHugeTimestamp(seconds: Int64) {
+        // Found by the webhook fuzz target (Fuzz/Corpus/webhook/grafana-huge-timestamp).
+        let signature = GrafanaSignature(secret: "grafana-secret")
+        let headers: HTTPHeaders = [
+            "X-Grafana-Alert-Signature": signature.signature(body: body, timestamp: seconds),
+            "X-Grafana-Alert-Timestamp": String(seconds),
+        ]
+        #expect(refusal(.grafanaHMAC(signature), headers, now: Int64.min) == .staleTimestamp)
+        #expect(refusal(.grafanaHMAC(signature), headers) == .staleTimestamp)
+    }
+
     @Test("Grafana HMAC: header names are configurable, and a route may accept body-only signatures")
     func grafanaCustomHeaders() {
         let signature = GrafanaSignature(secret: "k", signatureHeader: "X-Sig", timestampHeader: nil)

@@ -70,8 +70,12 @@ public struct GrafanaSignature: Sendable, Hashable {
             throw WebhookAuthError(.wrongCredentials, "the \(signatureHeader) signature does not match the body")
         }
         if let timestamp {
-            let skew = abs(nowMilliseconds - timestamp * 1000)
-            let allowed = Int64(window.seconds * 1000)
+            // A sender holding the secret may still sign any number: seconds past
+            // Int64.max / 1000 must count as far off, not overflow.
+            let (sentMilliseconds, tooLarge) = timestamp.multipliedReportingOverflow(by: 1000)
+            let (difference, tooFar) = nowMilliseconds.subtractingReportingOverflow(sentMilliseconds)
+            let skew = tooLarge || tooFar ? UInt64.max : difference.magnitude
+            let allowed = UInt64(max(0, min(window.seconds * 1000, 1e18)))
             guard skew <= allowed else {
                 throw WebhookAuthError(.staleTimestamp,
                                        "the signed timestamp is \(skew / 1000) s from this server's clock; "
