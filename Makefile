@@ -3,6 +3,7 @@
 
 SWIFT        ?= swift
 CONFIG       ?= config.yaml
+TEST_WIDTH   ?= 12
 DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev libpq-dev \
                 libmicrohttpd-dev libargon2-dev libssl-dev libpcre2-dev
 BENCH_PACKAGES := wrk
@@ -53,10 +54,12 @@ up: release
 ## test: every test (Swift Testing, real servers on 127.0.0.1, a private PostgreSQL
 ## cluster started and stopped by the tests themselves); the runner crash test and the
 ## chat end-to-end test start the switchboard executable, so it is built first
+## TEST_WIDTH bounds how many tests run at once: unbounded, every suite starts its
+## servers in the first seconds and a loaded two-core machine starves them all together
 test: test-deps
 	$(SWIFT) build
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_WIDTH)
 
 ## bench: benchmark programs under Benchmarks/ (release build); results go into BENCHMARKS.md
 bench: test-deps
