@@ -99,7 +99,7 @@ soak-build: soak-deps
 soak: soak-build
 	$(call soak-run,1800,)
 
-## soak-ci: the same scenarios at the sizes .ci/run uses (about two and a half minutes)
+## soak-ci: the same scenarios at the sizes .ci/run uses (about three minutes)
 soak-ci: soak-build
 	$(call soak-run,600,--quick)
 

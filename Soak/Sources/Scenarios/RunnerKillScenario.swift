@@ -12,7 +12,7 @@ import IMProtocol
 /// state change, in order, and the message ends showing the group resolved.
 struct RunnerKillScenario: Scenario {
     static let name = "runner-kill"
-    static let summary = "direct messages to a bot while the runner is SIGKILLed and restarted; exactly one reply each"
+    static let summary = "direct messages and alerts to two bots while the runner is SIGKILLed and restarted; one reply each, every alert shown once"
 
     let senders: Int
     let messages: Int
