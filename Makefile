@@ -26,9 +26,10 @@ install-missing = missing=""; for p in $(1); do \
 	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-# Programs the soak scenarios use: sqlite3 (integrity checks), and mkfs, e2fsck and loop
-# mounts for the storage scenario's small file system.
-SOAK_PACKAGES := sqlite3 e2fsprogs mount
+# Programs the soak scenarios use: sqlite3 (integrity checks), mkfs, e2fsck and loop
+# mounts for the storage scenario's small file system, and PostgreSQL (a private cluster
+# for the server kill test on PostgreSQL, checked with pg_amcheck).
+SOAK_PACKAGES := sqlite3 e2fsprogs mount postgresql
 CONFORMANCE_PACKAGES := python3 python3-venv
 
 .PHONY: up test build release deps test-deps widths bench clean fuzz fuzz-ci soak soak-ci soak-deps soak-build conformance conformance-ci
@@ -80,7 +81,7 @@ fuzz-ci: deps
 
 SOAK := .build/debug/switchboard-soak
 SOAK_BINARY ?= .build/debug/switchboard
-SOAK_SCENARIOS := self-check server-kill runner-kill storage abuse
+SOAK_SCENARIOS := self-check server-kill "server-kill --store postgres" runner-kill storage abuse
 SOAK_FLAGS ?=
 # $(call soak-run,LIMIT_SECONDS,EXTRA_FLAGS): every scenario, each bounded by `timeout`,
 # with the open-file limit raised for the abuse scenario's thousands of connections
@@ -101,7 +102,7 @@ soak-build: soak-deps
 soak: soak-build
 	$(call soak-run,1800,)
 
-## soak-ci: the same scenarios at the sizes .ci/run uses (about two and a half minutes)
+## soak-ci: the same scenarios at the sizes .ci/run uses (about three minutes)
 soak-ci: soak-build
 	$(call soak-run,600,--quick)
 
