@@ -110,6 +110,7 @@ actor EventFeed {
         }
     }
 
+    @inline(never)
     private func pollOnce() async {
         let polledWithCursor = cursor != nil
         let started = options.monotonic()
@@ -117,6 +118,7 @@ actor EventFeed {
     }
 
     /// Takes in one poll's outcome: queues what the consumer gets, or notes what to do next.
+    @inline(never)
     private func absorb(_ outcome: PollOutcome, polledWithCursor: Bool, started: Duration) {
         switch outcome {
         case .batch(let batch, let staleLogin):
@@ -158,6 +160,7 @@ actor EventFeed {
     /// Queues a successful poll's elements; false when there is nothing to hand out (an
     /// empty or all-repeated batch). A batch with nothing for the consumer to handle has
     /// its cursor saved before anything else happens.
+    @inline(never)
     private func accept(_ batch: PolledBatch, staleLogin: Bool) -> Bool {
         failures = 0
         if !batch.items.isEmpty { earlyEmptyAnswers = 0 }
