@@ -54,8 +54,8 @@ actor EventFeed {
     // poll per bot, and a task keeps, for its whole life, a block as large as the deepest
     // chain of async frames it ever had. Every decision and every event value lives in
     // synchronous calls (`plan`, `absorb`, `accept`, on the thread's stack), so the
-    // frames under a parked poll hold little more than the request (BENCHMARKS.md, "Where
-    // a parked bot's memory goes").
+    // frames under a parked poll hold little more than the request (BENCHMARKS.md, "A
+    // shallow parked poll": 23 KiB of frames in the deepest chain before, 9.3 KiB now).
     @usableFromInline
     func next() async throws(IMClientError) -> LiveEvent? {
         while true {
