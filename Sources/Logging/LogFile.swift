@@ -15,18 +15,25 @@ public final class LogFile: Sendable {
     /// The file's path; nil for standard error.
     public let path: String?
     private let mode: mode_t
+    private let enforcingMode: Bool
     private let descriptor: Mutex<Int32>
 
     /// Opens `path` for appending, creating it with `mode` when missing.
-    public init(path: String, mode: mode_t = 0o640) throws(LogFileError) {
+    ///
+    /// - Parameter enforcingMode: also give `mode` to a regular file that is already
+    ///   there, at every open (a private log stays private whatever made the file, a
+    ///   person or logrotate's `create`).
+    public init(path: String, mode: mode_t = 0o640, enforcingMode: Bool = false) throws(LogFileError) {
         self.path = path
         self.mode = mode
-        descriptor = Mutex(try Self.open(path, mode: mode))
+        self.enforcingMode = enforcingMode
+        descriptor = Mutex(try Self.open(path, mode: mode, enforcingMode: enforcingMode))
     }
 
     private init(standardError: Void) {
         path = nil
         mode = 0
+        enforcingMode = false
         descriptor = Mutex(2)
     }
 
@@ -69,7 +76,7 @@ public final class LogFile: Sendable {
     /// old file stays in use and the error says why.
     public func reopen() throws(LogFileError) {
         guard let path else { return }
-        let fresh = try Self.open(path, mode: mode)
+        let fresh = try Self.open(path, mode: mode, enforcingMode: enforcingMode)
         let old = descriptor.withLock { fd in
             defer { fd = fresh }
             return fd
@@ -77,9 +84,16 @@ public final class LogFile: Sendable {
         close(old)
     }
 
-    private static func open(_ path: String, mode: mode_t) throws(LogFileError) -> Int32 {
+    private static func open(_ path: String, mode: mode_t, enforcingMode: Bool) throws(LogFileError) -> Int32 {
         let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode)
         guard fd >= 0 else { throw LogFileError(path: path, reason: String(cString: strerror(errno))) }
+        var status = stat()
+        // Only a regular file: a device (`/dev/full` in tests) keeps its own mode.
+        if enforcingMode, fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG, fchmod(fd, mode) != 0 {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw LogFileError(path: path, reason: "cannot make it mode \(String(mode, radix: 8)): \(reason)")
+        }
         return fd
     }
 }

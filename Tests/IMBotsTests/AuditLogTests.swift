@@ -65,4 +65,35 @@ import Testing
         #expect(fromAlice.map { $0["outcome"] } == ["performed"])
         #expect(fromAlice.map { $0["action"] } == ["reply"])
     }
+
+    /// Log rotation: once the file is renamed, a reopen (the runner's SIGHUP) starts a new
+    /// one at the path, private like the first; the next line lands there and the renamed
+    /// file keeps only what came before.
+    @Test func afterARenameAReopenedLogWritesTheNextLineToANewPrivateFile() throws {
+        let path = Bots.directory + "/audit-\(UUID().uuidString).log"
+        defer {
+            try? FileManager.default.removeItem(atPath: path)
+            try? FileManager.default.removeItem(atPath: path + ".1")
+        }
+        let logs = LogWatch()
+        let audit = try AuditLog(path: path, metrics: RunnerMetrics(), logger: Logger(label: "test", sink: logs))
+        func entry(_ rule: String) -> AuditLog.Entry {
+            AuditLog.Entry(at: "2026-01-05T09:00:00Z", bot: "b", rule: rule, configVersion: "v", action: "reply",
+                           mode: "enforce", outcome: "performed")
+        }
+        audit.record(entry("first"))
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".1")
+        audit.record(entry("second"))  // still the open file, now renamed
+        audit.reopen()
+        audit.record(entry("third"))
+
+        let renamed = try String(contentsOfFile: path + ".1", encoding: .utf8)
+        let fresh = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(renamed.contains(#""rule":"first""#) && renamed.contains(#""rule":"second""#))
+        #expect(!renamed.contains(#""rule":"third""#))
+        #expect(fresh.split(separator: "\n").count == 1 && fresh.contains(#""rule":"third""#), "\(fresh)")
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(logs.lines.contains { $0.message == "reopened the audit log \(path)" })
+    }
 }

@@ -87,9 +87,7 @@ import Testing
     @Test func aFullDiskCostsAuditLinesNotTheBot() throws {
         let metrics = RunnerMetrics()
         let logs = LogWatch()
-        let fd = open("/dev/full", O_WRONLY | O_CLOEXEC)
-        try #require(fd >= 0)
-        let audit = AuditLog(descriptor: fd, path: "/dev/full", metrics: metrics,
+        let audit = AuditLog(file: try LogFile(path: "/dev/full"), metrics: metrics,
                              logger: Logger(label: "test", sink: logs))
         let entry = AuditLog.Entry(at: "2026-01-05T09:00:00Z", bot: "b", rule: "r", configVersion: "v", action: "reply",
                                    mode: "enforce", outcome: "performed")

@@ -99,4 +99,31 @@ import Testing
         #expect(LogFile.standardError.path == nil)
         try LogFile.standardError.reopen()
     }
+
+    /// A private log stays private: with `enforcingMode` a file that is already there (made
+    /// by a person, or by logrotate's `create 0644`) gets the mode at the open and at each
+    /// reopen; without it the file keeps its own.
+    @Test func anEnforcedModeIsGivenToAFileThatIsAlreadyThere() throws {
+        func mode(_ path: String) throws -> Int? {
+            try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        }
+        let path = folder + "/audit.log"
+        try "earlier\n".write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o644)
+        let file = try LogFile(path: path, mode: 0o600, enforcingMode: true)
+        #expect(try mode(path) == 0o600)
+        try FileManager.default.moveItem(atPath: path, toPath: path + ".1")
+        try "made by logrotate\n".write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o644)
+        try file.reopen()
+        try file.append("next\n")
+        #expect(try mode(path) == 0o600)
+        #expect(try text(path) == "made by logrotate\nnext\n")
+
+        let other = folder + "/server.log"
+        try "".write(toFile: other, atomically: false, encoding: .utf8)
+        chmod(other, 0o644)
+        _ = try LogFile(path: other, mode: 0o600)
+        #expect(try mode(other) == 0o644)
+    }
 }

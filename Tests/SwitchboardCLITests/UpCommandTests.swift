@@ -36,6 +36,41 @@ struct UpCommandTests {
         }
     }
 
+    /// Log rotation of the audit log: after `audit.log` is renamed, SIGHUP (logrotate's
+    /// postrotate, systemd's reload) makes the runner open a new one at the path, and the
+    /// next action's line lands there; the renamed file keeps only the earlier lines.
+    @Test(.timeLimit(.minutes(3)))
+    func sighupMovesTheAuditLogToANewFileAfterARename() async throws {
+        try await ShippedUp.run { up in
+            let (alice, _) = try await TestClient(baseURL: up.baseURL).register("alice")
+            try await eventually("the help desk polls") { up.process.errors.contains("bot helpdesk is running as helpdesk") }
+            let audit = up.sandbox.path("data/bots/audit.log")
+            func lines(_ path: String) -> [Substring] {
+                ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
+            }
+            func ask() async throws {
+                let sent = try await alice.send(
+                    "POST", "/v1/conversations/user:helpdesk/messages", json: SendMessageRequest(text: "/help"))
+                #expect(sent.status == 201)
+            }
+            try await ask()
+            try await eventually("the first action's audit line") { lines(audit).contains { $0.contains(#""bot":"helpdesk""#) } }
+            let first = lines(audit)
+            try FileManager.default.moveItem(atPath: audit, toPath: audit + ".1")
+
+            up.process.signal(SIGHUP)
+            try await eventually("the audit log reopened") { up.process.errors.contains("reopened the audit log \(audit)") }
+            try await ask()
+            try await eventually("the second action's audit line, in the new file") {
+                lines(audit).contains { $0.contains(#""bot":"helpdesk""#) }
+            }
+            #expect(lines(audit + ".1") == first)
+            #expect(lines(audit).allSatisfy { !first.contains($0) })
+            #expect(up.process.errors.contains("SIGHUP: reopening the audit log and reloading the bots"))
+            #expect(try await up.process.stop(SIGTERM) == 0, "\(up.process.errors)")
+        }
+    }
+
     /// A broken bot file next to a good one: the good bot runs, the runner's /healthz says
     /// "degraded" and names the broken file, and the stop exits 2 saying why; with
     /// --strict the start fails at once.

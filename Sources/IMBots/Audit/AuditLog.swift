@@ -1,18 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import Synchronization
 
 /// One JSON line per action a bot takes (or would take, in dry mode), appended to
 /// `<state folder>/audit.log` (mode 0600): who, which rule, which config version, what,
-/// and how it went. Rotate it with logrotate's `copytruncate`: lines are appended with
-/// `O_APPEND`, so they land at the end of the truncated file.
+/// and how it went.
 ///
-/// A line that cannot be written (a full disk) is counted in
-/// `switchboard_runner_audit_failures_total` and logged once, until writing works
-/// again; the bot goes on.
+/// The file is a `LogFile`, like the process's log: each line is one `O_APPEND` write,
+/// and ``reopen()`` (the runner's SIGHUP) moves to a new file at the path once logrotate
+/// has renamed the old one; `copytruncate` works too. A line that cannot be written (a
+/// full disk) is counted in `switchboard_runner_audit_failures_total` and logged once,
+/// until writing works again; the bot goes on.
 public final class AuditLog: Sendable {
     /// One line.
     public struct Entry: Encodable, Sendable {
@@ -34,13 +32,10 @@ public final class AuditLog: Sendable {
         }
     }
 
-    private struct State {
-        var fd: Int32?
-        var failing = false
-    }
-
-    private let path: String?
-    private let state: Mutex<State>
+    /// Where the lines go; nil writes nowhere.
+    private let file: LogFile?
+    /// Whether the last line failed (its failure was logged).
+    private let failing = Mutex(false)
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -49,57 +44,64 @@ public final class AuditLog: Sendable {
     private let metrics: RunnerMetrics
     private let logger: Logger
 
-    /// Appends to `path` (created when missing, 0600); nil writes nowhere.
+    /// Appends to `path` (created when missing; 0600 whoever made it); nil writes nowhere.
     convenience init(path: String?, metrics: RunnerMetrics, logger: Logger) throws(RunnerError) {
         guard let path else {
-            self.init(descriptor: nil, path: nil, metrics: metrics, logger: logger)
+            self.init(file: nil, metrics: metrics, logger: logger)
             return
         }
         try LocalFiles.makePrivateFolder((path as NSString).deletingLastPathComponent)
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw RunnerError("cannot open the audit log \(path): \(SystemError.text())") }
-        fchmod(fd, 0o600)
-        self.init(descriptor: fd, path: path, metrics: metrics, logger: logger)
+        let file: LogFile
+        do {
+            file = try LogFile(path: path, mode: 0o600, enforcingMode: true)
+        } catch {
+            throw RunnerError("cannot open the audit log \(path): \(error.reason)")
+        }
+        self.init(file: file, metrics: metrics, logger: logger)
     }
 
-    /// Appends to an open file, which the log closes when it goes (tests use `/dev/full`).
-    init(descriptor: Int32?, path: String?, metrics: RunnerMetrics, logger: Logger) {
-        self.path = path
+    /// Appends to `file` (tests use `/dev/full`).
+    init(file: LogFile?, metrics: RunnerMetrics, logger: Logger) {
+        self.file = file
         self.metrics = metrics
         self.logger = logger
-        state = Mutex(State(fd: descriptor))
-    }
-
-    deinit {
-        state.withLock { state in
-            if let fd = state.fd { close(fd) }
-            state.fd = nil
-        }
     }
 
     /// Appends one line; a failure is counted and logged, never thrown.
     func record(_ entry: Entry) {
-        guard var line = try? encoder.encode(entry) else { return }
+        guard let file, var line = try? encoder.encode(entry) else { return }
         line.append(0x0A)
-        // nil: written; "": failed again (already logged); otherwise the first failure.
-        let (failure, recovered) = state.withLock { state -> (String?, Bool) in
-            guard let fd = state.fd else { return (nil, false) }
-            // One write call per line: concurrent bots never interleave inside a line.
-            let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard written == line.count else {
-                let reason = written < 0 ? SystemError.text() : "only \(written) of \(line.count) bytes written"
-                defer { state.failing = true }
-                return (state.failing ? "" : reason, false)
-            }
-            defer { state.failing = false }
-            return (nil, state.failing)
+        let failure: LogFileError?
+        do {
+            try file.append(Array(line))
+            failure = nil
+        } catch {
+            failure = error
         }
-        if recovered { logger.notice("the audit log \(path ?? "") is written again") }
-        guard let failure else { return }
+        let wasFailing = failing.withLock { failing in
+            defer { failing = failure != nil }
+            return failing
+        }
+        guard let failure else {
+            if wasFailing { logger.notice("the audit log \(file.path ?? "") is written again") }
+            return
+        }
         metrics.auditFailed()
-        if !failure.isEmpty {
-            logger.error("cannot write the audit log \(path ?? ""): \(failure); audit lines are counted in "
+        if !wasFailing {
+            logger.error("cannot write the audit log \(failure.path): \(failure.reason); audit lines are counted in "
                          + "switchboard_runner_audit_failures_total until it works again")
+        }
+    }
+
+    /// Opens the path again and writes there from now on (after logrotate renamed the
+    /// file); when it cannot be opened, the file in use stays and the log says why.
+    public func reopen() {
+        guard let file, let path = file.path else { return }
+        do {
+            try file.reopen()
+            logger.info("reopened the audit log \(path)")
+        } catch {
+            logger.error("\(error); still writing the audit log to the file that was there")
         }
     }
 }

@@ -25,14 +25,19 @@ struct EventLoop: Service {
     func run() async throws {
         guard await inChildTask({ await connect() }) ?? false else { return }
         lanes.start(handler: handler)
-        let stream = makeStream()
+        var events = makeStream().makeAsyncIterator()
         do {
-            for try await item in stream { await handle(item) }
+            while let item = try await events.next() { await handle(item) }
         } catch {
-            parts.logger.error("bot \(parts.name) stopped: \(error.message)")
+            stopped(by: error)
         }
         parts.metrics.connected(bot: parts.name, false)
         await lanes.stop()
+    }
+
+    @inline(never)
+    private func stopped(by error: IMClientError) {
+        parts.logger.error("bot \(parts.name) stopped: \(error.message)")
     }
 
     /// Logs in and applies the file's setup; false when the login is refused for good.

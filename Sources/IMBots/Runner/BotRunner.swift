@@ -139,6 +139,11 @@ public final class BotRunner: Service {
         reloads.submit(ReloadQueue.Request(reply: nil))
     }
 
+    /// Opens the audit log's path again (SIGHUP, after logrotate renamed the file).
+    public func reopenAuditLog() {
+        audit.reopen()
+    }
+
     /// Re-reads the bot files now (the runner must be running). Returns the errors that
     /// kept old rules in place (empty when everything was applied).
     @discardableResult

@@ -5,31 +5,47 @@ import IMProtocol
 extension IMClient {
     /// Sends `request` and returns the answer if its status is below 400; an error
     /// answer is thrown as `IMClientError` with the server's `APIError` inside.
+    ///
+    /// Its frame lies under every parked poll: the request is built and a failure is
+    /// read in synchronous calls, so that across the wait it holds little more than the
+    /// request.
     func perform(_ request: APIRequest) async throws(IMClientError) -> TransportResponse {
+        let wire = try transportRequest(for: request)
+        let response: TransportResponse
+        do {
+            response = try await transport.send(wire)
+        } catch {
+            throw Self.failure(error, server: serverURL)
+        }
+        guard response.status >= 400 else { return response }
+        throw Self.errorAnswer(response, for: request, server: serverURL)
+    }
+
+    @inline(never)
+    private func transportRequest(for request: APIRequest) throws(IMClientError) -> TransportRequest {
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
         if request.authenticated {
             guard let token else { throw IMClientError.notLoggedIn }
             headers.append(("Authorization", "Bearer \(token)"))
         }
         if let contentType = request.contentType { headers.append(("Content-Type", contentType)) }
-        let wire = TransportRequest(
+        return TransportRequest(
             method: request.method, url: request.url(on: serverURL), headers: headers, body: request.body,
             timeout: request.timeout ?? configuration.requestTimeout, connectTimeout: configuration.connectTimeout)
-        let response: TransportResponse
-        do {
-            response = try await transport.send(wire)
-        } catch let error as TransportError {
-            throw IMClientError.transport(error, server: serverURL)
-        } catch is CancellationError {
-            throw IMClientError.cancelled
-        } catch {
-            throw IMClientError(.transport, "request to \(serverURL) failed: \(error)")
+    }
+
+    /// What a transport's failure means for the caller.
+    @inline(never)
+    private static func failure(_ error: any Error, server: String) -> IMClientError {
+        switch error {
+        case let error as TransportError: IMClientError.transport(error, server: server)
+        case is CancellationError: IMClientError.cancelled
+        default: IMClientError(.transport, "request to \(server) failed: \(error)")
         }
-        guard response.status >= 400 else { return response }
-        throw Self.errorAnswer(response, for: request, server: serverURL)
     }
 
     /// The error an answer with status >= 400 stands for.
+    @inline(never)
     static func errorAnswer(_ response: TransportResponse, for request: APIRequest, server: String) -> IMClientError {
         let headerWait = response.header("Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         if var error = try? WireJSON.decoder().decode(ErrorEnvelope.self, from: response.body).error {

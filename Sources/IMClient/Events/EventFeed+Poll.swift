@@ -22,15 +22,11 @@ extension EventFeed {
     }
 
     /// Polls once from `cursor` (nil: a fresh cursor, answered at once).
+    ///
+    /// Its frame lies under every parked poll, so what it holds across the wait is only the
+    /// request and the token; building the request and reading the answer are synchronous.
     func poll(from cursor: String?) async -> PollOutcome {
-        var query: [(name: String, value: String)] = []
-        if let cursor { query.append(("cursor", cursor)) }
-        query.append(("timeout", String(options.pollTimeout)))
-        query.append(("limit", String(options.limit)))
-        var request = APIRequest("GET", "/v1/events", query: query)
-        request.context = .events
-        // Room for the server's parked wait plus a slow answer.
-        request.timeout = .seconds(options.pollTimeout + 15)
+        let request = eventsRequest(from: cursor)
         let token = client.token
         let response: TransportResponse
         do {
@@ -41,16 +37,37 @@ extension EventFeed {
             }
             return classify(error, hadCursor: cursor != nil)
         }
+        let (outcome, kicked) = read(response, for: request)
+        guard kicked, case .batch(let batch, _) = outcome else { return outcome }
+        return .batch(batch, staleLogin: await loginChanged(since: token))
+    }
+
+    private func eventsRequest(from cursor: String?) -> APIRequest {
+        var query: [(name: String, value: String)] = []
+        if let cursor { query.append(("cursor", cursor)) }
+        query.append(("timeout", String(options.pollTimeout)))
+        query.append(("limit", String(options.limit)))
+        var request = APIRequest("GET", "/v1/events", query: query)
+        request.context = .events
+        // Room for the server's parked wait plus a slow answer.
+        request.timeout = .seconds(options.pollTimeout + 15)
+        return request
+    }
+
+    /// The answer as a batch, and whether it holds a `kicked_out` event (whose meaning
+    /// depends on whether this client has logged in anew since).
+    @inline(never)
+    private func read(_ response: TransportResponse, for request: APIRequest) -> (PollOutcome, kicked: Bool) {
         do {
             let batch = try client.decode(PolledBatch.self, from: response, for: request)
             let kicked = batch.items.contains {
                 if case .event(let event) = $0 { return event.type == .kickedOut }
                 return false
             }
-            return .batch(batch, staleLogin: kicked ? await loginChanged(since: token) : false)
+            return (.batch(batch, staleLogin: false), kicked)
         } catch {
             // A 200 that is not a batch: a proxy's page while the server restarts, say.
-            return .failed(error, minimumWait: nil)
+            return (.failed(error, minimumWait: nil), false)
         }
     }
 

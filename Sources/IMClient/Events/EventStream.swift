@@ -35,14 +35,20 @@ public struct EventStream: AsyncSequence, Sendable {
         /// What ends the stream early.
         public typealias Failure = IMClientError
 
-        let feed: EventFeed
+        @usableFromInline let feed: EventFeed
+
+        // Inlinable, so that a caller's frame lies right above the feed's: a runner keeps
+        // one parked poll per bot, and each async frame in the chain under it is kept for
+        // the bot's life (BENCHMARKS.md).
 
         /// The next element; nil once the stream has ended.
+        @inlinable
         public mutating func next() async throws(IMClientError) -> LiveEvent? {
             try await feed.next()
         }
 
         /// The next element; nil once the stream has ended.
+        @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(IMClientError) -> LiveEvent? {
             try await feed.next()
         }

@@ -21,7 +21,8 @@ struct RunCommand: Command {
         the start, exit 2; so does a folder where no bot can start). While running, a
         changed file (or SIGHUP) reloads the bots: new rules are used only if they pass
         check and their examples; otherwise the old rules keep running and the errors are
-        logged. The runner serves /metrics, /healthz and the bots' webhooks (webhooks: in
+        logged. SIGHUP also reopens the log file and STATE/audit.log (log rotation:
+        rename, then signal). The runner serves /metrics, /healthz and the bots' webhooks (webhooks: in
         a bot file, docs/alerts.md) on runner.listen (127.0.0.1:8090): /healthz answers
         "degraded" and names the bots on old rules (or not running) and why, as long as a
         file has problems; 'switchboard check' on the folder says the same.
@@ -93,11 +94,13 @@ struct RunCommand: Command {
     }
 
     /// Runs `services` under one lifecycle until SIGINT or SIGTERM (then they stop last
-    /// first, each drained), reloading `runner` on SIGHUP. Runner start-up problems are
-    /// configuration errors (exit 2).
+    /// first, each drained); on SIGHUP `runner` reopens its audit log (log rotation, as
+    /// the process log is reopened) and reloads the bot files. Runner start-up problems
+    /// are configuration errors (exit 2).
     static func serve(_ services: [any Service], reloading runner: BotRunner, logger: Logger) async throws {
         let hangup = SignalSource(SIGHUP) {
-            logger.info("SIGHUP: reloading the bots")
+            logger.info("SIGHUP: reopening the audit log and reloading the bots")
+            runner.reopenAuditLog()
             runner.requestReload()
         }
         defer { hangup.cancel() }

@@ -17,7 +17,7 @@ struct UpCommand: Command {
         first (they send what is queued while the server still answers) and the server
         after them. A bot file with a problem is logged and its bot left out (--strict:
         the start fails), as with 'switchboard run'. SIGHUP or a changed bot file reloads
-        the bots. Bots with register: true get their accounts from the embedded server
+        the bots; SIGHUP also reopens the log file and the runner's audit.log. Bots with register: true get their accounts from the embedded server
         (through its process-local administration credential): nothing needs to be set.
 
         options:
