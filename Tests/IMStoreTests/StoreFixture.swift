@@ -19,7 +19,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 final class StoreFixture: Sendable {
     let kind: StoreKind
     private let directory: TemporaryDirectory?
-    private let database: PostgresTestDatabase?
+    fileprivate let database: PostgresTestDatabase?
 
     private init(kind: StoreKind, directory: TemporaryDirectory?, database: PostgresTestDatabase?) {
         self.kind = kind
@@ -85,6 +85,25 @@ final class StoreFixture: Sendable {
         }
         guard let database else { throw StoreTestError("no store") }
         try PostgresConnection(configuration: database.configuration).executeScript(sql)
+    }
+}
+
+extension StoreFixture {
+    /// Brings the empty place to the store's schema `version` only, as an older
+    /// switchboard left it (`migrate` tests open the store on it afterwards).
+    func migrate(upTo version: Int) async throws {
+        switch kind {
+        case .sqlite:
+            let database = try SQLiteDatabase(
+                configuration: .init(path: directoryPath + "/switchboard.sqlite", readers: 1, synchronous: .normal),
+                migrations: Schema.migrations.filter { $0.version <= version })
+            await database.close()
+        case .postgres:
+            guard let database else { throw StoreTestError("no store") }
+            let connection = try PostgresConnection(configuration: database.configuration)
+            _ = try PostgresMigrator(migrations: PostgresSchema.migrations.filter { $0.version <= version })
+                .migrate(connection)
+        }
     }
 }
 
