@@ -118,9 +118,13 @@ extension ServerSuites {
                             #expect(replies.count == perBot, "\(bot) replies: \(replies.count)")
                             #expect(Set(replies) == Set((0..<perBot).map { "\(bot): m\($0)" }))
                         }
-                        // Every bot runs on B now.
+                        // Every bot runs on B now: it took A's two over.
                         for bot in Self.bots {
                             #expect(try await Self.holder(of: bot, server)?.contains("runner-b/") == true)
+                        }
+                        let log = second.errors
+                        for bot in Self.bots.prefix(2) {
+                            #expect(log.contains("bot \(bot): took its lease"), "runner B's log: \(log)")
                         }
                         let status = try await second.stop(SIGTERM)
                         #expect(status == 0, "exit status \(status); standard error: \(second.errors)")

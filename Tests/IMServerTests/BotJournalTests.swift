@@ -13,7 +13,7 @@ import Testing
     @Test(arguments: TestStore.allCases) func onlyABotsOwnLoginMayUseLeasesAndJournals(_ store: TestStore) async throws {
         let server = try SharedServer.current(store)
         let (person, _) = try await server.client.register(Names.unique("person"))
-        let admin = try await server.localAdministrator()
+        let (admin, _) = try await server.createAccount(Names.unique("admin"), admin: true)
         for client in [person, admin] {
             expectError(try await Self.take(client, holder: "a"), .forbidden, reason: "not_a_bot")
             expectError(try await client.get("/v1/me/journal"), .forbidden, reason: "not_a_bot")
@@ -23,6 +23,8 @@ import Testing
                                               json: JournalSnapshotRequest(fence: 1, snapshot: "{}")), .forbidden, reason: "not_a_bot")
             expectError(try await client.send("DELETE", "/v1/me/lease?fence=1"), .forbidden, reason: "not_a_bot")
         }
+        // The process-local administration credential works for /v1/admin only.
+        expectError(try await Self.take(try await server.localAdministrator(), holder: "a"), .forbidden)
         expectError(try await Self.take(server.client, holder: "a"), .unauthorized)
         expectError(try await server.client.get("/v1/me/journal"), .unauthorized)
     }

@@ -144,7 +144,7 @@ import Testing
     @Test(arguments: StoreKind.allCases) func aVersion4DatabaseGainsLeasesAndJournalsAndKeepsItsAccounts(
         _ kind: StoreKind
     ) async throws {
-        try await StoreFixture.with(kind) { fixture in
+        try await StoreFixture.withUnmigrated(kind) { fixture in
             try await fixture.migrate(upTo: 4)
             let isBot = kind == .sqlite ? "1" : "true"
             try fixture.execute(
