@@ -34,7 +34,8 @@ final class ServerJournalStore: JournalStore {
     }
 
     /// Records of one append carry at most this many bytes: half the server's request
-    /// limit, leaving room for JSON's escaping of the lines' quotes.
+    /// limit, leaving room for JSON's escaping of the lines' quotes (and at most
+    /// `Limits.journalRecordsPerAppend` records).
     static let appendBytes = Limits.journalRequestBytes / 2
 
     /// - Parameters:
@@ -90,7 +91,8 @@ final class ServerJournalStore: JournalStore {
             } catch {
                 throw RunnerError("bot \(bot): a journal record cannot be encoded: \(error)")
             }
-            if !batch.isEmpty, bytes + line.utf8.count > Self.appendBytes {
+            if !batch.isEmpty,
+               bytes + line.utf8.count > Self.appendBytes || batch.count == Limits.journalRecordsPerAppend {
                 try await write(batch)
                 (batch, bytes) = ([], 0)
             }

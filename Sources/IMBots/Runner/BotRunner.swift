@@ -65,7 +65,8 @@ public final class BotRunner: Service {
         audit = try AuditLog(path: configuration.stateDirectory + "/audit.log", metrics: metrics, logger: logger)
     }
 
-    /// The bots running now, by name.
+    /// The bots running now, by name (with journals on the server, those this runner
+    /// runs or tries to take: `LeasedBot`).
     public var botNames: [String] { running.withLock { $0.keys.sorted() } }
 
     /// The listener's bound port (useful when configured as 0).
