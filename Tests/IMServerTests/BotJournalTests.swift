@@ -98,32 +98,47 @@ import Testing
         expectError(try await bot.send("POST", "/v1/me/journal/records", json: tooMany), .invalidRequest, field: "records")
     }
 
-    @Test(arguments: TestStore.allCases) func journalWritesHaveALimitPerRequestAndPerJournal(_ store: TestStore) async throws {
+    @Test(arguments: TestStore.allCases) func aJournalWriteOverTheRequestLimitIsRefused(_ store: TestStore) async throws {
         let server = try SharedServer.current(store)
         let (bot, _) = try await server.createAccount(Names.unique("bot"), password: "bot password", bot: true)
         let lease = try await Self.take(bot, holder: "a").decode(BotLease.self)
-        // One body over the request limit is refused before it is read through.
+        // Refused from its length, before it is read through.
         let huge = String(repeating: "x", count: Limits.journalRequestBytes)
         expectError(try await bot.send("PUT", "/v1/me/journal/snapshot",
                                        json: JournalSnapshotRequest(fence: lease.fence, snapshot: huge)), .payloadTooLarge)
-        // Bodies under it add up to the journal's limit, then one more is refused.
-        let chunk = String(repeating: "y", count: Limits.journalRequestBytes - 1024)
-        var stored = 0
-        while stored + chunk.utf8.count <= Limits.journalBytes {
-            let answer = try await bot.send(
-                "POST", "/v1/me/journal/records", json: JournalAppendRequest(fence: lease.fence, records: [chunk]))
-            expectStatus(answer, 200)
-            stored += chunk.utf8.count
-        }
-        let full = try await bot.send(
-            "POST", "/v1/me/journal/records", json: JournalAppendRequest(fence: lease.fence, records: [chunk]))
-        expectError(full, .payloadTooLarge, reason: "journal_full")
-        #expect(try await bot.get("/v1/me/journal").decode(StoredJournalBody.self).recordBytes == stored)
-        // A compaction makes room again.
-        expectStatus(try await bot.send("PUT", "/v1/me/journal/snapshot",
-                                        json: JournalSnapshotRequest(fence: lease.fence, snapshot: "{}")), 200)
+        // Just under it is taken.
+        let large = String(repeating: "y", count: Limits.journalRequestBytes - 1024)
         expectStatus(try await bot.send("POST", "/v1/me/journal/records",
-                                        json: JournalAppendRequest(fence: lease.fence, records: [chunk])), 200)
+                                        json: JournalAppendRequest(fence: lease.fence, records: [large])), 200)
+    }
+}
+
+/// A bot's journal fills up to the server's limit (a small one here), and a compaction
+/// makes room.
+@Suite struct BotJournalLimitTests {
+    @Test func writesAddUpToTheJournalsLimitThenOneMoreIsRefused() async throws {
+        let limit = 64 * 1024
+        try await withServer({ $0.journalBytesPerBot = limit }) { server in
+            let (bot, _) = try await server.createAccount("filler", password: "bot password", bot: true)
+            let lease = try await BotJournalTests.take(bot, holder: "a").decode(BotLease.self)
+            let chunk = String(repeating: "y", count: 20 * 1024)
+            for _ in 0..<3 {
+                expectStatus(try await bot.send(
+                    "POST", "/v1/me/journal/records", json: JournalAppendRequest(fence: lease.fence, records: [chunk])), 200)
+            }
+            let full = try await bot.send(
+                "POST", "/v1/me/journal/records", json: JournalAppendRequest(fence: lease.fence, records: [chunk]))
+            expectError(full, .payloadTooLarge, reason: "journal_full")
+            #expect(try await bot.get("/v1/me/journal").decode(StoredJournalBody.self).recordBytes == 3 * chunk.utf8.count)
+            expectError(try await bot.send("PUT", "/v1/me/journal/snapshot",
+                                           json: JournalSnapshotRequest(fence: lease.fence, snapshot: chunk + chunk + chunk + chunk)),
+                        .payloadTooLarge, reason: "journal_full")
+            // A compaction makes room again.
+            expectStatus(try await bot.send("PUT", "/v1/me/journal/snapshot",
+                                            json: JournalSnapshotRequest(fence: lease.fence, snapshot: "{}")), 200)
+            expectStatus(try await bot.send("POST", "/v1/me/journal/records",
+                                            json: JournalAppendRequest(fence: lease.fence, records: [chunk])), 200)
+        }
     }
 }
 

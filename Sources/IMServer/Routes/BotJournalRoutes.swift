@@ -86,7 +86,7 @@ enum BotJournalRoutes {
         }
         let stored = try await journalWrite {
             try await context.core.store.appendJournal(
-                bot.userID, fence: body.fence, records: body.records, limit: Limits.journalBytes)
+                bot.userID, fence: body.fence, records: body.records, limit: context.core.configuration.journalBytesPerBot)
         }
         return try .json(sizes(stored), encoder: context.core.encoder)
     }
@@ -98,7 +98,7 @@ enum BotJournalRoutes {
         try validate(fence: body.fence)
         let stored = try await journalWrite {
             try await context.core.store.replaceJournalSnapshot(
-                bot.userID, fence: body.fence, snapshot: body.snapshot, limit: Limits.journalBytes)
+                bot.userID, fence: body.fence, snapshot: body.snapshot, limit: context.core.configuration.journalBytesPerBot)
         }
         return try .json(sizes(stored), encoder: context.core.encoder)
     }
