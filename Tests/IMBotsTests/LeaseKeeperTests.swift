@@ -55,7 +55,7 @@ final class WorkLog: Sendable {
 
 /// The lease keeper on the runner's ManualTime, against a real server on a ManualTime of
 /// its own (so that the test says when each side's time passes).
-@Suite(.timeLimit(.minutes(2))) struct LeaseKeeperTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct LeaseKeeperTests {
     static let settings = LeaseSettings(runnerID: "a", ttl: .seconds(3), retry: .seconds(1))
 
     struct Keeper {

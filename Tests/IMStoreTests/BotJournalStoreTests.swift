@@ -3,7 +3,7 @@ import IMStore
 import Testing
 
 /// Bot runners' leases and journals, on both stores.
-@Suite struct BotJournalStoreTests {
+@Suite(.serialized) struct BotJournalStoreTests {
     static let ttl: Int64 = 10_000
 
     static func granted(_ outcome: LeaseOutcome) throws -> LeaseRecord {
