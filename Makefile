@@ -3,6 +3,7 @@
 
 SWIFT        ?= swift
 CONFIG       ?= config.yaml
+TEST_WIDTH   ?= 12
 DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev libpq-dev \
                 libmicrohttpd-dev libargon2-dev libssl-dev libpcre2-dev
 BENCH_PACKAGES := wrk
@@ -25,9 +26,10 @@ install-missing = missing=""; for p in $(1); do \
 	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	fi
 
-# Programs the soak scenarios use: sqlite3 (integrity checks), and mkfs, e2fsck and loop
-# mounts for the storage scenario's small file system.
-SOAK_PACKAGES := sqlite3 e2fsprogs mount
+# Programs the soak scenarios use: sqlite3 (integrity checks), mkfs, e2fsck and loop
+# mounts for the storage scenario's small file system, and PostgreSQL (a private cluster
+# for the server kill test on PostgreSQL, checked with pg_amcheck).
+SOAK_PACKAGES := sqlite3 e2fsprogs mount postgresql
 CONFORMANCE_PACKAGES := python3 python3-venv
 
 .PHONY: up test build release deps test-deps widths bench clean fuzz fuzz-ci soak soak-ci soak-deps soak-build conformance conformance-ci
@@ -53,10 +55,12 @@ up: release
 ## test: every test (Swift Testing, real servers on 127.0.0.1, a private PostgreSQL
 ## cluster started and stopped by the tests themselves); the runner crash test and the
 ## chat end-to-end test start the switchboard executable, so it is built first
+## TEST_WIDTH bounds how many tests run at once: unbounded, every suite starts its
+## servers in the first seconds and a loaded two-core machine starves them all together
 test: test-deps
 	$(SWIFT) build
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_WIDTH)
 
 ## bench: benchmark programs under Benchmarks/ (release build); results go into BENCHMARKS.md
 bench: test-deps
@@ -77,7 +81,7 @@ fuzz-ci: deps
 
 SOAK := .build/debug/switchboard-soak
 SOAK_BINARY ?= .build/debug/switchboard
-SOAK_SCENARIOS := self-check server-kill runner-kill storage abuse
+SOAK_SCENARIOS := self-check server-kill "server-kill --store postgres" runner-kill storage abuse
 SOAK_FLAGS ?=
 # $(call soak-run,LIMIT_SECONDS,EXTRA_FLAGS): every scenario, each bounded by `timeout`,
 # with the open-file limit raised for the abuse scenario's thousands of connections
@@ -98,7 +102,7 @@ soak-build: soak-deps
 soak: soak-build
 	$(call soak-run,1800,)
 
-## soak-ci: the same scenarios at the sizes .ci/run uses (about two and a half minutes)
+## soak-ci: the same scenarios at the sizes .ci/run uses (about three minutes)
 soak-ci: soak-build
 	$(call soak-run,600,--quick)
 

@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "IMStore", "TestSupport", "Lifecycle"]),
 
         // MARK: Reliability harness (`make soak`; RELIABILITY.md): built with the rest, run apart
-        .executableTarget(name: "switchboard-soak", dependencies: ["IMClient", "IMProtocol", "TestSupport"],
+        .executableTarget(name: "switchboard-soak", dependencies: ["IMClient", "IMProtocol", "TestSupport", "PostgresTestSupport"],
                           path: "Soak/Sources"),
 
         // MARK: Benchmarks (`make bench`)

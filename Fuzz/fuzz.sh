@@ -57,7 +57,7 @@ for target in $targets; do
     findings=$BUILD/findings/$target
     mkdir -p "$work" "$findings"
     log=$BUILD/$target.log
-    flags=(-timeout=10 -rss_limit_mb=4096 -artifact_prefix="$findings/" -print_final_stats=1)
+    flags=(-timeout=20 -rss_limit_mb=4096 -artifact_prefix="$findings/" -print_final_stats=1)
     [ -f "Dictionaries/$target.dict" ] && flags+=(-dict="Dictionaries/$target.dict")
     if [ $mode = replay ]; then flags+=(-runs=0); else flags+=(-max_total_time="$seconds"); fi
     before=$(ls "$findings" | wc -l)

@@ -12,7 +12,7 @@ import IMProtocol
 ///
 /// Invariants: no answer is a 5xx (but 505 to another HTTP version); every error the API produces is the error envelope
 /// with the code its status stands for; a success with a JSON body is JSON; the server
-/// answers a re-framed request or closes within 5 seconds (a parked poll is ended by
+/// answers a re-framed request or closes within 10 seconds (a parked poll is ended by
 /// closing the sending side after 0.3 s); the server never stops (a crash ends this
 /// process).
 final class HTTPTarget: FuzzTarget {
@@ -32,8 +32,8 @@ final class HTTPTarget: FuzzTarget {
         let request = raw ? text : Self.frame(text, token: token)
         // Raw bytes may leave a request unfinished, or a keep-alive connection open after
         // an answer without a length: only re-framed requests must finish.
-        let outcome = server.exchange.exchange(request, patience: raw ? 2 : 5, halfCloseAfter: raw ? 0 : 0.3)
-        require(raw || outcome.finished, "no answer and no close within 5 s to: \(Self.show(request))")
+        let outcome = server.exchange.exchange(request, patience: raw ? 2 : 10, halfCloseAfter: raw ? 0 : 0.3)
+        require(raw || outcome.finished, "no answer and no close within 10 s to: \(Self.show(request))")
         guard let answer = HTTPAnswer(outcome.bytes) else {
             if !raw, !outcome.bytes.isEmpty { observations.note("an answer that is not HTTP", Self.show(outcome.bytes)) }
             return

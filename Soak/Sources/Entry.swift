@@ -19,7 +19,7 @@ enum SoakMain {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.isEmpty || arguments.contains("--help") {
-            print("usage: switchboard-soak SCENARIO [--quick] [--binary PATH] [--store sqlite] [--seed N] [--work DIR] [--keep] [--report FILE]")
+            print("usage: switchboard-soak SCENARIO [--quick] [--binary PATH] [--store sqlite|postgres] [--seed N] [--work DIR] [--keep] [--report FILE]")
             for scenario in scenarios { print("  \(scenario.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(scenario.summary)") }
             exit(arguments.isEmpty ? 2 : 0)
         }

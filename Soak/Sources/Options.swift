@@ -46,6 +46,10 @@ struct Options: Sendable {
     /// The `switchboard` executable under test.
     var binary: String { string("binary", default: ".build/debug/switchboard") }
 
+    /// The shared test data (real Alertmanager notifications): `--testdata`, else
+    /// `../shared/testdata` from the repository (where `make` runs).
+    var testdata: String { string("testdata", default: "../shared/testdata") }
+
     /// The random seed: given, or new (and reported) so a run can be repeated.
     var seed: UInt64 { values["seed"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...999_999) }
 

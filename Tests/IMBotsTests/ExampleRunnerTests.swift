@@ -165,6 +165,19 @@ import Testing
                     + "rule or actions; found 'maybe'",
             ])
     }
+
+    @Test func howAMemberJoinedIsSaidOnTheMemberOnly() {
+        #expect(Bots.errors("""
+            bot: b
+            account: { username: b, password: secret-password }
+            rules:
+              - name: r
+                when: { event: member_joined }
+                do: [ { reply: x } ]
+                examples:
+                  - { event: member_joined, member: dave, via: invite, expect: { reply: x } }
+            """) == ["bot.yaml:8:52: 'via' belongs to the member: write member: { username: NAME, via: invite }"])
+    }
 }
 
 @Suite struct ExampleModeTests {

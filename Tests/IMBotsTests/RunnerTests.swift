@@ -89,6 +89,9 @@ extension ServerSuites {
                 let elsewhere = fixture.configuration(server: server, adminToken: nil, state: fixture.root + "/elsewhere")
                 try await withRunningRunner(elsewhere) { second in
                     try await first.logs.line(containing: "stopped")
+                    // The second runner's first start begins at the present, its first poll:
+                    // what is sent between its login and that poll is before its start.
+                    try await server.awaitParkedPolls(1)
                     let start = try await alice.cursorNow()
                     for index in 0..<5 { try await alice.say("q\(index)", to: "echo") }
                     let replies = try await alice.messages(from: "echo", count: 5, after: start)

@@ -80,6 +80,18 @@ import Testing
         #expect(Self.errors(template, when: when) == ["bot.yaml:9:17: \(message)"])
     }
 
+    @Test func aNameInsideASectionIsLookedUpInTheSectionsValueThenOutwards() {
+        #expect(Self.errors("{{#sender}}{{nick}}{{/sender}}") == [
+            "bot.yaml:9:28: unknown template variable 'nick' inside {{#sender}} (did you mean 'nickname'?) (known "
+                + "there: nickname, username, id, is_bot, avatar_url, signature, attrs.NAME; at the top: args, argv, "
+                + "bot, conversation, created, event, message, now, sender, state)",
+        ])
+        #expect(Self.errors("{{#sender}}{{attrs.team}} {{message.txt}}{{/sender}}") == [
+            "bot.yaml:9:43: unknown template variable 'message.txt' (did you mean 'message.text'?): 'message' has no "
+                + "field 'txt' (its fields: text, id, seq, created_at, reply_to)",
+        ])
+    }
+
     @Test(arguments: [
         ("{{sender.nickname}} {{sender.attrs.team}} {{sender.is_bot}}", "{ command: status }"),
         ("{{argv.1}} {{argv.2}} {{argv.length}} {{args}} {{#argv}}<{{.}}>{{/argv}}", "{ command: status }"),
@@ -92,7 +104,10 @@ import Testing
         ("{{member.username}} {{message.text}}", "{ event: any }"),
         ("{{now.weekday}} {{now.local}} {{event.type}} {{event.at}} {{bot.id}} {{conversation.name}}",
          "{ command: status }"),
-        ("{{#sender}}{{whatever}}{{/sender}} {{^state.questions}}none{{/state.questions}}", "{ command: status }"),
+        ("{{#sender}}{{nickname}} {{conversation.name}}{{/sender}} {{^state.questions}}none{{/state.questions}}",
+         "{ command: status }"),
+        ("{{#argv}}{{.}} {{sender.nickname}}{{/argv}} {{#created.body.items}}{{anything}}{{/created.body.items}}",
+         "{ command: status }"),
     ])
     func aPathTheRuleProvidesIsNoError(_ template: String, _ when: String) {
         let header = """

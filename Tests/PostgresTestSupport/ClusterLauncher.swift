@@ -36,18 +36,12 @@ struct ClusterLauncher {
         var lastLog = ""
         for _ in 0..<5 {
             let port = try Self.freePort()
-            let settings = durable
-                ? ["fsync=on", "synchronous_commit=on", "full_page_writes=on"]
-                : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"]
-            var arguments = ["-D", folder + "/data", "-p", String(port), "-k", folder]
-            for setting in ["listen_addresses=127.0.0.1", "max_connections=300", "shared_buffers=32MB"] + settings {
-                arguments += ["-c", setting]
-            }
+            let command = owner.command(binaries + "/postgres", serverArguments(folder: folder, port: port))
             let log = folder + "/postgres.log"
-            let server = try Postmaster(owner.command(binaries + "/postgres", arguments), log: log, folder: folder)
+            let server = try Postmaster(command, log: log, folder: folder)
             if try Self.waitUntilReady(port: port, password: password, server: server) {
                 ExitCleanup.register(pid: server.pid, folder: folder)
-                return PostgresTestCluster(port: port, folder: folder, password: password, serverPID: server.pid)
+                return PostgresTestCluster(port: port, folder: folder, password: password, server: server, command: command)
             }
             lastLog = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             // Another process took the port between the probe and the server's bind: try another.
@@ -57,8 +51,21 @@ struct ClusterLauncher {
         throw PostgresTestError("postgres did not start; its log:\n\(lastLog.suffix(2000))")
     }
 
+    /// The `postgres` arguments: loopback only on `port`, the socket in `folder`, and
+    /// durability as `durable` says.
+    private func serverArguments(folder: String, port: Int) -> [String] {
+        let settings = durable
+            ? ["fsync=on", "synchronous_commit=on", "full_page_writes=on"]
+            : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"]
+        var arguments = ["-D", folder + "/data", "-p", String(port), "-k", folder]
+        for setting in ["listen_addresses=127.0.0.1", "max_connections=300", "shared_buffers=32MB"] + settings {
+            arguments += ["-c", setting]
+        }
+        return arguments
+    }
+
     /// Waits for the server to accept a login: true once it does, false when it exited.
-    private static func waitUntilReady(port: Int, password: String, server: Postmaster) throws -> Bool {
+    static func waitUntilReady(port: Int, password: String, server: Postmaster) throws -> Bool {
         let configuration = PostgresConfiguration(
             url: "postgresql://switchboard_test:\(password)@127.0.0.1:\(port)/postgres", connectTimeout: 2)
         let deadline = Date().addingTimeInterval(60)

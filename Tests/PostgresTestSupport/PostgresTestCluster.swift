@@ -17,17 +17,22 @@ public final class PostgresTestCluster: Sendable {
     public let folder: String
     /// The superuser tests connect as.
     public let user = "switchboard_test"
-    private let password: String
+    let password: String
     /// The pool of administrative sessions on the `postgres` database.
     public let admin: PostgresPool
     private let databases = Atomic<Int>(0)
 
-    /// The server's (postmaster's) process id.
-    public let serverPID: Int32
+    /// The server's (postmaster's) process id; a new one after ``startServer()``.
+    public var serverPID: Int32 { server.withLock { $0.pid } }
+    /// The running server, replaced when it is started again.
+    let server: Mutex<Postmaster>
+    /// How it was started (and is started again).
+    let command: [String]
 
-    init(port: Int, folder: String, password: String, serverPID: Int32) {
+    init(port: Int, folder: String, password: String, server: Postmaster, command: [String]) {
         self.port = port
-        self.serverPID = serverPID
+        self.server = Mutex(server)
+        self.command = command
         self.folder = folder
         self.password = password
         admin = PostgresPool(

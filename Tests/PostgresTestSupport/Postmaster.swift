@@ -9,8 +9,9 @@ final class Postmaster: Sendable {
     let pid: pid_t
     private let exited = ExitFlag()
 
-    init(_ command: [String], log: String, folder: String) throws {
-        guard FileManager.default.createFile(atPath: log, contents: nil) else {
+    /// Starts `command` in `folder`, its output written to `log` (emptied first unless `appending`).
+    init(_ command: [String], log: String, folder: String, appending: Bool = false) throws {
+        guard appending || FileManager.default.createFile(atPath: log, contents: nil) else {
             throw PostgresTestError("cannot write \(log)")
         }
         let started = Mutex<Result<pid_t, any Error>?>(nil)
@@ -51,8 +52,12 @@ enum ExitCleanup {
     private static let clusters = Mutex<[(pid: pid_t, folder: String)]>([])
     private static let registered = Atomic<Bool>(false)
 
+    /// Registers the server of `folder`, replacing the one registered before (a restart).
     static func register(pid: pid_t, folder: String) {
-        clusters.withLock { $0.append((pid, folder)) }
+        clusters.withLock { clusters in
+            clusters.removeAll { $0.folder == folder }
+            clusters.append((pid, folder))
+        }
         if !registered.exchange(true, ordering: .relaxed) {
             atexit { ExitCleanup.stopAll() }
         }

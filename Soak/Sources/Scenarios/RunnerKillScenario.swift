@@ -2,16 +2,17 @@ import Foundation
 import IMClient
 import IMProtocol
 
-/// Scenario (b): direct messages to a bot while the runner is killed with SIGKILL at
-/// random moments and started again on the same state folder; the server stays up.
+/// Scenario (b): direct messages to a bot and Alertmanager notifications to an alert bot
+/// of the same runner while the runner is killed with SIGKILL at random moments and
+/// started again on the same state folder; the server stays up.
 ///
-/// Passes when every message got exactly one reply, quoting it. The webhook half of the
-/// scenario (alerts posted to the runner's webhook route, each notification reflected
-/// once in its incident's message) needs bot files with `webhooks:`, which this version
-/// refuses; `--webhooks` says so instead of pretending.
+/// Passes when every message got exactly one reply, quoting it, and every notification
+/// (each retried until it is answered 2xx, as Alertmanager retries) is reflected exactly
+/// once in its incident's living message: one message per incident, one reply to it per
+/// state change, in order, and the message ends showing the group resolved.
 struct RunnerKillScenario: Scenario {
     static let name = "runner-kill"
-    static let summary = "direct messages to a bot while the runner is SIGKILLed and restarted; exactly one reply each"
+    static let summary = "direct messages and alerts to two bots while the runner is SIGKILLed and restarted; one reply each, every alert shown once"
 
     let senders: Int
     let messages: Int
@@ -22,16 +23,20 @@ struct RunnerKillScenario: Scenario {
     let binary: String
     let work: String
     let store: any SoakStore
+    /// The notifications to the alert bot (none: the direct messages alone).
+    let alerts: AlertPlan
+    /// Each incident's pause between notifications: they span the time the messages take.
+    let alertPace: Duration
 
     init(options: Options) throws {
         senders = max(1, try options.int("senders", full: 50, quick: 20))
         messages = try options.int("messages", full: 1000, quick: 400)
         kills = try options.int("kills", full: 5, quick: 3)
         pace = .milliseconds(try options.int("pace-ms", full: 250, quick: 250))
-        if try options.int("webhooks", full: 0, quick: 0) > 0 {
-            throw SoakFailure("--webhooks: bot files have no `webhooks:` routes in this version (the alert bridge "
-                + "is not wired into the runner yet), so there is nothing to post alerts to")
-        }
+        alerts = try AlertPlan(webhooks: try options.int("webhooks", full: 200, quick: 60),
+                               instances: try options.int("alerts-per-incident", full: 5, quick: 3),
+                               testdata: options.testdata)
+        alertPace = alerts.total == 0 ? .zero : pace * (messages / senders) / alerts.perIncident
         seed = options.seed
         binary = options.binary
         work = try options.workFolder()
@@ -65,9 +70,12 @@ struct RunnerKillScenario: Scenario {
         let bots = work + "/bots"
         try FileManager.default.createDirectory(atPath: bots, withIntermediateDirectories: true)
         try Self.bot.write(toFile: bots + "/soakbot.yaml", atomically: true, encoding: .utf8)
+        let watcher = try await setUpAlerts(server, bots: bots)
         let runner = try await RunnerUnderTest(binary: binary, server: server.baseURL, bots: bots, work: work,
-                                               environment: ["SOAK_BOT_PASSWORD": "soak bot password"],
+                                               environment: ["SOAK_BOT_PASSWORD": "soak bot password"]
+                                                   .merging(Self.alertEnvironment) { $1 },
                                                transport: transport)
+        let hooks = APIClient(transport: transport, baseURL: runner.baseURL, token: Self.alertToken)
         var registered: [APIClient] = []
         for sender in 0..<senders {
             registered.append(try await server.client.register("soak-s\(sender)", password: "soak password \(sender)"))
@@ -78,8 +86,11 @@ struct RunnerKillScenario: Scenario {
         guard warmUp.message != nil else { throw SoakFailure("the warm-up message was not sent: \(warmUp.failures)") }
         try await waitForReplies(users[0], texts: ["warm-up"], patience: .seconds(60))
 
+        try await waitForAlertBot(watcher)
+
         let progress = Progress()
-        async let killing = killLoop(runner, progress: progress, total: perSender * senders)
+        async let killing = killLoop(runner, progress: progress, total: perSender * senders + alerts.total)
+        async let deliveries = sendAlerts(hooks, progress: progress)
         let outcomes = await withTaskGroup(of: [SendOutcome].self) { group in
             for (sender, user) in users.enumerated() {
                 group.addTask {
@@ -98,12 +109,12 @@ struct RunnerKillScenario: Scenario {
             for await outcomes in group { all += outcomes }
             return all
         }
+        let webhooks = await deliveries
         progress.finish()
         let restarts = try await killing
         let sent = outcomes.compactMap(\.message)
         report.figure("direct messages", "\(sent.count) answered of \(outcomes.count), from \(senders) accounts, one every \(pace) from each")
         report.figure("runner kills", restarts)
-        report.figure("webhooks", "0: not available in this version (bot files refuse `webhooks:`)")
         report.check(sent.count == outcomes.count, "\(outcomes.count - sent.count) sends given up")
         report.check(restarts == kills, "\(restarts) of \(kills) kills happened")
 
@@ -132,6 +143,7 @@ struct RunnerKillScenario: Scenario {
         report.check(missing == 0, "\(missing) messages never got a reply")
         report.check(doubled == 0, "\(doubled) messages got more than one reply")
         report.check(unquoted == 0, "\(unquoted) replies do not quote their message")
+        try await auditAlerts(webhooks, watcher: watcher, into: &report)
         await runner.stop()
         await server.stop()
         await transport.shutdown()
@@ -153,7 +165,8 @@ struct RunnerKillScenario: Scenario {
         }
     }
 
-    /// Kills the runner at `kills` random points of the send count and starts it again.
+    /// Kills the runner at `kills` random points of the sends and notifications answered,
+    /// and starts it again.
     private func killLoop(_ runner: RunnerUnderTest, progress: Progress, total: Int) async throws -> Int {
         var random = SeededRandom(seed: seed)
         let points = (0..<kills).map { _ in Int(Double(total) * Double.random(in: 0.05...0.95, using: &random)) }.sorted()
@@ -162,6 +175,8 @@ struct RunnerKillScenario: Scenario {
             guard await progress.wait(for: point) else { break }
             try await Task.sleep(for: .milliseconds(Int.random(in: 0...250, using: &random)))
             try await runner.crash()
+            // Down for a moment, so that webhooks meet a refused connection and are retried.
+            try await Task.sleep(for: .milliseconds(Int.random(in: 100...600, using: &random)))
             try await runner.restart()
             done += 1
         }

@@ -4,11 +4,14 @@ import IMProtocol
 /// fault must be caught, or the other scenarios could pass while losing messages.
 struct SelfCheckScenario: Scenario {
     static let name = "self-check"
-    static let summary = "the checks catch a lost, doubled, unanswered or out-of-order message and a feed gap"
+    static let summary = "the checks catch a lost, doubled, unanswered or out-of-order message, a feed gap and an alert shown wrong"
 
     let work = ""
+    let testdata: String
 
-    init(options: Options) throws {}
+    init(options: Options) throws {
+        testdata = options.testdata
+    }
 
     static func message(_ seq: Int64, _ id: String?, in conversation: Int64 = 1) -> Message {
         Message(id: MessageID(rawValue: seq + conversation * 1000), conversationID: ConversationID(rawValue: conversation), seq: seq,
@@ -43,6 +46,9 @@ struct SelfCheckScenario: Scenario {
         let problems = HistoryAudit.feedProblems(histories: ["c": stored], members: ["c": [0, 1]], logs: [gap, disorder])
         report.check(problems.gaps == 1, "a feed gap was not caught (\(problems.gaps))")
         report.check(problems.disorders == 1, "a feed out of order was not caught (\(problems.disorders))")
-        report.figure("faults planted", "lost, seq hole, doubled, unanswered, feed gap, feed disorder: \(report.passed ? "all caught" : "some missed")")
+        try checkAlertAudit(&report, testdata: testdata)
+        report.figure("faults planted", "lost, seq hole, doubled, unanswered, feed gap, feed disorder; an incident without "
+            + "its message or with two, a state change lost, doubled, misplaced or out of order, a message not "
+            + "resolved: \(report.passed ? "all caught" : "some missed")")
     }
 }

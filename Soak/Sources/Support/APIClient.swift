@@ -97,6 +97,8 @@ struct SendOutcome: Sendable {
     var attempts: Int
     /// What each failed attempt got: `connection refused`, `503 UNAVAILABLE`, ….
     var failures: [String]
+    /// How long the slowest failed attempt took to fail.
+    var slowestFailure: Duration = .zero
 }
 
 extension APIClient {
@@ -112,6 +114,8 @@ extension APIClient {
         while clock.now < deadline {
             outcome.attempts += 1
             var wait = pause
+            let attempt = clock.now
+            defer { if outcome.message == nil { outcome.slowestFailure = max(outcome.slowestFailure, clock.now - attempt) } }
             do {
                 let answer = try await send("POST", "/v1/conversations/\(address)/messages", json: body, timeout: .seconds(20))
                 switch answer.status {
@@ -123,7 +127,8 @@ extension APIClient {
                     outcome.failures.append(answer.summary)
                     wait = .seconds(answer.retryAfter ?? 1)
                 case 500...:
-                    outcome.failures.append(answer.summary)
+                    outcome.failures.append(answer.summary + (answer.status == 503 && answer.retryAfter == nil
+                        ? " without Retry-After" : ""))
                 default:
                     // A client error will not change on retry.
                     outcome.failures.append(answer.summary)

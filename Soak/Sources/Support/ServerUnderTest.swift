@@ -26,6 +26,7 @@ final class ServerUnderTest: Sendable {
     init(binary: String, store: any SoakStore, work: String, transport: CurlTransport, settings: [String] = []) async throws {
         self.store = store
         self.transport = transport
+        try await store.prepare()
         let port = try Loopback.freePort()
         self.port = port
         let configPath = work + "/server.yaml"

@@ -5,6 +5,11 @@ import Foundation
 protocol SoakStore: Sendable {
     /// How reports name it.
     var name: String { get }
+    /// Makes it ready (a database server started), before the first administrator.
+    func prepare() async throws
+    /// Whether the database is a process of its own the scenarios can restart
+    /// (``stopDatabase()``, ``startDatabase()``); SQLite lives in the server's files.
+    var restartable: Bool { get }
     /// The `server:` keys that put the server's data in this store, as YAML lines.
     var serverSettings: [String] { get }
     /// Makes the first administrator, the way an operator does (nothing over HTTP grants
@@ -12,6 +17,17 @@ protocol SoakStore: Sendable {
     func makeAdministrator(_ username: String, password: String, binary: String) async throws
     /// What is wrong with the stored data, checked while the server is down; nil when sound.
     func integrityProblem() async -> String?
+    /// Stops the database as a crash would.
+    func stopDatabase() async throws
+    /// Starts it again on the same data; returns once it takes logins.
+    func startDatabase() async throws
+}
+
+extension SoakStore {
+    var restartable: Bool { false }
+    func prepare() async throws {}
+    func stopDatabase() async throws { throw SoakFailure("the \(name) store has no database of its own to stop") }
+    func startDatabase() async throws { throw SoakFailure("the \(name) store has no database of its own to start") }
 }
 
 /// The embedded store: one SQLite database in the data folder.
@@ -43,17 +59,13 @@ struct SQLiteSoakStore: SoakStore {
 }
 
 enum SoakStores {
-    /// The store `--store` names: `sqlite` (a data folder under `work`), or a PostgreSQL
-    /// URL once the server can use one.
+    /// The store `--store` names: `sqlite` (a data folder under `work`), or `postgres` (a
+    /// private PostgreSQL cluster of the run's own, which it can restart).
     static func make(_ text: String, work: String) throws -> any SoakStore {
         switch text {
-        case "sqlite":
-            return SQLiteSoakStore(directory: work + "/data")
-        case let url where url.hasPrefix("postgres://") || url.hasPrefix("postgresql://"):
-            throw SoakFailure("--store \(url): this server has no PostgreSQL store yet; the scenarios take one as a "
-                + "SoakStore (its server settings, its first administrator, its integrity check) once `server.store` exists")
-        default:
-            throw SoakFailure("--store \(text): use sqlite or a postgres:// URL")
+        case "sqlite": SQLiteSoakStore(directory: work + "/data")
+        case "postgres": PostgresSoakStore()
+        default: throw SoakFailure("--store \(text): use sqlite or postgres")
         }
     }
 }

@@ -39,5 +39,9 @@ enum SocketTable {
 func procText(_ path: String) -> String? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
-    return (try? handle.readToEnd()).map { String(decoding: $0 ?? Data(), as: UTF8.self) }
+    do {
+        return String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+    } catch {
+        return nil
+    }
 }

@@ -68,6 +68,9 @@ public final class RunnerRoutes: Sendable {
     }
 
     private let table = Mutex<[String: Entry]>([:])
+    /// The paths the bot files declare, with their body limits: a service will answer them
+    /// once its bot has started.
+    private let declared = Mutex<[String: Int]>([:])
 
     /// The body limit of a path that names none: 1 MiB.
     public static let defaultBodyLimit = 1 << 20
@@ -90,8 +93,21 @@ public final class RunnerRoutes: Sendable {
         _ = table.withLock { $0.removeValue(forKey: path) }
     }
 
+    /// Sets the paths the bot files declare now (at the start, before the listener, and at
+    /// each reload), with their body limits. Until a service answers one, the listener
+    /// answers it 503 with `Retry-After`, not 404: a bot still starting must not make a
+    /// sender drop what it sends (Alertmanager drops a notification answered with any 4xx).
+    public func declare(_ paths: [String: Int]) {
+        declared.withLock { $0 = paths }
+    }
+
     func handler(for path: String) -> Handler? { table.withLock { $0[path]?.handler } }
 
-    /// The body limit of `path`; nil when no service answers it.
-    func bodyLimit(for path: String) -> Int? { table.withLock { $0[path]?.bodyLimit } }
+    /// Whether a bot file declares `path`, which no service may answer yet.
+    func isDeclared(_ path: String) -> Bool { declared.withLock { $0[path] != nil } }
+
+    /// The body limit of `path`; nil when neither a service nor a bot file names it.
+    func bodyLimit(for path: String) -> Int? {
+        table.withLock { $0[path]?.bodyLimit } ?? declared.withLock { $0[path] }
+    }
 }

@@ -12,28 +12,81 @@ extension TemplateCheck {
         let later: Set<String>
 
         /// Why `reference` renders nothing (or not what its author meant); nil when it is fine.
+        ///
+        /// Inside `{{#section}}`s a name is looked up the way the renderer does: in the
+        /// innermost section's value first (one alert of `{{#payload.alerts}}`), then
+        /// outwards, then at the root. A name is not judged where a section's value has
+        /// no known shape (a JSON body), or below a section whose own name is wrong (that
+        /// one is reported at its tag).
         func problem(with reference: TemplateReference) -> String? {
             let path = reference.path
-            let name = reference.name
             guard let root = path.first else { return nil }
+            guard let frames = frames(around: reference) else { return nil }
+            for frame in frames.reversed() {
+                if frame.shape.type == .any { return nil }
+                if frame.shape.field(root) != nil {
+                    return describe(frame.shape.find(path), path: path, kind: reference.kind, source: frame.shape.source)
+                }
+            }
             guard let top = shape.field(root) else {
+                let name = reference.name
                 if later.contains(root) {
                     return "template variable '\(name)' is used before the http action that sets '\(root)' (as: \(root))"
                 }
-                let known = shape.fields.filter { provided.contains($0.shape.source) }.map(\.name).sorted()
-                return "unknown template variable '\(name)'" + Suggestion.hint(for: root, among: known)
-                    + " (known: " + known.joined(separator: ", ") + ")"
+                let roots = shape.fields.filter { provided.contains($0.shape.source) }.map(\.name).sorted()
+                if let inner = frames.last(where: { !$0.shape.fields.isEmpty }) {
+                    let close = Self.suggestion(for: root, among: inner.shape.fields.map(\.name))
+                        ?? Suggestion.closest(to: root, among: roots)
+                    return "unknown template variable '\(name)' inside {{#\(inner.section)}}"
+                        + (close.map { " (did you mean '\($0)'?)" } ?? "")
+                        + " (known there: " + inner.shape.fieldNames.joined(separator: ", ")
+                        + "; at the top: " + roots.joined(separator: ", ") + ")"
+                }
+                return "unknown template variable '\(name)'" + Suggestion.hint(for: root, among: roots)
+                    + " (known: " + roots.joined(separator: ", ") + ")"
             }
-            guard provided.contains(top.source) else { return unavailable(name, root, top.source) }
-            switch shape.find(path) {
+            guard provided.contains(top.source) else { return unavailable(reference.name, root, top.source) }
+            return describe(shape.find(path), path: path, kind: reference.kind, source: top.source)
+        }
+
+        /// The values the sections around `reference` push, outermost first, each with the
+        /// section's name; nil when a name inside cannot be judged.
+        private func frames(around reference: TemplateReference) -> [(shape: TemplateShape, section: String)]? {
+            var frames: [(shape: TemplateShape, section: String)] = []
+            for section in reference.sectionStack where !section.inverted {
+                guard let first = section.path.first else { return nil }
+                var found: TemplateShape?
+                if let frame = frames.last(where: { $0.shape.type == .any || $0.shape.field(first) != nil }) {
+                    if frame.shape.type == .any { return nil }
+                    if case .found(let node) = frame.shape.find(section.path) { found = node }
+                } else if let top = shape.field(first), provided.contains(top.source),
+                          case .found(let node) = shape.find(section.path) {
+                    found = node
+                }
+                guard let node = found else { return nil }
+                let name = section.path.joined(separator: ".")
+                switch node.type {
+                case .any: return nil
+                case .list(let item): frames.append((node.item ?? TemplateShape(type: item, source: node.source), name))
+                default: frames.append((node, name))
+                }
+            }
+            return frames
+        }
+
+        /// The sentence for what following `path` found; nil when it is fine.
+        private func describe(_ finding: TemplateShape.Finding, path: [String], kind: TemplateReference.Kind,
+                              source: TemplateVariable.Source) -> String? {
+            let name = path.joined(separator: ".")
+            switch finding {
             case .open:
                 return nil
             case .found(let node):
-                guard reference.kind == .variable, node.type == .object else { return nil }
+                guard kind == .variable, node.type == .object else { return nil }
                 let example = node.exampleField ?? "KEY"
                 return "'{{\(name)}}' renders nothing: it is an object; name one of its fields, e.g. '{{\(name).\(example)}}'"
             case .unknownField(let index, let node):
-                return unknownField(path, index, node, source: top.source)
+                return unknownField(path, index, node, source: source)
             case .noFields(let index, let type):
                 let prefix = path[..<index].joined(separator: ".")
                 if case .list = type {

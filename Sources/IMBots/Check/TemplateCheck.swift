@@ -8,8 +8,9 @@ import YAMLCoding
 /// gives it (``AlertTemplatePaths``; an incident's `title:` and `line:` read their own
 /// values). Every other path is reported at its tag, with a suggestion where one is close.
 ///
-/// Names inside a `{{#section}}` may belong to the item being repeated, which no check
-/// can know; only the section's own name is judged there.
+/// Inside a `{{#section}}` a name is looked up as the renderer does, in the section's
+/// value first (one item of a list), then outwards; where that value's shape is not known
+/// (a JSON body), names inside are not judged.
 struct TemplateCheck {
     let file: String
     /// The bot's declared state keys; nil when not all of them are known (a rule that did
@@ -51,9 +52,9 @@ struct TemplateCheck {
                                           spec.line.map { ($0, own(AlertTemplatePaths.line())) }].compactMap { $0 }
     }
 
-    /// Names the check can judge: outside every section that pushes a context, not partials.
+    /// Names the check can judge: not partials, not `{{.}}`.
     private static func isJudged(_ reference: TemplateReference) -> Bool {
-        reference.kind != .partial && !reference.path.isEmpty && !reference.isInsideContextSection
+        reference.kind != .partial && !reference.path.isEmpty
     }
 
     /// The sources whose variables hold values in this rule.

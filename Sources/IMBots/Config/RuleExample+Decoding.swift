@@ -51,7 +51,11 @@ extension RuleExample: Decodable {
             throw fail("times must be from 1 to 1000", times.mark, .times)
         }
         let every = try container.decodeIfPresent(ConfigDuration.self, forKey: .every)
-        let via = try container.decodeIfPresent(JoinPolicy.self, forKey: .via)
+        // How a member came in is the member's (`member: {via: invite}`), one way to say it.
+        if let written = try container.decodeIfPresent(Located<String>.self, forKey: .via) {
+            throw fail("'via' belongs to the member: write member: { username: NAME, via: \(written.value) }",
+                       written.mark, .via)
+        }
 
         if event == .message, from == nil {
             throw context.failure(.missingKey, "an example message needs 'from' (who sends it)",
@@ -73,7 +77,6 @@ extension RuleExample: Decodable {
                   expectation: expectation)
         self.times = times?.value ?? 1
         self.every = every ?? ConfigDuration(seconds: 1)
-        self.via = via
     }
 
     private static func isID(_ address: ConversationAddress) -> Bool {

@@ -48,7 +48,7 @@ public enum ExampleRunner {
             // Repetitions are events of their own: distinct positions, so distinct action keys.
             let at = example.times == 1 ? position : position * 1000 + Int64(repetition)
             let event = BotEvent.made(example.event, from: example.from?.person, member: example.member?.person,
-                                      via: example.member?.via ?? example.from?.via ?? example.via.map(JoinVia.init),
+                                      via: example.member?.via ?? example.from?.via,
                                       text: example.text, in: example.conversation, position: at, at: now)
             var context = BotContext(definition: bot, state: state, now: now)
             context.windows = windows

@@ -28,8 +28,6 @@ public struct RuleExample: Sendable {
     /// all of them together (a flood, a raid, a strike ladder).
     var times = 1
     var every = ConfigDuration(seconds: 1)
-    /// How the member of a `member_joined` example came in (`via: invite`).
-    var via: JoinPolicy?
     /// The names used in `http:`, with where they are written, for the loader's check.
     let httpNames: [Located<String>]
     let expectation: Expectation

@@ -15,6 +15,9 @@ extension BotRunner {
         noteProblems(of: catalog, running: running, reload: true)
         var problems = catalog.problems
         shared.groups.note(catalog.bots)
+        // The paths of bots kept on their old rules (a broken file) stay declared too.
+        let kept = catalog.files.filter { $0.bot == nil }.compactMap { running[$0.path] }
+        routes.declare(Self.webhookPaths(of: catalog.bots + kept))
         for file in catalog.files {
             guard let definition = file.bot else { continue }
             if let current = handles[definition.name]?.bot.definition {

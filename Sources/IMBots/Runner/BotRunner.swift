@@ -90,6 +90,7 @@ public final class BotRunner: Service {
             throw RunnerError("no bots in \(configuration.botsDirectory): add a bot file (*.yaml)")
         }
         noteProblems(of: catalog, running: [:], reload: false)
+        routes.declare(Self.webhookPaths(of: definitions))
         let shared = Shared(http: HTTPActionClient(allow: configuration.httpAllow, time: configuration.time),
                             writer: JournalWriter(time: configuration.time))
         shared.groups.note(definitions)
@@ -259,6 +260,11 @@ public final class BotRunner: Service {
         }
         for file in catalog.files where file.bot != nil { health.fine(file) }
         health.keep(only: Set(catalog.files.map(\.path)))
+    }
+
+    /// The webhook paths of `definitions`, with their body limits.
+    static func webhookPaths(of definitions: [BotDefinition]) -> [String: Int] {
+        Dictionary(definitions.flatMap { $0.webhooks.map { ($0.path, $0.maxBodyBytes) } }) { first, _ in first }
     }
 
     // MARK: Listener

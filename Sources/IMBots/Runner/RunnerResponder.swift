@@ -41,6 +41,10 @@ struct RunnerResponder: HTTPResponder {
                 body: Data(runner.metrics.render().utf8))
         default:
             if let handler = runner.routes.handler(for: request.path) { return await handler(request) }
+            if runner.routes.isDeclared(request.path) {
+                // Its bot is starting (or restarting after a reload): the sender retries.
+                return WebhookRejection.unavailable(retryAfter: WebhookInbox.retryAfter).response
+            }
             return error(.notFound, 404, "no endpoint \(request.path)")
         }
     }

@@ -21,6 +21,8 @@ final class ServerServices: Sendable {
     let cluster: ClusterLink?
     let metrics = Metrics()
     let logger: Logger
+    /// Where failed requests are logged (a store outage once, not once per request).
+    let failures: FailureLog
     /// The one clock the server reads.
     let time: any TimeSource
     /// The process-local administration credential: random per process, never stored.
@@ -49,6 +51,7 @@ final class ServerServices: Sendable {
         self.store = store
         self.logger = logger
         self.time = time
+        self.failures = FailureLog(logger: logger, monotonic: { time.seconds })
         do {
             self.dummyHash = try configuration.passwordHasher.hash(SecureRandom.token())
         } catch {
@@ -73,6 +76,11 @@ final class ServerServices: Sendable {
             ?? LoginThrottle(limits: configuration.loginLimits, time: time)
         store.observeFeeds { [hub] update in hub.publish(update) }
         hub.hearsEverything(after: store.committedPosition)
+        addMetrics { [failures] in
+            [.counter("switchboard_store_unavailable_total",
+                      "Requests answered 503 because the store was out of reach (database down, disk full).",
+                      failures.refusedForStorage.load(ordering: .relaxed))]
+        }
     }
 
     /// The wall clock, for timestamps.

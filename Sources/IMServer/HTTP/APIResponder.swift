@@ -43,6 +43,8 @@ struct APIResponder: HTTPResponder {
         let response: Response
         do {
             response = try await route.handler(context)
+            // Open routes (health, metrics) answer without the store: they end no outage.
+            if route.access != .open { core.failures.answered() }
         } catch {
             response = failure(error, request, route: route)
         }
@@ -84,11 +86,8 @@ struct APIResponder: HTTPResponder {
     /// The error envelope for a failed handler; internal errors are logged.
     @inline(never)
     private func failure(_ error: any Error, _ request: Request, route: Route) -> Response {
-        let (apiError, isInternal) = ErrorMapping.apiError(for: error)
-        if isInternal {
-            core.logger.error(
-                "\(request.method) \(request.path) failed: \(String(describing: error))", [("route", route.pattern)])
-        }
+        let (apiError, logged) = ErrorMapping.apiError(for: error)
+        core.failures.failed("\(request.method) \(request.path)", route: route.pattern, error: error, logged: logged)
         return .error(apiError, encoder: core.encoder)
     }
 

@@ -13,21 +13,31 @@ enum ErrorMapping {
         init(field: String? = nil) { self.field = field }
     }
 
-    /// The API error for any failure, and whether it is internal (to be logged).
-    static func apiError(for error: any Error, about subject: Subject = Subject()) -> (APIError, internal: Bool) {
+    /// How a failure is logged (``FailureLog``).
+    enum Logged: Sendable {
+        /// The client's own doing, or a decision: not logged.
+        case no
+        /// A fault of the server: one line each.
+        case internalError
+        /// The store out of reach: once for the whole outage.
+        case unavailable
+    }
+
+    /// The API error for any failure, and how it is logged.
+    static func apiError(for error: any Error, about subject: Subject = Subject()) -> (APIError, logged: Logged) {
         switch error {
         case let error as APIError:
-            return (error, false)
+            return (error, .no)
         case let error as DecodingError:
-            return (APIError(decoding: error), false)
+            return (APIError(decoding: error), .no)
         case let error as StoreError:
             return apiError(for: error, about: subject)
         case let error as SQLiteError where error.isStorageFailure:
-            return (APIError(.unavailable, "the server cannot write to its storage right now", retryAfter: 30), true)
+            return (APIError(.unavailable, "the server cannot write to its storage right now", retryAfter: 30), .unavailable)
         case let error as PostgresError where error.isUnavailable:
-            return (APIError(.unavailable, "the server cannot reach its database right now", retryAfter: 5), true)
+            return (APIError(.unavailable, "the server cannot reach its database right now", retryAfter: 5), .unavailable)
         default:
-            return (internalError, true)
+            return (internalError, .internalError)
         }
     }
 
@@ -37,52 +47,52 @@ enum ErrorMapping {
         return apiError(for: storeError, about: subject).0
     }
 
-    private static func apiError(for error: StoreError, about subject: Subject) -> (APIError, internal: Bool) {
+    private static func apiError(for error: StoreError, about subject: Subject) -> (APIError, logged: Logged) {
         switch error {
         case .conflict(let message):
-            return (APIError(.conflict, "\(message): pick another name (names are unique on this server)", field: subject.field), false)
+            return (APIError(.conflict, "\(message): pick another name (names are unique on this server)", field: subject.field), .no)
         case .notFound(let message):
-            return (APIError(.notFound, message), false)
+            return (APIError(.notFound, message), .no)
         case .closed:
-            return (APIError(.unavailable, "the server is shutting down", retryAfter: 5), false)
+            return (APIError(.unavailable, "the server is shutting down", retryAfter: 5), .no)
         case .notMember:
-            return (APIError(.forbidden, "you are not a member of this conversation", reason: "not_member"), false)
+            return (APIError(.forbidden, "you are not a member of this conversation", reason: "not_member"), .no)
         case .muted(let until):
             let end = until.map { "until \($0)" } ?? "until a moderator unmutes you"
-            return (APIError(.forbidden, "you are muted in this conversation \(end)", reason: "muted", until: until), false)
+            return (APIError(.forbidden, "you are muted in this conversation \(end)", reason: "muted", until: until), .no)
         case .restricted:
             return (APIError(
-                .forbidden, "newcomers to this group may post once an admin lets them", reason: "restricted"), false)
+                .forbidden, "newcomers to this group may post once an admin lets them", reason: "restricted"), .no)
         case .banned(let until):
             let end = until.map { "until \($0)" } ?? "until an admin unbans you"
-            return (APIError(.forbidden, "you are banned from this group \(end)", reason: "banned", until: until), false)
+            return (APIError(.forbidden, "you are banned from this group \(end)", reason: "banned", until: until), .no)
         case .slowMode(let seconds):
             return (APIError(
                 .rateLimited, "this group is in slow mode: you may post again in \(seconds) s", retryAfter: seconds,
-                reason: "slow_mode"), false)
+                reason: "slow_mode"), .no)
         case .blocked:
             // The blocked are told no more than that.
-            return (APIError(.forbidden, "you cannot send messages to this user"), false)
+            return (APIError(.forbidden, "you cannot send messages to this user"), .no)
         case .refused(let reason, let message):
-            return (APIError(.forbidden, message, reason: reason), false)
+            return (APIError(.forbidden, message, reason: reason), .no)
         case .invalidState(let message):
-            return (APIError(.conflict, message), false)
+            return (APIError(.conflict, message), .no)
         case .invalidReference(let message):
-            return (APIError(.invalidRequest, message, field: subject.field), false)
+            return (APIError(.invalidRequest, message, field: subject.field), .no)
         case .cursorTooOld:
             return (APIError(
-                .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync"), false)
+                .cursorExpired, "events after this cursor are no longer kept: poll without a cursor and re-sync"), .no)
         case .overBudget(let used, let limit):
             return (APIError(
                 .payloadTooLarge,
                 "this would pass the account's media budget of \(limit) bytes (\(used) in use by images "
-                    + "still shown, e.g. as group logos): stop showing one first"), false)
+                    + "still shown, e.g. as group logos): stop showing one first"), .no)
         case .leaseLost:
             return (APIError(
                 .conflict, "this runner no longer holds the bot's lease (another runner took the bot over, or it was "
-                    + "released): stop the bot and take the lease again before writing", reason: "lease_lost"), false)
+                    + "released): stop the bot and take the lease again before writing", reason: "lease_lost"), .no)
         case .incompatibleSchema, .internalFailure:
-            return (internalError, true)
+            return (internalError, .internalError)
         }
     }
 

@@ -127,10 +127,8 @@ enum EventRoutes {
     /// The error envelope of a deferred answer (APIResponder's, for the others).
     @inline(never)
     private static func failure(_ error: any Error, _ context: RequestContext) -> Response {
-        let (apiError, isInternal) = ErrorMapping.apiError(for: error)
-        if isInternal {
-            context.core.logger.error("GET /v1/events failed: \(String(describing: error))", [("route", "/v1/events")])
-        }
+        let (apiError, logged) = ErrorMapping.apiError(for: error)
+        context.core.failures.failed("GET /v1/events", route: "/v1/events", error: error, logged: logged)
         return .error(apiError, encoder: context.core.encoder)
     }
 

@@ -77,6 +77,29 @@ extension ServerSuites {
             }
         }
 
+        /// A route its bot does not serve yet (starting, or restarting after a reload) is a
+        /// path of a bot file all the same: 503 with `Retry-After`, which Alertmanager
+        /// retries, not 404, which it drops for good (found by the runner kill soak: a
+        /// notification sent just after a restart was lost), with the route's body limit.
+        @Test func aDeclaredRouteNotServedYetAnswers503NotNotFound() async throws {
+            let webhooks = """
+                  - { path: /hooks/alertmanager, format: alertmanager, secret: \(AlertWorld.token), max_body: 64KiB }
+                """
+            try await withAlertWorld(bot: AlertWorld.bot(rules: AlertWorld.incidentRule, webhooks: webhooks)) { world in
+                // What the listener has between its start and the bot's service taking the path.
+                world.runner.runner.routes.remove("/hooks/alertmanager")
+                let body = AlertBodies.diskFull((0..<80).map { ("db-\($0)", .firing) })
+                #expect(body.count > 16 * 1024, "over the listener's limit for paths nobody declares")
+                let answer = try await world.post(body)
+                let error = try JSONDecoder().decode(ErrorEnvelope.self, from: answer.body).error
+                #expect(answer.status == 503)
+                #expect(error.code == .unavailable)
+                #expect(answer.header("Retry-After") == "5")
+                #expect(try await world.post(AlertBodies.diskFull([("db-7", .firing)]), path: "/hooks/nothing").status == 404)
+                #expect(try await world.botMessages().isEmpty, "nothing was stored or sent")
+            }
+        }
+
         @Test func wrongSecretsBadBodiesAndOversizedBodiesAreRefusedAndNothingIsSent() async throws {
             let webhooks = """
                   - { path: /hooks/alertmanager, format: alertmanager, secret: \(AlertWorld.token), max_body: 4KiB }

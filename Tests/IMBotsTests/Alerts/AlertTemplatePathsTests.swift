@@ -102,6 +102,18 @@ struct AlertTemplatePathsTests {
         }
         #expect(unknown("{{payload.commonLabels.anything}} {{payload.alerts.length}} {{payload.alerts.1.status}}") == [])
         #expect(unknown("{{#payload.alerts}}{{labels.instance}} {{status}}{{/payload.alerts}}") == [])
+        // Inside a section, names are looked up in one alert first, then outwards.
+        #expect(unknown("{{#payload.alerts}}{{#labels}}{{severity}}{{/labels}} {{payload.status}} "
+                        + "{{now.hour}}{{/payload.alerts}}") == [])
+        #expect(unknown("{{#payload.items}}{{anything}}{{/payload.items}}", format: "json") == [])
+        let inside = unknown("{{#payload.alerts}}{{labls.instance}} {{statsu}}{{/payload.alerts}}")
+        #expect(inside.count == 2, "\(inside)")
+        #expect(inside.first?.hasPrefix("unknown template variable 'labls.instance' inside {{#payload.alerts}} "
+                                        + "(did you mean 'labels'?)") == true, "\(inside)")
+        #expect(inside.last?.hasPrefix("unknown template variable 'statsu' inside {{#payload.alerts}} "
+                                       + "(did you mean 'status'?)") == true, "\(inside)")
+        // Below a section whose own name is wrong, only that name is reported.
+        #expect(unknown("{{#payload.alert}}{{whatever}}{{/payload.alert}}").count == 1)
         #expect(unknown("{{payload.title}} {{payload.alerts.1.values.A}}", format: "grafana") == [])
         #expect(unknown("{{payload.anything.goes}}", format: "json") == [])
         let found = unknown("{{payload.groupKey.x}} {{sender.nickname}} {{payload.alerts.0.status}} {{payload.title}}")
