@@ -4,11 +4,12 @@
 #
 #   Conformance/run.sh [EXAMPLES]     test cases per operation and phase (default 30)
 #
-# Five runs, so that no run ends what the next requests need: every operation but the
+# Six runs, so that no run ends what the next requests need: every operation but the
 # administration, leaving, ending logins and password change as a person; the
 # administration as an administrator (made on the data folder, as an operator makes the
 # first one) but deleting an account; then leaving and password change; then deleting an
-# account; then logout and ending a session, with a login of their own. Request budgets
+# account; then logout and ending a session, with a login of their own; then a bot
+# account's lease and journal, as the bot. Request budgets
 # are off (their 429s are the abuse scenario's subject, not the contract's), everything
 # else is the production configuration. Fails when any run finds a 5xx, an answer outside
 # the spec, or a check failure; reports go to .build-conformance/.
@@ -54,6 +55,10 @@ token() {  # token register|login USERNAME: registers or logs in and prints the 
 person=$(token register conformance-person)
 admin=$(token login conformance-admin)
 token register conformance-target > /dev/null  # whom the administration run changes, suspends and deletes
+# A bot account, for its lease and journal.
+curl -sf -X POST "$base/v1/admin/users" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' \
+    -d "{\"username\":\"conformance-bot\",\"password\":\"$password\",\"bot\":true}" > /dev/null
+bot=$(token login conformance-bot)
 # Something for the operations that need an existing name.
 curl -sf -X POST "$base/v1/groups" -H "Authorization: Bearer $person" -d '{"name":"ops"}' > /dev/null
 curl -sf -X POST "$base/v1/rooms" -H "Authorization: Bearer $person" -d '{"name":"lobby"}' > /dev/null
@@ -85,6 +90,7 @@ run admin "$admin" --include-path-regex '^/v1/admin' --exclude-name 'DELETE /v1/
 run leaving "$person" --include-path-regex '^/v1/(me/password|groups/[^/]+/leave|rooms/[^/]+/leave)$'
 run deletion "$admin" --include-name 'DELETE /v1/admin/users/{name}'
 run logout "$(token register conformance-leaver)" --include-path-regex '^/v1/(logout|me/sessions/[^/]+)$'
+run bot "$bot" --include-path-regex '^/v1/me/(lease|journal)'
 
 if ! kill -0 $server 2>/dev/null; then
     echo "the server exited during the runs; see $out/server.log"
@@ -95,5 +101,5 @@ if grep -q " failed: " "$out/server.log"; then
     grep " failed: " "$out/server.log" | sort -u | head -10
     status=1
 fi
-echo "details: $out/{person,admin,leaving,deletion,logout}.txt"
+echo "details: $out/{person,admin,leaving,deletion,logout,bot}.txt"
 exit $status

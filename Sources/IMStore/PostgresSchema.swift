@@ -252,5 +252,26 @@ public enum PostgresSchema {
                 );
                 CREATE INDEX blocks_by_blocked ON blocks(blocked_id, user_id);
                 """),
+        Migration(
+            version: 5, name: "bot runners' leases and journals",
+            sql: """
+                -- as SQLite's version 5 (Schema.swift says what each column means)
+                CREATE TABLE bot_journals (
+                    user_id bigint PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    holder text,
+                    fence bigint NOT NULL DEFAULT 0,
+                    expires_at bigint NOT NULL DEFAULT 0,
+                    snapshot text,
+                    snapshot_bytes bigint NOT NULL DEFAULT 0,
+                    record_bytes bigint NOT NULL DEFAULT 0
+                );
+
+                CREATE TABLE bot_journal_records (
+                    user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    seq bigint NOT NULL,
+                    data text NOT NULL,
+                    PRIMARY KEY (user_id, seq)
+                );
+                """),
     ]
 }

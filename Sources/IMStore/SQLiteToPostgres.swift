@@ -28,7 +28,7 @@ public struct SQLiteToPostgres: Sendable {
         case integer, text, bytes, boolean
     }
 
-    /// The tables in the order their references need, with the columns of schema version 4.
+    /// The tables in the order their references need, with the columns of schema version 5.
     private static let tables: [(name: String, columns: [(String, Kind)])] = [
         ("users", [("id", .integer), ("username", .text), ("password_hash", .text), ("nickname", .text),
                    ("avatar_url", .text), ("signature", .text), ("attrs", .text), ("is_bot", .boolean),
@@ -63,13 +63,16 @@ public struct SQLiteToPostgres: Sendable {
         ("blocks", [("user_id", .integer), ("blocked_id", .integer), ("created_at", .integer)]),
         ("media", [("id", .text), ("owner_id", .integer), ("content_type", .text), ("bytes", .bytes),
                    ("created_at", .integer), ("size", .integer), ("sha256", .bytes)]),
+        ("bot_journals", [("user_id", .integer), ("holder", .text), ("fence", .integer), ("expires_at", .integer),
+                          ("snapshot", .text), ("snapshot_bytes", .integer), ("record_bytes", .integer)]),
+        ("bot_journal_records", [("user_id", .integer), ("seq", .integer), ("data", .text)]),
     ]
 
     /// Tables whose `id` comes from a sequence, set past the copied ids.
     private static let sequences = ["users", "tokens", "conversations", "messages"]
 
     /// The SQLite schema version this copy knows.
-    static let sqliteVersion = 4
+    static let sqliteVersion = 5
 
     public let directory: String
     public let target: PostgresConfiguration

@@ -256,5 +256,30 @@ public enum Schema {
                 ) WITHOUT ROWID;
                 CREATE INDEX blocks_by_blocked ON blocks(blocked_id, user_id);
                 """),
+        Migration(
+            version: 5, name: "bot runners' leases and journals",
+            sql: """
+                -- one row per bot account that a runner ever leased: who holds it (NULL once
+                -- released) until when, its fencing number (grows by one each time the lease
+                -- is taken afresh; every journal write names it), and the journal's snapshot
+                -- and sizes. The server reads none of the journal's texts.
+                CREATE TABLE bot_journals (
+                    user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    holder TEXT,
+                    fence INTEGER NOT NULL DEFAULT 0,
+                    expires_at INTEGER NOT NULL DEFAULT 0,
+                    snapshot TEXT,
+                    snapshot_bytes INTEGER NOT NULL DEFAULT 0,
+                    record_bytes INTEGER NOT NULL DEFAULT 0
+                );
+
+                -- the records appended after the snapshot, in order
+                CREATE TABLE bot_journal_records (
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    seq INTEGER NOT NULL,
+                    data TEXT NOT NULL,
+                    PRIMARY KEY (user_id, seq)
+                ) WITHOUT ROWID;
+                """),
     ]
 }

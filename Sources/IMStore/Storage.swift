@@ -294,12 +294,12 @@ public protocol BlockStore: Sendable {
 /// Everything the server stores.
 public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
     & MessageStore & EventStore & MediaStore & MessageEditStore & GroupModerationStore & GroupAdmissionStore
-    & BlockStore
+    & BlockStore & BotJournalStore
 
 /// A store a server opens, uses and closes: SQLite (`SQLiteStore`) or PostgreSQL
 /// (`PostgresStore`).
 public protocol ServerStore: AccountStore, TokenStore, ContactStore, ConversationStore, MessageStore, EventStore,
-    MediaStore, MessageEditStore, GroupModerationStore, GroupAdmissionStore, BlockStore
+    MediaStore, MessageEditStore, GroupModerationStore, GroupAdmissionStore, BlockStore, BotJournalStore
 {
     /// Finishes queued work and closes.
     func close() async

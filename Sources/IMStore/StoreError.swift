@@ -31,6 +31,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case cursorTooOld
     /// Storing this would pass the account's budget (of media bytes).
     case overBudget(used: Int, limit: Int)
+    /// A bot's journal write named a lease holding that is over (another runner took the bot).
+    case leaseLost
     /// The store was closed.
     case closed
     /// The database file belongs to a newer schema, or cannot be migrated.
@@ -43,6 +45,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             .internalFailure(let message):
             message
         case .closed: "the store is closed"
+        case .leaseLost: "the bot's lease was taken over or released"
         case .notMember: "not a member of the conversation"
         case .muted(let until): until.map { "muted until \($0)" } ?? "muted until unmuted"
         case .restricted: "a newcomer not yet allowed to post"

@@ -19,9 +19,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 final class StoreFixture: Sendable {
     let kind: StoreKind
     private let directory: TemporaryDirectory?
-    private let database: PostgresTestDatabase?
+    fileprivate let database: PostgresTestDatabase?
 
-    private init(kind: StoreKind, directory: TemporaryDirectory?, database: PostgresTestDatabase?) {
+    fileprivate init(kind: StoreKind, directory: TemporaryDirectory?, database: PostgresTestDatabase?) {
         self.kind = kind
         self.directory = directory
         self.database = database
@@ -85,6 +85,40 @@ final class StoreFixture: Sendable {
         }
         guard let database else { throw StoreTestError("no store") }
         try PostgresConnection(configuration: database.configuration).executeScript(sql)
+    }
+}
+
+extension StoreFixture {
+    /// Runs `body` with a place for a store of `kind` that holds no schema at all (for
+    /// PostgreSQL, a database not copied from the migrated template), removed after.
+    static func withUnmigrated<T>(_ kind: StoreKind, _ body: (StoreFixture) async throws -> T) async throws -> T {
+        let fixture: StoreFixture
+        switch kind {
+        case .sqlite:
+            fixture = try await make(kind)
+        case .postgres:
+            let cluster = try await PostgresTestCluster.shared()
+            let name = try await cluster.createDatabase()
+            fixture = StoreFixture(kind: kind, directory: nil, database: PostgresTestDatabase(cluster: cluster, name: name))
+        }
+        return try await ensuring({ try await body(fixture) }) { await fixture.remove() }
+    }
+
+    /// Brings the empty place to the store's schema `version` only, as an older
+    /// switchboard left it (`migrate` tests open the store on it afterwards).
+    func migrate(upTo version: Int) async throws {
+        switch kind {
+        case .sqlite:
+            let database = try SQLiteDatabase(
+                configuration: .init(path: directoryPath + "/switchboard.sqlite", readers: 1, synchronous: .normal),
+                migrations: Schema.migrations.filter { $0.version <= version })
+            await database.close()
+        case .postgres:
+            guard let database else { throw StoreTestError("no store") }
+            let connection = try PostgresConnection(configuration: database.configuration)
+            _ = try PostgresMigrator(migrations: PostgresSchema.migrations.filter { $0.version <= version })
+                .migrate(connection)
+        }
     }
 }
 

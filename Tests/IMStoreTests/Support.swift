@@ -155,6 +155,7 @@ extension StoreError {
         case .invalidReference: "invalidReference"
         case .cursorTooOld: "cursorTooOld"
         case .overBudget: "overBudget"
+        case .leaseLost: "leaseLost"
         }
     }
 }

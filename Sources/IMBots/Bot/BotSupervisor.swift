@@ -25,7 +25,7 @@ import Logging
 /// part, measured with 2,000 idle groups). Here the event loop runs in the bot's own
 /// task, an added service gets one task, and the outbox's workers exist only while they
 /// have messages; every task is cancelled and awaited in ``run()``.
-final class BotSupervisor: Service {
+final class BotSupervisor: Service, BotSlot {
     let name: String
     /// The bot's name (`bot:`).
     let bot: String
@@ -38,19 +38,22 @@ final class BotSupervisor: Service {
     private let services: [any Service]
     private let loop: EventLoop
 
-    /// Takes the bot's state folder (its lock) and reads its journal; throws when another
-    /// runner holds the bot, or the bot cannot start (no password to log in with).
+    /// Reads the bot's journal from `store` (which holds the bot: its folder lock, or its
+    /// lease) and prepares its parts; throws when the journal cannot be read. The store
+    /// is released when this throws, and when ``run()`` ends.
+    ///
+    /// - Parameters:
+    ///   - password: what the bot logs in with.
+    ///   - device: the device name of the bot's login (one per runner and bot).
     init(definition: BotDefinition, configuration: RunnerConfiguration, transport: any HTTPTransport,
          http: HTTPActionClient, writer: JournalWriter, reporter: BotReporter, routes: RunnerRoutes,
-         groups: SharedGroups, makers: [any BotServiceMaker]) async throws(RunnerError) {
+         groups: SharedGroups, makers: [any BotServiceMaker], store: any JournalStore, password: String,
+         device: String) async throws(RunnerError) {
         bot = definition.name
         name = "bot \(definition.name)"
         let time = configuration.time
-        let store = try FileJournalStore(folder: configuration.stateDirectory + "/" + bot, bot: bot)
-        let password: String
         let journal: BotJournal
         do {
-            password = try BotPassword.resolve(for: definition, folder: store.folder) { reporter.logger.notice($0) }
             journal = try await BotJournal(bot: bot, store: store, initialState: definition.initialState,
                                            writer: writer, logger: reporter.logger)
         } catch {
@@ -58,7 +61,7 @@ final class BotSupervisor: Service {
             throw error
         }
         let client = IMClient(
-            serverURL: configuration.serverURL, transport: transport, device: "runner:\(bot)",
+            serverURL: configuration.serverURL, transport: transport, device: device,
             configuration: IMClient.Configuration(sendRetry: .never, sleep: { try await time.sleep(for: $0) }))
         parts = BotParts(name: bot, client: client, transport: transport, rules: LiveRules(definition, time: time),
                          journal: journal, time: time, reporter: reporter, configuration: configuration,

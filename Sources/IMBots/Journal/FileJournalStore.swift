@@ -173,7 +173,7 @@ final class FileJournalStore: JournalStore {
         guard let data = try LocalFiles.read(journalPath) else { return contents }
         var good = 0
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast() {
-            guard let record = try Self.record(line, path: journalPath) else {
+            guard let record = try JournalRecord.read(line, source: journalPath) else {
                 contents.warnings.append("\(journalPath): a damaged record at byte \(good) and what follows were dropped")
                 break
             }
@@ -191,17 +191,5 @@ final class FileJournalStore: JournalStore {
         }
         state.withLock { $0.recordBytes = good }
         return contents
-    }
-
-    /// One line's record; nil when the line is damaged. A well-formed record of a kind this
-    /// version does not know stops the start: dropping it would lose state.
-    private static func record(_ line: Data, path: String) throws(RunnerError) -> JournalRecord? {
-        do {
-            return try JSONDecoder().decode(JournalRecord.self, from: line)
-        } catch {
-            guard (try? JSONSerialization.jsonObject(with: line)) is [String: Any] else { return nil }
-            throw RunnerError("\(path) holds a record this version of switchboard cannot read "
-                              + "(written by a newer one?): \(String(decoding: line.prefix(120), as: UTF8.self))")
-        }
     }
 }

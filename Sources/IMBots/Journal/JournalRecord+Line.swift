@@ -53,4 +53,16 @@ extension JournalRecord {
         RenderedValue.writeString(message.to, to: &text)
         text += "}"
     }
+
+    /// One line's record; nil when the line is damaged. A well-formed record of a kind this
+    /// version does not know stops the start: dropping it would lose state.
+    static func read(_ line: Data, source path: String) throws(RunnerError) -> JournalRecord? {
+        do {
+            return try JSONDecoder().decode(JournalRecord.self, from: line)
+        } catch {
+            guard (try? JSONSerialization.jsonObject(with: line)) is [String: Any] else { return nil }
+            throw RunnerError("\(path) holds a record this version of switchboard cannot read "
+                              + "(written by a newer one?): \(String(decoding: line.prefix(120), as: UTF8.self))")
+        }
+    }
 }

@@ -1,9 +1,9 @@
 /// Where a bot's journal lives.
 ///
-/// Today a folder on the runner's machine (`FileJournalStore`). The seam is kept this
-/// small so that a later store can keep the journal on the IM server, where another
-/// runner can take the bot over: a store holds one bot exclusively from its creation
-/// (here an `flock`) until ``release()``, and refuses every write after that.
+/// A folder on the runner's machine (`FileJournalStore`, under an `flock`), or the IM
+/// server (`ServerJournalStore`, under the bot's lease, `runner.journal: server`), where
+/// another runner can take the bot over. A store holds one bot exclusively from its
+/// creation until ``release()``, and refuses every write after that.
 protocol JournalStore: Sendable {
     /// The last snapshot and the records appended after it, in order, with warnings about
     /// what could not be read (a damaged file set aside, a torn last line dropped).

@@ -11,7 +11,7 @@ extension BotRunner {
                                             environment: configuration.environment).runningExamples()
         for name in handles.keys where !botNames.contains(name) { handles[name] = nil }
         var running: [String: BotDefinition] = [:]
-        for handle in handles.values { running[handle.supervisor.definition.file] = handle.supervisor.definition }
+        for handle in handles.values { running[handle.bot.definition.file] = handle.bot.definition }
         noteProblems(of: catalog, running: running, reload: true)
         var problems = catalog.problems
         shared.groups.note(catalog.bots)
@@ -20,13 +20,13 @@ extension BotRunner {
         routes.declare(Self.webhookPaths(of: catalog.bots + kept))
         for file in catalog.files {
             guard let definition = file.bot else { continue }
-            if let current = handles[definition.name]?.supervisor.definition {
+            if let current = handles[definition.name]?.bot.definition {
                 if current.version == definition.version { continue }
                 // A bot that gains or loses its webhooks starts again: its services are made
                 // when it starts.
                 if current.account.username == definition.account.username,
                    current.webhooks.isEmpty == definition.webhooks.isEmpty {
-                    handles[definition.name]?.supervisor.replace(definition)
+                    handles[definition.name]?.bot.replace(definition)
                     noteRules(definition)
                     logger.notice("bot \(definition.name): new rules applied", [("version", definition.version)])
                     continue
@@ -47,7 +47,7 @@ extension BotRunner {
         // Bots whose file is gone (not merely broken) stop.
         let present = Set(catalog.bots.map(\.name))
         for (name, handle) in handles where !present.contains(name)
-            && !FileManager.default.fileExists(atPath: handle.supervisor.definition.file) {
+            && !FileManager.default.fileExists(atPath: handle.bot.definition.file) {
             logger.notice("bot \(name): its file is gone; stopping it")
             await stop(name, handles: &handles)
         }

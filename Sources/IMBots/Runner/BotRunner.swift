@@ -32,6 +32,9 @@ public final class BotRunner: Service {
     private let reloads = ReloadQueue()
     private let running = Mutex<[String: BotDefinition]>([:])
     private let listenerPort = Mutex<Int?>(nil)
+    /// This runner as its bots' leases name it (`runner.journal: server`): its id and a
+    /// suffix of this process, so that a runner started again takes its bots afresh.
+    let leaseHolder: String
 
     /// The services every runner gives its bots: moderation's timers (schedules, quiet
     /// periods, verification deadlines) and the alert bridge (webhooks).
@@ -49,6 +52,12 @@ public final class BotRunner: Service {
         self.transport = transport
         self.logger = logger
         self.makers = services
+        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        if case .server(let settings) = configuration.journal {
+            leaseHolder = settings.runnerID + "/" + suffix
+        } else {
+            leaseHolder = suffix
+        }
         let metrics = RunnerMetrics()
         self.metrics = metrics
         health = RunnerHealth(metrics: metrics)
@@ -56,7 +65,8 @@ public final class BotRunner: Service {
         audit = try AuditLog(path: configuration.stateDirectory + "/audit.log", metrics: metrics, logger: logger)
     }
 
-    /// The bots running now, by name.
+    /// The bots running now, by name (with journals on the server, those this runner
+    /// runs or tries to take: `LeasedBot`).
     public var botNames: [String] { running.withLock { $0.keys.sorted() } }
 
     /// The listener's bound port (useful when configured as 0).
@@ -84,7 +94,7 @@ public final class BotRunner: Service {
         let shared = Shared(http: HTTPActionClient(allow: configuration.httpAllow, time: configuration.time),
                             writer: JournalWriter(time: configuration.time))
         shared.groups.note(definitions)
-        var bots: [BotSupervisor] = []
+        var bots: [any BotSlot] = []
         do {
             for definition in definitions { bots.append(try await makeBot(definition, shared)) }
         } catch {
@@ -166,29 +176,68 @@ public final class BotRunner: Service {
     /// A running bot. Each bot runs in a task of its own, so that a reload can stop one by
     /// cancelling it; the runner cancels and awaits every one before ``run()`` returns.
     struct RunningBot {
-        let supervisor: BotSupervisor
+        let bot: any BotSlot
         let task: Task<Void, Never>
     }
 
-    func makeBot(_ definition: BotDefinition, _ shared: Shared) async throws(RunnerError) -> BotSupervisor {
+    /// The bot of `definition`: its supervisor over its state folder (taking the folder's
+    /// lock), or, with journals on the server, a `LeasedBot` that runs one while this
+    /// runner holds the bot's lease.
+    func makeBot(_ definition: BotDefinition, _ shared: Shared) async throws(RunnerError) -> any BotSlot {
         let reporter = BotReporter(bot: definition.name, metrics: metrics, audit: audit, logger: logger,
                                    time: configuration.time)
-        return try await BotSupervisor(
-            definition: definition, configuration: configuration, transport: transport, http: shared.http,
-            writer: shared.writer, reporter: reporter, routes: routes, groups: shared.groups, makers: makers)
+        let bot = definition.name
+        switch configuration.journal {
+        case .folder:
+            let store = try FileJournalStore(folder: configuration.stateDirectory + "/" + bot, bot: bot)
+            let password: String
+            do {
+                password = try BotPassword.resolve(for: definition, folder: store.folder) { reporter.logger.notice($0) }
+            } catch {
+                await store.release()
+                throw error
+            }
+            return try await makeSupervisor(definition, shared, reporter, store: store, password: password,
+                                            device: "runner:\(bot)")
+        case .server(let settings):
+            guard !definition.account.password.isEmpty else {
+                let variable = definition.account.passwordVariable.map { "set \($0)" } ?? "set account.password"
+                throw RunnerError(
+                    "bot '\(bot)' has no password (\(definition.file): account.password is empty): with "
+                        + "runner.journal: server every runner logs the bot in, so they need the same password: "
+                        + "\(variable)")
+            }
+            let device = LeasedBot.device("runner:\(bot)", runner: settings.runnerID)
+            return LeasedBot(definition: definition, holder: leaseHolder, settings: settings,
+                             configuration: configuration, transport: transport, logger: reporter.logger)
+            { [self] definition, store throws(RunnerError) in
+                try await makeSupervisor(definition, shared, reporter, store: store,
+                                         password: definition.account.password, device: device)
+            }
+        }
     }
 
-    func start(_ bot: BotSupervisor, handles: inout [String: RunningBot]) {
+    private func makeSupervisor(
+        _ definition: BotDefinition, _ shared: Shared, _ reporter: BotReporter, store: any JournalStore,
+        password: String, device: String
+    ) async throws(RunnerError) -> BotSupervisor {
+        try await BotSupervisor(
+            definition: definition, configuration: configuration, transport: transport, http: shared.http,
+            writer: shared.writer, reporter: reporter, routes: routes, groups: shared.groups, makers: makers,
+            store: store, password: password, device: device)
+    }
+
+    func start(_ bot: any BotSlot, handles: inout [String: RunningBot]) {
         running.withLock { $0[bot.bot] = bot.definition }
         let task = Task { [self] in
             do {
                 try await bot.run()
             } catch {
-                logger.error("\(bot.name) failed: \(error)")
+                logger.error("bot \(bot.bot) failed: \(error)")
             }
             running.withLock { _ = $0.removeValue(forKey: bot.bot) }
         }
-        handles[bot.bot] = RunningBot(supervisor: bot, task: task)
+        handles[bot.bot] = RunningBot(bot: bot, task: task)
     }
 
     func stop(_ name: String, handles: inout [String: RunningBot]) async {

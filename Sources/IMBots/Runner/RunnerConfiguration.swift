@@ -34,6 +34,9 @@ public struct RunnerConfiguration: Sendable {
     /// Whether one bot file with a problem (or a failing example) stops the start; by
     /// default the runner starts the good bots and reports the others (`/healthz`).
     public var strict: Bool
+    /// Where bots' journals live: the state folder (one runner per bot folder), or the IM
+    /// server, where runners share the bots by leases (`runner.journal: server`).
+    public var journal: JournalPlacement = .folder
 
     public init(
         serverURL: String, botsDirectory: String, stateDirectory: String, listen: ListenAddress? = nil,
@@ -54,5 +57,34 @@ public struct RunnerConfiguration: Sendable {
         self.metricsToken = metricsToken.flatMap { $0.isEmpty ? nil : $0 }
         self.httpAllow = httpAllow
         self.time = time
+    }
+}
+
+/// Where a runner keeps its bots' journals.
+public enum JournalPlacement: Sendable, Equatable {
+    /// In the state folder (`FileJournalStore`); a folder lock keeps a second runner of
+    /// the same folder from running a bot twice.
+    case folder
+    /// On the IM server (`ServerJournalStore`): every runner configured so may run any
+    /// bot of its bots folder, one runner per bot at a time by the bot's lease.
+    case server(LeaseSettings)
+}
+
+/// How a runner holds its bots' leases (`runner.id`, `runner.lease`).
+public struct LeaseSettings: Sendable, Equatable {
+    /// The runner's id, unique among the runners sharing the bots (shown to the others).
+    public var runnerID: String
+    /// How long a lease lasts unless renewed: a dead runner's bots start elsewhere within
+    /// about `ttl + retry`. Renewed every third of it.
+    public var ttl: Duration
+    /// How often the bots another runner holds are tried again.
+    public var retry: Duration
+
+    /// The defaults: 15 s leases, retried every 5 s. `ttl` is kept within what the server
+    /// grants (1 s to 10 min), `retry` within 100 ms and `ttl`.
+    public init(runnerID: String, ttl: Duration = .seconds(15), retry: Duration = .seconds(5)) {
+        self.runnerID = runnerID
+        self.ttl = min(max(ttl, .seconds(1)), .seconds(600))
+        self.retry = min(max(retry, .milliseconds(100)), self.ttl)
     }
 }

@@ -18,6 +18,25 @@ public struct RunnerFileConfig: Decodable, Sendable {
     public var metricsToken: String?
     /// `http: {allow: [...]}`: private addresses, networks and hosts `http` actions may reach.
     public var http: HTTPSection?
+    /// Where bots' journals live: `folder` (the default: the state folder) or `server`
+    /// (on the IM server, so that several runners share the bots by leases).
+    public var journal: String?
+    /// The runner's id among the runners sharing bots (`journal: server`).
+    public var id: String?
+    /// `lease: {ttl: 15, retry: 5}`: seconds a bot's lease lasts unless renewed, and
+    /// between tries to take the bots other runners hold (`journal: server`).
+    public var lease: LeaseSection?
+
+    /// `runner.lease`.
+    public struct LeaseSection: Decodable, Sendable {
+        public var ttl: Double?
+        public var retry: Double?
+
+        public init(ttl: Double? = nil, retry: Double? = nil) {
+            self.ttl = ttl
+            self.retry = retry
+        }
+    }
 
     /// `runner.http`.
     public struct HTTPSection: Decodable, Sendable {
@@ -27,13 +46,14 @@ public struct RunnerFileConfig: Decodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case server, listen, bots, state, http
+        case server, listen, bots, state, http, journal, id, lease
         case adminToken = "admin_token"
         case metricsToken = "metrics_token"
     }
 
     public init(server: String? = nil, listen: ListenAddress? = nil, bots: String? = nil, state: String? = nil,
-                adminToken: String? = nil, metricsToken: String? = nil, http: HTTPSection? = nil) {
+                adminToken: String? = nil, metricsToken: String? = nil, http: HTTPSection? = nil,
+                journal: String? = nil, id: String? = nil, lease: LeaseSection? = nil) {
         self.server = server
         self.listen = listen
         self.bots = bots
@@ -41,5 +61,8 @@ public struct RunnerFileConfig: Decodable, Sendable {
         self.adminToken = adminToken
         self.metricsToken = metricsToken
         self.http = http
+        self.journal = journal
+        self.id = id
+        self.lease = lease
     }
 }

@@ -1,4 +1,5 @@
 import HTTPServer
+import IMProtocol
 import IMStore
 import SwitchboardCrypto
 
@@ -60,6 +61,10 @@ public struct ServerConfiguration: Sendable {
     public var metricsToken: String?
     /// Bytes of uploaded media one account may keep (an upload past it gets 413).
     public var mediaBytesPerAccount: Int
+    /// Bytes a bot's journal (snapshot and records) may hold on the server; a write past it
+    /// gets 413 `journal_full`. Not in the configuration file: `Limits.journalBytes` is
+    /// the limit runners are built for.
+    public var journalBytesPerBot = IMProtocol.Limits.journalBytes
 
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),

@@ -87,6 +87,10 @@ enum ErrorMapping {
                 .payloadTooLarge,
                 "this would pass the account's media budget of \(limit) bytes (\(used) in use by images "
                     + "still shown, e.g. as group logos): stop showing one first"), .no)
+        case .leaseLost:
+            return (APIError(
+                .conflict, "this runner no longer holds the bot's lease (another runner took the bot over, or it was "
+                    + "released): stop the bot and take the lease again before writing", reason: "lease_lost"), .no)
         case .incompatibleSchema, .internalFailure:
             return (internalError, .internalError)
         }

@@ -32,6 +32,12 @@ struct RunCommand: Command {
         --bot NAME). A bot without a password gets one generated at its first start, kept in
         its state folder (mode 0600).
 
+        With runner.journal: server (and a runner.id of its own) several runners share the
+        bots: each bot runs in the one runner that holds its lease on the server, its journal
+        is kept there, and a dead runner's bots start in another within runner.lease.ttl plus
+        runner.lease.retry seconds (docs/operations.md, "Several runners"). Such bots need
+        account.password set.
+
         options:
           --config FILE      configuration file (default: config.yaml)
           --server URL       the IM server, overriding runner.server

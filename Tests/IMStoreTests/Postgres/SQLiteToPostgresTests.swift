@@ -30,6 +30,8 @@ import Testing
         var joinRequests: [String: [GroupJoinRequest]]
         var invitations: [String: [GroupInvite]]
         var blocked: [String: [User]]
+        var leases: [String: LeaseRecord]
+        var journals: [String: StoredJournal]
     }
 
     static let hashes: [[UInt8]] = (1...6).map { [UInt8($0), 7, 7] }
@@ -39,7 +41,7 @@ import Testing
     /// re-join, an invite used and one pending, a room, direct messages, replies, a client
     /// id, read markers, an avatar, new info, and retention that dropped the oldest events;
     /// and schema version 4's: group settings, a mute, a ban, a join request, a block, an
-    /// edit and a deletion.
+    /// edit and a deletion; and version 5's: a bot's lease and its journal.
     static func fill(_ store: any ServerStore, clock: TestClock) async throws -> [String] {
         let alice = try await store.makeUser("alice")
         let bob = try await store.makeUser("bob")
@@ -104,7 +106,13 @@ import Testing
         try await store.setPasswordHash(carol.id, "newer-hash", revokeTokens: true)
         _ = try await store.setSuspended(erin.id, true)
         _ = try await store.deleteUser(dave.id)
-        return ["alice", "bob", "carol", SQLiteStore.deletedName(dave.id), "erin", "frank", "grace"]
+        let ivy = try await store.makeUser("ivy", isBot: true)
+        guard case .granted(let lease) = try await store.acquireLease(ivy.id, holder: "runner-a/1", ttl: 600_000) else {
+            throw StoreTestError("ivy's lease was not granted")
+        }
+        _ = try await store.replaceJournalSnapshot(ivy.id, fence: lease.fence, snapshot: "{\"sequence\":2}", limit: 1 << 20)
+        _ = try await store.appendJournal(ivy.id, fence: lease.fence, records: ["{\"seq\":3}", "{\"seq\":4}"], limit: 1 << 20)
+        return ["alice", "bob", "carol", SQLiteStore.deletedName(dave.id), "erin", "frank", "grace", "ivy"]
     }
 
     static func answers(_ store: any ServerStore, names: [String], clock: TestClock) async throws -> Answers {
@@ -112,7 +120,7 @@ import Testing
             epoch: store.epoch, committed: store.committedPosition, users: try await store.listUsers(after: nil, limit: 100),
             feeds: [:], conversations: [:], contacts: [:], logins: [:], tokens: [:], groups: [:], history: [:],
             members: [:], records: [:], invited: [:], media: [:], bans: [:], joinRequests: [:], invitations: [:],
-            blocked: [:])
+            blocked: [:], leases: [:], journals: [:])
         for hash in hashes { answers.tokens[hash] = try await store.token(hash: hash)?.0 }
         for name in names {
             let user = try #require(try await store.user(named: name))
@@ -128,6 +136,8 @@ import Testing
             answers.joinRequests[name] = try await store.joinRequests(for: user.id)
             answers.invitations[name] = try await store.invitations(for: user.id)
             answers.blocked[name] = try await store.blocked(by: user.id)
+            answers.leases[name] = try await store.lease(of: user.id)
+            answers.journals[name] = try await store.journal(of: user.id)
             answers.logins[name] = try await store.liveTokens(of: user.id, at: clock.now)
             answers.groups[name] =
                 try await store.conversationInfos(for: user.id, kind: .group)
@@ -154,7 +164,8 @@ import Testing
             let names = try await Self.fill(sqlite, clock: clock)
             let before = try await Self.answers(sqlite, names: names, clock: clock)
             await sqlite.close()
-            #expect(before.users.count == 7 && before.feeds.values.allSatisfy { !$0.isEmpty })
+            #expect(before.users.count == 8 && before.feeds.values.allSatisfy { !$0.isEmpty })
+            #expect(before.journals["ivy"]?.records.count == 2 && before.leases["ivy"]?.holder == "runner-a/1")
             // As a restore leaves it: the epoch of the database it was restored from, whose
             // cursors read on up to the backup's last position.
             try fixture.execute("INSERT INTO meta (key, value) VALUES ('earlier_epochs', 'before1:4')")
@@ -187,6 +198,13 @@ import Testing
                     let next = try await store.events(for: bob.id, after: before.committed, limit: 10)
                     #expect(next.map(\.message?.id) == [sent.id])
                     #expect(next.first.map { $0.position > before.committed } == true)
+                    // The runner that held ivy's lease goes on holding it, under its fence.
+                    let ivy = try #require(try await store.user(named: "ivy"))
+                    let fence = try #require(before.leases["ivy"]?.fence)
+                    #expect(try await store.acquireLease(ivy.id, holder: "runner-b/1", ttl: 1000)
+                            == .held(try #require(before.leases["ivy"])))
+                    _ = try await store.appendJournal(ivy.id, fence: fence, records: ["{\"seq\":5}"], limit: 1 << 20)
+                    #expect(try await store.journal(of: ivy.id).records.count == 3)
                 }
                 // A second move into the same database is refused and changes nothing.
                 let again = await outcome {

@@ -1,0 +1,197 @@
+import IMClient
+import IMProtocol
+import Lifecycle
+import Logging
+import Synchronization
+
+/// Runs one bot in whichever runner holds its lease (`runner.journal: server`): the
+/// runner's service per bot while its file is there.
+///
+/// It logs in as the bot (a login of its own, device `lease:<bot>@<runner>`), then tries
+/// to take the bot's lease; while another runner holds it, it tries again every
+/// `LeaseSettings.retry`. Once it holds the lease it runs `work` (the bot, its journal on
+/// the server under the lease's fence) and renews every third of the ttl. The bot stops
+/// at once when a renewal answers `lease_lost`, when the journal store reports the same
+/// (`lost`), or when no renewal got through before the lease's end as this runner counts
+/// it: from the moment it sent the request that granted or renewed it, so the runner
+/// always gives up no later than the server does. Then it tries to take the lease again
+/// like any other runner. When it stops (the runner stops, or the bot's file goes) it
+/// stops the bot first and releases the lease, so another runner takes the bot at its
+/// next try instead of after the ttl.
+///
+/// All time is the runner's `TimeSource`; only the server's clock decides when a lease
+/// has ended for the others.
+final class BotLeaseKeeper: Service {
+    let name: String
+    private let bot: String
+    private let holder: String
+    private let settings: LeaseSettings
+    private let client: IMClient
+    private let time: any TimeSource
+    private let logger: Logger
+    private let logIn: @Sendable () async -> Bool
+    private let work: @Sendable (_ lease: BotLease, _ lost: @escaping @Sendable () -> Void) async -> Outcome
+    private let current = Mutex<Int64?>(nil)
+
+    /// How the bot's run under one holding ended.
+    enum Outcome: Sendable {
+        /// It ran and ended by itself (its login was refused for good): the keeper stops.
+        case finished
+        /// It could not start (its journal could not be read): tried again later.
+        case failedToStart
+    }
+
+    /// Why a holding ended.
+    private enum Ending: Sendable, Equatable {
+        case botEnded(Outcome)
+        case lost
+        case expired
+        case cancelled
+    }
+
+    /// - Parameters:
+    ///   - holder: this runner as the server sees it (its id and a per-process suffix).
+    ///   - client: the keeper's own login of the bot, which `logIn` logs in.
+    ///   - logIn: logs `client` in (creating the account when the bot's file says so);
+    ///     false when the login is refused for good or the task is cancelled.
+    ///   - work: runs the bot under `lease` until cancelled; `lost` stops it.
+    init(bot: String, holder: String, settings: LeaseSettings, client: IMClient, time: any TimeSource,
+         logger: Logger, logIn: @escaping @Sendable () async -> Bool,
+         work: @escaping @Sendable (_ lease: BotLease, _ lost: @escaping @Sendable () -> Void) async -> Outcome) {
+        self.name = "lease keeper \(bot)"
+        self.bot = bot
+        self.holder = holder
+        self.settings = settings
+        self.client = client
+        self.time = time
+        self.logger = logger
+        self.logIn = logIn
+        self.work = work
+    }
+
+    /// The fencing number of the holding the bot runs under now; nil while this runner
+    /// does not run it.
+    var fence: Int64? { current.withLock { $0 } }
+
+    func run() async throws {
+        guard await logIn() else { return }
+        var heldBy: String?
+        while !Task.isCancelled {
+            let asked = time.elapsed
+            do {
+                let lease = try await client.takeLease(holder: holder, ttl: settings.ttl)
+                heldBy = nil
+                let ending = await hold(lease, since: asked)
+                if ending == .botEnded(.finished) || ending == .cancelled { return }
+            } catch where error.api?.reason == "lease_held" {
+                let other = error.api?.message ?? ""
+                if heldBy != other {
+                    logger.info("bot \(bot) runs in another runner: \(other)")
+                    heldBy = other
+                }
+            } catch where error.apiCode == .unauthorized {
+                logger.warning("bot \(bot): the lease keeper's login ended (\(error.message)); logging in again")
+                guard await logIn() else { return }
+                continue
+            } catch {
+                if error.code == .cancelled || Task.isCancelled { return }
+                logger.warning("bot \(bot): its lease cannot be taken: \(error.message); trying again in \(settings.retry)")
+            }
+            do {
+                try await time.sleep(for: settings.retry)
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// Runs the bot under `lease` until the holding ends; releases it unless it was lost.
+    private func hold(_ lease: BotLease, since asked: Duration) async -> Ending {
+        logger.notice("bot \(bot): took its lease (fence \(lease.fence)); running it here")
+        current.withLock { $0 = lease.fence }
+        let lostBell = Doorbell()
+        let ending = await withTaskGroup(of: Ending.self) { group in
+            group.addTask { [work] in .botEnded(await work(lease, { lostBell.ring() })) }
+            group.addTask { [self] in await renewing(lease, since: asked) }
+            group.addTask {
+                await lostBell.wait()
+                return Task.isCancelled ? .cancelled : .lost
+            }
+            let first = await group.next() ?? .cancelled
+            // The bot stops (and writes what it can) before the lease is given up.
+            group.cancelAll()
+            await group.waitForAll()
+            return first
+        }
+        current.withLock { $0 = nil }
+        switch ending {
+        case .lost:
+            logger.warning("bot \(bot): another runner took it over (fence \(lease.fence) is over); stopped it here")
+        case .expired:
+            logger.error("bot \(bot): its lease could not be renewed before it ended; stopped it here")
+        case .botEnded, .cancelled:
+            // Released in a task of its own: this one may be cancelled (the runner is
+            // stopping), which would cancel the request too. Awaited, so bounded by the
+            // client's request timeout.
+            let client = client
+            await Task { try? await client.releaseLease(fence: lease.fence) }.value
+        }
+        return ending
+    }
+
+    /// Renews the holding every third of the ttl; returns when it is lost, when no
+    /// renewal got through before its end, or when cancelled.
+    private func renewing(_ lease: BotLease, since asked: Duration) async -> Ending {
+        var expiry = asked + settings.ttl
+        var next = asked + settings.ttl / 3
+        while true {
+            do {
+                try await time.sleep(until: min(next, expiry))
+            } catch {
+                return .cancelled
+            }
+            let sent = time.elapsed
+            if sent >= expiry { return .expired }
+            switch await renewal(lease.fence, before: expiry) {
+            case .renewed:
+                expiry = sent + settings.ttl
+                next = sent + settings.ttl / 3
+            case .lost:
+                return .lost
+            case .failed(let message):
+                if Task.isCancelled { return .cancelled }
+                logger.warning("bot \(bot): its lease could not be renewed: \(message); trying again")
+                next = time.elapsed + settings.ttl / 10
+            }
+        }
+    }
+
+    private enum Renewal: Sendable {
+        case renewed
+        case lost
+        case failed(String)
+    }
+
+    /// One renewal, given up at `expiry` (the bot must stop then whatever the server says).
+    private func renewal(_ fence: Int64, before expiry: Duration) async -> Renewal {
+        await withTaskGroup(of: Renewal.self) { [self] group in
+            group.addTask { [client, holder, settings] in
+                do throws(IMClientError) {
+                    _ = try await client.renewLease(holder: holder, fence: fence, ttl: settings.ttl)
+                    return .renewed
+                } catch where error.api?.reason == "lease_lost" {
+                    return .lost
+                } catch {
+                    return .failed(error.message)
+                }
+            }
+            group.addTask { [time] in
+                try? await time.sleep(until: expiry)
+                return .failed("no answer before the lease's end")
+            }
+            let first = await group.next() ?? .failed("cancelled")
+            group.cancelAll()
+            return first
+        }
+    }
+}

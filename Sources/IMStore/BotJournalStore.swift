@@ -1,0 +1,105 @@
+import IMProtocol
+
+/// A bot account's lease as stored: who holds it (nil once released), its fencing
+/// number, and when it ends (milliseconds of the store's clock).
+public struct LeaseRecord: Sendable, Equatable {
+    public var holder: String?
+    public var fence: Int64
+    public var expiresAt: Int64
+
+    public init(holder: String?, fence: Int64, expiresAt: Int64) {
+        self.holder = holder
+        self.fence = fence
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What asking for a lease came to.
+public enum LeaseOutcome: Sendable, Equatable {
+    /// The caller holds it until `expiresAt`, under `fence`.
+    case granted(LeaseRecord)
+    /// Another holder has it until `expiresAt` (taking it).
+    case held(LeaseRecord)
+    /// The holding the caller named is over: another holder took the lease since, or it
+    /// was released (renewing it).
+    case lost
+}
+
+/// A bot's journal as stored: the snapshot, the records after it in order, and their sizes.
+public struct StoredJournal: Sendable, Equatable {
+    public var snapshot: String?
+    public var records: [String]
+    public var recordBytes: Int
+    public var snapshotBytes: Int
+
+    public init(snapshot: String? = nil, records: [String] = [], recordBytes: Int = 0, snapshotBytes: Int = 0) {
+        self.snapshot = snapshot
+        self.records = records
+        self.recordBytes = recordBytes
+        self.snapshotBytes = snapshotBytes
+    }
+}
+
+/// Bot runners' leases and journals, kept for the bot accounts so that any runner can
+/// take a bot over (docs/architecture.md, "Several runners"). The store reads none of the
+/// journal's texts; it keeps them in order and counts their bytes.
+///
+/// Times are the store's clock. A lease is one row per bot account with a fencing number
+/// that only grows: taking the lease afresh adds one, renewing keeps it. Every journal
+/// write names the fencing number it was granted and is refused with `.leaseLost`, writing
+/// nothing, when that is not the current holding, in the same transaction.
+public protocol BotJournalStore: Sendable {
+    /// Takes the lease of `userID` for `holder` for `ttl` milliseconds: granted when nobody
+    /// holds it, its holding ended, or `holder` itself held it (a restarted holder takes
+    /// it again, under a new fencing number); otherwise `.held` with the current holding.
+    func acquireLease(_ userID: UserID, holder: String, ttl: Int64) async throws -> LeaseOutcome
+
+    /// Extends the holding `fence` by `ttl` milliseconds from now, even past its end when
+    /// nobody took the lease since; `.lost` when it is not the current holding of `holder`.
+    func renewLease(_ userID: UserID, holder: String, fence: Int64, ttl: Int64) async throws -> LeaseOutcome
+
+    /// Ends the holding `fence` at once (another runner may take the bot); false when it
+    /// was not the current one (nothing changes).
+    func releaseLease(_ userID: UserID, fence: Int64) async throws -> Bool
+
+    /// The current lease, if the account ever had one.
+    func lease(of userID: UserID) async throws -> LeaseRecord?
+
+    /// The journal of `userID` (empty when nothing was ever written).
+    func journal(of userID: UserID) async throws -> StoredJournal
+
+    /// Appends `records` after the stored ones under the holding `fence`. `.leaseLost`
+    /// when it is not the current holding; `.overBudget` when the journal would pass
+    /// `limit` bytes (nothing is written either way).
+    func appendJournal(_ userID: UserID, fence: Int64, records: [String], limit: Int) async throws -> StoredJournal
+
+    /// Replaces the snapshot with `snapshot` and drops every record, under the holding
+    /// `fence` (errors as ``appendJournal(_:fence:records:limit:)``).
+    func replaceJournalSnapshot(_ userID: UserID, fence: Int64, snapshot: String, limit: Int) async throws
+        -> StoredJournal
+}
+
+extension LeaseRecord {
+    /// What taking the lease for `holder` comes to when it stands as `self` (nil: never
+    /// taken) at `now`: the rule both stores apply inside their transaction.
+    static func acquiring(_ current: LeaseRecord?, holder: String, ttl: Int64, now: Int64) -> LeaseOutcome {
+        if let current, let owner = current.holder, owner != holder, current.expiresAt > now {
+            return .held(current)
+        }
+        return .granted(LeaseRecord(holder: holder, fence: (current?.fence ?? 0) + 1, expiresAt: now + ttl))
+    }
+
+    /// What renewing the holding `fence` of `holder` comes to.
+    static func renewing(_ current: LeaseRecord?, holder: String, fence: Int64, ttl: Int64, now: Int64)
+        -> LeaseOutcome
+    {
+        guard let current, current.fence == fence, current.holder == holder else { return .lost }
+        return .granted(LeaseRecord(holder: holder, fence: fence, expiresAt: now + ttl))
+    }
+
+    /// Whether a journal write under `fence` may go ahead.
+    static func admits(_ current: LeaseRecord?, fence: Int64) -> Bool {
+        guard let current else { return false }
+        return current.fence == fence && current.holder != nil
+    }
+}

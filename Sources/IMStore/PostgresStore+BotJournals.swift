@@ -1,0 +1,134 @@
+import IMProtocol
+
+/// Bot runners' leases and journals (as `SQLiteStore+BotJournals.swift`). Every write
+/// locks the bot's `bot_journals` row first (`FOR UPDATE`), so nodes asking at once for
+/// the same bot are served one after the other and a journal write is checked against
+/// the lease as it stands at its commit.
+extension PostgresStore: BotJournalStore {
+    public func acquireLease(_ userID: UserID, holder: String, ttl: Int64) async throws -> LeaseOutcome {
+        try await write { [clock] context in
+            let connection = context.connection
+            let outcome = LeaseRecord.acquiring(
+                try Self.lockedLease(userID, connection), holder: holder, ttl: ttl, now: clock().milliseconds)
+            if case .granted(let lease) = outcome { try Self.store(lease, of: userID, connection) }
+            return outcome
+        }
+    }
+
+    public func renewLease(_ userID: UserID, holder: String, fence: Int64, ttl: Int64) async throws -> LeaseOutcome {
+        try await write { [clock] context in
+            let connection = context.connection
+            let outcome = LeaseRecord.renewing(
+                try Self.lockedLease(userID, connection), holder: holder, fence: fence, ttl: ttl,
+                now: clock().milliseconds)
+            if case .granted(let lease) = outcome { try Self.store(lease, of: userID, connection) }
+            return outcome
+        }
+    }
+
+    public func releaseLease(_ userID: UserID, fence: Int64) async throws -> Bool {
+        try await write { context in
+            try context.connection.execute(
+                "UPDATE bot_journals SET holder = NULL, expires_at = 0 WHERE user_id = $1 AND fence = $2 AND holder IS NOT NULL",
+                userID.rawValue, fence) == 1
+        }
+    }
+
+    public func lease(of userID: UserID) async throws -> LeaseRecord? {
+        try await read { connection in
+            try connection.first(
+                "SELECT holder, fence, expires_at FROM bot_journals WHERE user_id = $1", userID.rawValue,
+                as: { LeaseRecord(holder: try $0.optionalText(0), fence: try $0.int(1), expiresAt: try $0.int(2)) })
+        }
+    }
+
+    public func journal(of userID: UserID) async throws -> StoredJournal {
+        try await read { connection in
+            try connection.transaction(.repeatableRead, readOnly: true) {
+                guard var journal = try connection.first(
+                    "SELECT snapshot, snapshot_bytes, record_bytes FROM bot_journals WHERE user_id = $1", userID.rawValue,
+                    as: { StoredJournal(snapshot: try $0.optionalText(0), recordBytes: Int(try $0.int(2)),
+                                        snapshotBytes: Int(try $0.int(1))) })
+                else { return StoredJournal() }
+                journal.records = try connection.rows(
+                    "SELECT data FROM bot_journal_records WHERE user_id = $1 ORDER BY seq", userID.rawValue,
+                    as: { try $0.text(0) })
+                return journal
+            }
+        }
+    }
+
+    public func appendJournal(_ userID: UserID, fence: Int64, records: [String], limit: Int) async throws
+        -> StoredJournal
+    {
+        try await write { context in
+            let connection = context.connection
+            var sizes = try Self.writableJournal(userID, fence: fence, connection)
+            let added = records.reduce(0) { $0 + $1.utf8.count }
+            let used = sizes.snapshotBytes + sizes.recordBytes
+            guard used + added <= limit else { throw StoreError.overBudget(used: used, limit: limit) }
+            var next = (try connection.first(
+                "SELECT coalesce(max(seq), 0) FROM bot_journal_records WHERE user_id = $1", userID.rawValue,
+                as: { try $0.int(0) }) ?? 0) + 1
+            for record in records {
+                try connection.execute(
+                    "INSERT INTO bot_journal_records (user_id, seq, data) VALUES ($1, $2, $3)", userID.rawValue, next,
+                    record)
+                next += 1
+            }
+            sizes.recordBytes += added
+            try connection.execute(
+                "UPDATE bot_journals SET record_bytes = $1 WHERE user_id = $2", sizes.recordBytes, userID.rawValue)
+            return sizes
+        }
+    }
+
+    public func replaceJournalSnapshot(_ userID: UserID, fence: Int64, snapshot: String, limit: Int) async throws
+        -> StoredJournal
+    {
+        try await write { context in
+            let connection = context.connection
+            _ = try Self.writableJournal(userID, fence: fence, connection)
+            let bytes = snapshot.utf8.count
+            guard bytes <= limit else { throw StoreError.overBudget(used: 0, limit: limit) }
+            try connection.execute("DELETE FROM bot_journal_records WHERE user_id = $1", userID.rawValue)
+            try connection.execute(
+                "UPDATE bot_journals SET snapshot = $1, snapshot_bytes = $2, record_bytes = 0 WHERE user_id = $3",
+                snapshot, bytes, userID.rawValue)
+            return StoredJournal(recordBytes: 0, snapshotBytes: bytes)
+        }
+    }
+
+    // MARK: In a transaction
+
+    /// The lease, its row locked until the transaction ends (created empty, never taken,
+    /// on first use, so that two first takers also wait for each other).
+    private static func lockedLease(_ userID: UserID, _ connection: PostgresConnection) throws -> LeaseRecord? {
+        try connection.execute(
+            "INSERT INTO bot_journals (user_id) VALUES ($1) ON CONFLICT (user_id) DO NOTHING", userID.rawValue)
+        return try connection.first(
+            "SELECT holder, fence, expires_at FROM bot_journals WHERE user_id = $1 FOR UPDATE", userID.rawValue,
+            as: { LeaseRecord(holder: try $0.optionalText(0), fence: try $0.int(1), expiresAt: try $0.int(2)) })
+    }
+
+    private static func store(_ lease: LeaseRecord, of userID: UserID, _ connection: PostgresConnection) throws {
+        try connection.execute(
+            "UPDATE bot_journals SET holder = $1, fence = $2, expires_at = $3 WHERE user_id = $4",
+            lease.holder, lease.fence, lease.expiresAt, userID.rawValue)
+    }
+
+    /// The journal's sizes, its row locked, once the holding `fence` is found current;
+    /// `.leaseLost` otherwise.
+    private static func writableJournal(_ userID: UserID, fence: Int64, _ connection: PostgresConnection) throws
+        -> StoredJournal
+    {
+        guard let row = try connection.first(
+            "SELECT holder, fence, expires_at, snapshot_bytes, record_bytes FROM bot_journals WHERE user_id = $1 FOR UPDATE",
+            userID.rawValue,
+            as: { (LeaseRecord(holder: try $0.optionalText(0), fence: try $0.int(1), expiresAt: try $0.int(2)),
+                   StoredJournal(recordBytes: Int(try $0.int(4)), snapshotBytes: Int(try $0.int(3)))) }),
+            LeaseRecord.admits(row.0, fence: fence)
+        else { throw StoreError.leaseLost }
+        return row.1
+    }
+}

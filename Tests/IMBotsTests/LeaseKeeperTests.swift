@@ -1,0 +1,193 @@
+import Foundation
+@testable import IMBots
+import IMClient
+import IMProtocol
+import Lifecycle
+import Logging
+import Synchronization
+import TestSupport
+import Testing
+
+/// The transport to the real server, which can be cut (every request fails as if the
+/// server were unreachable) and which counts the lease renewals that got through.
+final class SwitchableTransport: HTTPTransport {
+    private let inner: any HTTPTransport
+    private let state = Mutex((down: false, renewals: 0))
+
+    init(_ inner: any HTTPTransport = TestClient.sharedTransport) { self.inner = inner }
+
+    var down: Bool {
+        get { state.withLock { $0.down } }
+        set { state.withLock { $0.down = newValue } }
+    }
+
+    /// Renewals (lease requests naming a fence) the server answered 200.
+    var renewals: Int { state.withLock { $0.renewals } }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        if down { throw TransportError(code: .cannotConnect, message: "cut by the test", requestNotSent: true) }
+        let response = try await inner.send(request)
+        if request.url.hasSuffix("/v1/me/lease"), request.method == "POST", response.status == 200,
+           let body = request.body, String(decoding: body, as: UTF8.self).contains("\"fence\"") {
+            state.withLock { $0.renewals += 1 }
+        }
+        return response
+    }
+}
+
+/// What a keeper's bot did: the fences it started under, and which ended.
+final class WorkLog: Sendable {
+    private let state = Mutex((started: [Int64](), stopped: [Int64]()))
+
+    var started: [Int64] { state.withLock { $0.started } }
+    var stopped: [Int64] { state.withLock { $0.stopped } }
+
+    /// A bot that runs until cancelled.
+    var work: @Sendable (BotLease, @escaping @Sendable () -> Void) async -> BotLeaseKeeper.Outcome {
+        { [self] lease, _ in
+            state.withLock { $0.started.append(lease.fence) }
+            await Doorbell().wait()  // returns when cancelled
+            state.withLock { $0.stopped.append(lease.fence) }
+            return .failedToStart
+        }
+    }
+}
+
+/// The lease keeper on the runner's ManualTime, against a real server on a ManualTime of
+/// its own (so that the test says when each side's time passes).
+@Suite(.serialized, .timeLimit(.minutes(2))) struct LeaseKeeperTests {
+    static let settings = LeaseSettings(runnerID: "a", ttl: .seconds(3), retry: .seconds(1))
+
+    struct Keeper {
+        let keeper: BotLeaseKeeper
+        let log: WorkLog
+        let transport: SwitchableTransport
+        let task: Task<Void, any Error>
+    }
+
+    static func keeper(_ server: TestServer, holder: String, time: ManualTime) -> Keeper {
+        let transport = SwitchableTransport()
+        let client = IMClient(serverURL: server.baseURL, transport: transport,
+                              configuration: IMClient.Configuration(sendRetry: .never, sleep: { try await time.sleep(for: $0) }))
+        let log = WorkLog()
+        let keeper = BotLeaseKeeper(
+            bot: "leased", holder: holder, settings: settings, client: client, time: time,
+            logger: Logger(label: "keeper", level: .error, sink: LogWatch()),
+            logIn: { (try? await client.login(username: "leased", password: "bot password")) != nil },
+            work: log.work)
+        return Keeper(keeper: keeper, log: log, transport: transport, task: Task { try await keeper.run() })
+    }
+
+    @Test func aKeeperTakesTheLeaseRenewsItAndStopsItsBotWhenAnotherRunnerTookIt() async throws {
+        let serverTime = ManualTime()
+        try await withServer(time: serverTime) { server in
+            try await server.createAccount("leased", password: "bot password", bot: true)
+            let runnerTime = ManualTime()
+            let a = Self.keeper(server, holder: "a/1", time: runnerTime)
+            defer { a.task.cancel() }
+            try await eventually("the bot runs under fence 1") { a.log.started == [1] && a.keeper.fence == 1 }
+
+            // A third of the ttl later it renews, and the server's holding moves on: 2 s
+            // later on the server's clock, it ends 3 s after that, not 1 s.
+            serverTime.setWall(milliseconds: serverTime.wallMilliseconds + 2_000)
+            await runnerTime.waitForSleepers(1)
+            runnerTime.advance(by: .seconds(1))
+            try await eventually("a renewal") { a.transport.renewals == 1 }
+            serverTime.setWall(milliseconds: serverTime.wallMilliseconds + 1_500)
+            let probe = try await server.client.login("leased", password: "bot password")
+            expectHeld(try await probe.send("POST", "/v1/me/lease", json: LeaseRequest(holder: "b", ttlMilliseconds: 3000)))
+
+            // Runner A is cut off; on the server its lease ends and B takes the bot.
+            a.transport.down = true
+            serverTime.setWall(milliseconds: serverTime.wallMilliseconds + 3_000)
+            let b = Self.keeper(server, holder: "b/1", time: ManualTime())
+            defer { b.task.cancel() }
+            try await eventually("B runs the bot under fence 2") { b.log.started == [2] }
+            // A's next renewal, once it reaches the server again, is refused: its bot stops.
+            a.transport.down = false
+            await runnerTime.waitForSleepers(1)
+            runnerTime.advance(by: .seconds(1))
+            try await eventually("A's bot stopped") { a.log.stopped == [1] && a.keeper.fence == nil }
+            // A keeps trying, and finds the bot held.
+            await runnerTime.waitForSleepers(1)
+            runnerTime.advance(by: Self.settings.retry)
+            await runnerTime.waitForSleepers(1)
+            #expect(a.log.started == [1])
+            #expect(b.log.stopped.isEmpty)
+        }
+    }
+
+    @Test func aBotStopsWhenItsLeaseEndsUnrenewedAndStartsAgainWhenTheServerIsBack() async throws {
+        let serverTime = ManualTime()
+        try await withServer(time: serverTime) { server in
+            try await server.createAccount("leased", password: "bot password", bot: true)
+            let runnerTime = ManualTime()
+            let a = Self.keeper(server, holder: "a/1", time: runnerTime)
+            defer { a.task.cancel() }
+            try await eventually("the bot runs") { a.log.started == [1] }
+            a.transport.down = true
+            // Renewals fail; at the lease's end (3 s after it was asked for) the bot stops,
+            // though nobody else took it.
+            var stepped = Duration.zero
+            while a.log.stopped.isEmpty {
+                guard stepped <= Self.settings.ttl + .seconds(1) else { break }
+                await runnerTime.waitForSleepers(1)
+                runnerTime.advance(by: .milliseconds(100))
+                stepped += .milliseconds(100)
+            }
+            try await eventually("the bot stopped") { a.log.stopped == [1] }
+            #expect(stepped >= Self.settings.ttl - .milliseconds(100) && stepped <= Self.settings.ttl + .milliseconds(100),
+                    "stopped after \(stepped)")
+            // The server is back: the next try takes the lease afresh.
+            a.transport.down = false
+            serverTime.setWall(milliseconds: serverTime.wallMilliseconds + 3_000)
+            await runnerTime.waitForSleepers(1)
+            runnerTime.advance(by: Self.settings.retry)
+            try await eventually("the bot runs again under a new fence") { a.log.started == [1, 2] }
+        }
+    }
+
+    @Test func aStoppedKeeperStopsItsBotAndReleasesTheLease() async throws {
+        try await withServer { server in
+            try await server.createAccount("leased", password: "bot password", bot: true)
+            let a = Self.keeper(server, holder: "a/1", time: ManualTime())
+            try await eventually("the bot runs") { a.log.started == [1] }
+            a.task.cancel()
+            _ = await a.task.result
+            #expect(a.log.stopped == [1])
+            // Released: another runner takes it at once.
+            let probe = try await server.client.login("leased", password: "bot password")
+            let taken = try await probe.send("POST", "/v1/me/lease", json: LeaseRequest(holder: "b", ttlMilliseconds: 3000))
+            #expect(taken.status == 200, "\(taken.text)")
+        }
+    }
+
+    @Test func aJournalWriteUnderAnOldFenceReportsTheLossAndThrows() async throws {
+        try await withServer { server in
+            let (bot, _) = try await server.createAccount("leased", password: "bot password", bot: true)
+            let client = IMClient(serverURL: server.baseURL, transport: TestClient.sharedTransport, token: bot.token)
+            let first = try await client.takeLease(holder: "a", ttl: .seconds(3))
+            try await client.releaseLease(fence: first.fence)
+            let second = try await client.takeLease(holder: "b", ttl: .seconds(3))
+            let lost = Mutex(0)
+            let old = ServerJournalStore(client: client, bot: "leased", fence: first.fence, lost: { lost.withLock { $0 += 1 } })
+            await #expect(throws: RunnerError.self) {
+                try await old.append([JournalRecord(sequence: 1, change: .cursor("c1"))])
+            }
+            #expect(lost.withLock { $0 } == 1)
+            let current = ServerJournalStore(client: client, bot: "leased", fence: second.fence, lost: {})
+            try await current.append([JournalRecord(sequence: 1, change: .cursor("c2"))])
+            let contents = try await current.load()
+            #expect(contents.records == [JournalRecord(sequence: 1, change: .cursor("c2"))])
+            #expect(contents.warnings.isEmpty)
+            await current.release()
+            await #expect(throws: RunnerError.self) {
+                try await current.append([JournalRecord(sequence: 2, change: .cursor("c3"))])
+            }
+        }
+    }
+}
+
+func expectHeld(_ answer: TestClient.Answer, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    #expect(answer.status == 409 && answer.text.contains("lease_held"), "\(answer.text)", sourceLocation: sourceLocation)
+}
