@@ -27,7 +27,8 @@ extension CurlTransport {
             let converted = address.withUnsafeBytes { bytes in
                 inet_ntop(family, bytes.baseAddress, &buffer, socklen_t(buffer.count))
             }
-            return converted == nil ? "?" : String(cString: buffer)
+            guard converted != nil else { return "?" }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
     }
 

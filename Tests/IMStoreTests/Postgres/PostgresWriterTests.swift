@@ -114,7 +114,7 @@ import Testing
             #expect(!ran.value)
             #expect(try await pool.withConnection { try $0.first("SELECT count(*) FROM items") { try $0.int(0) } } == 0)
             // The next batch runs on a working session.
-            try await writer.write { try $0.connection.execute("INSERT INTO items VALUES (6, 'kept')") }
+            _ = try await writer.write { try $0.connection.execute("INSERT INTO items VALUES (6, 'kept')") }
             #expect(try await pool.withConnection { try $0.first("SELECT count(*) FROM items") { try $0.int(0) } } == 1)
         }
     }
