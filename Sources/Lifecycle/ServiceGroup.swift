@@ -42,6 +42,8 @@ public final class ServiceGroup: Sendable {
             stopRequested.open()
         }
         defer { watcher?.cancel() }
+        // A shutdown signal must not be lost between here and the services' start.
+        await watcher?.armed()
         // The services run in a task of their own: cancelling the caller must not cancel
         // them all at once (structured cancellation would), but in order. The task is
         // awaited here, so it never outlives this call.

@@ -26,6 +26,11 @@ public final class ShutdownSignals: Sendable {
         }
     }
 
+    /// Returns once every signal is watched; see ``SignalSource/armed()``.
+    public func armed() async {
+        for source in sources { await source.armed() }
+    }
+
     /// Stops watching; see ``SignalSource/cancel()``.
     public func cancel() {
         for source in sources { source.cancel() }
@@ -40,13 +45,22 @@ public final class SignalSource: Sendable {
     private nonisolated(unsafe) let source: any DispatchSourceSignal
     private let number: Int32
     private let cancelled = Atomic<Bool>(false)
+    private let registered = Latch()
 
     public init(_ number: Int32, handler: @escaping @Sendable () -> Void) {
         self.number = number
         SignalDispositions.ignore([number])
         source = DispatchSource.makeSignalSource(signal: number, queue: .global())
         source.setEventHandler(handler: handler)
+        source.setRegistrationHandler { [registered] in registered.open() }
         source.resume()
+    }
+
+    /// Returns once the signal is watched. Dispatch registers a source after `resume`, on
+    /// a thread of its own; the signal is ignored from `init` on, so one that arrives
+    /// before the registration is lost (a loaded machine made that window seconds long).
+    public func armed() async {
+        await registered.wait()
     }
 
     /// Stops watching; the last watcher of the signal restores its earlier disposition.

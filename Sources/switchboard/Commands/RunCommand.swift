@@ -70,6 +70,7 @@ struct RunCommand: Command {
         let (file, directory) = try ConfigFile.load(configPath)
         let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: nil)
         defer { log.close() }
+        await log.armed()
         let logger = log.logger("runner")
         var configuration = try file.runnerConfiguration(directory: directory, serverURL: server)
         configuration.strict = strict
@@ -110,6 +111,7 @@ struct RunCommand: Command {
             runner.requestReload()
         }
         defer { hangup.cancel() }
+        await hangup.armed()
         do {
             try await ServiceGroup(services: services, signals: [SIGINT, SIGTERM], logger: logger).run()
         } catch let error as RunnerError {

@@ -76,6 +76,7 @@ struct ServeCommand: Command {
         }
         let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: logFile)
         defer { log.close() }
+        await log.armed()
         let logger = log.logger("server")
         let app: IMServerApp
         do {

@@ -49,6 +49,7 @@ struct UpCommand: Command {
         let (file, directory) = try ConfigFile.load(configPath)
         let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: nil)
         defer { log.close() }
+        await log.armed()
         var section = file.server ?? ServerFileConfig()
         if section.data == nil { section.data = (directory as NSString).appendingPathComponent("data") }
         let serverConfiguration: ServerConfiguration

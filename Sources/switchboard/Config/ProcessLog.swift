@@ -48,6 +48,9 @@ final class ProcessLog: Sendable {
     func logger(_ label: String) -> Logger { Logger(label: label, level: level, sink: sink) }
 
     /// Stops watching SIGHUP.
+    /// Returns once SIGHUP is watched (before that, one would be lost).
+    func armed() async { await hangup.armed() }
+
     func close() { hangup.cancel() }
 
     deinit { close() }
