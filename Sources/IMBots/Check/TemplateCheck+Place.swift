@@ -22,11 +22,9 @@ extension TemplateCheck {
             let path = reference.path
             guard let root = path.first else { return nil }
             guard let frames = frames(around: reference) else { return nil }
-            for frame in frames.reversed() {
-                if frame.shape.type == .any { return nil }
-                if frame.shape.field(root) != nil {
-                    return describe(frame.shape.find(path), path: path, kind: reference.kind, source: frame.shape.source)
-                }
+            if let frame = Self.holder(of: root, in: frames) {
+                guard frame.shape.type != .any else { return nil }
+                return describe(frame.shape.find(path), path: path, kind: reference.kind, source: frame.shape.source)
             }
             guard let top = shape.field(root) else {
                 let name = reference.name
@@ -49,14 +47,23 @@ extension TemplateCheck {
             return describe(shape.find(path), path: path, kind: reference.kind, source: top.source)
         }
 
-        /// The values the sections around `reference` push, outermost first, each with the
-        /// section's name; nil when a name inside cannot be judged.
-        private func frames(around reference: TemplateReference) -> [(shape: TemplateShape, section: String)]? {
-            var frames: [(shape: TemplateShape, section: String)] = []
+        /// The value one section pushes, with the section's name.
+        private typealias Frame = (shape: TemplateShape, section: String)
+
+        /// The innermost frame where the renderer finds `name`: one that has it, or one of
+        /// unknown shape (which may); nil when only the root can.
+        private static func holder(of name: String, in frames: [Frame]) -> Frame? {
+            frames.last { $0.shape.type == .any || $0.shape.field(name) != nil }
+        }
+
+        /// The values the sections around `reference` push, outermost first; nil when a
+        /// name inside cannot be judged.
+        private func frames(around reference: TemplateReference) -> [Frame]? {
+            var frames: [Frame] = []
             for section in reference.sectionStack where !section.inverted {
                 guard let first = section.path.first else { return nil }
                 var found: TemplateShape?
-                if let frame = frames.last(where: { $0.shape.type == .any || $0.shape.field(first) != nil }) {
+                if let frame = Self.holder(of: first, in: frames) {
                     if frame.shape.type == .any { return nil }
                     if case .found(let node) = frame.shape.find(section.path) { found = node }
                 } else if let top = shape.field(first), provided.contains(top.source),
