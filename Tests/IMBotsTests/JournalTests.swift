@@ -5,6 +5,7 @@ import Lifecycle
 import Logging
 import Templates
 import TestSupport
+import Synchronization
 import Testing
 
 /// A bot's journal: one write path, records replayed over the last snapshot, compaction
@@ -133,6 +134,36 @@ import Testing
         }
         await journal.close()
         #expect(store.isReleased)
+    }
+
+    /// A fresh bot's feed begins where its first poll found the present: that cursor is
+    /// stored and synced before the stream goes on (a runner taking over after a crash
+    /// would otherwise begin at a later present and miss what came in between), while
+    /// later cursors wait for the writer as every record does.
+    @Test func aFreshBotsFirstCursorIsDurableBeforeTheFeedGoesOn() async throws {
+        let store = MemoryJournalStore()
+        let writer = JournalWriter(time: ManualTime())
+        let journal = try await BotJournal(bot: "bot", store: store, initialState: [:], writer: writer, logger: logger)
+        let retries = Mutex(0)
+        let cursors = JournalCursorStore(journal: journal, resumes: true, sleep: { _ in retries.withLock { $0 += 1 } })
+        // The writer is not running: only the save itself can have written and synced.
+        store.fail(next: 1)
+        try await cursors.save("c1")
+        #expect(store.records.map(\.change) == [.cursor("c1")])
+        #expect(store.syncCount == 1)
+        #expect(retries.withLock { $0 } == 1, "one failed write, waited out and written again")
+        #expect(logs.contains("the store is out of reach"))
+
+        try await cursors.save("c2")
+        #expect(store.records.map(\.change) == [.cursor("c1")], "a later cursor is the writer's")
+        #expect(journal.state.cursor == "c2")
+
+        // After the server forgot the cursor, the next one is a first cursor again.
+        journal.record(.resync)
+        try await cursors.save("c3")
+        #expect(store.records.map(\.change) == [.cursor("c1"), .resync, .cursor("c3")])
+        #expect(store.syncCount == 2)
+        await journal.close()
     }
 
     @Test func aRecordOfAKindThisVersionDoesNotKnowStopsTheStart() async throws {

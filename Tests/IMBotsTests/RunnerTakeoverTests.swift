@@ -109,20 +109,14 @@ extension ServerSuites {
                         for index in perBot / 2..<perBot {
                             for bot in Self.bots { try await alice.say("m\(index)", to: bot) }
                         }
-                        // Known bug, open in issue 15: in about one run of three on a loaded
-                        // machine one of the killed runner's bots stays short of its replies
-                        // after the move (a message lost across the takeover). Recorded as a
-                        // known issue, with its assertions unchanged, until it is found.
-                        await withKnownIssue("a reply lost across a takeover", isIntermittent: true) {
-                            for bot in Self.bots {
-                                var replies: [String] = []
-                                try await eventually("\(perBot) replies from \(bot)", hangGuard: .seconds(90)) {
-                                    replies = try await alice.history(with: bot).filter { $0.sender == bot }.map(\.text)
-                                    return replies.count >= perBot
-                                }
-                                #expect(replies.count == perBot, "\(bot) replies: \(replies.count)")
-                                #expect(Set(replies) == Set((0..<perBot).map { "\(bot): m\($0)" }))
+                        for bot in Self.bots {
+                            var replies: [String] = []
+                            try await eventually("\(perBot) replies from \(bot)", hangGuard: .seconds(90)) {
+                                replies = try await alice.history(with: bot).filter { $0.sender == bot }.map(\.text)
+                                return replies.count >= perBot
                             }
+                            #expect(replies.count == perBot, "\(bot) replies: \(replies.count)")
+                            #expect(Set(replies) == Set((0..<perBot).map { "\(bot): m\($0)" }))
                         }
                         // Every bot runs on B now: it took A's two over.
                         for bot in Self.bots {

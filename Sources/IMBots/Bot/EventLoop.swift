@@ -56,7 +56,8 @@ struct EventLoop: Service {
         let options = EventStreamOptions(
             pollTimeout: parts.configuration.pollTimeout, sleep: { try await time.sleep(for: $0) },
             monotonic: { time.elapsed })
-        let cursor = JournalCursorStore(journal: parts.journal, resumes: definition.backlog != .skip)
+        let cursor = JournalCursorStore(journal: parts.journal, resumes: definition.backlog != .skip,
+                                        sleep: { try await time.sleep(for: $0) })
         parts.metrics.connected(bot: parts.name, true)
         parts.logger.info("bot \(parts.name) is running as \(definition.account.username)",
                           [("rules", String(definition.rules.count)), ("version", definition.version)])

@@ -148,6 +148,9 @@ final class BotJournal: Sendable {
         turn.pass()
     }
 
+    /// Whether the journal takes no more records (the bot is stopping).
+    var isClosed: Bool { current.withLock { $0.closed } }
+
     /// The last record on disk (for tests).
     var syncedThrough: UInt64 { current.withLock { $0.syncedThrough } }
 

@@ -49,6 +49,8 @@ struct JournalState: Sendable, Equatable {
         case .cursor(let cursor):
             self.cursor = cursor
         case .resync:
+            // The server forgot the cursor: the feed begins anew, at the present.
+            cursor = nil
             handledThrough = 0
             accepted = []
         case .avatar(let hash):

@@ -9,6 +9,8 @@ final class MemoryJournalStore: JournalStore {
         var records: [JournalRecord] = []
         var released = false
         var syncs = 0
+        /// Appends to refuse before they are taken again (a store out of reach).
+        var failures = 0
     }
 
     private let contents: Mutex<Contents>
@@ -23,6 +25,9 @@ final class MemoryJournalStore: JournalStore {
     var isReleased: Bool { contents.withLock { $0.released } }
     var syncCount: Int { contents.withLock { $0.syncs } }
 
+    /// Refuses the next `count` appends.
+    func fail(next count: Int) { contents.withLock { $0.failures = count } }
+
     func load() async throws(RunnerError) -> JournalContents {
         contents.withLock { JournalContents(snapshot: $0.snapshot, records: $0.records, warnings: []) }
     }
@@ -30,6 +35,10 @@ final class MemoryJournalStore: JournalStore {
     func append(_ records: [JournalRecord]) async throws(RunnerError) {
         try contents.withLock { contents throws(RunnerError) in
             guard !contents.released else { throw RunnerError("written after release") }
+            if contents.failures > 0 {
+                contents.failures -= 1
+                throw RunnerError("the store is out of reach")
+            }
             contents.records += records
         }
     }
