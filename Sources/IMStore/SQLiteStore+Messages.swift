@@ -16,12 +16,15 @@ extension SQLiteStore: MessageStore {
             }
             // Who the message reaches, read once: it also says whether the sender may send.
             let members = try members(of: new.conversationID, connection)
+            var head: ConversationHead?
             if new.requireMembership {
                 guard let sender = members.first(where: { $0.user == new.senderID }) else {
                     try requireConversation(new.conversationID, connection)
                     throw StoreError.notMember
                 }
-                try checkPosting(sender, in: new.conversationID, at: now, connection)
+                let read = try conversationHead(new.conversationID, connection)
+                try checkPosting(sender, in: new.conversationID, read, at: now, connection)
+                head = read
             }
             if let replyTo = new.replyTo {
                 let home = try connection.scalar("SELECT conversation_id FROM messages WHERE id = ?", replyTo.rawValue)
@@ -29,7 +32,7 @@ extension SQLiteStore: MessageStore {
                     throw StoreError.invalidReference("message \(replyTo) is not in this conversation")
                 }
             }
-            let (message, conversation) = try insertMessage(context, new, at: now)
+            let (message, conversation) = try insertMessage(context, new, at: now, head: head)
             if new.type == .chat {
                 try connection.execute(
                     "UPDATE members SET last_read_seq = ?, last_posted_at = ? WHERE conversation_id = ? AND user_id = ?",
@@ -42,6 +45,26 @@ extension SQLiteStore: MessageStore {
         }
     }
 
+    /// What a message is appended to: the conversation's last number, kind, name and slow
+    /// mode, read once per message.
+    struct ConversationHead {
+        var lastSeq: Int64
+        var kind: ConversationKind
+        var name: String
+        var slowMode: Int
+    }
+
+    func conversationHead(_ conversationID: ConversationID, _ connection: SQLiteConnection) throws
+        -> ConversationHead
+    {
+        guard let head = try connection.first(
+            "SELECT last_seq, kind, name, slow_mode FROM conversations WHERE id = ?", conversationID.rawValue,
+            as: { ConversationHead(lastSeq: $0.int(0), kind: ConversationKind(rawValue: $0.text(1)) ?? .group,
+                                   name: $0.text(2), slowMode: Int($0.int(3))) })
+        else { throw StoreError.notFound("no conversation \(conversationID)") }
+        return head
+    }
+
     /// Throws why `sender` may not post in the conversation now: muted, a restricted
     /// newcomer, slowed down in a group (when `slowed`: edits are not), or blocked by the
     /// other side of a one-to-one conversation.
@@ -49,10 +72,15 @@ extension SQLiteStore: MessageStore {
         _ sender: MemberState, in conversationID: ConversationID, at now: Timestamp, slowed: Bool = true,
         _ connection: SQLiteConnection
     ) throws {
-        guard let (kind, slowMode) = try connection.first(
-            "SELECT kind, slow_mode FROM conversations WHERE id = ?", conversationID.rawValue,
-            as: { (ConversationKind(rawValue: $0.text(0)) ?? .group, Int($0.int(1))) })
-        else { throw StoreError.notFound("no conversation \(conversationID)") }
+        try checkPosting(sender, in: conversationID, try conversationHead(conversationID, connection), at: now,
+                         slowed: slowed, connection)
+    }
+
+    private func checkPosting(
+        _ sender: MemberState, in conversationID: ConversationID, _ head: ConversationHead, at now: Timestamp,
+        slowed: Bool = true, _ connection: SQLiteConnection
+    ) throws {
+        let (kind, slowMode) = (head.kind, head.slowMode)
         if let refusal = sender.postingRefusal(at: now, slowMode: kind == .group && slowed ? slowMode : 0) {
             throw refusal
         }
@@ -69,20 +97,19 @@ extension SQLiteStore: MessageStore {
     }
 
     /// Appends a message to its conversation (next `seq`, last message, time); returns it
-    /// with the conversation's kind and name. The caller puts it into feeds.
+    /// with the conversation's kind and name. The caller puts it into feeds. `head` is the
+    /// conversation's row when the caller read it already (in the same transaction).
     @discardableResult
-    func insertMessage(_ context: SQLiteDatabase.WriteContext, _ new: NewMessage, at now: Timestamp) throws
-        -> (message: Message, conversation: (kind: ConversationKind, name: String))
-    {
+    func insertMessage(
+        _ context: SQLiteDatabase.WriteContext, _ new: NewMessage, at now: Timestamp, head: ConversationHead? = nil
+    ) throws -> (message: Message, conversation: (kind: ConversationKind, name: String)) {
         let connection = context.connection
         // The conversation's row is read once, then the message takes its next number and
         // the row records it as its last. (Not `INSERT … SELECT … RETURNING`: SQLite
         // buffers RETURNING rows in a temporary table it makes for each statement, which
         // cost 9-20 µs of the writer's time per send: BENCHMARKS.md, "Event feed".)
-        guard let (lastSeq, kind, name) = try connection.first(
-            "SELECT last_seq, kind, name FROM conversations WHERE id = ?", new.conversationID.rawValue,
-            as: { ($0.int(0), ConversationKind(rawValue: $0.text(1)) ?? .group, $0.text(2)) })
-        else { throw StoreError.notFound("no conversation \(new.conversationID)") }
+        let head = try head ?? conversationHead(new.conversationID, connection)
+        let (lastSeq, kind, name) = (head.lastSeq, head.kind, head.name)
         let seq = lastSeq + 1
         try connection.execute(
             """
