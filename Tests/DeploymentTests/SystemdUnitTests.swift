@@ -81,4 +81,11 @@ struct SystemdUnitTests {
         #expect(missing.isEmpty, "\(unit) lacks \(missing)")
         #expect(lines.contains { $0.hasPrefix("StateDirectory=") }, "\(unit) has no StateDirectory")
     }
+
+    /// The runner's status 2 (every bot file broken, a bad configuration) waits for a
+    /// person instead of a restart every 2 s, as the guide says.
+    @Test func theRunnerIsNotRestartedAfterAConfigurationError() throws {
+        let text = try String(contentsOf: Self.examples.appendingPathComponent("switchboard-runner.service"), encoding: .utf8)
+        #expect(text.split(separator: "\n").contains("RestartPreventExitStatus=2"))
+    }
 }

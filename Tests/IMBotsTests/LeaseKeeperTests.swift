@@ -62,7 +62,17 @@ final class WorkLog: Sendable {
         let keeper: BotLeaseKeeper
         let log: WorkLog
         let transport: SwitchableTransport
+        let metrics: RunnerMetrics
         let task: Task<Void, any Error>
+
+        /// The bot's lease series as `/metrics` shows them: held, taken, lost (nil: none).
+        var lease: [String?] {
+            let text = metrics.render()
+            return ["held", "taken_total", "lost_total"].map { name in
+                let prefix = "switchboard_bot_lease_\(name){bot=\"leased\"} "
+                return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+            }
+        }
     }
 
     static func keeper(_ server: TestServer, holder: String, time: ManualTime) -> Keeper {
@@ -70,12 +80,14 @@ final class WorkLog: Sendable {
         let client = IMClient(serverURL: server.baseURL, transport: transport,
                               configuration: IMClient.Configuration(sendRetry: .never, sleep: { try await time.sleep(for: $0) }))
         let log = WorkLog()
+        let metrics = RunnerMetrics()
         let keeper = BotLeaseKeeper(
             bot: "leased", holder: holder, settings: settings, client: client, time: time,
-            logger: Logger(label: "keeper", level: .error, sink: LogWatch()),
+            logger: Logger(label: "keeper", level: .error, sink: LogWatch()), metrics: metrics,
             logIn: { (try? await client.login(username: "leased", password: "bot password")) != nil },
             work: log.work)
-        return Keeper(keeper: keeper, log: log, transport: transport, task: Task { try await keeper.run() })
+        return Keeper(keeper: keeper, log: log, transport: transport, metrics: metrics,
+                      task: Task { try await keeper.run() })
     }
 
     @Test func aKeeperTakesTheLeaseRenewsItAndStopsItsBotWhenAnotherRunnerTookIt() async throws {
@@ -135,7 +147,8 @@ final class WorkLog: Sendable {
                 runnerTime.advance(by: .milliseconds(100))
                 stepped += .milliseconds(100)
             }
-            try await eventually("the bot stopped") { a.log.stopped == [1] }
+            try await eventually("the bot stopped") { a.log.stopped == [1] && a.keeper.holding == .unknown }
+            #expect(a.lease == ["0", "1", "1"], "an expired holding counts as lost")
             #expect(stepped >= Self.settings.ttl - .milliseconds(100) && stepped <= Self.settings.ttl + .milliseconds(100),
                     "stopped after \(stepped)")
             // The server is back: the next try takes the lease afresh.
@@ -143,8 +156,64 @@ final class WorkLog: Sendable {
             serverTime.setWall(milliseconds: serverTime.wallMilliseconds + 3_000)
             await runnerTime.waitForSleepers(1)
             runnerTime.advance(by: Self.settings.retry)
-            try await eventually("the bot runs again under a new fence") { a.log.started == [1, 2] }
+            try await eventually("the bot runs again under a new fence") {
+                a.keeper.holding == .here(fence: 2) && a.log.started == [1, 2]
+            }
+            #expect(a.lease == ["1", "2", "1"])
         }
+    }
+
+    @Test func theHoldingAndItsCountsFollowTheLeaseTakenLostAndTakenAgain() async throws {
+        let serverTime = ManualTime()
+        try await withServer(time: serverTime) { server in
+            try await server.createAccount("leased", password: "bot password", bot: true)
+            let timeA = ManualTime()
+            let a = Self.keeper(server, holder: "a/1", time: timeA)
+            defer { a.task.cancel() }
+            try await eventually("A holds the bot") { a.keeper.holding == .here(fence: 1) }
+            #expect(a.lease == ["1", "1", "0"])
+
+            // B finds it held and names the holder; its series are there, at 0.
+            let timeB = ManualTime()
+            let b = Self.keeper(server, holder: "b/1", time: timeB)
+            defer { b.task.cancel() }
+            try await eventually("B sees A's holding") { b.keeper.holding == .elsewhere(holder: "a/1") }
+            #expect(b.lease == ["0", "0", "0"])
+
+            // A's holding ends on the server unrenewed; B takes the bot at its next try.
+            serverTime.setWall(milliseconds: serverTime.wallMilliseconds + 3_000)
+            await timeB.waitForSleepers(1)
+            timeB.advance(by: Self.settings.retry)
+            try await eventually("B holds the bot") { b.keeper.holding == .here(fence: 2) }
+            #expect(b.lease == ["1", "1", "0"])
+
+            // A's next renewal is refused: lost, and its next try names B.
+            await timeA.waitForSleepers(1)
+            timeA.advance(by: .seconds(1))
+            try await eventually("A lost the bot") { a.log.stopped == [1] && a.keeper.holding == .unknown }
+            #expect(a.lease == ["0", "1", "1"])
+            await timeA.waitForSleepers(1)
+            timeA.advance(by: Self.settings.retry)
+            try await eventually("A sees B's holding") { a.keeper.holding == .elsewhere(holder: "b/1") }
+
+            // B stops and releases it (no loss; its gauge goes with its keeper); A takes it
+            // again at its next try.
+            b.task.cancel()
+            _ = await b.task.result
+            #expect(b.keeper.holding == .unknown)
+            #expect(b.lease == [nil, "1", "0"])
+            await timeA.waitForSleepers(1)
+            timeA.advance(by: Self.settings.retry)
+            try await eventually("A runs the bot again") { a.keeper.holding == .here(fence: 3) && a.log.started == [1, 3] }
+            #expect(a.lease == ["1", "2", "1"])
+        }
+    }
+
+    @Test func theHolderIsTakenFromTheRefusalAndAnUnknownMessageIsKeptWhole() {
+        #expect(BotLeaseKeeper.holder(in: "another runner (runner-a/1f3e) holds this bot for 2 ms more") == "runner-a/1f3e")
+        #expect(BotLeaseKeeper.holder(in: "another runner (a (b)) holds this bot for 2 ms more") == "a (b)")
+        #expect(BotLeaseKeeper.holder(in: "held by runner-a") == "held by runner-a")
+        #expect(BotLeaseKeeper.holder(in: "another runner (x") == "another runner (x")
     }
 
     @Test func aStoppedKeeperStopsItsBotAndReleasesTheLease() async throws {

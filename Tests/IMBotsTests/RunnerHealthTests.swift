@@ -29,9 +29,20 @@ extension ServerSuites {
                 var errors: [String]
             }
 
+            /// Who runs a bot, with journals on the server.
+            struct Lease: Decodable, Equatable {
+                var bot: String
+                var state: String
+                var fence: Int64?
+                var holder: String?
+            }
+
             var status: String
             var bots: [String]
             var problems: [Problem]
+            /// This runner as leases name it, and its bots' leases: with journals on the server only.
+            var holder: String?
+            var leases: [Lease]?
         }
 
         static func health(_ running: RunningRunner) async throws -> Health {
@@ -100,6 +111,10 @@ extension ServerSuites {
                     let before = try await Self.metrics(running)
                     #expect(before.contains("switchboard_bot_reload_failures_total{bot=\"echo\"} 0"))
                     #expect(before.contains("switchboard_bot_config_failing{bot=\"echo\"} 0"))
+                    // Journals in the state folder: no leases to show.
+                    #expect(!before.contains("switchboard_bot_lease_"))
+                    let folderHealth = try await Self.health(running)
+                    #expect(folderHealth.holder == nil && folderHealth.leases == nil)
                     let version = try fixture.version()
 
                     try fixture.write(RunnerFixture.echoBot(prefix: "v2").replacingOccurrences(of: "reply:", with: "repyl:"))

@@ -8,13 +8,7 @@ import Testing
 /// that fills every family (requests of several routes and statuses, messages, a parked
 /// poll answered, a failed login, the store's writer counters in seconds).
 @Suite struct MetricsLintTests {
-    static let promtool = "/usr/bin/promtool"
-
-    @Test(
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: promtool),
-            "promtool is missing: `make test` installs Debian's prometheus package, which has it"),
-        arguments: TestStore.allCases)
+    @Test(.enabled(if: Promtool.isInstalled, Comment(rawValue: Promtool.missing)), arguments: TestStore.allCases)
     func promtoolFindsNothingToComplainAbout(_ store: TestStore) async throws {
         try await withServer(store: store) { server in
             let (alice, _) = try await server.client.register("alice")
@@ -31,13 +25,7 @@ import Testing
             expectStatus(answer, 200)
             #expect(answer.text.contains("switchboard_store_busy_seconds_total "))
             #expect(answer.text.contains("switchboard_postgres_sessions ") == (store == .postgres))
-            let file = server.directory + "/metrics.txt"
-            try answer.body.write(to: URL(fileURLWithPath: file))
-
-            let check = try SpawnedProcess(Self.promtool, ["check", "metrics"], standardInput: file)
-            defer { check.signal(SIGKILL) }
-            let status = try await withHangGuard("promtool check metrics") { await check.waitForExit() }
-            let complaints = try await check.allErrors()
+            let (status, complaints) = try await Promtool.check(answer.body, folder: server.directory)
             #expect(status == 0, "promtool check metrics: \(complaints)\n\(answer.text)")
             #expect(complaints.isEmpty, "promtool check metrics: \(complaints)")
         }

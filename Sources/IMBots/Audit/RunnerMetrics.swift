@@ -48,6 +48,9 @@ public final class RunnerMetrics: Sendable {
         var configFailing: [String: Bool] = [:]
         var webhooks: [WebhookKey: Int] = [:]
         var alertsRefused: [String: Int] = [:]
+        var leaseHeld: [String: Bool] = [:]
+        var leasesTaken: [String: Int] = [:]
+        var leasesLost: [String: Int] = [:]
     }
 
     /// What became of a webhook request.
@@ -142,6 +145,40 @@ public final class RunnerMetrics: Sendable {
         state.withLock { $0.reloadFailures[bot] ?? 0 }
     }
 
+    /// A lease keeper for the bot starts (`runner.journal: server`): its lease series are
+    /// shown from 0, so that an alert on their change sees the first one.
+    func leaseWatched(bot: String) {
+        state.withLock {
+            $0.leaseHeld[bot] = false
+            if $0.leasesTaken[bot] == nil { $0.leasesTaken[bot] = 0 }
+            if $0.leasesLost[bot] == nil { $0.leasesLost[bot] = 0 }
+        }
+    }
+
+    /// This runner took the bot's lease and runs it.
+    func leaseTaken(bot: String) {
+        state.withLock {
+            $0.leaseHeld[bot] = true
+            $0.leasesTaken[bot, default: 0] += 1
+        }
+    }
+
+    /// The holding here ended; `lost` when another runner took the bot or no renewal got
+    /// through before its end (not when the bot or the runner stopped).
+    func leaseEnded(bot: String, lost: Bool) {
+        state.withLock {
+            $0.leaseHeld[bot] = false
+            if lost { $0.leasesLost[bot, default: 0] += 1 }
+        }
+    }
+
+    /// The bot's lease keeper stopped (its file is gone, its login refused for good): its
+    /// gauge goes, so that a sum over the runners counts only those that may run it. The
+    /// counters stay.
+    func leaseUnwatched(bot: String) {
+        state.withLock { _ = $0.leaseHeld.removeValue(forKey: bot) }
+    }
+
     func webhook(bot: String, path: String, _ outcome: WebhookOutcome) {
         state.withLock { $0.webhooks[WebhookKey(bot: bot, path: path, outcome: outcome), default: 0] += 1 }
     }
@@ -202,6 +239,18 @@ public final class RunnerMetrics: Sendable {
         out += family("switchboard_bot_config_failing", "gauge",
                       "Whether a bot's file fails now: the bot runs on old rules, or not at all.",
                       snapshot.configFailing.mapValues { $0 ? "1" : "0" })
+        // Only a runner whose journals are on the server has leases to show.
+        if !snapshot.leasesTaken.isEmpty {
+            out += family("switchboard_bot_lease_held", "gauge",
+                          "Whether this runner holds a bot's lease and runs it (runner.journal: server).",
+                          snapshot.leaseHeld.mapValues { $0 ? "1" : "0" })
+            out += family("switchboard_bot_lease_taken_total", "counter",
+                          "Holdings of a bot's lease that started in this runner.",
+                          snapshot.leasesTaken.mapValues(String.init))
+            out += family("switchboard_bot_lease_lost_total", "counter",
+                          "Holdings here that ended because another runner took the bot or no renewal got through in time.",
+                          snapshot.leasesLost.mapValues(String.init))
+        }
         out += "# HELP switchboard_bot_shed_total Replies (message) and events (event) dropped from a full conversation queue.\n# TYPE switchboard_bot_shed_total counter\n"
         for (key, count) in snapshot.shed.sorted(by: { ($0.key.bot, $0.key.kind.rawValue) < ($1.key.bot, $1.key.kind.rawValue) }) {
             out += "switchboard_bot_shed_total{bot=\"\(key.bot)\",kind=\"\(key.kind.rawValue)\"} \(count)\n"

@@ -19,6 +19,10 @@ import Synchronization
 /// stops the bot first and releases the lease, so another runner takes the bot at its
 /// next try instead of after the ttl.
 ///
+/// What it knows of the lease (``holding``: here under a fence, another runner by name,
+/// or neither) is what `/healthz` shows; holdings taken and lost are counted for
+/// `/metrics`.
+///
 /// All time is the runner's `TimeSource`; only the server's clock decides when a lease
 /// has ended for the others.
 final class BotLeaseKeeper: Service {
@@ -29,9 +33,21 @@ final class BotLeaseKeeper: Service {
     private let client: IMClient
     private let time: any TimeSource
     private let logger: Logger
+    private let metrics: RunnerMetrics
     private let logIn: @Sendable () async -> Bool
     private let work: @Sendable (_ lease: BotLease, _ lost: @escaping @Sendable () -> Void) async -> Outcome
-    private let current = Mutex<Int64?>(nil)
+    private let state = Mutex(Holding.unknown)
+
+    /// Who runs the bot, as this keeper last learnt it.
+    enum Holding: Sendable, Equatable {
+        /// Not known: the keeper has not asked yet, its last try failed, or its holding
+        /// here just ended.
+        case unknown
+        /// This runner holds the lease and runs the bot under `fence`.
+        case here(fence: Int64)
+        /// Another runner holds it: `holder` as the server's refusal names it.
+        case elsewhere(holder: String)
+    }
 
     /// How the bot's run under one holding ended.
     enum Outcome: Sendable {
@@ -52,11 +68,12 @@ final class BotLeaseKeeper: Service {
     /// - Parameters:
     ///   - holder: this runner as the server sees it (its id and a per-process suffix).
     ///   - client: the keeper's own login of the bot, which `logIn` logs in.
+    ///   - metrics: where holdings are counted; the bot's lease series show 0 from here on.
     ///   - logIn: logs `client` in (creating the account when the bot's file says so);
     ///     false when the login is refused for good or the task is cancelled.
     ///   - work: runs the bot under `lease` until cancelled; `lost` stops it.
     init(bot: String, holder: String, settings: LeaseSettings, client: IMClient, time: any TimeSource,
-         logger: Logger, logIn: @escaping @Sendable () async -> Bool,
+         logger: Logger, metrics: RunnerMetrics, logIn: @escaping @Sendable () async -> Bool,
          work: @escaping @Sendable (_ lease: BotLease, _ lost: @escaping @Sendable () -> Void) async -> Outcome) {
         self.name = "lease keeper \(bot)"
         self.bot = bot
@@ -65,35 +82,43 @@ final class BotLeaseKeeper: Service {
         self.client = client
         self.time = time
         self.logger = logger
+        self.metrics = metrics
         self.logIn = logIn
         self.work = work
+        metrics.leaseWatched(bot: bot)
     }
+
+    /// Who runs the bot now, as far as this runner knows.
+    var holding: Holding { state.withLock { $0 } }
 
     /// The fencing number of the holding the bot runs under now; nil while this runner
     /// does not run it.
-    var fence: Int64? { current.withLock { $0 } }
+    var fence: Int64? {
+        guard case .here(let fence) = holding else { return nil }
+        return fence
+    }
 
     func run() async throws {
+        defer { metrics.leaseUnwatched(bot: bot) }
         guard await logIn() else { return }
-        var heldBy: String?
         while !Task.isCancelled {
             let asked = time.elapsed
             do {
                 let lease = try await client.takeLease(holder: holder, ttl: settings.ttl)
-                heldBy = nil
                 let ending = await hold(lease, since: asked)
                 if ending == .botEnded(.finished) || ending == .cancelled { return }
             } catch where error.api?.reason == "lease_held" {
-                let other = error.api?.message ?? ""
-                if heldBy != other {
-                    logger.info("bot \(bot) runs in another runner: \(other)")
-                    heldBy = other
+                let message = error.api?.message ?? ""
+                if note(.elsewhere(holder: Self.holder(in: message))) {
+                    logger.info("bot \(bot) runs in another runner: \(message)")
                 }
             } catch where error.apiCode == .unauthorized {
+                note(.unknown)
                 logger.warning("bot \(bot): the lease keeper's login ended (\(error.message)); logging in again")
                 guard await logIn() else { return }
                 continue
             } catch {
+                note(.unknown)
                 if error.code == .cancelled || Task.isCancelled { return }
                 logger.warning("bot \(bot): its lease cannot be taken: \(error.message); trying again in \(settings.retry)")
             }
@@ -108,7 +133,9 @@ final class BotLeaseKeeper: Service {
     /// Runs the bot under `lease` until the holding ends; releases it unless it was lost.
     private func hold(_ lease: BotLease, since asked: Duration) async -> Ending {
         logger.notice("bot \(bot): took its lease (fence \(lease.fence)); running it here")
-        current.withLock { $0 = lease.fence }
+        // Counted before it is noted, so whoever sees the holding sees its count.
+        metrics.leaseTaken(bot: bot)
+        note(.here(fence: lease.fence))
         let lostBell = Doorbell()
         let ending = await withTaskGroup(of: Ending.self) { group in
             group.addTask { [work] in .botEnded(await work(lease, { lostBell.ring() })) }
@@ -123,7 +150,8 @@ final class BotLeaseKeeper: Service {
             await group.waitForAll()
             return first
         }
-        current.withLock { $0 = nil }
+        metrics.leaseEnded(bot: bot, lost: ending == .lost || ending == .expired)
+        note(.unknown)
         switch ending {
         case .lost:
             logger.warning("bot \(bot): another runner took it over (fence \(lease.fence) is over); stopped it here")
@@ -137,6 +165,27 @@ final class BotLeaseKeeper: Service {
             await Task { try? await client.releaseLease(fence: lease.fence) }.value
         }
         return ending
+    }
+
+    /// Records what the keeper learnt; true when it differs from what it knew.
+    @discardableResult
+    private func note(_ new: Holding) -> Bool {
+        state.withLock { holding in
+            defer { holding = new }
+            return holding != new
+        }
+    }
+
+    /// The holder a `lease_held` refusal names: the server says "another runner
+    /// (runner-a/1f3e) holds this bot for 8200 ms more …" (`BotJournalRoutes.lease`); a
+    /// message of another shape is kept whole.
+    static func holder(in message: String) -> String {
+        let opening = "another runner ("
+        guard message.hasPrefix(opening), let closing = message.range(of: ") holds ", options: .backwards) else {
+            return message
+        }
+        let start = message.index(message.startIndex, offsetBy: opening.count)
+        return closing.lowerBound >= start ? String(message[start..<closing.lowerBound]) : message
     }
 
     /// Renews the holding every third of the ttl; returns when it is lost, when no

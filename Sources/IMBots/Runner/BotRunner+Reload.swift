@@ -27,7 +27,6 @@ extension BotRunner {
                 if current.account.username == definition.account.username,
                    current.webhooks.isEmpty == definition.webhooks.isEmpty {
                     handles[definition.name]?.bot.replace(definition)
-                    noteRules(definition)
                     logger.notice("bot \(definition.name): new rules applied", [("version", definition.version)])
                     continue
                 }

@@ -30,7 +30,7 @@ public final class BotRunner: Service {
     let makers: [any BotServiceMaker]
     private let audit: AuditLog
     private let reloads = ReloadQueue()
-    private let running = Mutex<[String: BotDefinition]>([:])
+    private let running = Mutex<[String: any BotSlot]>([:])
     private let listenerPort = Mutex<Int?>(nil)
     /// This runner as its bots' leases name it (`runner.journal: server`): its id and a
     /// suffix of this process, so that a runner started again takes its bots afresh.
@@ -68,6 +68,16 @@ public final class BotRunner: Service {
     /// The bots running now, by name (with journals on the server, those this runner
     /// runs or tries to take: `LeasedBot`).
     public var botNames: [String] { running.withLock { $0.keys.sorted() } }
+
+    /// The `/healthz` answer: ``health`` over the bots running now and, with journals on
+    /// the server, who runs each of them.
+    var healthReport: Data {
+        let slots = running.withLock { $0 }
+        let names = slots.keys.sorted()
+        guard case .server = configuration.journal else { return health.report(bots: names) }
+        let leases = names.compactMap { bot in slots[bot]?.holding.map { RunnerHealth.Lease(bot: bot, $0) } }
+        return health.report(bots: names, leases: (leaseHolder, leases))
+    }
 
     /// The listener's bound port (useful when configured as 0).
     public var port: Int? { listenerPort.withLock { $0 } }
@@ -209,7 +219,8 @@ public final class BotRunner: Service {
             }
             let device = LeasedBot.device("runner:\(bot)", runner: settings.runnerID)
             return LeasedBot(definition: definition, holder: leaseHolder, settings: settings,
-                             configuration: configuration, transport: transport, logger: reporter.logger)
+                             configuration: configuration, transport: transport, logger: reporter.logger,
+                             metrics: metrics)
             { [self] definition, store throws(RunnerError) in
                 try await makeSupervisor(definition, shared, reporter, store: store,
                                          password: definition.account.password, device: device)
@@ -228,7 +239,7 @@ public final class BotRunner: Service {
     }
 
     func start(_ bot: any BotSlot, handles: inout [String: RunningBot]) {
-        running.withLock { $0[bot.bot] = bot.definition }
+        running.withLock { $0[bot.bot] = bot }
         let task = Task { [self] in
             do {
                 try await bot.run()
@@ -245,10 +256,6 @@ public final class BotRunner: Service {
         handle.task.cancel()
         await handle.task.value
         running.withLock { $0[name] = nil }
-    }
-
-    func noteRules(_ definition: BotDefinition) {
-        running.withLock { $0[definition.name] = definition }
     }
 
     /// Records and logs the files of `catalog` that have problems; `running` are the bots

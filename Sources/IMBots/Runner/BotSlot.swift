@@ -12,4 +12,10 @@ protocol BotSlot: AnyObject, Sendable {
     func run() async throws
     /// Gives the bot up without running it (another bot failed to start).
     func discard() async
+    /// Who runs the bot, for a bot run by lease; nil for one of the state folder.
+    var holding: BotLeaseKeeper.Holding? { get }
+}
+
+extension BotSlot {
+    var holding: BotLeaseKeeper.Holding? { nil }
 }

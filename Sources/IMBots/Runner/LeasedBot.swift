@@ -34,7 +34,7 @@ final class LeasedBot: BotSlot {
     ///   - holder: the runner as lease holder (`BotRunner.leaseHolder`).
     ///   - make: the bot's supervisor for a holding.
     init(definition: BotDefinition, holder: String, settings: LeaseSettings, configuration: RunnerConfiguration,
-         transport: any HTTPTransport, logger: Logger, make: @escaping Make) {
+         transport: any HTTPTransport, logger: Logger, metrics: RunnerMetrics, make: @escaping Make) {
         bot = definition.name
         let state = Current(definition)
         self.state = state
@@ -50,7 +50,7 @@ final class LeasedBot: BotSlot {
         let bot = definition.name
         keeper = BotLeaseKeeper(
             bot: bot, holder: holder, settings: settings, client: client, time: time, logger: logger,
-            logIn: { await login.run() != nil }
+            metrics: metrics, logIn: { await login.run() != nil }
         ) { lease, lost in
             let store = ServerJournalStore(client: client, bot: bot, fence: lease.fence, lost: lost)
             let supervisor: BotSupervisor
@@ -79,8 +79,7 @@ final class LeasedBot: BotSlot {
 
     var definition: BotDefinition { state.withLock { $0.definition } }
 
-    /// The fencing number this runner runs the bot under now; nil while it does not.
-    var fence: Int64? { keeper.fence }
+    var holding: BotLeaseKeeper.Holding? { keeper.holding }
 
     func replace(_ definition: BotDefinition) {
         let running = state.withLock { state -> BotSupervisor? in

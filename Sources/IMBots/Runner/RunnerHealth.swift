@@ -6,6 +6,8 @@ import Synchronization
 /// old rules (a reload failed) or no bot at all (the file was broken from the start).
 /// `/healthz` answers "degraded" while there is any, `/metrics` counts failed reloads per
 /// bot, and `switchboard run` exits with status 2 when a problem is left at its stop.
+/// With journals on the server `/healthz` also says who runs each bot (``Lease``); a bot
+/// another runner holds is no problem.
 public final class RunnerHealth: Sendable {
     /// One file the runner could not take.
     public struct Problem: Sendable, Hashable, Encodable {
@@ -28,6 +30,35 @@ public final class RunnerHealth: Sendable {
         public let since: String
         /// Why, as `file:line:column: message` lines.
         public let errors: [String]
+    }
+
+    /// Who runs a bot whose journal is on the server, as this runner knows it.
+    struct Lease: Sendable, Hashable, Encodable {
+        enum State: String, Sendable, Hashable, Encodable {
+            /// This runner holds the lease and runs the bot (under `fence`).
+            case here
+            /// Another runner holds it (`holder`).
+            case elsewhere
+            /// Not known yet: not asked, the server out of reach, or the holding here just ended.
+            case unknown
+        }
+
+        let bot: String
+        let state: State
+        /// The fencing number the bot runs under here, for `here`.
+        let fence: Int64?
+        /// The other runner as the server names it (its `runner.id` and a suffix of its
+        /// process), for `elsewhere`.
+        let holder: String?
+
+        init(bot: String, _ holding: BotLeaseKeeper.Holding) {
+            self.bot = bot
+            switch holding {
+            case .unknown: (state, fence, holder) = (.unknown, nil, nil)
+            case .here(let fence): (state, self.fence, holder) = (.here, fence, nil)
+            case .elsewhere(let holder): (state, fence, self.holder) = (.elsewhere, nil, holder)
+            }
+        }
     }
 
     private struct Entry {
@@ -86,15 +117,20 @@ public final class RunnerHealth: Sendable {
     /// Whether any file could not be taken.
     public var isDegraded: Bool { entries.withLock { !$0.isEmpty } }
 
-    /// The `/healthz` answer: `{"status": "ok"|"degraded", "bots": [...], "problems": [...]}`.
-    func report(bots: [String]) -> Data {
+    /// The `/healthz` answer: `{"status": "ok"|"degraded", "bots": [...], "problems": [...]}`,
+    /// with journals on the server also `"holder"` (this runner as leases name it) and
+    /// `"leases": [...]`.
+    func report(bots: [String], leases: (holder: String, bots: [Lease])? = nil) -> Data {
         struct Report: Encodable {
             var status: String
             var bots: [String]
             var problems: [Problem]
+            var holder: String?
+            var leases: [Lease]?
         }
         let problems = self.problems
-        let report = Report(status: problems.isEmpty ? "ok" : "degraded", bots: bots, problems: problems)
+        let report = Report(status: problems.isEmpty ? "ok" : "degraded", bots: bots, problems: problems,
+                            holder: leases?.holder, leases: leases?.bots)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(report)) ?? Data(#"{"status":"degraded"}"#.utf8)

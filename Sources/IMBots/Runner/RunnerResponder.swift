@@ -4,8 +4,9 @@ import IMProtocol
 import SwitchboardCrypto
 
 /// The runner's listener: `/healthz` (`ok`, or `degraded` with the bot files the runner
-/// could not take), `/metrics` (behind `runner.metrics_token` when one
-/// is set, compared in constant time), and the paths bots' services added (webhooks).
+/// could not take; with journals on the server, who runs each bot), `/metrics` (behind
+/// `runner.metrics_token` when one is set, compared in constant time), and the paths
+/// bots' services added (webhooks).
 ///
 /// A body may have the size its path allows (a webhook route's `max_body`, 1 MiB by
 /// default); the runner's own paths take none worth speaking of. Every error, the HTTP
@@ -31,7 +32,7 @@ struct RunnerResponder: HTTPResponder {
             // the body says which and why.
             return Response(
                 status: 200, headers: ["Content-Type": "application/json"],
-                body: runner.health.report(bots: runner.botNames))
+                body: runner.healthReport)
         case (.get, "/metrics"):
             guard authorized(request) else {
                 return error(.unauthorized, 401, "/metrics needs the runner's metrics token as a bearer token")

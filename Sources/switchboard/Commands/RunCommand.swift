@@ -36,7 +36,8 @@ struct RunCommand: Command {
         bots: each bot runs in the one runner that holds its lease on the server, its journal
         is kept there, and a dead runner's bots start in another within runner.lease.ttl plus
         runner.lease.retry seconds (docs/operations.md, "Several runners"). Such bots need
-        account.password set.
+        account.password set. /healthz then also says, per bot, whether this runner holds it
+        (and its fence) or which other runner does.
 
         options:
           --config FILE      configuration file (default: config.yaml)
