@@ -40,6 +40,25 @@ public struct StoredJournal: Sendable, Equatable {
     }
 }
 
+extension StoredJournal {
+    /// The sizes of a journal of these sizes once `records` are appended; `.overBudget`
+    /// when they would take it past `limit` (the store then writes nothing).
+    func appending(_ records: [String], limit: Int) throws -> StoredJournal {
+        let added = records.reduce(0) { $0 + $1.utf8.count }
+        let used = snapshotBytes + recordBytes
+        guard used + added <= limit else { throw StoreError.overBudget(used: used, limit: limit) }
+        return StoredJournal(recordBytes: recordBytes + added, snapshotBytes: snapshotBytes)
+    }
+
+    /// The sizes of a journal that `snapshot` replaces with every record; `.overBudget`
+    /// when the snapshot alone passes `limit`.
+    static func replaced(by snapshot: String, limit: Int) throws -> StoredJournal {
+        let bytes = snapshot.utf8.count
+        guard bytes <= limit else { throw StoreError.overBudget(used: 0, limit: limit) }
+        return StoredJournal(recordBytes: 0, snapshotBytes: bytes)
+    }
+}
+
 /// Bot runners' leases and journals, kept for the bot accounts so that any runner can
 /// take a bot over (docs/architecture.md, "Several runners"). The store reads none of the
 /// journal's texts; it keeps them in order and counts their bytes.

@@ -63,10 +63,7 @@ extension PostgresStore: BotJournalStore {
     {
         try await write { context in
             let connection = context.connection
-            var sizes = try Self.writableJournal(userID, fence: fence, connection)
-            let added = records.reduce(0) { $0 + $1.utf8.count }
-            let used = sizes.snapshotBytes + sizes.recordBytes
-            guard used + added <= limit else { throw StoreError.overBudget(used: used, limit: limit) }
+            let sizes = try Self.writableJournal(userID, fence: fence, connection).appending(records, limit: limit)
             var next = (try connection.first(
                 "SELECT coalesce(max(seq), 0) FROM bot_journal_records WHERE user_id = $1", userID.rawValue,
                 as: { try $0.int(0) }) ?? 0) + 1
@@ -76,7 +73,6 @@ extension PostgresStore: BotJournalStore {
                     record)
                 next += 1
             }
-            sizes.recordBytes += added
             try connection.execute(
                 "UPDATE bot_journals SET record_bytes = $1 WHERE user_id = $2", sizes.recordBytes, userID.rawValue)
             return sizes
@@ -89,13 +85,12 @@ extension PostgresStore: BotJournalStore {
         try await write { context in
             let connection = context.connection
             _ = try Self.writableJournal(userID, fence: fence, connection)
-            let bytes = snapshot.utf8.count
-            guard bytes <= limit else { throw StoreError.overBudget(used: 0, limit: limit) }
+            let sizes = try StoredJournal.replaced(by: snapshot, limit: limit)
             try connection.execute("DELETE FROM bot_journal_records WHERE user_id = $1", userID.rawValue)
             try connection.execute(
                 "UPDATE bot_journals SET snapshot = $1, snapshot_bytes = $2, record_bytes = 0 WHERE user_id = $3",
-                snapshot, bytes, userID.rawValue)
-            return StoredJournal(recordBytes: 0, snapshotBytes: bytes)
+                snapshot, sizes.snapshotBytes, userID.rawValue)
+            return sizes
         }
     }
 

@@ -58,10 +58,7 @@ extension SQLiteStore: BotJournalStore {
     {
         try await database.write { context in
             let connection = context.connection
-            var sizes = try Self.writableJournal(userID, fence: fence, connection)
-            let added = records.reduce(0) { $0 + $1.utf8.count }
-            let used = sizes.snapshotBytes + sizes.recordBytes
-            guard used + added <= limit else { throw StoreError.overBudget(used: used, limit: limit) }
+            let sizes = try Self.writableJournal(userID, fence: fence, connection).appending(records, limit: limit)
             var next = (try connection.scalar(
                 "SELECT max(seq) FROM bot_journal_records WHERE user_id = ?", userID.rawValue) ?? 0) + 1
             for record in records {
@@ -69,7 +66,6 @@ extension SQLiteStore: BotJournalStore {
                     "INSERT INTO bot_journal_records (user_id, seq, data) VALUES (?, ?, ?)", userID.rawValue, next, record)
                 next += 1
             }
-            sizes.recordBytes += added
             try connection.execute(
                 "UPDATE bot_journals SET record_bytes = ? WHERE user_id = ?", sizes.recordBytes, userID.rawValue)
             return sizes
@@ -82,13 +78,12 @@ extension SQLiteStore: BotJournalStore {
         try await database.write { context in
             let connection = context.connection
             _ = try Self.writableJournal(userID, fence: fence, connection)
-            let bytes = snapshot.utf8.count
-            guard bytes <= limit else { throw StoreError.overBudget(used: 0, limit: limit) }
+            let sizes = try StoredJournal.replaced(by: snapshot, limit: limit)
             try connection.execute("DELETE FROM bot_journal_records WHERE user_id = ?", userID.rawValue)
             try connection.execute(
                 "UPDATE bot_journals SET snapshot = ?, snapshot_bytes = ?, record_bytes = 0 WHERE user_id = ?",
-                snapshot, bytes, userID.rawValue)
-            return StoredJournal(recordBytes: 0, snapshotBytes: bytes)
+                snapshot, sizes.snapshotBytes, userID.rawValue)
+            return sizes
         }
     }
 
