@@ -65,6 +65,52 @@ import Testing
             let batchOf = batchOfJob.value
             #expect(Set(batchOf.values) == [1])
             #expect(batches.value == 2)
+            // Jobs run without savepoints first; the first job to throw after changing a
+            // row sent the batch round again, each job in a savepoint: once.
+            #expect(database.writerStats.isolatedReruns == 1)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func jobsRefusedBeforeTheyChangeAnythingNeedNoSecondRun() async throws {
+        try await withDatabase { database in
+            let hold = WriterHold()
+            let holding = Task { try await database.write { _ in hold.hold() } }
+            await hold.waitUntilHeld()
+
+            let count = 60
+            let arrivals = Arrivals()
+            let results = Task {
+                await withTaskGroup(of: (Int, Bool).self) { group in
+                    for index in 0..<count {
+                        group.addTask {
+                            arrivals.arrive()
+                            let result = await outcome {
+                                try await database.write { context in
+                                    // A refusal is decided by reading, before any write.
+                                    let taken = try context.connection.scalar("SELECT count(*) FROM items WHERE id = ?", index)
+                                    if index % 2 == 0 || taken != 0 { throw Deliberate(index: index) }
+                                    try context.connection.execute(
+                                        "INSERT INTO items (id, value) VALUES (?, ?)", index, "job \(index)")
+                                }
+                            }
+                            if case .success = result { return (index, true) }
+                            return (index, false)
+                        }
+                    }
+                    var succeeded = Set<Int>()
+                    for await (index, ok) in group where ok { succeeded.insert(index) }
+                    return succeeded
+                }
+            }
+            await arrivals.wait(for: count)
+            try await eventually("all \(count) jobs queued") { database.queuedWrites == count }
+            hold.release()
+            try await holding.value
+            let succeeded = await results.value
+            #expect(succeeded == Set((0..<count).filter { $0 % 2 == 1 }))
+            #expect(Set(try await database.allItems().keys) == Set(succeeded.map(Int64.init)))
+            #expect(database.writerStats.isolatedReruns == 0)
         }
     }
 

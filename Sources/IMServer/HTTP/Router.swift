@@ -19,22 +19,23 @@ enum Budget: Sendable {
 }
 
 /// One endpoint: method, path pattern (`/v1/users/:name`), who may call it, and its
-/// handler.
-struct Route: Sendable {
+/// handler. A class, so that the router's walks over the routes copy a reference rather
+/// than every field.
+final class Route: Sendable {
     enum Segment: Sendable, Equatable {
         /// A fixed part, as its UTF-8 bytes.
         case literal([UInt8])
         case parameter(String)
     }
 
-    var method: HTTPMethod
-    var pattern: String
-    var segments: [Segment]
-    var access: Access
-    var budget: Budget
+    let method: HTTPMethod
+    let pattern: String
+    let segments: [Segment]
+    let access: Access
+    let budget: Budget
     /// Largest body accepted, when it differs from the server's default.
-    var bodyLimit: Int?
-    var handler: @Sendable (RequestContext) async throws -> Response
+    let bodyLimit: Int?
+    let handler: @Sendable (RequestContext) async throws -> Response
 
     init(
         _ method: HTTPMethod, _ pattern: String, access: Access, budget: Budget = .general, bodyLimit: Int? = nil,

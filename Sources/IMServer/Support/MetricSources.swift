@@ -30,6 +30,7 @@ enum StoreMetrics {
             .counter("switchboard_store_cpu_seconds_total", "CPU time the writer thread used for its batches, resuming their callers included.", nanoseconds: writer.cpuNanoseconds),
             .counter("switchboard_store_background_checkpoints_total", "Checkpoints of the write-ahead log run in the background.", writer.backgroundCheckpoints),
             .counter("switchboard_store_catch_up_checkpoints_total", "Checkpoints the writer ran itself because the background ones fell behind.", writer.catchUpCheckpoints),
+            .counter("switchboard_store_isolated_reruns_total", "Write batches run again with each job in a savepoint, because a job failed after changing rows.", writer.isolatedReruns),
         ]
     }
 }

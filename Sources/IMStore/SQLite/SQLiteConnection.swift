@@ -12,8 +12,14 @@ public final class SQLiteConnection: @unchecked Sendable {
     private var statements: [String: SQLiteStatement] = [:]
     public let path: String
 
+    /// Settings of the SQLite library itself, made once before its first use: without
+    /// memory statistics (nothing reads them), SQLite's allocations take no global lock,
+    /// which every statement of the writer did several times.
+    private static let libraryConfigured: Void = { _ = sb_sqlite3_disable_memory_statistics() }()
+
     /// Opens (creating when `readOnly` is false) the database file.
     public init(path: String, readOnly: Bool = false) throws {
+        _ = Self.libraryConfigured
         var db: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
@@ -132,6 +138,13 @@ public final class SQLiteConnection: @unchecked Sendable {
 
     /// The rowid of the last insert on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows inserted, updated or deleted on this connection since it opened (triggers and
+    /// foreign key actions included).
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    /// Whether a transaction is open (SQLite ends one by itself after some errors).
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Runs `body` inside `SAVEPOINT`: its changes are kept if it returns and undone if it
     /// throws, without disturbing an enclosing transaction.

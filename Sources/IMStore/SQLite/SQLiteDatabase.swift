@@ -4,9 +4,10 @@ import Synchronization
 
 /// A SQLite database in WAL mode with one writer thread and a pool of reader threads.
 ///
-/// Writes are group-committed: the writer takes every queued write job, runs each in its
-/// own savepoint inside one transaction, commits once, and only then resumes the jobs'
-/// tasks. A job that throws is undone alone; a failed commit fails the whole batch. So a
+/// Writes are group-committed: the writer takes every queued write job, runs them in one
+/// transaction, commits once, and only then resumes the jobs' tasks. A job that throws is
+/// undone alone (one that changed rows before it threw has the batch run again with each
+/// job in a savepoint: `WriteContext.run`); a failed commit fails the whole batch. So a
 /// write is durable before its caller continues, and many concurrent writers share one
 /// fsync.
 ///
@@ -46,8 +47,34 @@ public final class SQLiteDatabase: Sendable {
     public final class WriteContext {
         public let connection: SQLiteConnection
         var afterCommitActions: [() -> Void] = []
+        /// Whether each job runs in a savepoint of its own: only when the batch is run a
+        /// second time because a job failed part-way (`failedPartWay`).
+        let isolatesJobs: Bool
+        /// Set when a job threw after changing rows outside a savepoint (or SQLite ended
+        /// the transaction): the writer rolls the batch back and runs it again, each job
+        /// in a savepoint, so the failed job's changes are undone alone.
+        private(set) var failedPartWay = false
 
-        init(connection: SQLiteConnection) { self.connection = connection }
+        init(connection: SQLiteConnection, isolatesJobs: Bool = false) {
+            self.connection = connection
+            self.isolatesJobs = isolatesJobs
+        }
+
+        /// Runs one job's `body`. A job that throws before it changes a row (a refusal,
+        /// which is nearly every failure) needs nothing undone, so a job runs without a
+        /// savepoint of its own, which SQLite makes expensive (two statements, and the
+        /// pager's bookkeeping for every page the job touches: about a tenth of a send).
+        /// One that throws after changing rows marks the batch to be run again isolated.
+        func run<T>(_ body: () throws -> T) throws -> T {
+            if isolatesJobs { return try connection.savepoint(body) }
+            let before = connection.totalChanges
+            do {
+                return try body()
+            } catch {
+                if connection.totalChanges != before || !connection.inTransaction { failedPartWay = true }
+                throw error
+            }
+        }
 
         /// Runs `action` on the writer thread right after this job's batch commits, before
         /// its callers resume; never when the job throws or the commit fails.
@@ -146,7 +173,7 @@ public final class SQLiteDatabase: Sendable {
             let job = SQLiteWriter.Job(
                 perform: { context in
                     do {
-                        let value = try context.connection.savepoint { try body(context) }
+                        let value = try context.run { try body(context) }
                         box.result = .success(value)
                         return true
                     } catch {

@@ -83,18 +83,22 @@ final class SQLiteWriter: @unchecked Sendable {
                 jobs: jobs.count, busyNanoseconds: ended - started, commitNanoseconds: ended - commitStarted,
                 cpuNanoseconds: WriterCounters.threadCPUTime() - startedCPU)
         }
-        let context = SQLiteDatabase.WriteContext(connection: connection)
+        var context = SQLiteDatabase.WriteContext(connection: connection)
         do {
             try connection.execute("BEGIN IMMEDIATE")
+            if !perform(jobs, context) {
+                // A job failed after changing rows: once more from the start, each job in
+                // a savepoint (the jobs only change the database, so they can run again).
+                try connection.execute("ROLLBACK")
+                counters.isolatedReruns.add(1, ordering: .relaxed)
+                context = SQLiteDatabase.WriteContext(connection: connection, isolatesJobs: true)
+                try connection.execute("BEGIN IMMEDIATE")
+                _ = perform(jobs, context)
+            }
         } catch {
+            if connection.inTransaction { _ = try? connection.execute("ROLLBACK") }
             complete(jobs, actions: [], failure: error)
             return
-        }
-        for job in jobs {
-            let mark = context.afterCommitActions.count
-            if !job.perform(context) {
-                context.afterCommitActions.removeSubrange(mark...)
-            }
         }
         do {
             try beforeCommit(connection)
@@ -115,6 +119,20 @@ final class SQLiteWriter: @unchecked Sendable {
             requestedAt = 0
             counters.catchUpCheckpoints.add(1, ordering: .relaxed)
         }
+    }
+
+    /// Runs the jobs in the open transaction, keeping the after-commit actions of those
+    /// that succeeded; false (at once) when one failed part-way and the batch must be run
+    /// again isolated.
+    private func perform(_ jobs: [Job], _ context: SQLiteDatabase.WriteContext) -> Bool {
+        for job in jobs {
+            let mark = context.afterCommitActions.count
+            if !job.perform(context) {
+                context.afterCommitActions.removeSubrange(mark...)
+                if context.failedPartWay { return false }
+            }
+        }
+        return true
     }
 
     /// Completes a batch: after-commit actions (only if it committed), the batch callback,

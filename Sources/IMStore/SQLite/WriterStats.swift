@@ -23,12 +23,15 @@ public struct WriterStats: Sendable, Equatable {
     public var backgroundCheckpoints: Int
     /// Checkpoints the writer ran itself because the background ones fell behind.
     public var catchUpCheckpoints: Int
+    /// Batches run a second time with each job in a savepoint, because a job threw after
+    /// changing rows (`SQLiteDatabase.WriteContext.run`).
+    public var isolatedReruns: Int
 
     /// Statistics; all zero by default.
     public init(
         batches: Int = 0, writes: Int = 0, largestBatch: Int = 0, busyNanoseconds: Int = 0,
         commitNanoseconds: Int = 0, cpuNanoseconds: Int = 0, backgroundCheckpoints: Int = 0,
-        catchUpCheckpoints: Int = 0
+        catchUpCheckpoints: Int = 0, isolatedReruns: Int = 0
     ) {
         self.batches = batches
         self.writes = writes
@@ -38,6 +41,7 @@ public struct WriterStats: Sendable, Equatable {
         self.cpuNanoseconds = cpuNanoseconds
         self.backgroundCheckpoints = backgroundCheckpoints
         self.catchUpCheckpoints = catchUpCheckpoints
+        self.isolatedReruns = isolatedReruns
     }
 }
 
@@ -51,6 +55,8 @@ final class WriterCounters: Sendable {
     private let commit = Atomic<Int>(0)
     private let cpu = Atomic<Int>(0)
     let catchUpCheckpoints = Atomic<Int>(0)
+    /// Batches run a second time, each job in a savepoint, after a job failed part-way.
+    let isolatedReruns = Atomic<Int>(0)
 
     func record(jobs: Int, busyNanoseconds: UInt64, commitNanoseconds: UInt64, cpuNanoseconds: Int) {
         cpu.add(cpuNanoseconds, ordering: .relaxed)
@@ -66,7 +72,8 @@ final class WriterCounters: Sendable {
             batches: batches.load(ordering: .relaxed), writes: writes.load(ordering: .relaxed),
             largestBatch: largestBatch.load(ordering: .relaxed), busyNanoseconds: busy.load(ordering: .relaxed),
             commitNanoseconds: commit.load(ordering: .relaxed), cpuNanoseconds: cpu.load(ordering: .relaxed),
-            catchUpCheckpoints: catchUpCheckpoints.load(ordering: .relaxed))
+            catchUpCheckpoints: catchUpCheckpoints.load(ordering: .relaxed),
+            isolatedReruns: isolatedReruns.load(ordering: .relaxed))
     }
 
     /// CPU time of the calling thread, in nanoseconds.
