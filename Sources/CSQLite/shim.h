@@ -1,5 +1,7 @@
 #ifndef CSQLite_SHIM_H
 #define CSQLite_SHIM_H
+/* Debian's SQLite is built with the pre-update hook; its declarations are behind this. */
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
 
 /* SQLITE_TRANSIENT is a cast macro Swift cannot import: these bind a copy. */

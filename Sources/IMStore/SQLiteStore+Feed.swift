@@ -14,17 +14,6 @@ import IMProtocol
 extension SQLiteStore {
     // MARK: Writing (writer thread only)
 
-    /// The members of a conversation in user order, with their standing: who a
-    /// conversation event reaches, and whether a sender may post.
-    func members(of conversationID: ConversationID, _ connection: SQLiteConnection) throws -> [MemberState] {
-        var members: [MemberState] = []
-        try connection.query(
-            "SELECT \(Self.memberStateColumns) FROM members WHERE conversation_id = ? ORDER BY user_id",
-            [conversationID.rawValue]
-        ) { row in members.append(Self.memberState(row)) }
-        return members
-    }
-
     /// One member's standing, or nil when `user` is not a member.
     func memberState(_ conversationID: ConversationID, _ user: UserID, _ connection: SQLiteConnection) throws
         -> MemberState?
@@ -61,7 +50,7 @@ extension SQLiteStore {
             "INSERT INTO conversation_events (position, conversation_id, type, message_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             position, conversationID.rawValue, type.rawValue, messageID?.rawValue, try payload.map(Self.text),
             at.milliseconds)
-        let recipients = try recipients ?? members(of: conversationID, connection).map(\.user)
+        let recipients = try recipients ?? rosters.roster(conversationID, connection).users
         guard !recipients.isEmpty else { return }
         var feedMessage: FeedMessage?
         if let (message, kind, name) = message {

@@ -14,17 +14,16 @@ extension SQLiteStore: MessageStore {
             {
                 return (existing, true)
             }
-            // Who the message reaches and what it is appended to, read once: it also
-            // says whether the sender may send.
-            let (head, members, blocked) = try sendingSnapshot(new.conversationID, sender: new.senderID, connection)
+            // Who the message reaches and what it is appended to, as the writer knows
+            // them (`RosterCache`): it also says whether the sender may send.
+            let roster = try rosters.roster(new.conversationID, connection)
+            let head = roster.head
             if new.requireMembership {
-                guard let sender = members.first(where: { $0.user == new.senderID }) else {
-                    throw StoreError.notMember
-                }
+                guard let sender = roster.member(new.senderID) else { throw StoreError.notMember }
                 if let refusal = sender.postingRefusal(at: now, slowMode: head.kind == .group ? head.slowMode : 0) {
                     throw refusal
                 }
-                if head.kind == .direct && blocked { throw StoreError.blocked }
+                if head.kind == .direct && roster.blocked.contains(new.senderID) { throw StoreError.blocked }
             }
             if let replyTo = new.replyTo {
                 let home = try connection.scalar("SELECT conversation_id FROM messages WHERE id = ?", replyTo.rawValue)
@@ -40,49 +39,14 @@ extension SQLiteStore: MessageStore {
             }
             try appendConversationEvent(
                 context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
-                recipients: members.map(\.user), message: (message, conversation.kind, conversation.name))
+                recipients: roster.users, message: (message, conversation.kind, conversation.name))
             return (message, false)
         }
     }
 
-    /// The conversation a message is sent to, its members (in user order) and whether one
-    /// of them blocked `sender`, in one statement (the conversation's row joined with its
-    /// members); throws `notFound` when there is no such conversation.
-    func sendingSnapshot(_ conversationID: ConversationID, sender: UserID, _ connection: SQLiteConnection) throws
-        -> (head: ConversationHead, members: [MemberState], blocked: Bool)
-    {
-        var head: ConversationHead?
-        var members: [MemberState] = []
-        var blocked = false
-        try connection.query(
-            """
-            SELECT c.last_seq, c.kind, c.name, c.slow_mode, m.user_id, m.role, m.muted_until, m.restricted,
-                m.last_posted_at,
-                c.kind = 'direct' AND EXISTS (SELECT 1 FROM blocks b WHERE b.user_id = m.user_id AND b.blocked_id = ?2 AND b.user_id != ?2)
-            FROM conversations c LEFT JOIN members m ON m.conversation_id = c.id
-            WHERE c.id = ?1 ORDER BY m.user_id
-            """,
-            [conversationID.rawValue, sender.rawValue]
-        ) { row in
-            if head == nil {
-                head = ConversationHead(
-                    lastSeq: row.int(0), kind: ConversationKind(rawValue: row.text(1)) ?? .group, name: row.text(2),
-                    slowMode: Int(row.int(3)))
-            }
-            guard !row.isNull(4) else { return }
-            members.append(
-                MemberState(
-                    user: UserID(rawValue: row.int(4)), role: MemberRole(rawValue: row.text(5)) ?? .member,
-                    mutedUntil: row.optionalInt(6), restricted: row.bool(7), lastPostedAt: row.optionalInt(8)))
-            if row.bool(9) { blocked = true }
-        }
-        guard let head else { throw StoreError.notFound("no conversation \(conversationID)") }
-        return (head, members, blocked)
-    }
-
     /// What a message is appended to: the conversation's last number, kind, name and slow
     /// mode, read once per message.
-    struct ConversationHead {
+    struct ConversationHead: Equatable {
         var lastSeq: Int64
         var kind: ConversationKind
         var name: String

@@ -18,6 +18,8 @@ public final class SQLiteStore: Sendable {
     let notifier: FeedNotifier
     /// Usernames never change, so id → name is cached for the life of the process.
     let usernames = Mutex<[UserID: String]>([:])
+    /// The conversations the writer writes to, as it last saw them (writer thread only).
+    let rosters = RosterCache()
     let clock: @Sendable () -> Timestamp
 
     /// The database's file name inside a data folder.
@@ -47,8 +49,10 @@ public final class SQLiteStore: Sendable {
         let notifier = FeedNotifier()
         self.positions = positions
         self.notifier = notifier
+        let rosters = self.rosters
         self.database = try SQLiteDatabase(
             configuration: configuration, migrations: Schema.migrations,
+            prepareWriter: { try rosters.attach(to: $0) },
             beforeCommit: { connection in try positions.persist(connection) },
             afterBatch: { committed in
                 guard let update = notifier.finishBatch(committed: committed) else { return }

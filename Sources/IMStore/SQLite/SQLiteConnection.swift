@@ -11,6 +11,8 @@ public final class SQLiteConnection: @unchecked Sendable {
     let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
     public let path: String
+    /// Told of this connection's row changes (`observeRowChanges(_:)`).
+    var rowObserver: ObserverBox?
 
     /// Settings of the SQLite library itself, made once before its first use: without
     /// memory statistics (nothing reads them), SQLite's allocations take no global lock,
@@ -157,6 +159,7 @@ public final class SQLiteConnection: @unchecked Sendable {
         } catch {
             _ = try? execute("ROLLBACK TO job")
             _ = try? execute("RELEASE job")
+            rowObserver?.observer.changesUndone()
             throw error
         }
     }

@@ -95,12 +95,15 @@ public final class SQLiteDatabase: Sendable {
     /// Opens the database, applies `migrations`, and starts the threads.
     ///
     /// - Parameters:
+    ///   - prepareWriter: called with the writer's connection once the schema is current,
+    ///     before any job runs (to watch its row changes, say).
     ///   - beforeCommit: called once per batch before `COMMIT` (bookkeeping that belongs
     ///     with every batch, such as persisting a counter).
     ///   - afterBatch: called once per batch after `COMMIT` succeeded (true) or the batch
     ///     failed (false), before any job's caller resumes.
     public init(
         configuration: Configuration, migrations: [Migration],
+        prepareWriter: (SQLiteConnection) throws -> Void = { _ in },
         beforeCommit: @escaping @Sendable (SQLiteConnection) throws -> Void = { _ in },
         afterBatch: @escaping @Sendable (Bool) -> Void = { _ in }
     ) throws {
@@ -114,6 +117,7 @@ public final class SQLiteDatabase: Sendable {
             PRAGMA cache_size = -32000;
             """)
         try Migrator(migrations: migrations, backupsToKeep: configuration.backupsBeforeMigration).migrate(connection)
+        try prepareWriter(connection)
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, configuration.readers) {
             let reader = try SQLiteConnection(path: configuration.path, readOnly: true)

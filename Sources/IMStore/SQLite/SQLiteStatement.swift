@@ -61,6 +61,8 @@ final class SQLiteStatement {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
+        // SQLite undid what the statement changed before it failed.
+        connection.rowObserver?.observer.changesUndone()
         try connection.check(rc, sql)
         return false
     }
