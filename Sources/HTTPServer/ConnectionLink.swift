@@ -7,7 +7,8 @@ import Synchronization
 /// completed, and `Request` keeps it so a deferred answer can find the connection.
 ///
 /// `@unchecked Sendable`: the request fields (`head`, `body`, limits) are only touched on
-/// MHD's thread for this connection, before the request is handed to its task;
+/// MHD's thread for this connection, before the request is handed to its task; the
+/// task's pending steps are under a lock of their own;
 /// `response` is written by the task before it hands the connection back
 /// (`ConnectionState.transition`, acquire/release) and read by MHD's thread after (an
 /// abandoned request's response is never read); `parkToken` and `deferred` are guarded
@@ -40,6 +41,16 @@ final class ConnectionLink: @unchecked Sendable {
     // MARK: Response (task → MHD's thread)
     var response: Response?
 
+    // MARK: The task's steps (any thread → MHD's thread)
+    /// Steps of the request's task waiting to run on MHD's thread, and whether the
+    /// request is past running them (then they go to the global executor).
+    private let steps = Mutex(Steps())
+
+    private struct Steps {
+        var jobs: [UnownedJob] = []
+        var ended = false
+    }
+
     // MARK: Parking (hang-up watcher's lock)
     /// The hang-up watcher's token for this request while its answer is deferred; 0 when not.
     var parkToken: UInt64 = 0
@@ -61,6 +72,49 @@ final class ConnectionLink: @unchecked Sendable {
     }
 }
 
+/// The request's task runs on MHD's thread for its connection: it starts there, and when
+/// something it waited for is done (a write committed, say), its next step is handed to
+/// this executor, which resumes the connection so that MHD's thread runs it, instead of
+/// waking a thread of the global pool to run it and then MHD's thread to send the answer
+/// (which cost a send about as much CPU as the request itself: BENCHMARKS.md, "Event
+/// feed"). Child tasks inherit the preference. Once the request is answered or abandoned,
+/// steps still coming (a task outliving its request) go to the global executor.
+extension ConnectionLink: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        let step = UnownedJob(job)
+        let kept = steps.withLock { steps -> Bool in
+            guard !steps.ended else { return false }
+            steps.jobs.append(step)
+            return true
+        }
+        guard kept else {
+            globalConcurrentExecutor.enqueue(ExecutorJob(step))
+            return
+        }
+        if connection.stepReady(generation: generation) {
+            MHD_resume_connection(connection.handle)
+        }
+    }
+
+    /// Runs the task's pending steps (MHD's thread, inside the access handler).
+    func runSteps() {
+        while let step = steps.withLock({ $0.jobs.isEmpty ? nil : $0.jobs.removeFirst() }) {
+            step.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+
+    /// The request is answered, abandoned or over: steps from now on, and any still
+    /// pending, run on the global executor.
+    func endSteps() {
+        let pending = steps.withLock { steps -> [UnownedJob] in
+            steps.ended = true
+            defer { steps.jobs = [] }
+            return steps.jobs
+        }
+        for step in pending { globalConcurrentExecutor.enqueue(ExecutorJob(step)) }
+    }
+}
+
 extension ConnectionLink {
     /// The responder's own answer, from its task: ends a deferral it started and did not
     /// use (the request no longer counts as parked), then finishes.
@@ -79,7 +133,9 @@ extension ConnectionLink {
     /// `shutdown` has taken the connection over, the answer is dropped.
     func finish(with response: Response) {
         self.response = response
-        if connection.transition(generation: generation, from: .running, to: .finishedInline) {
+        if connection.transition(generation: generation, from: .running, to: .finishedInline)
+            || connection.transition(generation: generation, from: .jobPending, to: .finishedInline)
+        {
             return
         }
         if connection.transition(generation: generation, from: .suspended, to: .active) {

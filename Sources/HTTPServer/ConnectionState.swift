@@ -33,21 +33,27 @@ final class ConnectionState: @unchecked Sendable {
     /// later one.
     private let phase = Atomic<Int>(0)
 
-    /// Where the request being answered is. Its task runs first on MHD's thread
-    /// (`running`); if it finishes there (`finishedInline`) the response is queued at once,
-    /// otherwise the connection is `suspended` until the task resumes it (`active`) or
-    /// `shutdown` takes it over (`abandoned`).
+    /// Where the request being answered is. Its task runs on MHD's thread (`running`):
+    /// first when the request is complete, then each time what it waited for is done
+    /// (`jobPending`: the connection is resumed to run the task's next step there). If it
+    /// finishes (`finishedInline`) the response is queued at once; while it waits the
+    /// connection is `suspended`. A deferred answer from elsewhere resumes it (`active`),
+    /// and `shutdown` may take it over (`abandoned`).
     enum Phase: Int {
         /// Reading a request, or sending a response.
         case active = 0
-        /// The responder is working; its task has not yet left MHD's thread.
+        /// The responder's task is running on MHD's thread, or waits and the connection
+        /// is not suspended yet.
         case running = 1
-        /// The task finished on MHD's thread; the response waits in the link.
+        /// The task finished; the response waits in the link for MHD's thread.
         case finishedInline = 2
-        /// Suspended while the responder works elsewhere.
+        /// Suspended while the responder waits for something.
         case suspended = 3
         /// Taken over by `shutdown`, which has it resumed and answers 503.
         case abandoned = 4
+        /// The task can go on: a step of it waits in the link for MHD's thread (resumed,
+        /// if it was suspended).
+        case jobPending = 5
     }
 
     /// The stages of a connection that must end in time.
@@ -103,7 +109,7 @@ final class ConnectionState: @unchecked Sendable {
     /// For `shutdown`: takes over the request being answered, if its responder is still
     /// at work. Returns true if the connection is suspended, and the caller must resume
     /// it; a request still `running` on MHD's thread resumes itself when it finds it
-    /// cannot suspend.
+    /// cannot suspend, and one with a step pending was resumed already.
     func abandonRequest() -> Bool {
         while true {
             let current = phase.load(ordering: .acquiring)
@@ -113,6 +119,27 @@ final class ConnectionState: @unchecked Sendable {
                 if transition(generation: generation, from: .suspended, to: .abandoned) { return true }
             case .running:
                 if transition(generation: generation, from: .running, to: .abandoned) { return false }
+            case .jobPending:
+                if transition(generation: generation, from: .jobPending, to: .abandoned) { return false }
+            default:
+                return false
+            }
+        }
+    }
+
+    /// A step of request `generation`'s task is ready to run (from any thread): returns
+    /// true when the caller must resume the suspended connection so that MHD's thread runs
+    /// it; false when MHD's thread will find it anyway (running there, or resumed
+    /// already) or the request is past running tasks (answered or abandoned).
+    func stepReady(generation: Int) -> Bool {
+        while true {
+            let current = phase.load(ordering: .acquiring)
+            guard current >> 3 == generation else { return false }
+            switch Phase(rawValue: current & 7) {
+            case .running:
+                if transition(generation: generation, from: .running, to: .jobPending) { return false }
+            case .suspended:
+                if transition(generation: generation, from: .suspended, to: .jobPending) { return true }
             default:
                 return false
             }

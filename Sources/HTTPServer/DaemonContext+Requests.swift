@@ -3,11 +3,13 @@ import Foundation
 import Glibc
 
 /// The request pipeline, run on MHD's thread for each connection. Once a request is read
-/// a task asks the responder, starting on MHD's thread. If it answers without waiting,
-/// the response is queued at once. Otherwise the connection is suspended; when the task
-/// is done it stores the response and resumes the connection, and MHD calls the access
-/// handler again, which queues the response (the thread-safe way: `MHD_queue_response`
-/// belongs to MHD's own thread). Responses are never queued on the first call except for
+/// a task asks the responder, on MHD's thread. If it answers without waiting, the
+/// response is queued at once. Otherwise the connection is suspended; when what the task
+/// waits for is done, its next step is handed to the connection (`ConnectionLink` is the
+/// task's executor), which is resumed so that MHD's thread runs the step (the access
+/// handler is called again) and queues the answer once there is one (the thread-safe way:
+/// `MHD_queue_response` belongs to MHD's own thread). A deferred answer resumes the
+/// connection the same way. Responses are never queued on the first call except for
 /// early rejections: MHD would close the keep-alive connection.
 extension DaemonContext {
     /// How much of a body past its limit is read (and dropped) so that a 413 can be sent
@@ -105,45 +107,70 @@ extension DaemonContext {
             remoteAddress: link.clientAddress, peerAddress: link.connection.peerAddress, connection: link)
         link.body = Data()
 
-        // The task starts on this thread, so a responder that does not wait is answered
-        // here without suspending the connection (no resume, no thread hand-off).
+        // The task starts on this thread and its later steps run here too (the link is
+        // its executor), so a responder that does not wait is answered without
+        // suspending the connection, and one that waits needs no other thread to go on.
         let generation = link.connection.beginRequest()
         link.generation = generation
         let responder = self.responder
         // Nothing cancels it: a handler runs to its answer (a long-poll defers its answer
         // and ends at once), and shutdown answers for handlers past the grace.
-        Task.immediate {
+        Task.immediate(executorPreference: link) {
             let response = await responder.respond(to: request)
             if let deferral = response.deferral, deferral.link === link { return }
             link.finishDirectly(with: response)
         }
-        if link.connection.transition(generation: generation, from: .finishedInline, to: .active) {
-            return queueTaskResponse(link: link, connection: connection)
+        return drive(link, generation: generation, connection: connection)
+    }
+
+    /// Runs the task's pending steps here until it has answered (queued at once) or waits
+    /// (the connection is suspended until its next step or its answer comes).
+    private func drive(_ link: ConnectionLink, generation: Int, connection: OpaquePointer) -> MHD_Result {
+        while true {
+            link.runSteps()
+            if link.connection.transition(generation: generation, from: .finishedInline, to: .active) {
+                return queueTaskResponse(link: link, connection: connection)
+            }
+            // A step came in while the others ran: run it too.
+            if link.connection.transition(generation: generation, from: .jobPending, to: .running) { continue }
+            break
         }
-        // The task waits elsewhere. Suspend first: the task resumes the connection only
-        // after it sees `suspended`, and resuming an unsuspended connection is undefined
+        // The task waits. Suspend first: whoever moves the request out of `suspended`
+        // resumes the connection, and resuming an unsuspended connection is undefined
         // behaviour in MHD.
         counters.suspendedRequests.add(1, ordering: .relaxed)
         link.countedSuspended = true
         MHD_suspend_connection(connection)
         if !link.connection.transition(generation: generation, from: .running, to: .suspended) {
-            // It finished between the check and the suspension, or `shutdown` took it
-            // over: resume it ourselves; the access handler is called again and answers.
+            // A step or the answer came between the check and the suspension, or
+            // `shutdown` took it over: resume it ourselves; the access handler is called
+            // again and goes on.
             MHD_resume_connection(connection)
         }
         return .YES
     }
 
-    /// Called again after the task resumed the connection (or `shutdown` took it over).
+    /// Called again after the connection was resumed: for the task's next step, for its
+    /// answer, or because `shutdown` took it over.
     func resumed(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
         leaveSuspension(link)
-        if link.connection.currentPhase() == .abandoned {
+        switch link.connection.currentPhase() {
+        case .abandoned:
+            link.endSteps()
             return queue(shuttingDownResponse(), on: connection, state: link.connection)
+        case .jobPending:
+            if link.connection.transition(generation: link.generation, from: .jobPending, to: .running) {
+                return drive(link, generation: link.generation, connection: connection)
+            }
+            // Taken over by `shutdown` or answered meanwhile: as below.
+            return resumed(link: link, connection: connection)
+        default:
+            return queueTaskResponse(link: link, connection: connection)
         }
-        return queueTaskResponse(link: link, connection: connection)
     }
 
     private func queueTaskResponse(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
+        link.endSteps()
         guard let response = link.response else {
             return queue(
                 responder.errorResponse(status: 500, message: "no response"), on: connection, state: link.connection)
@@ -162,6 +189,8 @@ extension DaemonContext {
             connections.startDeadline(.headers, for: state)
         }
         if let link {
+            // A task still waiting goes on without the connection.
+            link.endSteps()
             leaveSuspension(link)
             if link.clientAddress != link.connection.peerAddress { forwarded.release(link.clientAddress) }
         }
