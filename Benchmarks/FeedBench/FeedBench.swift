@@ -221,7 +221,7 @@ final class FeedBench {
                 next += 1
             }
             let due = next < total ? start + Double(next) / Double(rate) : now + 1
-            try client.pump(timeout: Int32(max(0, min(1000, (due - Machine.monotonicSeconds()) * 1000)))) { answer in
+            try client.pump(seconds: max(0, min(1, due - Machine.monotonicSeconds()))) { answer in
                 if answer.connection == receiver {
                     guard answer.status == 200, let nextCursor = RawClient.cursor(of: answer.body) else {
                         throw BenchError("poll: HTTP \(answer.status)")

@@ -98,7 +98,7 @@ extension FeedBench {
                 next += 1
             }
             let due = next < total ? start + Double(next) / Double(rate) : now + 1
-            try client.pump(timeout: Int32(max(0, min(1000, (due - Machine.monotonicSeconds()) * 1000)))) { answer in
+            try client.pump(seconds: max(0, min(1, due - Machine.monotonicSeconds()))) { answer in
                 if polls.contains(answer.connection) {
                     let member = answer.connection - polls.lowerBound
                     guard answer.status == 200 else { throw BenchError("poll: HTTP \(answer.status)") }

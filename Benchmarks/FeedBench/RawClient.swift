@@ -87,8 +87,17 @@ final class RawClient {
 
     /// Waits up to `timeout` milliseconds for data and hands over every answer completed.
     func pump(timeout: Int32, _ handle: (Answer) throws -> Void) throws {
+        try pump(seconds: timeout < 0 ? -1 : Double(timeout) / 1000, handle)
+    }
+
+    /// Reads what has come, waiting up to `seconds` (negative: until something comes)
+    /// with a timeout finer than a millisecond, so that a client sending on a schedule
+    /// sleeps between sends instead of polling (a spinning client took one of the two
+    /// cores from the server and showed up as the server's tail latency).
+    func pump(seconds: Double, _ handle: (Answer) throws -> Void) throws {
         var tokens = [UInt64](repeating: 0, count: 64)
-        let ready = tokens.withUnsafeMutableBufferPointer { sb_epoll_wait_tokens(epoll, $0.baseAddress, 64, timeout) }
+        let nanoseconds = seconds < 0 ? -1 : Int64(seconds * 1e9)
+        let ready = tokens.withUnsafeMutableBufferPointer { sb_epoll_wait_tokens_ns(epoll, $0.baseAddress, 64, nanoseconds) }
         if ready < 0 && errno != EINTR { throw BenchError("epoll_wait: \(String(cString: strerror(errno)))") }
         for token in tokens.prefix(max(0, Int(ready))) {
             let connection = Int(token)

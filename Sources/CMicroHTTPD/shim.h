@@ -124,6 +124,17 @@ static inline int sb_epoll_wait_tokens(int epfd, uint64_t *tokens, int capacity,
     return n;
 }
 
+/* The same with a timeout in nanoseconds (epoll_pwait2; negative: none), for waits
+   shorter than a millisecond that epoll_wait would round to a busy poll. */
+static inline int sb_epoll_wait_tokens_ns(int epfd, uint64_t *tokens, int capacity, long long timeout_ns) {
+    struct epoll_event events[64];
+    if (capacity > 64) capacity = 64;
+    struct timespec timeout = { (time_t)(timeout_ns / 1000000000LL), (long)(timeout_ns % 1000000000LL) };
+    int n = epoll_pwait2(epfd, events, capacity, timeout_ns < 0 ? NULL : &timeout, NULL);
+    for (int i = 0; i < n; i++) tokens[i] = events[i].data.u64;
+    return n;
+}
+
 static inline int sb_eventfd_create(void) {
     return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }

@@ -38,11 +38,13 @@ extension SQLiteStore {
     ///
     /// With `message` (a chat message and its conversation's kind and name) the event
     /// travels with the update, so parked polls can be answered without reading their
-    /// feeds. It is reported only if the job commits.
+    /// feeds; `addresses` are how the recipients address the conversation, when the
+    /// caller knows them (`FeedMessage.addresses`). It is reported only if the job commits.
     func appendConversationEvent(
         _ context: SQLiteDatabase.WriteContext, type: EventType, conversationID: ConversationID,
         messageID: MessageID?, payload: EventPayload? = nil, at: Timestamp, position: Int64? = nil,
-        recipients: [UserID]? = nil, message: (Message, kind: ConversationKind, name: String)? = nil
+        recipients: [UserID]? = nil, message: (Message, kind: ConversationKind, name: String)? = nil,
+        addresses: [ConversationAddress]? = nil
     ) throws {
         let connection = context.connection
         let position = position ?? positions.issue()
@@ -55,9 +57,10 @@ extension SQLiteStore {
         var feedMessage: FeedMessage?
         if let (message, kind, name) = message {
             let addresses =
-                kind == .direct
-                ? try recipients.map { try address(of: (kind, name), viewer: $0, connection) }
-                : [ConversationAddress(kind: kind, name: name)]
+                try addresses
+                ?? (kind == .direct
+                    ? recipients.map { try address(of: (kind, name), viewer: $0, connection) }
+                    : [ConversationAddress(kind: kind, name: name)])
             feedMessage = FeedMessage(message: message, kind: kind, addresses: addresses)
         }
         let entry = FeedEntry(position: position, recipients: recipients, message: feedMessage)

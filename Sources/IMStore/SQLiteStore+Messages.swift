@@ -39,7 +39,8 @@ extension SQLiteStore: MessageStore {
             }
             try appendConversationEvent(
                 context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
-                recipients: roster.users, message: (message, conversation.kind, conversation.name))
+                recipients: roster.users, message: (message, conversation.kind, conversation.name),
+                addresses: roster.addresses)
             return (message, false)
         }
     }

@@ -3,15 +3,15 @@ import IMProtocol
 /// What the writer knows of the conversations it writes to, so that a message does not
 /// read its conversation's rows again: each one's head (last `seq`, kind, name, slow
 /// mode), its members in user order with their standing, and in a one-to-one
-/// conversation which of the two the other one blocked.
+/// conversation which of the two the other one blocked and how each addresses it.
 ///
 /// A message to a group of N used to read N member rows on the writer thread (for a
 /// group of 50, more than half of the writer's time per send: BENCHMARKS.md, "Event
 /// feed"). The cache is kept true by the writer connection's own row changes
 /// (`RowChangeObserver`, SQLite's pre-update hook), whatever statement makes them: a
 /// member's standing and a conversation's head are written through as they change, a
-/// member joining or leaving drops that conversation's roster, a block drops every
-/// roster, and anything that can undo changes (a failed statement, a savepoint or a
+/// member joining or leaving drops that conversation's roster, a block or a renamed
+/// account drops every roster, and anything that can undo changes (a failed statement, a savepoint or a
 /// transaction rolled back) drops everything. The writer is the only connection that
 /// writes, so nothing else can change the rows behind it.
 ///
@@ -31,12 +31,25 @@ final class RosterCache: RowChangeObserver, @unchecked Sendable {
         let users: [UserID]
         /// Members of a one-to-one conversation whom the other member blocked.
         let blocked: Set<UserID>
+        /// How each member addresses a one-to-one conversation (`user:<the other one>`),
+        /// in member order; empty for groups and rooms, which everyone addresses alike.
+        let directAddresses: [ConversationAddress]
 
-        init(head: SQLiteStore.ConversationHead, members: [MemberState], blocked: Set<UserID>) {
+        init(
+            head: SQLiteStore.ConversationHead, members: [MemberState], blocked: Set<UserID>,
+            directAddresses: [ConversationAddress]
+        ) {
             self.head = head
             self.members = members
             self.users = members.map(\.user)
             self.blocked = blocked
+            self.directAddresses = directAddresses
+        }
+
+        /// How the recipients address the conversation: one address for all, or one per
+        /// member (`FeedMessage.addresses`).
+        var addresses: [ConversationAddress] {
+            head.kind == .direct ? directAddresses : [ConversationAddress(kind: head.kind, name: head.name)]
         }
 
         /// A member's standing, or nil when `user` is not a member.
@@ -75,6 +88,7 @@ final class RosterCache: RowChangeObserver, @unchecked Sendable {
         var kind: Int32 = -1
         var name: Int32 = -1
         var slowMode: Int32 = -1
+        var username: Int32 = -1
     }
 
     /// Reads where the columns are and starts watching `connection`, the writer's.
@@ -88,6 +102,7 @@ final class RosterCache: RowChangeObserver, @unchecked Sendable {
         }
         let members = try positions("members")
         let conversations = try positions("conversations")
+        let users = try positions("users")
         func column(_ table: [String: Int32], _ name: String) throws -> Int32 {
             guard let index = table[name] else { throw StoreError.internalFailure("the schema has no column \(name)") }
             return index
@@ -98,7 +113,7 @@ final class RosterCache: RowChangeObserver, @unchecked Sendable {
             memberRestricted: try column(members, "restricted"),
             memberLastPostedAt: try column(members, "last_posted_at"), lastSeq: try column(conversations, "last_seq"),
             kind: try column(conversations, "kind"), name: try column(conversations, "name"),
-            slowMode: try column(conversations, "slow_mode"))
+            slowMode: try column(conversations, "slow_mode"), username: try column(users, "username"))
         connection.observeRowChanges(self)
     }
 
@@ -126,17 +141,34 @@ final class RosterCache: RowChangeObserver, @unchecked Sendable {
             })
         else { throw StoreError.notFound("no conversation \(conversationID)") }
         var members: [MemberState] = []
+        var names: [String] = []
         try connection.query(
-            "SELECT user_id, role, muted_until, restricted, last_posted_at FROM members WHERE conversation_id = ? ORDER BY user_id",
+            """
+            SELECT m.user_id, m.role, m.muted_until, m.restricted, m.last_posted_at, u.username
+            FROM members m JOIN users u ON u.id = m.user_id WHERE m.conversation_id = ? ORDER BY m.user_id
+            """,
             [conversationID.rawValue]
         ) { row in
             members.append(
                 MemberState(
                     user: UserID(rawValue: row.int(0)), role: MemberRole(rawValue: row.text(1)) ?? .member,
                     mutedUntil: row.optionalInt(2), restricted: row.bool(3), lastPostedAt: row.optionalInt(4)))
+            if head.kind == .direct { names.append(row.text(5)) }
         }
         var blocked = Set<UserID>()
+        var directAddresses: [ConversationAddress] = []
         if head.kind == .direct {
+            // `user:<the other one>`; the conversation's name holds both ids, so a side
+            // that left is still named (as `SQLiteStore.address(of:viewer:)` does).
+            let ids = head.name.split(separator: ":").compactMap { Int64($0) }
+            for member in members {
+                let other = ids.first { $0 != member.user.rawValue } ?? member.user.rawValue
+                var name = zip(members, names).first { $0.0.user.rawValue == other }?.1
+                if name == nil {
+                    name = try connection.first("SELECT username FROM users WHERE id = ?", other, as: { $0.text(0) })
+                }
+                directAddresses.append(.user(name ?? "unknown"))
+            }
             try connection.query(
                 """
                 SELECT b.blocked_id FROM blocks b JOIN members m ON m.user_id = b.user_id
@@ -146,7 +178,7 @@ final class RosterCache: RowChangeObserver, @unchecked Sendable {
                 [conversationID.rawValue]
             ) { row in blocked.insert(UserID(rawValue: row.int(0))) }
         }
-        return Roster(head: head, members: members, blocked: blocked)
+        return Roster(head: head, members: members, blocked: blocked, directAddresses: directAddresses)
     }
 
     /// Whether the cached roster of `conversationID` equals what the database holds now
@@ -155,7 +187,7 @@ final class RosterCache: RowChangeObserver, @unchecked Sendable {
         guard let cached = rosters[conversationID.rawValue] else { return true }
         let read = try Self.read(conversationID, connection)
         return cached.head == read.head && cached.members == read.members && cached.users == read.users
-            && cached.blocked == read.blocked
+            && cached.blocked == read.blocked && cached.directAddresses == read.directAddresses
     }
 
     /// The conversations cached now (for tests).
@@ -179,6 +211,11 @@ final class RosterCache: RowChangeObserver, @unchecked Sendable {
         } else if change.isIn("conversations") {
             conversationChanging(change)
         } else if change.isIn("blocks") {
+            forgetAll()
+        } else if change.isIn("users"), change.operation != .insert,
+            change.old(columns.username)?.text != change.new(columns.username)?.text
+        {
+            // A one-to-one conversation is addressed by the other one's name.
             forgetAll()
         }
     }

@@ -69,15 +69,15 @@ struct Router: Sendable {
 
     /// Routes by segment count, in declaration order.
     private let bySegmentCount: [[Route]]
-    /// Whether any route with this many segments has its own body limit.
-    private let hasBodyLimit: [Bool]
+    /// The routes with a body limit of their own, by segment count (a few in all).
+    private let limitedBySegmentCount: [[Route]]
 
     init(routes: [Route]) {
         let longest = routes.map(\.segments.count).max() ?? 0
         var groups = [[Route]](repeating: [], count: longest + 1)
         for route in routes { groups[route.segments.count].append(route) }
         bySegmentCount = groups
-        hasBodyLimit = groups.map { $0.contains { $0.bodyLimit != nil } }
+        limitedBySegmentCount = groups.map { $0.filter { $0.bodyLimit != nil } }
     }
 
     func match(_ method: HTTPMethod, _ path: String) -> Match {
@@ -103,12 +103,19 @@ struct Router: Sendable {
     }
 
     /// The body limit of the route a path goes to, without building its parameters; nil
-    /// for the server's default.
+    /// for the server's default. Only the few routes with a limit of their own are
+    /// looked at: a path that matches none of them goes to a route with the default, or
+    /// to none (whose answer, 404 or 405, is given once the body is in).
     func bodyLimit(_ method: HTTPMethod, _ path: String) -> Int? {
         var path = path
         return path.withUTF8 { bytes in
             let parts = Self.parts(of: bytes)
-            guard parts.count < hasBodyLimit.count, hasBodyLimit[parts.count] else { return nil }
+            guard parts.count < limitedBySegmentCount.count,
+                limitedBySegmentCount[parts.count].contains(where: {
+                    Self.serves($0, method) && Self.literalsMatch($0, parts, in: bytes)
+                })
+            else { return nil }
+            // The first route that serves the path decides, as `match` does.
             return bySegmentCount[parts.count].first {
                 Self.serves($0, method) && Self.literalsMatch($0, parts, in: bytes)
             }?.bodyLimit
