@@ -33,8 +33,8 @@ extension SQLiteStore {
 
     /// Stores one event of a conversation at `position` (the next one when nil) and
     /// arranges for the feeds' observers to hear of it after commit. It reaches
-    /// `recipients` now (the conversation's members when nil) and, through membership,
-    /// every later read of their feeds.
+    /// `recipients` now (in user order; the conversation's members when nil) and, through
+    /// membership, every later read of their feeds.
     ///
     /// With `message` (a chat message and its conversation's kind and name) the event
     /// travels with the update, so parked polls can be answered without reading their
@@ -63,7 +63,8 @@ extension SQLiteStore {
                     : [ConversationAddress(kind: kind, name: name)])
             feedMessage = FeedMessage(message: message, kind: kind, addresses: addresses)
         }
-        let entry = FeedEntry(position: position, recipients: recipients, message: feedMessage)
+        // A conversation's recipients are its members, in user order (`RosterCache`).
+        let entry = FeedEntry(position: position, recipients: recipients, message: feedMessage, ascending: true)
         context.afterCommit { [notifier] in notifier.add(entry) }
     }
 

@@ -11,9 +11,10 @@ import Synchronization
 /// no wake-up is lost between reading the feed and parking. One parked poll per login:
 /// a second one replaces the first.
 ///
-/// A commit is handed over on the writer thread, before its callers resume: its
-/// positions are recorded and the polls it wakes taken out there, under the lock, so a
-/// poll that follows the commit's answer sees them. Where several server nodes share a
+/// A commit is handed over on the writer thread, before its callers resume: its update is
+/// recorded there, under the lock, so a poll that follows the commit's answer sees it;
+/// the hub's queue then applies it (each recipient's newest position, the polls it
+/// wakes), so the writer's share does not grow with the audience. Where several server nodes share a
 /// PostgreSQL database, the other nodes' commits come too, in position order (their
 /// updates carry no messages, so the polls they wake read their feeds), and the rule of
 /// one parked poll per login holds across nodes through poll claims (`supersede`). The woken polls are answered on a
@@ -56,7 +57,12 @@ final class EventHub: Sendable {
     private struct State {
         var waiters: [Int64: Waiter] = [:]  // by token id
         var tokensByUser: [UserID: Set<Int64>] = [:]
+        /// The newest position of each user's feed in the updates applied so far.
         var latest: [UserID: Int64] = [:]
+        /// Updates published and not yet applied to `latest` and the waiters (the hub's
+        /// queue applies them, in order): a poll checks them too, so it sees a commit as
+        /// soon as it is published.
+        var pending: [FeedUpdate] = []
         var nextWaiterID: UInt64 = 1
         var stopped = false
         /// Every commit after this position is published here (see `hearsEverything`).
@@ -70,9 +76,14 @@ final class EventHub: Sendable {
 
     private let state = Mutex(State())
     private let clock: any TimeSource
-    private let wakes = DispatchQueue(label: "switchboard.feed-wakes")
+    private let wakes: DispatchQueue
 
-    init(clock: any TimeSource) { self.clock = clock }
+    /// `wakes` is the serial queue that applies updates and answers the polls they wake
+    /// (a test may hold it back).
+    init(clock: any TimeSource, wakes: DispatchQueue = DispatchQueue(label: "switchboard.feed-wakes")) {
+        self.clock = clock
+        self.wakes = wakes
+    }
 
     /// Parks until the user's feed passes `position`, the deadline, a replacement, a kick
     /// or `cancel`; then calls `notify` (at once when there is no need to wait). Returns
@@ -97,7 +108,7 @@ final class EventHub: Sendable {
             state.nextWaiterID += 1
             if state.stopped { return (waiterID, .cancelled, nil) }
             if let newer = state.superseded[tokenID], newer > claim { return (waiterID, .replaced, nil) }
-            if let latest = state.latest[userID], latest > position { return (waiterID, .ready, nil) }
+            if Self.hasNews(for: userID, after: position, in: state) { return (waiterID, .ready, nil) }
             let earlier = state.waiters[tokenID]
             state.waiters[tokenID] = Waiter(
                 id: waiterID, userID: userID, deadline: deadline, claim: claim, notify: notify)
@@ -137,32 +148,68 @@ final class EventHub: Sendable {
         }
     }
 
-    /// Records new feed positions (at once, on the committing thread, so that a poll
-    /// after the commit's answer sees them) and wakes the users' parked polls, in commit
-    /// order, on the hub's queue.
+    /// Records a commit's update (at once, on the committing thread, so that a poll after
+    /// the commit's answer sees it) and, on the hub's queue, in commit order, applies it:
+    /// each recipient's newest position, and the parked polls it wakes. The committing
+    /// thread's share does not grow with the number of recipients: a message to a group
+    /// of 10,000 held every other write back for 10,000 map updates and as many look-ups
+    /// of parked polls before (BENCHMARKS.md, "Event feed").
     func publish(_ update: FeedUpdate) {
         if let missed = update.missedThrough {
             resync(through: missed)
             return
         }
-        let woken = state.withLock { state -> [Notify] in
+        guard !update.entries.isEmpty else { return }
+        state.withLock { $0.pending.append(update) }
+        wakes.async { self.applyOldestPending() }
+    }
+
+    /// Applies the oldest pending update (hub's queue): records its positions, takes out
+    /// the polls it wakes, then answers them. The update leaves `pending` under the same
+    /// lock that records it, so a poll never finds it in neither place.
+    private func applyOldestPending() {
+        let taken = state.withLock { state -> (FeedUpdate, [Notify])? in
+            guard !state.pending.isEmpty else { return nil }
+            let update = state.pending.removeFirst()
             var woken: [Notify] = []
-            for (userID, position) in update.latest {
-                if position > state.latest[userID] ?? 0 { state.latest[userID] = position }
-                guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { continue }
-                for token in tokens {
-                    if let waiter = state.waiters.removeValue(forKey: token) {
-                        woken.append(waiter.notify)
+            for entry in update.entries {
+                for userID in entry.recipients {
+                    if entry.position > state.latest[userID] ?? 0 { state.latest[userID] = entry.position }
+                }
+            }
+            // The parked polls among the recipients: by the recipients when they are few,
+            // by the parked polls when those are (a message to a large group, few online).
+            if !state.tokensByUser.isEmpty {
+                let recipients = update.entries.reduce(0) { $0 + $1.recipients.count }
+                if recipients <= state.tokensByUser.count {
+                    for entry in update.entries {
+                        for userID in entry.recipients { Self.takeWaiters(of: userID, into: &woken, &state) }
+                    }
+                } else {
+                    let parked = Array(state.tokensByUser.keys)
+                    for userID in parked where update.entries.contains(where: { $0.index(of: userID) != nil }) {
+                        Self.takeWaiters(of: userID, into: &woken, &state)
                     }
                 }
             }
-            return woken
+            return (update, woken)
         }
-        guard !woken.isEmpty else { return }
-        wakes.async {
-            let answers = CommitAnswers(update)
-            for notify in woken { notify(.published(answers)) }
+        guard let (update, woken) = taken, !woken.isEmpty else { return }
+        let answers = CommitAnswers(update)
+        for notify in woken { notify(.published(answers)) }
+    }
+
+    private static func takeWaiters(of userID: UserID, into woken: inout [Notify], _ state: inout State) {
+        guard let tokens = state.tokensByUser.removeValue(forKey: userID) else { return }
+        for token in tokens {
+            if let waiter = state.waiters.removeValue(forKey: token) { woken.append(waiter.notify) }
         }
+    }
+
+    /// Whether the user's feed grew past `position` in an update published so far.
+    private static func hasNews(for userID: UserID, after position: Int64, in state: State) -> Bool {
+        if let latest = state.latest[userID], latest > position { return true }
+        return state.pending.contains { $0.reaches(userID, after: position) }
     }
 
     /// From now on every commit after `position` is published here (the caller has
@@ -177,7 +224,7 @@ final class EventHub: Sendable {
     /// only drops events the user had, all at or below the newest the hub knows of).
     func mayHaveEvents(for userID: UserID, after position: Int64) -> Bool {
         state.withLock { state in
-            position < state.heardAfter || (state.latest[userID] ?? 0) > position
+            position < state.heardAfter || Self.hasNews(for: userID, after: position, in: state)
         }
     }
 

@@ -12,14 +12,10 @@ final class FeedNotifier: Sendable {
         observers.withLock { $0.append(observer) }
     }
 
-    /// Adds a committed job's event to the batch's update (writer thread, after commit).
+    /// Adds a committed job's event to the batch's update (writer thread, after commit):
+    /// whatever its number of recipients, an append.
     func add(_ entry: FeedEntry) {
-        batch.withLock { update in
-            for user in entry.recipients {
-                update.latest[user] = Swift.max(update.latest[user] ?? 0, entry.position)
-            }
-            update.entries.append(entry)
-        }
+        batch.withLock { $0.entries.append(entry) }
     }
 
     /// Ends a batch: what it added when it committed (nil when nothing), and forgets it

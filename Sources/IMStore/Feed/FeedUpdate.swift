@@ -3,8 +3,6 @@ import IMProtocol
 /// New feed events from one committed batch: the newest position of each user, and the
 /// events themselves, so that a parked poll can be answered without reading its feed.
 public struct FeedUpdate: Sendable {
-    /// The newest position the batch gave each user's feed.
-    public var latest: [UserID: Int64]
     /// Every event of the batch, in position order.
     public var entries: [FeedEntry]
     /// Set when updates of commits up to this position may never have been told (another
@@ -13,19 +11,31 @@ public struct FeedUpdate: Sendable {
     public var missedThrough: Int64?
 
     /// An update; empty by default.
-    public init(latest: [UserID: Int64] = [:], entries: [FeedEntry] = [], missedThrough: Int64? = nil) {
-        self.latest = latest
+    public init(entries: [FeedEntry] = [], missedThrough: Int64? = nil) {
         self.entries = entries
         self.missedThrough = missedThrough
     }
 
-    /// The update of `entries` (in position order), with each recipient's newest position.
-    public init(entries: [FeedEntry]) {
+    /// The newest position the batch gave each user's feed. It costs a look at every
+    /// recipient of every event, so the committing thread never asks (a message to a
+    /// group of 10,000 would cost it 10,000 map updates): the event hub does, on its own
+    /// queue.
+    public var latest: [UserID: Int64] {
         var latest: [UserID: Int64] = [:]
         for entry in entries {
             for user in entry.recipients { latest[user] = Swift.max(latest[user] ?? 0, entry.position) }
         }
-        self.init(latest: latest, entries: entries)
+        return latest
+    }
+
+    /// Whether an event after `position` reached `user` (a look at each such event's
+    /// recipients, by bisection when they ascend).
+    public func reaches(_ user: UserID, after position: Int64) -> Bool {
+        for entry in entries.reversed() {
+            guard entry.position > position else { break }
+            if entry.index(of: user) != nil { return true }
+        }
+        return false
     }
 
     /// The newest position of the update (its events are in position order).
@@ -89,16 +99,17 @@ public struct FeedEntry: Sendable {
     /// True when `recipients` ascend, so a recipient is found by bisection.
     private let ascending: Bool
 
-    /// The event at `position` for `recipients`.
-    public init(position: Int64, recipients: [UserID], message: FeedMessage? = nil) {
+    /// The event at `position` for `recipients`; `ascending` when the caller knows the
+    /// recipients ascend (a conversation's members do), else it is found out.
+    public init(position: Int64, recipients: [UserID], message: FeedMessage? = nil, ascending: Bool? = nil) {
         self.position = position
         self.recipients = recipients
         self.message = message
-        ascending = zip(recipients, recipients.dropFirst()).allSatisfy { $0.rawValue < $1.rawValue }
+        self.ascending = ascending ?? zip(recipients, recipients.dropFirst()).allSatisfy { $0.rawValue < $1.rawValue }
     }
 
     /// Where `user` is among the recipients, or nil.
-    func index(of user: UserID) -> Int? {
+    public func index(of user: UserID) -> Int? {
         guard ascending else { return recipients.firstIndex(of: user) }
         var low = 0
         var high = recipients.count
