@@ -14,14 +14,23 @@ public enum Wrk {
     /// A Lua script that posts a message per request, rotating through the senders' tokens.
     public static func sendScript(tokens: [String], path: String) -> String {
         let list = tokens.map { "\"\($0)\"" }.joined(separator: ",")
+        // Each thread formats one request per sender once and then hands them out in
+        // turn: formatting every request in Lua cost wrk about 16 µs of CPU per send, on
+        // the cores the server uses, against 10-11 µs per /healthz request; formatted
+        // once, 12-14 µs.
         return """
             local tokens = {\(list)}
+            local requests = {}
             local counter = 0
+            init = function(args)
+              for i, token in ipairs(tokens) do
+                local body = '{"text":"bench message ' .. i .. '"}'
+                requests[i] = wrk.format("POST", "\(path)", {["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json"}, body)
+              end
+            end
             request = function()
               counter = counter + 1
-              local token = tokens[(counter % #tokens) + 1]
-              local body = '{"text":"bench message ' .. counter .. '"}'
-              return wrk.format("POST", "\(path)", {["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json"}, body)
+              return requests[(counter % #requests) + 1]
             end
             done = function(summary, latency, requests)
               io.write(string.format("non2xx %d\\n", summary.errors.status))
