@@ -35,7 +35,7 @@ public final class SQLiteConnection: @unchecked Sendable {
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, 5000)
+        sqlite3_busy_timeout(db, Self.busyTimeout)
     }
 
     private var isClosed = false
@@ -140,6 +140,16 @@ public final class SQLiteConnection: @unchecked Sendable {
 
     /// The rowid of the last insert on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How long a statement waits for another connection's lock before SQLITE_BUSY.
+    static let busyTimeout: Int32 = 5000
+
+    /// Runs `body` with no waiting for other connections' locks (SQLITE_BUSY at once).
+    func withoutWaiting<T>(_ body: () throws -> T) rethrows -> T {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, Self.busyTimeout) }
+        return try body()
+    }
 
     /// Rows inserted, updated or deleted on this connection since it opened (triggers and
     /// foreign key actions included).
