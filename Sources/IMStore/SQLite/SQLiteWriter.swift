@@ -111,7 +111,10 @@ final class SQLiteWriter: @unchecked Sendable {
             return
         }
         complete(jobs, actions: context.afterCommitActions, failure: nil)
-        if logFrames.load(ordering: .relaxed) >= Checkpointer.catchUpFrames, checkpointer.catchUp(on: connection) {
+        let frames = logFrames.load(ordering: .relaxed)
+        if frames >= Checkpointer.catchUpFrames,
+            checkpointer.catchUp(on: connection, patient: frames >= Checkpointer.patientFrames)
+        {
             // The background checkpoints fell behind: the rest was copied here, where no
             // commit can come in between, so the next transaction starts the log over.
             // (When it could not be done, the next batch tries again.)
