@@ -10,9 +10,10 @@ import Synchronization
 /// a passive checkpoint from its own connection while writes go on. Passive checkpoints
 /// can fall behind a busy writer and the log could then grow without end, so past
 /// `catchUpFrames` the writer checkpoints itself between batches (`catchUp`: copying what
-/// is left, without waiting for anyone) and the next transaction starts the log over.
-/// Only past `patientFrames` (readers kept the log in use at every attempt) does the
-/// catch-up wait for them, so that the log stays bounded however busy the readers are.
+/// is left, without waiting for anyone) and the next transaction starts the log over. A
+/// background checkpoint still running then is waited for only past `catchUpFrames` and
+/// half a request's worth of frames, and readers that keep the log in use only past
+/// `patientFrames`, so that the log stays bounded however busy the readers are.
 final class Checkpointer: @unchecked Sendable {
     // @unchecked: `connection` is used only by the checkpointer thread; `requested` and
     // `stopped` only under `condition`; the counters are atomic.
@@ -26,7 +27,9 @@ final class Checkpointer: @unchecked Sendable {
     static let requestFrames: Int32 = 1000
     /// Log frames after which the writer catches up itself.
     static let catchUpFrames: Int32 = 8000
-    /// Log frames after which the catch-up waits for readers and a running checkpoint.
+    /// Log frames after which the catch-up waits for a background checkpoint that runs.
+    static let waitForCheckpointFrames: Int32 = catchUpFrames + requestFrames / 2
+    /// Log frames after which the catch-up waits for readers of the log too.
     static let patientFrames: Int32 = 4 * catchUpFrames
 
     let connection: SQLiteConnection
@@ -73,17 +76,22 @@ final class Checkpointer: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The writer's catch-up on its own `connection`, between transactions: copies the
-    /// whole log and, when no reader still uses it, has the next transaction start the
-    /// log over. Unless `patient`, it does not wait: not for a background checkpoint that
-    /// is running, nor for readers (a wait here stops every write, and SQLite's busy
-    /// handler sleeps in steps of 1, 2, 5 ms and more: catch-ups took 3.5-6 ms of the
-    /// writer's time, which showed in the sends' tail latency). True when it did; false
-    /// leaves the log as it is, to try again after the next batch.
-    func catchUp(on writer: SQLiteConnection, patient: Bool = false) -> Bool {
-        if patient { return running.withLock { Self.checkpoint(writer, restart: true) == SQLITE_OK } }
-        guard running.try() else { return false }
+    /// The writer's catch-up on its own `connection`, between transactions, with the log
+    /// `frames` long: copies the whole log and, when no reader still uses it, has the next
+    /// transaction start the log over. Short of the thresholds above it does not wait: not
+    /// for a background checkpoint that is running, nor for readers (a wait here stops
+    /// every write, and SQLite's busy handler sleeps in steps of 1, 2, 5 ms and more:
+    /// catch-ups took 3.5-6 ms of the writer's time, which showed in the sends' tail
+    /// latency). True when it did; false leaves the log as it is, to try again after the
+    /// next batch.
+    func catchUp(on writer: SQLiteConnection, frames: Int32) -> Bool {
+        if frames >= Self.waitForCheckpointFrames {
+            running.lock()
+        } else if !running.try() {
+            return false
+        }
         defer { running.unlock() }
+        if frames >= Self.patientFrames { return Self.checkpoint(writer, restart: true) == SQLITE_OK }
         return writer.withoutWaiting { Self.checkpoint(writer, restart: true) == SQLITE_OK }
     }
 

@@ -65,8 +65,10 @@ final class SQLiteWriter: @unchecked Sendable {
         // has copied all of it before the next transaction, so under steady writes it
         // stays above the threshold, and asking after every commit would checkpoint (and
         // fsync twice) after every commit.
+        // Past `catchUpFrames` the writer catches up itself: no more background runs,
+        // which would hold the lock its catch-up only tries.
         if frames < requestedAt { requestedAt = 0 }
-        if frames - requestedAt >= Checkpointer.requestFrames {
+        if frames - requestedAt >= Checkpointer.requestFrames, frames < Checkpointer.catchUpFrames {
             requestedAt = frames
             checkpointer.request()
         }
@@ -112,9 +114,7 @@ final class SQLiteWriter: @unchecked Sendable {
         }
         complete(jobs, actions: context.afterCommitActions, failure: nil)
         let frames = logFrames.load(ordering: .relaxed)
-        if frames >= Checkpointer.catchUpFrames,
-            checkpointer.catchUp(on: connection, patient: frames >= Checkpointer.patientFrames)
-        {
+        if frames >= Checkpointer.catchUpFrames, checkpointer.catchUp(on: connection, frames: frames) {
             // The background checkpoints fell behind: the rest was copied here, where no
             // commit can come in between, so the next transaction starts the log over.
             // (When it could not be done, the next batch tries again.)
