@@ -9,11 +9,13 @@ public final class ManualTime: TimeSource {
     private struct Sleeper {
         var id: UInt64
         var deadline: Duration
+        /// How long it asked to sleep when it started to.
+        var span: Duration
         var continuation: CheckedContinuation<Void, any Error>
     }
 
     private struct Watcher {
-        var count: Int
+        var satisfied: @Sendable ([Sleeper]) -> Bool
         var continuation: CheckedContinuation<Void, Never>
     }
 
@@ -59,10 +61,20 @@ public final class ManualTime: TimeSource {
 
     /// Returns once at least `count` tasks sleep on this source.
     public func waitForSleepers(_ count: Int = 1) async {
+        await waitFor { $0.count >= count }
+    }
+
+    /// Returns once a task sleeps on this source that asked to sleep for `span`: the one
+    /// periodic loop a test means, where others (with other periods) share the source.
+    public func waitForSleeper(sleeping span: Duration) async {
+        await waitFor { $0.contains { $0.span == span } }
+    }
+
+    private func waitFor(_ satisfied: @escaping @Sendable ([Sleeper]) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.watchers.append(Watcher(count: count, continuation: continuation))
+                if satisfied(state.sleepers) { return true }
+                state.watchers.append(Watcher(satisfied: satisfied, continuation: continuation))
                 return false
             }
             if ready { continuation.resume() }
@@ -83,9 +95,11 @@ public final class ManualTime: TimeSource {
                 let (cancelled, due, watchers) = state.withLock { state -> (Bool, Bool, [Watcher]) in
                     if Task.isCancelled { return (true, true, []) }
                     if deadline <= state.elapsed { return (false, true, []) }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    let ready = state.watchers.filter { $0.count <= state.sleepers.count }
-                    state.watchers.removeAll { $0.count <= state.sleepers.count }
+                    state.sleepers.append(
+                        Sleeper(id: id, deadline: deadline, span: deadline - state.elapsed, continuation: continuation))
+                    let sleepers = state.sleepers
+                    let ready = state.watchers.filter { $0.satisfied(sleepers) }
+                    state.watchers.removeAll { $0.satisfied(sleepers) }
                     return (false, false, ready)
                 }
                 if cancelled {

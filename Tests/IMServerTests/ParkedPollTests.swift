@@ -4,6 +4,8 @@ import Lifecycle
 import TestSupport
 import Testing
 
+@testable import IMServer
+
 /// Polls that park: each test has a server of its own, so the parked-poll gauge on
 /// `/metrics` counts only its polls.
 @Suite struct ParkedPollTests {
@@ -93,8 +95,9 @@ import Testing
             async let parked = alice.poll(cursor, timeout: 5)
             try await server.awaitParkedPolls(1)
             // The server's periodic work sleeps on its clock; moving it past the poll's
-            // timeout ends the poll, with no real time passing.
-            await time.waitForSleepers(1)
+            // timeout ends the poll, with no real time passing. (On PostgreSQL another loop
+            // sleeps on the same clock: the wait is for the periodic work's own sleep.)
+            await time.waitForSleeper(sleeping: IMServerApp.maintenancePeriod)
             time.advance(by: .seconds(6))
             let answer = try await parked
             expectStatus(answer, 200)
@@ -112,7 +115,7 @@ import Testing
             // The request's own timeout is only a hang guard, well past the default of 30 s.
             async let parked = alice.send("GET", "/v1/events?cursor=\(cursor)", timeout: .seconds(60))
             try await server.awaitParkedPolls(1)
-            await time.waitForSleepers(1)
+            await time.waitForSleeper(sleeping: IMServerApp.maintenancePeriod)
             time.advance(by: .seconds(6))
             let answer = try await parked
             expectStatus(answer, 200)

@@ -22,7 +22,7 @@ import Testing
 
             // Nothing is written per request: the server records the use once a minute.
             #expect(try await server.app.store.storage.liveTokens(of: user.id, at: used).first?.lastUsedAt == nil)
-            await time.waitForSleepers(1)
+            await time.waitForSleeper(sleeping: IMServerApp.maintenancePeriod)
             time.advance(by: .seconds(61))
             try await eventually("the use recorded") {
                 try await server.app.store.storage.liveTokens(of: user.id, at: used).first?.lastUsedAt != nil

@@ -19,6 +19,21 @@ import Testing
         #expect(time.elapsed == start + .seconds(35))
     }
 
+    @Test func aTestCanWaitForTheSleeperOfOnePeriodAmongOthers() async throws {
+        let time = ManualTime()
+        let other = Task { try await time.sleep(for: .milliseconds(500)) }
+        await time.waitForSleepers(1)
+        let waited = Task { await time.waitForSleeper(sleeping: .milliseconds(250)); return time.sleeperCount }
+        let periodic = Task { try await time.sleep(for: .milliseconds(250)) }
+        // Returns only once the sleeper it names sleeps, not on the one already there.
+        #expect(await waited.value == 2)
+        time.advance(by: .milliseconds(250))
+        try await periodic.value
+        #expect(time.sleeperCount == 1)
+        other.cancel()
+        _ = await other.result
+    }
+
     @Test func aDeadlineAlreadyPastReturnsAtOnce() async throws {
         let time = ManualTime()
         try await time.sleep(until: time.elapsed - .seconds(1))

@@ -152,6 +152,9 @@ public final class IMServerApp: Service {
         await shutdown()
     }
 
+    /// How long the periodic work sleeps between its passes.
+    static let maintenancePeriod: Duration = .milliseconds(250)
+
     /// Periodic work on the server's time source until cancelled: expiring parked polls
     /// a few times a second, recording when logins were used once a minute, and once an
     /// hour dropping old events, logins and counters.
@@ -169,7 +172,7 @@ public final class IMServerApp: Service {
                 await prune()
             }
             do {
-                try await time.sleep(for: .milliseconds(250))
+                try await time.sleep(for: Self.maintenancePeriod)
             } catch {
                 return
             }
