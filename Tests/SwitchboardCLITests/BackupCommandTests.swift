@@ -90,15 +90,16 @@ struct BackupCommandTests {
             let sender = Sender(alice, limit: 2000)
             try await eventually("some messages sent") { sender.count >= 20 }
             sentBeforeBackup = sender.count
+            // The sender goes on writing while the backup runs. How many sends land during
+            // it depends on the machine (a quick backup may see none), so what is checked
+            // is the restored copy: everything before, then a prefix with no gap.
             let result = await sandbox.run(["backup", "--data", server.directory, "--to", backup])
-            let stillSending = sender.count
             sent = try await sender.stop()
             cursorAfter = try await bob.get("/v1/events").decode(EventBatch.self).cursor
 
             #expect(result.status == 0, "\(result.errors)")
             #expect(result.outputLines.first?.hasPrefix(
                 "backed up \(server.directory)/switchboard.sqlite to \(backup): schema version \(Schema.latestVersion), 3 accounts, ") == true)
-            #expect(stillSending > sentBeforeBackup, "the server took writes while the backup ran")
         }
         #expect(!FileManager.default.fileExists(atPath: backup + "-wal"))
 
