@@ -105,6 +105,8 @@ let package = Package(
         .executableTarget(name: "NotifyBench",
                           dependencies: ["BenchSupport", "IMStore", "PostgresTestSupport", "Lifecycle"],
                           path: "Benchmarks/NotifyBench"),
+        .executableTarget(name: "StoreBench", dependencies: ["BenchSupport", "IMStore", "IMProtocol"],
+                          path: "Benchmarks/StoreBench"),
         .executableTarget(name: "FeedBench",
                           dependencies: ["BenchSupport", "CMicroHTTPD", "IMClient", "IMProtocol"],
                           path: "Benchmarks/FeedBench"),

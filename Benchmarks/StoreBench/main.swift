@@ -1,0 +1,124 @@
+// StoreBench: what a durable send costs the SQLite store alone, without HTTP: the
+// ceiling under the server's send rate (FeedBench's throughput part) on this machine.
+//
+// 64 tasks append messages through `SQLiteStore.appendMessage` for `--seconds` each run
+// (a fresh data folder per run, `synchronous = FULL` unless `--durability normal`):
+// - one-to-one: 64 direct conversations of 128 users, each task sending in its own, as
+//   FeedBench's 64 wrk connections do;
+// - group: 64 tasks sending as the 50 members of one group.
+// It reports sends per second, the process's CPU per send (both cores: the writer thread,
+// the tasks, the hand-offs between them) and the writer thread's share.
+//
+//   .build/release/StoreBench [--seconds 6] [--durability full]
+import BenchSupport
+import Foundation
+import IMProtocol
+import IMStore
+
+let arguments = BenchArguments(known: ["seconds", "durability"])
+let seconds = arguments.int("seconds", 6)
+let durability = arguments.string("durability", "full")
+let synchronous: SQLiteDatabase.Synchronous = durability == "normal" ? .normal : .full
+
+struct Run {
+    var sends = 0
+    var cpuMicrosecondsPerSend = 0.0
+    var writerMicrosecondsPerSend = 0.0
+    var sendsPerBatch = 0.0
+}
+
+/// Counts sends across the sending tasks.
+final class Counter: @unchecked Sendable {
+    // @unchecked: only touched under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+    func add(_ count: Int) {
+        lock.lock()
+        value += count
+        lock.unlock()
+    }
+    var total: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+
+/// Opens a store in a fresh folder, lets `prepare` make its conversations (returning who
+/// sends where, one pair per sending task), then sends from all tasks for `seconds`.
+func measure(_ prepare: (SQLiteStore) async throws -> [(UserID, ConversationID)]) async throws -> Run {
+    let directory = NSTemporaryDirectory() + "storebench-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let store = try SQLiteStore(directory: directory, synchronous: synchronous)
+    let senders = try await prepare(store)
+    let before = (cpu: ProcessStats.ownCPUSeconds, writer: store.writerStats)
+    let counter = Counter()
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for (index, (sender, conversation)) in senders.enumerated() {
+            group.addTask {
+                var sent = 0
+                while ContinuousClock.now < deadline {
+                    _ = try await store.appendMessage(
+                        NewMessage(conversationID: conversation, senderID: sender, text: "message \(index)-\(sent)"))
+                    sent += 1
+                }
+                counter.add(sent)
+            }
+        }
+        try await group.waitForAll()
+    }
+    let cpu = ProcessStats.ownCPUSeconds - before.cpu
+    let writer = store.writerStats
+    await store.close()
+    let sends = max(counter.total, 1)
+    return Run(
+        sends: counter.total,
+        cpuMicrosecondsPerSend: cpu * 1e6 / Double(sends),
+        writerMicrosecondsPerSend: Double(writer.cpuNanoseconds - before.writer.cpuNanoseconds) / 1e3 / Double(sends),
+        sendsPerBatch: Double(writer.writes - before.writer.writes) / Double(max(writer.batches - before.writer.batches, 1)))
+}
+
+func user(_ store: SQLiteStore, _ name: String) async throws -> UserID {
+    try await store.createUser(NewUser(username: name, passwordHash: "-", nickname: name)).user.id
+}
+
+func report(_ name: String, _ run: Run) {
+    let rate = Double(run.sends) / Double(seconds)
+    print("| \(name) | \(Int(rate)) sends/s; CPU per send \(String(format: "%.1f", run.cpuMicrosecondsPerSend)) µs, "
+        + "the writer's \(String(format: "%.1f", run.writerMicrosecondsPerSend)) µs; "
+        + "\(String(format: "%.1f", run.sendsPerBatch)) sends per commit |")
+}
+
+do {
+    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first ?? "?"
+    print("Machine: \(Machine.describe()) (load average \(load) at the start). \(seconds) s per part, durability \(durability).")
+    print("")
+    print("| the store alone, 64 sending tasks | result |")
+    print("|---|---|")
+    report("one-to-one sends, 64 conversations", try await measure { store in
+        var senders: [(UserID, ConversationID)] = []
+        for index in 0..<64 {
+            let a = try await user(store, "a\(index)")
+            let b = try await user(store, "b\(index)")
+            senders.append((a, try await store.directConversation(a, b).id))
+        }
+        return senders
+    })
+    report("sends to a 50-member group", try await measure { store in
+        var members: [UserID] = []
+        for index in 0..<50 { members.append(try await user(store, "m\(index)")) }
+        let group = try await store.createConversation(
+            kind: .group, name: "g50", title: "g50", description: "", logoURL: "", creator: members[0])
+        for (index, member) in members.enumerated() {
+            _ = try await store.addMember(
+                group.id, member, role: index == 0 ? .owner : .member,
+                change: MembershipChange(event: .memberJoined, notice: nil))
+        }
+        return (0..<64).map { (members[$0 % 50], group.id) }
+    })
+} catch {
+    FileHandle.standardError.write(Data("StoreBench failed: \(error)\n".utf8))
+    exit(1)
+}
