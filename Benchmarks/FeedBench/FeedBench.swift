@@ -75,10 +75,12 @@ final class FeedBench {
             ("feed read, 100 events of a backlog of \(direct.requests) in 64 conversations", "/v1/events?cursor=\(sinkCursor)&timeout=0&limit=100", sink),
         ]
         for (name, path, token) in reads {
+            let cpuBefore = server.child.cpuSeconds
             let result = try Wrk.run(
                 url: server.url + path, connections: 16, seconds: readSeconds,
                 script: Wrk.getScript(path: path, token: token), directory: server.child.folder)
-            row("\(name) (wrk -c16)", "\(result.requestsPerSecond) req/s, p50 \(result.p50), p99 \(result.p99), non-2xx \(result.errors)")
+            let cpu = (server.child.cpuSeconds - cpuBefore) * 1e6 / Double(max(1, result.requests))
+            row("\(name) (wrk -c16)", "\(result.requestsPerSecond) req/s, p50 \(result.p50), p99 \(result.p99), non-2xx \(result.errors); server CPU \(Int(cpu)) µs per request")
         }
     }
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import IMServer
 
-/// The hand-written JSON of sent messages and event batches must be the very bytes the
+/// The hand-written JSON of sent messages, event batches and history pages must be the very bytes the
 /// wire encoder would produce, or clients comparing answers (and these tests) would see
 /// a difference depending on the endpoint.
 @Suite struct WireWriterTests {
@@ -92,6 +92,22 @@ import Testing
             let actual = try WireWriter.encode(batch, fallback: encoder)
             #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
             #expect(actual == expected)
+        }
+    }
+
+    @Test func historyPagesAreEncodedExactlyAsTheWireEncoderDoes() throws {
+        let encoder = WireJSON.encoder()
+        let messages = Self.messages()
+        for page in [
+            MessagePage(messages: [], nextBefore: nil), MessagePage(messages: messages, nextBefore: 7),
+            MessagePage(messages: Array(messages.prefix(1)), nextBefore: nil),
+            MessagePage(messages: Array(messages.suffix(2)), nextBefore: Int64.max),
+        ] {
+            let expected = try encoder.encode(page)
+            let actual = WireWriter.encode(page)
+            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(actual == expected)
+            #expect(try WireJSON.decoder().decode(MessagePage.self, from: Response.messages(page).body) == page)
         }
     }
 

@@ -20,6 +20,11 @@ extension Response {
         jsonBody(WireWriter.encode(message), status: status)
     }
 
+    /// A page of history, written by `WireWriter`.
+    static func messages(_ page: MessagePage) -> Response {
+        jsonBody(WireWriter.encode(page))
+    }
+
     /// A JSON body that is already encoded.
     static func jsonBody(_ body: Data, status: Int = 200) -> Response {
         Response(status: status, headers: ["Content-Type": "application/json"], body: body)

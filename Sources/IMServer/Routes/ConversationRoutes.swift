@@ -38,7 +38,7 @@ enum ConversationRoutes {
         let limit = try context.queryInt("limit", in: Limits.pageSize, default: 20) ?? 20
         let before = try context.queryInt("before", in: 1...Int.max, default: nil).map(Int64.init)
         guard let resolved = try await access.resolve(address) else {
-            return try .json(MessagePage(messages: [], nextBefore: nil), encoder: context.core.encoder)
+            return .messages(MessagePage(messages: [], nextBefore: nil))
         }
         // Someone in a room reads only what was said while they are there.
         let after = resolved.entry.kind == .room ? resolved.membership.joinedSeq : 0
@@ -47,7 +47,7 @@ enum ConversationRoutes {
         let messages = AnswerBudget.fitting(stored, size: AnswerBudget.bytes(of:))
         let full = messages.count == limit || messages.count < stored.count
         let next = full && (messages.last?.seq ?? 0) > after + 1 ? messages.last?.seq : nil
-        return try .json(MessagePage(messages: messages, nextBefore: next), encoder: context.core.encoder)
+        return .messages(MessagePage(messages: messages, nextBefore: next))
     }
 
     static func send(_ context: RequestContext) async throws -> Response {
