@@ -273,5 +273,12 @@ public enum PostgresSchema {
                     PRIMARY KEY (user_id, seq)
                 );
                 """),
+        Migration(
+            version: 6, name: "the sessions list's unread counts without visiting every unread message",
+            sql: """
+                -- as SQLite's version 6
+                CREATE INDEX messages_not_plain ON messages(conversation_id, seq)
+                    WHERE type <> 'chat' OR deleted_at IS NOT NULL;
+                """),
     ]
 }

@@ -255,7 +255,7 @@ extension PostgresStore: ConversationStore {
                         id: ConversationID(rawValue: try row.int(0)), kind: kind,
                         address: ConversationAddress(kind: kind, name: name), displayName: title.isEmpty ? name : title,
                         avatarURL: try row.text(4), lastMessage: try Self.message(row, at: 11),
-                        unread: Int(try row.int(7)), lastReadSeq: try row.int(6),
+                        unread: SQLiteStore.unread(try row.int(7)), lastReadSeq: try row.int(6),
                         updatedAt: Timestamp(milliseconds: try row.int(5)))
                     if kind == .direct, let other = try row.optionalText(8) {
                         conversation.address = .user(other)

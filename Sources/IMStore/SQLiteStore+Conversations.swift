@@ -247,7 +247,7 @@ extension SQLiteStore: ConversationStore {
                 let conversation = Conversation(
                     id: ConversationID(rawValue: row.int(0)), kind: kind,
                     address: ConversationAddress(kind: kind, name: name), displayName: title.isEmpty ? name : title,
-                    avatarURL: row.text(4), lastMessage: Self.message(row, at: 8), unread: Int(row.int(7)),
+                    avatarURL: row.text(4), lastMessage: Self.message(row, at: 8), unread: Self.unread(row.int(7)),
                     lastReadSeq: row.int(6), updatedAt: Timestamp(milliseconds: row.int(5)))
                 rows.append((conversation, otherID))
             }

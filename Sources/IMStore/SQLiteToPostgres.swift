@@ -28,7 +28,8 @@ public struct SQLiteToPostgres: Sendable {
         case integer, text, bytes, boolean
     }
 
-    /// The tables in the order their references need, with the columns of schema version 5.
+    /// The tables in the order their references need, with the columns of schema version 6
+    /// (as of version 5: 6 added an index).
     private static let tables: [(name: String, columns: [(String, Kind)])] = [
         ("users", [("id", .integer), ("username", .text), ("password_hash", .text), ("nickname", .text),
                    ("avatar_url", .text), ("signature", .text), ("attrs", .text), ("is_bot", .boolean),
@@ -72,7 +73,7 @@ public struct SQLiteToPostgres: Sendable {
     private static let sequences = ["users", "tokens", "conversations", "messages"]
 
     /// The SQLite schema version this copy knows.
-    static let sqliteVersion = 5
+    static let sqliteVersion = 6
 
     public let directory: String
     public let target: PostgresConfiguration

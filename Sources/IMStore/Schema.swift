@@ -281,5 +281,13 @@ public enum Schema {
                     PRIMARY KEY (user_id, seq)
                 ) WITHOUT ROWID;
                 """),
+        Migration(
+            version: 6, name: "the sessions list's unread counts without visiting every unread message",
+            sql: """
+                -- the messages an unread count leaves out (system notices, deleted messages):
+                -- the count is the numbers after a member's read marker less these
+                CREATE INDEX messages_not_plain ON messages(conversation_id, seq)
+                    WHERE type <> 'chat' OR deleted_at IS NOT NULL;
+                """),
     ]
 }

@@ -161,7 +161,7 @@ import Testing
             #expect(try fixture.count("SELECT count(*) FROM bot_journal_records") == 1)
             let version = kind == .sqlite
                 ? "PRAGMA user_version" : "SELECT max(version) FROM switchboard_migrations"
-            #expect(try fixture.count(version) == 5)
+            #expect(try fixture.count(version) == Schema.latestVersion)
         }
     }
 }

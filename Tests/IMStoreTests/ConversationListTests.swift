@@ -43,6 +43,53 @@ import Testing
             direct: direct.id, emptyDirect: emptyDirect.id)
     }
 
+    @Test(arguments: StoreKind.allCases) func unreadCountsOthersLiveChatMessagesAfterTheMarkerUpToAThousand(
+        _ kind: StoreKind
+    ) async throws {
+        try await withStore(kind) { store in
+            let alice = try await store.makeUser("alice")
+            let bob = try await store.makeUser("bob")
+            let carol = try await store.makeUser("carol")
+            let group = try await store.makeGroup("ops", owner: alice.id, members: [bob.id])
+            let unread = { (user: UserID) async throws -> Int? in
+                try await store.conversations(for: user).first { $0.id == group.id }?.unread
+            }
+            #expect(try await unread(alice.id) == 0)
+            var sent: [Message] = []
+            for index in 0..<4 { sent.append(try await store.send("m\(index)", to: group.id, from: bob.id)) }
+            #expect(try await unread(alice.id) == 4)
+            #expect(try await unread(bob.id) == 0)
+
+            // Neither a deleted message nor a system notice (a join, a deletion by an
+            // admin) is unread.
+            _ = try await store.deleteMessage(
+                MessageDeletion(conversationID: group.id, messageID: sent[1].id, by: ActingUser(id: bob.id), notice: ""))
+            _ = try await store.addMember(
+                group.id, carol.id, role: .member, change: MembershipChange(event: .memberJoined, notice: "carol joined"))
+            _ = try await store.deleteMessage(
+                MessageDeletion(
+                    conversationID: group.id, messageID: sent[2].id, by: ActingUser(id: alice.id),
+                    notice: "alice deleted a message by bob"))
+            #expect(try await unread(alice.id) == 2)
+            #expect(try await unread(carol.id) == 0)
+
+            // Reading part of it, then one's own message reads everything before it.
+            _ = try await store.markRead(group.id, alice.id, seq: sent[0].seq)
+            #expect(try await unread(alice.id) == 1)
+            try await store.send("from carol", to: group.id, from: carol.id)
+            #expect(try await unread(alice.id) == 2)
+            try await store.send("mine", to: group.id, from: alice.id)
+            #expect(try await unread(alice.id) == 0)
+            #expect(try await unread(bob.id) == 2)
+
+            // Counted up to 1,000.
+            for index in 0..<1005 { try await store.send("flood \(index)", to: group.id, from: carol.id) }
+            #expect(try await unread(alice.id) == 1000)
+            #expect(try await unread(bob.id) == 1000)
+            #expect(try await unread(carol.id) == 0)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func unreadConversationsComeFirstThenTheMostRecent(_ kind: StoreKind) async throws {
         try await withStore(kind) { store in
             let world = try await Self.makeWorld(store)
