@@ -27,23 +27,6 @@ struct Run {
     var sendsPerBatch = 0.0
 }
 
-/// Counts sends across the sending tasks.
-final class Counter: @unchecked Sendable {
-    // @unchecked: only touched under `lock`.
-    private let lock = NSLock()
-    private var value = 0
-    func add(_ count: Int) {
-        lock.lock()
-        value += count
-        lock.unlock()
-    }
-    var total: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-}
-
 /// Opens a store in a fresh folder, lets `prepare` make its conversations (returning who
 /// sends where, one pair per sending task), then sends from all tasks for `seconds`.
 func measure(_ prepare: (SQLiteStore) async throws -> [(UserID, ConversationID)]) async throws -> Run {
@@ -53,9 +36,8 @@ func measure(_ prepare: (SQLiteStore) async throws -> [(UserID, ConversationID)]
     let store = try SQLiteStore(directory: directory, synchronous: synchronous)
     let senders = try await prepare(store)
     let before = (cpu: ProcessStats.ownCPUSeconds, writer: store.writerStats)
-    let counter = Counter()
     let deadline = ContinuousClock.now + .seconds(seconds)
-    try await withThrowingTaskGroup(of: Void.self) { group in
+    let total = try await withThrowingTaskGroup(of: Int.self) { group in
         for (index, (sender, conversation)) in senders.enumerated() {
             group.addTask {
                 var sent = 0
@@ -64,17 +46,17 @@ func measure(_ prepare: (SQLiteStore) async throws -> [(UserID, ConversationID)]
                         NewMessage(conversationID: conversation, senderID: sender, text: "message \(index)-\(sent)"))
                     sent += 1
                 }
-                counter.add(sent)
+                return sent
             }
         }
-        try await group.waitForAll()
+        return try await group.reduce(0, +)
     }
     let cpu = ProcessStats.ownCPUSeconds - before.cpu
     let writer = store.writerStats
     await store.close()
-    let sends = max(counter.total, 1)
+    let sends = max(total, 1)
     return Run(
-        sends: counter.total,
+        sends: total,
         cpuMicrosecondsPerSend: cpu * 1e6 / Double(sends),
         writerMicrosecondsPerSend: Double(writer.cpuNanoseconds - before.writer.cpuNanoseconds) / 1e3 / Double(sends),
         sendsPerBatch: Double(writer.writes - before.writer.writes) / Double(max(writer.batches - before.writer.batches, 1)))
@@ -92,8 +74,7 @@ func report(_ name: String, _ run: Run) {
 }
 
 do {
-    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first ?? "?"
-    print("Machine: \(Machine.describe()) (load average \(load) at the start). \(seconds) s per part, durability \(durability).")
+    print("Machine: \(Machine.describe()) (load average \(Machine.loadAverage()) at the start). \(seconds) s per part, durability \(durability).")
     print("")
     print("| the store alone, 64 sending tasks | result |")
     print("|---|---|")

@@ -5,9 +5,9 @@ import Testing
 
 @testable import IMServer
 
-/// The hand-written JSON of sent messages, event batches and history pages must be the very bytes the
-/// wire encoder would produce, or clients comparing answers (and these tests) would see
-/// a difference depending on the endpoint.
+/// The hand-written JSON of sent messages, event batches and history pages must be the
+/// very bytes the wire encoder would produce, or clients comparing answers (and these
+/// tests) would see a difference depending on the endpoint.
 @Suite struct WireWriterTests {
     static let awkwardTexts: [String] = [
         "", "hello", "a/b \\ \"quoted\"", "line\nbreak\ttab\rreturn\u{8}back\u{C}feed",

@@ -2,11 +2,12 @@ import Foundation
 import IMProtocol
 
 /// Writes the answers of the busiest endpoints (a sent message, a batch of feed events, a
-/// page of history) straight into bytes: exactly what `WireJSON.encoder()` produces (compact, keys sorted,
-/// slashes unescaped), at a fraction of its cost. Foundation's encoder builds a tree of
-/// boxed values and sorts every object's keys at run time; here the key order is fixed
-/// in code. Events that carry a profile or conversation info are rare and are encoded by
-/// the fallback encoder, whose bytes drop into the array unchanged.
+/// page of history) straight into bytes: exactly what `WireJSON.encoder()` produces
+/// (compact, keys sorted, slashes unescaped), at a fraction of its cost. Foundation's
+/// encoder builds a tree of boxed values and sorts every object's keys at run time; here
+/// the key order is fixed in code. Events that carry a profile or conversation info are
+/// rare and are encoded by the fallback encoder, whose bytes drop into the array
+/// unchanged.
 ///
 /// `WireWriterTests` checks the output byte for byte against `WireJSON.encoder()`, so a
 /// new field in the wire types shows up there rather than silently on the wire.
