@@ -78,7 +78,7 @@ struct TemplateVariable: Sendable {
         /// The event kinds that carry it; nil when it does not depend on the event.
         var eventTypes: [EventType]? {
             switch self {
-            case .messageEvents: [.message]
+            case .messageEvents: [.message, .messageEdited]
             case .memberEvents: BotEvent.memberEventTypes
             default: nil
             }
@@ -90,7 +90,7 @@ struct TemplateVariable: Sendable {
             case .always: "every event"
             case .feed: "every feed event"
             case .webhook: "webhook rules"
-            case .messageEvents: "message events"
+            case .messageEvents: "message events (and their edits)"
             case .memberEvents:
                 "member events (" + BotEvent.memberEventTypes.map(\.rawValue).joined(separator: ", ") + ")"
             case .command: "a 'command' matcher"

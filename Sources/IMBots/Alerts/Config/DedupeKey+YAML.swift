@@ -11,6 +11,8 @@ public struct DedupeSpec: Sendable {
     public let lifetime: Duration
     /// Where `dedupe:` is written.
     let mark: YAMLMark
+    /// Where its `key:` value is written, when it has one.
+    let keyMark: YAMLMark?
 
     /// Reads the mapping; throws every problem with its position.
     public init(yaml node: YAMLNode, file: String) throws(YAMLErrors) {
@@ -39,6 +41,7 @@ public struct DedupeSpec: Sendable {
         key = parsed
         self.lifetime = lifetime
         mark = node.mark
+        keyMark = node["key"]?.mark
     }
 
     /// The spec of a rule that says nothing: the format's default key for an hour.
@@ -46,6 +49,7 @@ public struct DedupeSpec: Sendable {
         key = nil
         lifetime = .seconds(3600)
         self.mark = mark
+        keyMark = nil
     }
 
     /// The key for a route of `format`: the rule's, or for `alertmanager` and `grafana`
@@ -53,7 +57,7 @@ public struct DedupeSpec: Sendable {
     public func resolved(for format: WebhookFormat, file: String) throws(YAMLErrors) -> DedupeKey {
         if let key { return key }
         guard format != .json else {
-            throw YAMLErrors([YAMLError(.missingKey, "dedupe on a json route needs a key, e.g. key: \"{{id}}\"",
+            throw YAMLErrors([YAMLError(.missingKey, "dedupe on a json route needs a key, e.g. key: \"{{payload.id}}\"",
                                         file: file, mark: mark)])
         }
         do {

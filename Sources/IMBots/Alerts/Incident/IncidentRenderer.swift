@@ -58,9 +58,14 @@ public struct IncidentRenderer: Sendable {
             tail.append("(\(incident.droppedInstances) more alerts not tracked: this incident is full)")
         }
 
+        return Self.fit(head: head, lines: lines(for: incident), tail: tail, limit: limit)
+    }
+
+    /// One line per alert, firing ones first, as the living message lists them (before
+    /// it is fitted to the limit).
+    public func lines(for incident: Incident) -> [String] {
         let ordered = incident.instances.filter(\.showsFiring) + incident.instances.filter { !$0.showsFiring }
-        let lines = ordered.map { line(for: $0, commonLabels: incident.commonLabels) }
-        return Self.fit(head: head, lines: lines, tail: tail, limit: limit)
+        return ordered.map { line(for: $0, commonLabels: incident.commonLabels) }
     }
 
     /// The short reply for one change, nil for changes shown only in the message (flaps).

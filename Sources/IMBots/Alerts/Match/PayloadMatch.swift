@@ -1,4 +1,5 @@
 import Templates
+import YAMLCoding
 
 /// A webhook rule's `match:`: every entry's condition must hold on the payload.
 ///
@@ -14,10 +15,17 @@ public struct PayloadMatch: Sendable {
     public struct Clause: Sendable {
         public let path: PayloadPath
         public let condition: PayloadCondition
+        /// Where the path is written, for `check`.
+        let mark: YAMLMark?
 
         public init(path: PayloadPath, condition: PayloadCondition) {
+            self.init(path: path, condition: condition, mark: nil)
+        }
+
+        init(path: PayloadPath, condition: PayloadCondition, mark: YAMLMark?) {
             self.path = path
             self.condition = condition
+            self.mark = mark
         }
     }
 

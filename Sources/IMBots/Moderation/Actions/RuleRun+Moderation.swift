@@ -11,8 +11,8 @@ extension RuleRun {
         var work = ModerationWork(run: self, key: key, index: index, effects: effects)
         switch spec {
         case .delete:
-            guard event.type == .message, let message = event.event.message, let conversation = event.conversation else {
-                throw fail(.notApplicable, "delete: the event is not a message")
+            guard event.carriesText, let message = event.event.message, let conversation = event.conversation else {
+                throw fail(.notApplicable, "delete: the event is not a message or an edit of one")
             }
             try await work.act(.delete(message.id, in: conversation.address), &effect)
             try await work.open(work.draft("delete", user: event.actor, text: message.text), &effect)
