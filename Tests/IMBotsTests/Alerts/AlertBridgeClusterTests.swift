@@ -86,11 +86,11 @@ extension ServerSuites {
             }
             try await say("/silences")
             try await world.awaitMessages("the list") { messages in
-                messages.contains { $0.text.hasPrefix("Active silences:") && $0.text.contains(String(id)) }
+                messages.contains { $0.text.hasPrefix("Active silences of this group's alerts:") && $0.text.contains(String(id)) }
             }
             try await say("/unsilence \(id)")
             try await world.awaitMessages("expired") { messages in
-                messages.contains { $0.text == "🔔 Silence \(id) expired." }
+                messages.contains { $0.text.hasPrefix("🔔 Silence \(id) expired.") }
             }
             for peer in cluster.peers {
                 let one = try AlertmanagerClient(peers: [peer.url], transport: cluster.http)

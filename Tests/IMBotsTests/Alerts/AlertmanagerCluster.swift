@@ -44,7 +44,7 @@ final class AlertmanagerCluster: Sendable {
     /// waits Alertmanager accepts that keep the test's counts exact. `repeat_interval`
     /// stays long on purpose: a repeat would add POSTs the tests count (repeats fold the
     /// same way as twins, which the dedupe unit tests cover).
-    static func config(webhookURL: String, bearerToken: String) -> String {
+    static func config(webhookURL: String, bearerToken: String, sendResolved: Bool = true) -> String {
         """
         route:
           receiver: chat
@@ -56,7 +56,7 @@ final class AlertmanagerCluster: Sendable {
           - name: chat
             webhook_configs:
               - url: '\(webhookURL)'
-                send_resolved: true
+                send_resolved: \(sendResolved)
                 http_config:
                   authorization: { type: Bearer, credentials: '\(bearerToken)' }
         """
@@ -74,7 +74,7 @@ final class AlertmanagerCluster: Sendable {
     /// `peerTimeout` is how long the second peer waits for the first one's delivery to
     /// be gossiped before it delivers itself (Alertmanager's HA dedupe).
     static func start(peers count: Int = 2, webhookURL: String, bearerToken: String,
-                      peerTimeout: Duration = .seconds(2)) async throws -> AlertmanagerCluster {
+                      peerTimeout: Duration = .seconds(2), sendResolved: Bool = true) async throws -> AlertmanagerCluster {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw TestFailure("\(binary) is missing: `make test` installs prometheus-alertmanager")
         }
@@ -82,7 +82,7 @@ final class AlertmanagerCluster: Sendable {
         while true {
             do {
                 return try await startOnce(peers: count, webhookURL: webhookURL, bearerToken: bearerToken,
-                                           peerTimeout: peerTimeout)
+                                           peerTimeout: peerTimeout, sendResolved: sendResolved)
             } catch is PeerExited where attempt < 3 {
                 attempt += 1
             }
@@ -90,10 +90,11 @@ final class AlertmanagerCluster: Sendable {
     }
 
     private static func startOnce(peers count: Int, webhookURL: String, bearerToken: String,
-                                  peerTimeout: Duration) async throws -> AlertmanagerCluster {
+                                  peerTimeout: Duration, sendResolved: Bool) async throws -> AlertmanagerCluster {
         let directory = TestServer.temporaryDirectory()
         let configPath = directory + "/alertmanager.yml"
-        try config(webhookURL: webhookURL, bearerToken: bearerToken).write(toFile: configPath, atomically: true, encoding: .utf8)
+        try config(webhookURL: webhookURL, bearerToken: bearerToken, sendResolved: sendResolved)
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
         // Ports are reserved by binding them, then released just before the peers start;
         // a peer that loses the race exits, the readiness wait reports it and `start`
         // tries again.
@@ -199,6 +200,14 @@ final class AlertmanagerCluster: Sendable {
     /// Posts the same alerts to every peer, as Prometheus does for an HA pair.
     func postToAll(alerts: [[String: Any]]) async throws {
         for peer in peers { try await post(alerts: alerts, to: peer) }
+    }
+
+    /// The alerts of `alertname` a peer holds now (`GET /api/v2/alerts`: resolved ones are
+    /// not listed).
+    func alerts(named alertname: String, on peer: Peer) async throws -> Int {
+        let query = "filter=" + "alertname=\"\(alertname)\"".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let answer = try await request("GET", peer.url + "/api/v2/alerts?" + query)
+        return (try JSONSerialization.jsonObject(with: answer.body) as? [Any])?.count ?? 0
     }
 
     /// One request to a peer.

@@ -11,14 +11,22 @@ import Lifecycle
 /// A step and its messages are one journal record: after a crash it is either done,
 /// messages queued, or it runs again from the stored delivery with the same client ids.
 actor AlertDesk {
-    private let parts: BotParts
+    let parts: BotParts
     private let outbox: Outbox
     /// Whether the last step waited for room in the outbox (logged once until it fits).
     private var waitingForRoom = false
+    /// When each route's open incidents were last reconciled with its peers (wall ms).
+    var reconciledAt: [String: Int64] = [:]
+    /// Incidents whose silence ended, not to be asked about again before then (wall ms):
+    /// a peer that does not answer is not asked in a loop.
+    var silenceChecks: [String: Int64] = [:]
+    /// When the desk started: the first periodic reconciliation is a period later.
+    let startedAt: Int64
 
     init(parts: BotParts, outbox: Outbox) {
         self.parts = parts
         self.outbox = outbox
+        startedAt = parts.time.wallMilliseconds
     }
 
     /// The bridge's rules as the bot's file says now.
@@ -157,7 +165,7 @@ actor AlertDesk {
 
     /// Journals a step and queues its messages. With `waitForRoom`, a step whose alerts
     /// do not all fit the outbox now is not taken (false), to be taken again later.
-    private func commit(_ change: AlertChange, waitForRoom: Bool) -> Bool {
+    func commit(_ change: AlertChange, waitForRoom: Bool) -> Bool {
         if waitForRoom, !outbox.hasRoom(for: change.messages) {
             if !waitingForRoom {
                 parts.logger.warning("bot \(parts.name): the outbox is full of alerts; new alerts wait in the inbox "

@@ -39,9 +39,10 @@ final class AlertService: Service {
             let started = parts.time.elapsed
             let processed = await desk.processInbox()
             let advanced = await desk.advance()
+            await desk.reconcileDue()
             // Alerts that waited for room in the outbox are tried again in a second.
             var wait: Duration? = processed && advanced ? nil : .seconds(1)
-            if let deadline = desk.nextDeadline {
+            for deadline in [desk.nextDeadline, await desk.nextReconcile()].compactMap({ $0 }) {
                 let due = Duration.milliseconds(max(0, deadline - parts.time.wallMilliseconds))
                 wait = min(wait ?? due, due)
             }

@@ -38,6 +38,27 @@ public struct PayloadMatch: Sendable {
         firstFailure(in: payload.templateValue) == nil
     }
 
+    /// One line per clause, for `explain`: whether it held, and the values its path
+    /// reached (`✓ commonLabels.severity in [critical, page]: saw 'critical'`).
+    public func explanation(of value: TemplateValue) -> [String] {
+        clauses.map { clause in
+            let values = clause.path.values(in: value)
+            let held = clause.condition.holds(for: values)
+            let texts = values.prefix(5).map { "'" + ($0.scalarText ?? "(\(Self.kind(of: $0)))") + "'" }
+            let seen = values.isEmpty ? "saw nothing there"
+                : "saw " + texts.joined(separator: ", ") + (values.count > 5 ? " and \(values.count - 5) more" : "")
+            return (held ? "✓ " : "✗ ") + "\(clause.path) \(clause.condition.summary): \(seen)"
+        }
+    }
+
+    private static func kind(of value: TemplateValue) -> String {
+        switch value {
+        case .array: "a list"
+        case .object: "an object"
+        default: "a value"
+        }
+    }
+
     /// The first clause that does not hold, for `explain`; nil when all hold.
     public func firstFailure(in value: TemplateValue) -> Clause? {
         clauses.first { !$0.condition.holds(for: $0.path.values(in: value)) }
