@@ -112,6 +112,7 @@ struct EventHandler: Sendable {
             now: Timestamp(milliseconds: parts.time.wallMilliseconds), timezone: rules.definition.timezone ?? "UTC")
         context.windows = parts.moderation.windows
         context.modLog = rules.definition.moderation.log
+        context.strikeCounters = rules.definition.strikeCounters
         let decision = rules.engine.decide(botEvent, context: context)
         guard !decision.firings.isEmpty else {
             // Nothing fired, but the event still counts for the rules' `rate` and `repeated`.

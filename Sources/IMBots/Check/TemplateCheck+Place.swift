@@ -164,6 +164,8 @@ extension TemplateCheck {
                 return head + "'\(root)' holds the groups of a text 'regex', which the rule does not have"
             case .webhook:
                 return head + "'\(root)' is a webhook's body, and the rule is not a webhook rule (when: { webhook: PATH })"
+            case .strike:
+                return head + "'\(root)' is set only in a strike's warning (strike: { escalate: [ { warn: TEXT } ] })"
             default:
                 return head + "'\(root)' is set for \(source.description), and the rule handles \(rule.events) events"
                     + " (its 'event:' says which)"

@@ -74,6 +74,8 @@ struct TemplateVariable: Sendable {
         case state
         /// An earlier `http` action of the rule with `as:`.
         case httpResult
+        /// The strike a warning of `escalate` is about (`{warn: …}`).
+        case strike
 
         /// The event kinds that carry it; nil when it does not depend on the event.
         var eventTypes: [EventType]? {
@@ -97,6 +99,7 @@ struct TemplateVariable: Sendable {
             case .regex: "a text 'regex'"
             case .state: "the bot's state"
             case .httpResult: "an earlier http action with 'as:'"
+            case .strike: "a strike's warning (escalate: [{warn: …}])"
             }
         }
     }
