@@ -8,12 +8,13 @@ import IMServer
 /// is made.
 struct UserCommand: Command {
     static let name = "user"
-    static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete"
+    static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete, runner-token"
     static let help = """
         usage: switchboard user add NAME [--nickname TEXT] [--bot] [--admin] [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user list [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user passwd NAME [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user suspend|unsuspend|delete NAME [--server URL] [--user ADMIN]
+               switchboard user runner-token NAME [--data DIR | --store URL]
 
         add        creates an account (works while registration is closed); its password comes
                    from SWITCHBOARD_NEW_PASSWORD, else it is asked for twice
@@ -24,6 +25,10 @@ struct UserCommand: Command {
         suspend    ends every login of NAME and refuses new ones until unsuspend
         delete     deletes NAME: its logins, memberships, contacts and media go; its messages
                    stay, shown as from a deleted account; the name can be taken again
+        runner-token
+                   prints a new administration credential for a bot runner (runner.admin_token):
+                   a login of NAME, an administrator's bot account (user add runner --bot --admin),
+                   that never expires; it ends with NAME's other logins (passwd, suspend, delete)
 
         With --data DIR the command works on the server's data folder directly (the server
         may be running): no login is needed, which is how the first administrator is made
@@ -36,8 +41,8 @@ struct UserCommand: Command {
           --bot              a bot account: its logins do not expire, it has the bot send
                              budget, and rules can tell it apart (add; administrators only)
           --admin            make the new account an administrator (add)
-          --data DIR         the server's data folder (add, list, passwd)
-          --store URL        the server's PostgreSQL database, postgres://… (add, list, passwd)
+          --data DIR         the server's data folder (add, list, passwd, runner-token)
+          --store URL        the server's PostgreSQL database, postgres://… (add, list, passwd, runner-token)
         \(ClientLogin.help)
 
         exit codes: 0 done, 1 refused or failed, 2 usage
@@ -51,6 +56,7 @@ struct UserCommand: Command {
         case passwd(String)
         case suspend(String, Bool)
         case delete(String)
+        case runnerToken(String)
     }
 
     var action: Action
@@ -75,10 +81,12 @@ struct UserCommand: Command {
         case ("suspend", 2): action = .suspend(words[1].lowercased(), true)
         case ("unsuspend", 2): action = .suspend(words[1].lowercased(), false)
         case ("delete", 2): action = .delete(words[1].lowercased())
-        case (let word?, _) where ["add", "list", "passwd", "suspend", "unsuspend", "delete"].contains(word):
+        case ("runner-token", 2): action = .runnerToken(words[1].lowercased())
+        case (let word?, _) where ["add", "list", "passwd", "suspend", "unsuspend", "delete", "runner-token"].contains(word):
             throw UsageError(message: word == "list" ? "'user list' takes no name" : "'user \(word)' needs one NAME")
         default:
-            throw UsageError(message: "say what to do: user add NAME, list, passwd NAME, suspend NAME, unsuspend NAME or delete NAME")
+            throw UsageError(message: "say what to do: user add NAME, list, passwd NAME, suspend NAME, unsuspend NAME, "
+                             + "delete NAME or runner-token NAME")
         }
         nickname = arguments[option: "nickname"]
         bot = arguments.has("bot")
@@ -90,7 +98,7 @@ struct UserCommand: Command {
                 throw UsageError(message: "--data and --store work on the database itself: give one, without --server and --user")
             }
             switch action {
-            case .add, .list, .passwd: break
+            case .add, .list, .passwd, .runnerToken: break
             case .suspend, .delete:
                 throw UsageError(
                     message: "suspend, unsuspend and delete go through the running server (to end its logins at once): use --server and --user")
@@ -104,6 +112,9 @@ struct UserCommand: Command {
                 target = .data(data ?? "data")
             }
         } else {
+            if case .runnerToken = action {
+                throw UsageError(message: "runner-token works on the database itself: give --data DIR (or --store URL)")
+            }
             target = .server(try ClientLogin(arguments: arguments))
         }
     }
@@ -150,6 +161,8 @@ struct UserCommand: Command {
         case .passwd(let name):
             try await local.setPassword(of: name, to: try newPassword(name))
             printOutput("password of \(name) changed; its logins have ended")
+        case .runnerToken(let name):
+            printOutput(try await local.runnerCredential(for: name))
         case .suspend, .delete:
             break
         }
@@ -175,6 +188,8 @@ struct UserCommand: Command {
         case .delete(let name):
             try await client.adminDeleteUser(username: name)
             printOutput("deleted \(name)")
+        case .runnerToken:
+            break
         }
     }
 
