@@ -125,16 +125,9 @@ extension ServerSuites {
                 try await withBotsFolder { server, fixture, _ in
                     try await server.createAccount("fetcher", password: "fetcher-password", bot: true)
                     try fixture.write(Self.fetchBot("http://10.255.255.1/admin"), as: "fetcher.yaml")
-                    let config = fixture.root + "/config.yaml"
-                    try """
-                        log_level: info
-                        runner:
-                          server: \(server.baseURL)
-                          listen: 127.0.0.1:0
-                          bots: \(fixture.bots)
-                          state: \(fixture.state)
+                    let config = try fixture.processConfig(server: server.baseURL, extra: """
                           http: { allow: ["127.0.0.1"] }
-                        """.write(toFile: config, atomically: true, encoding: .utf8)
+                        """)
                     var environment = ProcessInfo.processInfo.environment
                     environment["http_proxy"] = "http://127.0.0.1:\(proxy.port)"
                     environment["https_proxy"] = "http://127.0.0.1:\(proxy.port)"

@@ -11,33 +11,10 @@ extension ServerSuites {
     /// pointed at the runner, a group member silencing from chat.
     @Suite(.timeLimit(.minutes(5))) struct AlertBridgeClusterTests {
         @Test func anHAPairDeliversTwiceTheGroupGetsOneMessageResolvedInPlaceAndSilencesComeFromChat() async throws {
-            try await withAlertServer { server, fixture, adminToken, alice in
-                // A gate in front of the runner holds each notification until its twin has
-                // come: Alertmanager logs a delivery only once answered, so both peers deliver.
-                let gate = try WebhookReceiver(twins: 2)
-                let gateServer = HTTPServer(configuration: HTTPServerConfiguration(port: 0), responder: gate)
-                try gateServer.start()
-                let cluster = try await AlertmanagerCluster.start(
-                    webhookURL: "http://127.0.0.1:\(gateServer.port)/hooks/alertmanager", bearerToken: AlertWorld.token)
-                do {
-                    let peers = cluster.peers.map { "\"\($0.url)\"" }.joined(separator: ", ")
-                    let webhooks = """
-                          - path: /hooks/alertmanager
-                            format: alertmanager
-                            secret: \(AlertWorld.token)
-                            alertmanager: [\(peers)]
-                            silence_role: owner
-                        """
-                    try fixture.write(AlertWorld.bot(rules: AlertWorld.incidentRule, webhooks: webhooks), as: "alerts.yaml")
-                    try await withAlertRunner(server, fixture, adminToken, alice) { world in
-                        gate.target = "http://127.0.0.1:\(world.port)"
-                        try await exercise(world, cluster)
-                    }
-                } catch {
-                    Issue.record("\(error)\n\(cluster.logs)")
-                }
-                await cluster.stop()
-                await gateServer.shutdown()
+            // A gate in front of the runner holds each notification until its twin has
+            // come: Alertmanager logs a delivery only once answered, so both peers deliver.
+            try await withAlertCluster(twins: 2, routeOptions: "    silence_role: owner") { world, cluster in
+                try await exercise(world, cluster)
             }
         }
 

@@ -68,18 +68,10 @@ extension ServerSuites {
                 let file = Self.bot(peers: cluster.peers.map(\.url))
                 try fixture.write(file, as: "alerts.yaml")
                 #expect(await ExampleRunner.run(bot: try Bots.load(file)).allSatisfy { $0.passed }, "the file's examples")
-                let config = fixture.root + "/config.yaml"
-                try """
-                    log_level: info
-                    runner:
-                      server: \(server.baseURL)
-                      listen: 127.0.0.1:0
-                      bots: \(fixture.bots)
-                      state: \(fixture.state)
-                    """.write(toFile: config, atomically: true, encoding: .utf8)
+                let config = try fixture.processConfig(server: server.baseURL)
                 let runner = try SpawnedProcess(binary, ["run", "--config", config])
                 do {
-                    gate.target = "http://127.0.0.1:\(try await Self.listenerPort(of: runner))"
+                    gate.target = "http://127.0.0.1:\(try await runner.runnerListenerPort())"
                     try await exercise(alice, cluster, runner)
                     #expect(try await runner.stop(SIGTERM) == 0, "\(runner.errors)")
                 } catch {
@@ -168,18 +160,6 @@ extension ServerSuites {
                 messages.contains { $0.text.hasPrefix("🔔 Silence \(id) expired.") }
             }
             #expect(runner.errors.contains("/confirm by alice in group:oncall: silence \(id)"), "audited")
-        }
-
-        /// The listener's port, from the runner's log line.
-        static func listenerPort(of process: SpawnedProcess) async throws -> Int {
-            var port: Int?
-            try await eventually("the runner's listener", hangGuard: .seconds(60)) {
-                guard let range = process.errors.range(of: "runner listening on http://127.0.0.1:") else { return false }
-                port = Int(process.errors[range.upperBound...].prefix { $0.isNumber })
-                return port != nil
-            }
-            try await eventually("the webhook route", hangGuard: .seconds(60)) { process.errors.contains("takes webhooks on") }
-            return port ?? 0
         }
     }
 }

@@ -13,33 +13,8 @@ extension ServerSuites {
     /// once the silence is lifted from chat, because the bridge asks both peers.
     @Suite(.timeLimit(.minutes(5))) struct StaleIncidentClusterTests {
         @Test func fireSilenceFromChatResolveWhileSilencedUnsilenceAndTheMessageSaysResolved() async throws {
-            try await withAlertServer { server, fixture, adminToken, alice in
-                let gate = try WebhookReceiver(twins: 1)
-                let gateServer = HTTPServer(configuration: HTTPServerConfiguration(port: 0), responder: gate)
-                try gateServer.start()
-                let cluster = try await AlertmanagerCluster.start(
-                    webhookURL: "http://127.0.0.1:\(gateServer.port)/hooks/alertmanager", bearerToken: AlertWorld.token,
-                    sendResolved: false)
-                do {
-                    let peers = cluster.peers.map { "\"\($0.url)\"" }.joined(separator: ", ")
-                    let webhooks = """
-                          - path: /hooks/alertmanager
-                            format: alertmanager
-                            secret: \(AlertWorld.token)
-                            alertmanager: [\(peers)]
-                            silence_role: owner
-                            reconcile: off
-                        """
-                    try fixture.write(AlertWorld.bot(rules: AlertWorld.incidentRule, webhooks: webhooks), as: "alerts.yaml")
-                    try await withAlertRunner(server, fixture, adminToken, alice) { world in
-                        gate.target = "http://127.0.0.1:\(world.port)"
-                        try await exercise(world, cluster)
-                    }
-                } catch {
-                    Issue.record("\(error)\n\(cluster.logs)")
-                }
-                await cluster.stop()
-                await gateServer.shutdown()
+            try await withAlertCluster(sendResolved: false, routeOptions: "    silence_role: owner\n    reconcile: off") { world, cluster in
+                try await exercise(world, cluster)
             }
         }
 

@@ -77,11 +77,7 @@ extension ServerSuites {
                 try await server.createAccount("moderator", password: "moderator-password", bot: true)
                 let (olga, _) = try await server.client.register("olga")
                 try fixture.write(Self.bot, as: "moderator.yaml")
-                let config = fixture.root + "/config.yaml"
-                try """
-                    log_level: info
-                    runner: { server: \(server.baseURL), listen: 127.0.0.1:0, bots: \(fixture.bots), state: \(fixture.state) }
-                    """.write(toFile: config, atomically: true, encoding: .utf8)
+                let config = try fixture.processConfig(server: server.baseURL)
                 let runner = try SpawnedProcess(binary, ["run", "--config", config])
                 do {
                     try await eventually("the bot runs", hangGuard: .seconds(60)) {

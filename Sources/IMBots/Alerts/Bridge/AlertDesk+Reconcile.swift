@@ -191,19 +191,9 @@ extension AlertDesk {
     /// `/resolve` of the incident whose living message is `messageID`: closed by `user`.
     /// Nil when no incident has that message; false when it was closed already.
     func resolve(messageID: MessageID, by user: String) -> Bool? {
-        let now = parts.time.wallMilliseconds
-        guard let found = incident(messageID: messageID),
-              let action = IncidentAction(book: found.book, in: parts.rules.now.definition) else { return nil }
-        let old = parts.journal.read { $0.alerts.books[found.book] } ?? IncidentBook()
-        var tracker = IncidentTracker(policy: action.policy, renderer: action.renderer, book: old)
-        guard let effects = tracker.resolve(messageID: messageID, by: user, now: now) else { return nil }
-        guard !effects.isEmpty else { return false }
-        var change = AlertChange()
-        change.incidents = IncidentUpdate.changes(in: found.book, from: old, to: tracker.book,
-                                                   touched: [found.incident.groupKey])
-        change.messages = action.messages.pending(effects, scope: "x\(now)")
-        _ = commit(change, waitForRoom: false)
-        return true
+        step(onMessage: messageID, scope: "x") { tracker, now in
+            tracker.resolve(messageID: messageID, by: user, now: now)
+        }
     }
 
     /// A silence `/confirm` made: shown at once on the open incidents of `conversation`

@@ -123,17 +123,27 @@ actor AlertDesk {
     /// `/ack` of the incident whose living message is `messageID`: shows who. Nil when
     /// no incident has that message; false when `user` had acknowledged it already.
     func acknowledge(messageID: MessageID, by user: String) -> Bool? {
+        step(onMessage: messageID, scope: "a") { tracker, now in
+            tracker.acknowledge(messageID: messageID, by: user, now: now)
+        }
+    }
+
+    /// A command's step on the incident whose living message is `messageID`, journaled
+    /// with its messages: nil when no incident has that message, false when the step
+    /// changed nothing. `scope` names the step in its messages' client ids.
+    func step(onMessage messageID: MessageID, scope: String,
+              _ body: (inout IncidentTracker, Int64) -> [IncidentEffect]?) -> Bool? {
         let now = parts.time.wallMilliseconds
         guard let found = incident(messageID: messageID),
               let action = IncidentAction(book: found.book, in: parts.rules.now.definition) else { return nil }
         let old = parts.journal.read { $0.alerts.books[found.book] } ?? IncidentBook()
         var tracker = IncidentTracker(policy: action.policy, renderer: action.renderer, book: old)
-        guard let effects = tracker.acknowledge(messageID: messageID, by: user, now: now) else { return nil }
+        guard let effects = body(&tracker, now) else { return nil }
         guard !effects.isEmpty else { return false }
         var change = AlertChange()
         change.incidents = IncidentUpdate.changes(in: found.book, from: old, to: tracker.book,
                                                    touched: [found.incident.groupKey])
-        change.messages = action.messages.pending(effects, scope: "a\(now)")
+        change.messages = action.messages.pending(effects, scope: "\(scope)\(now)")
         _ = commit(change, waitForRoom: false)
         return true
     }
