@@ -12,8 +12,11 @@ BENCH_PACKAGES := wrk
 # client's end-to-end test runs in (Tests/IMChatTests), promtool (from prometheus), which
 # lints the server's /metrics, and nginx, run in front of server nodes as
 # examples/nginx.conf sets it up, with openssl making its test certificate
-# (Tests/DeploymentTests).
-TEST_PACKAGES := postgresql prometheus-alertmanager tmux prometheus nginx openssl
+# (Tests/DeploymentTests). Chromium, its driver and Selenium (Debian's, so Selenium never
+# downloads a driver) run the web client and the operator console headless, with CJK and
+# emoji fonts for the pages' screenshots (Tests/WebTests).
+TEST_PACKAGES := postgresql prometheus-alertmanager tmux prometheus nginx openssl \
+                 chromium chromium-driver python3-selenium fonts-noto-cjk fonts-noto-color-emoji
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # $(call install-missing,PACKAGES): apt-get install those not installed yet (apt-get
