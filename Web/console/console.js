@@ -117,28 +117,30 @@ function render(state) {
       h('td', {}, rule.matched), h('td', {}, rule.fired), h('td', {}, rule.suppressed), h('td', {}, rule.failed)))));
   $('hooks').replaceChildren(...state.bots.flatMap((bot) => (bot.webhooks ?? []).map((hook) => {
     const inbox = (bot.alerts?.inbox ?? []).filter((d) => d.path === hook.path);
-    const stored = Math.max(0, (bot.alerts?.nextDelivery ?? 1) - 1);
+    const stored = Math.max(0, (bot.alerts?.next_delivery ?? bot.alerts?.nextDelivery ?? 1) - 1);
     const requests = Object.entries(hook.requests).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none yet';
     return h('tr', { 'data-test': 'console-webhook', 'data-bot': bot.name, 'data-path': hook.path },
       h('td', {}, bot.name), h('th', { scope: 'row' }, `${hook.path} (${hook.format})`), h('td', {}, requests),
       h('td', { 'data-test': 'console-inbox' }, `${inbox.length} waiting`),
-      h('td', {}, `${stored} stored in all`, inbox.slice(-5).map((d) => h('div', {}, `#${d.number} at ${new Date(d.receivedAt).toLocaleString()}`))));
+      h('td', {}, `${stored} stored in all`, inbox.slice(-5).map((d) => h('div', {}, `#${d.number} at ${new Date(d.received_at ?? d.receivedAt).toLocaleString()}`))));
   })));
   const incidents = [];
   for (const bot of state.bots) {
     for (const [book, content] of Object.entries(bot.alerts?.books ?? {})) {
-      for (const incident of Object.values(content?.incidents ?? content ?? {})) {
+      for (const incident of Object.values(content?.incidents ?? {})) {
         if (!incident || typeof incident !== 'object') continue;
-        const status = incident.status ?? incident.state ?? '';
-        if (status === 'resolved') continue;
-        const name = incident.title ?? incident.groupKey ?? incident.key ?? JSON.stringify(incident.labels ?? incident.commonLabels ?? {});
-        incidents.push(h('li', { 'data-test': 'console-incident' }, `${bot.name} · ${book} · ${status} · ${name}`));
+        // An instance's state is firing, resolving (held by the flap damper) or resolved.
+        const firing = (incident.instances ?? []).filter((i) => !(i.state && typeof i.state === 'object' && 'resolved' in i.state)).length;
+        if (firing === 0) continue;
+        const labels = Object.entries(incident.groupLabels ?? incident.commonLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(' ');
+        const ack = incident.acknowledgedBy ? ` · acknowledged by ${incident.acknowledgedBy}` : '';
+        incidents.push(h('li', { 'data-test': 'console-incident' }, `${bot.name} · ${book} · ${firing} firing · ${labels || incident.groupKey}${ack}`));
       }
     }
   }
   $('incidents').replaceChildren(...(incidents.length ? incidents : [h('li', { class: 'hint' }, 'No open incidents.')]));
   const cases = state.bots.flatMap((bot) => (bot.moderation?.cases ?? []).map((c) =>
-    h('li', { 'data-test': 'console-case' }, `${bot.name} · #${c.number ?? c.id ?? ''} · ${c.action ?? c.kind ?? ''} ${c.user ?? c.target ?? ''} in ${c.group ?? c.conversation ?? ''}: ${c.reason ?? ''}`)));
+    h('li', { 'data-test': 'console-case' }, `${bot.name} · #${c.number ?? ''} · ${c.at ?? ''} · ${c.action ?? ''} ${c.user ?? ''}${c.conversation ? ' in ' + c.conversation : ''} by ${c.by ?? ''} (${c.rule ?? ''})${c.detail ? ': ' + c.detail : ''}${c.undone_by ? ' · undone by ' + c.undone_by : ''}`)));
   $('cases').replaceChildren(...(cases.length ? cases : [h('li', { class: 'hint' }, 'No moderation cases.')]));
   const select = $('explain-bot');
   const chosen = select.value;

@@ -26,6 +26,7 @@ from selenium.webdriver.common.keys import Keys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from support import Api, Browser, Failure, Report, Tmux, Up, have, wait_for  # noqa: E402
 
+TESTDATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../../shared/testdata")
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
 XSS_TEXTS = [
     "<script>window.__xss=1</script>",
@@ -75,6 +76,12 @@ def main():
     except Exception:
         traceback.print_exc()
     finally:
+        if status != 0:
+            for browser in browsers:
+                try:
+                    browser.screenshot(args.out, f"failure-{browser.name}")
+                except Exception:
+                    pass
         for browser in browsers:
             for entry in browser.console_errors():
                 print(f"{browser.name} console: {entry.get('message')}", file=sys.stderr)
@@ -672,6 +679,7 @@ class Scenario:
         self.report.check("console: a person who is not an administrator is refused", True)
         b.test("console-username").clear()
         b.test("console-username").send_keys("root")
+        b.test("console-password").clear()
         b.test("console-password").send_keys("root password 1")
         b.test("console-login-submit").click()
         b.wait_visible('[data-test="console-bot"][data-bot="helpdesk"]')
@@ -699,6 +707,15 @@ class Scenario:
                timeout=60)
         self.report.check("console: the fixed file runs", True)
         self.shot(b, "console-running")
+        # An alert from Alertmanager (a real notification body): stored, and an open incident.
+        secret = open(os.path.join(self.up.folder, "data/bots/alerts/webhook-hooks-alertmanager.secret")).read().strip()
+        body = open(os.path.join(TESTDATA, "alertmanager/firing.json"), "rb").read()
+        status, answer, _ = Api(self.up.runner).call("POST", "/hooks/alertmanager", token=secret, raw=body)
+        self.report.check("alerts: the webhook is stored", status == 200, (status, answer))
+        b.wait("the delivery counted", lambda: "stored 1" in b.test("console-webhook", '[data-path="/hooks/alertmanager"]').text)
+        b.wait("the open incident", lambda: b.all('[data-test="console-incident"]'), timeout=60)
+        self.report.check("console: the webhook's deliveries and the open incident", True,
+                          b.one('[data-test="console-incident"]').text)
         b.test("console-explain-text").send_keys("hello")
         b.test("console-explain-submit").click()
         b.wait("the explanation", lambda: "greet" in b.test("console-explain-fires").text)
