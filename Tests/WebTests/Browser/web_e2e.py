@@ -575,6 +575,7 @@ class Scenario:
                          if (r.startTime >= end) { rounds++; end = r.responseEnd; } else end = Math.max(end, r.responseEnd); }
                        return rounds; })() };""")
         self.report.measure("first_screen", timing)
+        self.shot(alice, "sessions-desktop-returning")
         self.report.check("first screen: the cached list is usable with no request after the page loads",
                           timing["cached"] is not None and timing["api_before_cached"] == 0, timing)
         urls = alice.js("return performance.getEntriesByType('resource').map(r => r.name)")
