@@ -87,7 +87,8 @@ let package = Package(
                     exclude: ["Snapshots"]),
         // The web client and the operator console in a real browser (headless Chromium
         // driven by Selenium scripts in Tests/WebTests/Browser), against `switchboard up`.
-        .testTarget(name: "WebTests", dependencies: ["WebAssets", "HTTPServer", "IMProtocol", "TestSupport"],
+        .testTarget(name: "WebTests", dependencies: ["WebAssets", "HTTPServer", "IMProtocol", "IMBots", "IMClient",
+                                                   "Lifecycle", "TestSupport"],
                     exclude: ["Browser"]),
         .testTarget(name: "DeploymentTests", dependencies: ["IMServer", "HTTPServer", "IMProtocol", "TestSupport"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "IMStore", "TestSupport", "Lifecycle"]),

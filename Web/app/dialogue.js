@@ -99,7 +99,7 @@ export class Dialogue {
     conv.items.splice(index, 0, message);
     if (index < conv.start) { conv.start++; conv.end++; return; }
     if (!atEnd && index >= conv.end) {
-      if (message.sender !== this.app.state.me.username) this.countNew();
+      if (message.sender !== this.app.state.me.username && message.type === 'chat') this.countNew();
       return;
     }
     const wasAtBottom = this.atBottom();
@@ -111,7 +111,7 @@ export class Dialogue {
       this.trimTop();
       this.scrollToBottom();
       this.markRead();
-    } else {
+    } else if (message.type === 'chat') {
       this.countNew();
     }
   }

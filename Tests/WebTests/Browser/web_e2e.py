@@ -627,8 +627,32 @@ class Scenario:
                                                   "pages_fetched": pages, "lowest_seq_seen": min(lowest)})
         self.report.check("10,000 messages: the DOM stays bounded while scrolling up", max(rows_seen) <= 150, rows_seen)
         self.report.check("10,000 messages: paged, not loaded whole", pages * 50 < count, pages)
-        alice.js("const l = document.getElementById('messages'); l.scrollTop = l.scrollHeight; l.dispatchEvent(new Event('scroll'));")
         self.shot(alice, "long-conversation-desktop")
+        # Messages from someone else while alice reads far up: "N new", which brings her down.
+        bob = self.bob_token_fresh()
+        self.api.ok("POST", "/v1/groups/big/invites", {"user": "bob"}, token=token)
+        self.api.ok("POST", "/v1/groups/big/join", token=bob)
+        for n in range(1, 4):
+            self.api.ok("POST", "/v1/conversations/group:big/messages", {"text": f"from bob {n}"}, token=bob)
+        alice.wait("3 new", lambda: alice.test("new-below").is_displayed() and alice.test("new-below").text == "3 new ↓")
+        self.report.check("dialogue: messages arriving above the bottom show as N new", True)
+        alice.test("new-below").click()
+        self.sees(alice, "from bob 3", "bob")
+        last = alice.all('#messages li[data-seq]')[-1].text
+        self.report.check("dialogue: N new brings the newest into view", "from bob 3" in last and not alice.test("new-below").is_displayed(), last)
+        # 120 unread while alice is elsewhere: "Jump to first unread" loads back to the first.
+        alice.one('[data-test="session-row"][data-address="group:crew"]').click()
+        self.sees(alice, "unread five", "alice")
+        for n in range(1, 121):
+            self.api.ok("POST", "/v1/conversations/group:big/messages", {"text": f"bob unread {n}"}, token=bob)
+        alice.wait("120 unread", lambda: self.unread_count(alice, "group:big") == 120)
+        alice.one('[data-test="session-row"][data-address="group:big"]').click()
+        alice.wait_visible('[data-test="jump-unread"]').click()
+        alice.wait("the first unread focused", lambda: alice.driver.switch_to.active_element.get_attribute("data-test") == "message"
+                   and "bob unread 1\n" in alice.driver.switch_to.active_element.text + "\n")
+        rows = len(alice.all('#messages li[data-seq]'))
+        self.report.check("dialogue: Jump to first unread shows the first unread message, the DOM still bounded", rows <= 150, rows)
+        self.shot(alice, "jump-to-unread-desktop")
 
     # MARK: accessibility
 
