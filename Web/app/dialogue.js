@@ -33,7 +33,10 @@ export class Dialogue {
   async open(address) {
     const row = this.app.state.conversations.get(address);
     this.conv = { address, items: [], byId: new Map(), hasOlder: true, start: 0, end: 0,
-                  lastRead: row?.last_read_seq ?? 0, firstUnread: (row?.unread ?? 0) > 0 };
+                  lastRead: row?.last_read_seq ?? 0, firstUnread: (row?.unread ?? 0) > 0,
+                  // Where the unread messages began when the conversation was opened: the read
+                  // marker moves on as they are shown, "Jump to first unread" still finds them.
+                  unreadAfter: row?.last_read_seq ?? 0 };
     this.cancelCompose();
     this.newBelow = 0;
     $('new-below').hidden = true;
@@ -276,7 +279,7 @@ export class Dialogue {
 
   firstUnreadIndex() {
     const me = this.app.state.me.username;
-    return this.conv.items.findIndex((m) => m.seq > this.conv.lastRead && m.type === 'chat' && m.sender !== me);
+    return this.conv.items.findIndex((m) => m.seq > this.conv.unreadAfter && m.type === 'chat' && m.sender !== me);
   }
 
   /** Whether the first unread message is on screen (or there is none). */
@@ -292,7 +295,7 @@ export class Dialogue {
   async jumpToUnread() {
     const conv = this.conv;
     $('jump-unread').hidden = true;
-    while (conv === this.conv && conv.hasOlder && (conv.items.length === 0 || conv.items[0].seq > conv.lastRead + 1)) {
+    while (conv === this.conv && conv.hasOlder && (conv.items.length === 0 || conv.items[0].seq > conv.unreadAfter + 1)) {
       if (!(await this.fetchOlder())) break;
     }
     if (conv !== this.conv) return;

@@ -254,7 +254,8 @@ class App {
     const loading = this.refreshInfo();
     await this.dialogue.open(address);
     await loading;
-    if (info) this.toggleInfo(true); else $('composer-text').focus();
+    if (info) this.toggleInfo(true);
+    else if (!$('messages').contains(document.activeElement)) $('composer-text').focus();
   }
 
   async refreshInfo() {
