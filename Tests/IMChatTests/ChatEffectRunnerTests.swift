@@ -31,7 +31,7 @@ import Testing
         let key = DialogueKey(address: .group("club"))
         switch await runner.perform(.send(key, text: text, replyTo: nil, clientID: id)) {
         case .sent?: return nil
-        case .sendFailed(_, _, let reason, let block)?:
+        case .sendFailed(_, _, let reason, let block, _)?:
             guard let block else { throw TestFailure("refused with no reason the input line can show: \(reason)") }
             return block
         default: throw TestFailure("no answer to the send")
@@ -53,7 +53,7 @@ import Testing
     @Test func requestsRefusalsAndListsAsTheServerDecides() async throws {
         try await Self.withAliceAndBob { alice, bob in
             // A group that takes requests, with newcomers waiting and slow mode.
-            guard case .joined? = await bob.perform(.createGroup("club", join: .approval)) else { throw TestFailure("no club") }
+            guard case .joined? = await bob.perform(.createGroup(CreateConversationRequest(name: "club", join: .approval))) else { throw TestFailure("no club") }
             let club = try #require(bob.client)
             try await club.updateGroupSettings("club", GroupSettings(newMembers: .restricted, slowMode: ConfigDuration("1h")))
             guard case .joinRequested(let request)? = await alice.perform(.joinGroup("club")) else {
@@ -98,7 +98,7 @@ import Testing
 
     @Test func invitationsDeclinedAndBlocksShowInTheLists() async throws {
         try await Self.withAliceAndBob { alice, bob in
-            guard case .joined(let inner)? = await bob.perform(.createGroup("inner", join: .invite)) else {
+            guard case .joined(let inner)? = await bob.perform(.createGroup(CreateConversationRequest(name: "inner", join: .invite))) else {
                 throw TestFailure("no group")
             }
             #expect(inner.join == .invite)

@@ -66,7 +66,7 @@ import Testing
         try await tmux.press("+")
         try await tmux.wait(for: "Create a group")
         try await tmux.press("g")
-        try await tmux.wait(for: "Name of the new group")
+        try await tmux.wait(for: "Create a group")
         try await tmux.type("ops")
         try await tmux.press("Enter")
         try await tmux.wait(for: "alice created the group")

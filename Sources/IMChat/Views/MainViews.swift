@@ -23,8 +23,8 @@ enum MainViews {
     static func connection(_ model: ChatModel) -> String {
         let state = switch model.connection {
         case .online: "● online"
-        case .connecting: "◌ connecting…"
-        case .lost(_, let seconds): "○ offline, retrying" + (seconds > 0 ? " in \(seconds) s" : "")
+        case .connecting: "◌ connecting"
+        case .lost: "○ offline"
         }
         return "\(model.me?.username ?? "") " + state
     }
@@ -231,7 +231,7 @@ enum MainViews {
         switch policy {
         case .invite: "only people its admins invite; hidden from everyone else"
         case .open: "anyone may join it and read its info"
-        case .approval: "anyone may ask to join; an admin approves each request"
+        case .approval: "anyone may ask; an admin approves each request"
         }
     }
 
