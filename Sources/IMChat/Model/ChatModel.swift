@@ -182,6 +182,7 @@ public struct ChatModel: Sendable {
         }
         switch question {
         case .quit: return [.quit]
+        case .logout: return [.logout]
         case .block(let name): return [.block(name)]
         case .removeContact(let name): return [.removeContact(name)]
         case .leave(let kind, let name): return [.leave(kind, name)]
@@ -211,7 +212,7 @@ public struct ChatModel: Sendable {
             connection = .connecting
             return [.startLive]
         case .character("l"):
-            return [.logout]
+            confirmation = .logout
         case .character("q"):
             confirmation = .quit
         default:
