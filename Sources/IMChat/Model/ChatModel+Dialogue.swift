@@ -37,12 +37,13 @@ extension ChatModel {
     }
 
     /// Rows the input takes: it grows with its text up to a third of the screen.
-    func composeRows(_ dialogue: DialogueState) -> Int {
+    public func composeRows(_ dialogue: DialogueState) -> Int {
         let most = max(1, rows / 3)
         return min(most, dialogue.compose.rows(width: max(4, columns - 3), layout: text).rows.count)
     }
 
-    var messageRows: Int {
+    /// Rows of the open dialogue's message area.
+    public var messageRows: Int {
         DialogueLayout.messageRows(screenRows: rows, composeRows: dialogue.map(composeRows) ?? 1)
     }
 

@@ -108,7 +108,8 @@ public struct DialogueLayout: Sendable {
         }
         for send in pending {
             let entry = Entry.pending(send.clientID)
-            let body = text.wrap(TextLayout.sanitize(send.text, keepNewlines: true), width: textWidth)
+            let shownText = SlashCommand.action(send.text).map { "* \(name(me)) \($0)" } ?? send.text
+            let body = text.wrap(TextLayout.sanitize(shownText, keepNewlines: true), width: textWidth)
             let shownName = text.pad(TextLayout.sanitize(name(me)), width: nameWidth)
             let (mark, note, style): (String, String?, Style) = switch send.state {
             case .sending: ("  …   ", nil, .muted)
