@@ -4,17 +4,20 @@ import IMProtocol
 enum MainViews {
     /// The title bar with the three tabs, the account and the connection.
     static func tabs(_ model: ChatModel, _ canvas: inout Canvas) {
-        var left: [(String, Style)] = [("Switchboard", .titleBold)]
         let unread = model.sessions.totalUnread
         let waiting = model.waiting.count
         let names: [(ChatModel.Screen, String)] = [
             (.sessions, "1 Sessions" + (unread > 0 ? " (\(unread))" : "")),
             (.contacts, "2 Contacts" + (waiting > 0 ? " (\(waiting) waiting)" : "")), (.profile, "3 Profile"),
         ]
+        var left: [(String, Style)] = []
         for (screen, name) in names {
             left.append(("  ", .title))
             left.append((model.screen == screen ? "[\(name)]" : " \(name) ", model.screen == screen ? .titleBold : .title))
         }
+        // The connection state always shows: the name of the program gives way first.
+        let used = left.reduce(0) { $0 + canvas.text.width($1.0) } + canvas.text.width(connection(model)) + 3
+        if used + 11 < canvas.width { left.insert(("Switchboard", .titleBold), at: 0) }
         canvas.titleBar(left, right: connection(model))
     }
 
