@@ -10,10 +10,13 @@ import Synchronization
 /// survives into the next.
 final class ChatEffectRunner: Sendable {
     let configuration: ChatConfiguration
+    /// Where avatars' pictures are made ready to draw (nil: the terminal draws none).
+    let pictures: Pictures?
     private let current = Mutex<IMClient?>(nil)
 
-    init(configuration: ChatConfiguration) {
+    init(configuration: ChatConfiguration, pictures: Pictures? = nil) {
         self.configuration = configuration
+        self.pictures = pictures
     }
 
     /// The longest `Retry-After` a send waits out before the failure is shown.
@@ -35,6 +38,8 @@ final class ChatEffectRunner: Sendable {
             return .localProfile(username: name, store.profile(of: name))
         case .resumeLogin(let username):
             return await resume(username)
+        case .loadPicture(let key):
+            return .picture(key, ready: await picture(key))
         case .login(let username, let password):
             return await logIn(username) { client throws(IMClientError) in
                 try await client.login(username: username, password: password)
@@ -258,6 +263,22 @@ final class ChatEffectRunner: Sendable {
     /// Why the server refuses this user's posts, when that is what `error` says.
     static func block(_ error: IMClientError) -> PostingBlock? {
         PostingBlock(refusal: error.api, at: .now())
+    }
+
+    /// Fetches an avatar's image (kept here, or from the server) into the avatar cache
+    /// (0600) and makes its picture ready; false when it cannot be drawn.
+    private func picture(_ key: String) async -> Bool {
+        guard let pictures else { return false }
+        let data: Data?
+        if key.hasPrefix("local:") {
+            data = store.avatar(of: String(key.dropFirst(6)))
+        } else if let cached = store.avatarCache.data(for: key) {
+            data = cached
+        } else {
+            data = try? await client?.media(key)
+        }
+        guard let data, (try? store.avatarCache.store(data, for: key)) != nil else { return false }
+        return pictures.prepare(key, path: store.avatarCache.path(for: key))
     }
 
     /// True when a send did not reach the server (it may be queued and sent again).

@@ -173,6 +173,9 @@ extension ChatModel {
         case .directoryFailed(let reason, let search):
             contacts.directory?.failed(reason, search: search)
             return []
+        case .picture(let key, let ready):
+            if ready { pictures.insert(key) }
+            return []
         case .passwordChanged(let user):
             me = user
             profile.password = nil
@@ -216,7 +219,7 @@ extension ChatResult {
     /// True for answers that matter while nobody is logged in.
     var isAboutLoggingIn: Bool {
         switch self {
-        case .lastUser, .localProfile, .loggedIn, .loginFailed, .registerFailed, .loggedOut: true
+        case .lastUser, .localProfile, .loggedIn, .loginFailed, .registerFailed, .loggedOut, .picture: true
         default: false
         }
     }

@@ -244,7 +244,8 @@ enum MainViews {
         tabs(model, &canvas)
         guard let me = model.me else { return }
         let state = model.profile
-        canvas.avatar(Avatar(name: me.nickname, key: me.username, widths: model.text.widths), 3, 2, columns: 8, rows: 3)
+        canvas.avatar(Avatar(name: me.nickname, key: me.username, widths: model.text.widths), 3, 2, columns: 8, rows: 3,
+                      picture: model.picture(me.avatarURL))
         canvas.put(me.nickname, 13, 2, .heading)
         canvas.put("@\(me.username)" + (me.isBot ? " (bot)" : ""), 13, 3, .muted)
         canvas.put("on \(model.server)", 13, 4, .muted)
