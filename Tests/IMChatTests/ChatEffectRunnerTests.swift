@@ -122,4 +122,26 @@ import Testing
             guard case .blockChanged("bob", blocked: false)? = await alice.perform(.unblock("bob")) else { throw TestFailure("not unblocked") }
         }
     }
+
+    @Test func theDirectoryAndAGroupsSettingsAsTheServerKeepsThem() async throws {
+        try await Self.withAliceAndBob { alice, bob in
+            let request = CreateConversationRequest(
+                name: "chess", title: "Chess Club", description: "Tuesdays", join: .open, newMembers: .restricted,
+                slowMode: ConfigDuration("30s"))
+            guard case .joined(let created)? = await bob.perform(.createGroup(request)) else { throw TestFailure("no group") }
+            #expect(created.title == "Chess Club" && created.newMembers == .restricted && created.slowMode?.seconds == 30)
+            guard case .directory(let page, "CHESS", nil)? = await alice.perform(.loadDirectory(search: "CHESS", after: nil)) else {
+                throw TestFailure("no directory")
+            }
+            #expect(page.groups == [DirectoryGroup(name: "chess", title: "Chess Club", description: "Tuesdays", join: .open, members: 1)])
+            #expect(page.nextAfter == nil)
+            guard case .joined? = await alice.perform(.joinGroup("chess")) else { throw TestFailure("not joined") }
+            // The owner changes the settings later: only what changed is sent.
+            let update = ConversationInfoUpdate(join: .approval, slowMode: ConfigDuration(seconds: 0))
+            guard case .infoUpdated(let changed)? = await bob.perform(.updateInfo(.group, "chess", update)) else {
+                throw TestFailure("not changed")
+            }
+            #expect(changed.join == .approval && changed.slowMode == nil && changed.newMembers == .restricted)
+        }
+    }
 }
