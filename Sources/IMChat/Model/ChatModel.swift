@@ -234,8 +234,10 @@ public struct ChatModel: Sendable {
     private mutating func interruptionKey(_ key: Key, _ interruption: Interruption) -> [ChatEffect] {
         switch (interruption, key) {
         case (.kickedOut(let reason), .enter), (.loginEnded(let reason), .enter):
+            // The login kept here is forgotten first: its answer (`loggedOut`) then loads
+            // the Login screen's last user, which must not find it to resume.
             resetToLogin(note: reason)
-            return [.logout, .loadLastUser]
+            return [.logout]
         case (_, .character("q")):
             confirmation = .quit
             return []
