@@ -84,6 +84,7 @@ extension ChatModel {
             state.beginEditing(message)
             state.compose.set(text)
             state.notice = "Not edited: \(reason)"
+            status = ("not edited: \(reason)", true)  // whole, however long
             if let block { state.posting = block }
             dialogue = state
             return []
