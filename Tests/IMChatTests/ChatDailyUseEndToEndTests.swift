@@ -78,7 +78,9 @@ import Testing
             try await first.wait(for: "queued: goes when the server is back")
             server = try await TestServer.start(directory: server.directory) { $0.http.port = port }
             try await first.wait(for: "the queued message sent", guardSeconds: 90) { screen in
-                screen.contains("● online") && screen.contains("sent while you were away") && !screen.contains("queued:")
+                screen.contains("● online") && screen.split(separator: "\n").contains {
+                    $0.hasSuffix("alice      sent while you were away") && !$0.hasPrefix("  ")  // stored: a time, not … or ◷
+                }
             }
             let away = try await bob.history(.user("alice")).messages.filter { $0.text == "sent while you were away" }
             #expect(away.count == 1)

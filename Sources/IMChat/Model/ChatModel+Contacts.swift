@@ -207,8 +207,6 @@ extension ChatModel {
             }
             return [.invite(group: info.item.name, user: name)]
         }
-        contacts.info = info
-        return []
     }
 
     private func reloadInfo(_ item: ContactsState.Item) -> [ChatEffect] {

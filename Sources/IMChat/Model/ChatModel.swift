@@ -246,21 +246,22 @@ public struct ChatModel: Sendable {
         }
     }
 
+    /// The "Connection lost" screen takes Enter (try again now) and Esc (put it aside);
+    /// any other key puts it aside too and goes on to the screen below, so nothing typed
+    /// while the connection went is lost to it (and no single letter there logs out or
+    /// quits).
     private mutating func connectionLostKey(_ key: Key) -> [ChatEffect] {
         switch key {
-        case .escape:
-            lostDismissed = true
-        case .character("r"):
+        case .enter:
             connection = .connecting
             return [.startLive]
-        case .character("l"):
-            confirmation = .logout
-        case .character("q"):
-            confirmation = .quit
+        case .escape:
+            lostDismissed = true
+            return []
         default:
-            break
+            lostDismissed = true
+            return handleKey(key)
         }
-        return []
     }
 
     /// Back to the Login screen with nothing of the last login kept in memory.
