@@ -5,7 +5,7 @@ SWIFT        ?= swift
 CONFIG       ?= config.yaml
 TEST_WIDTH   ?= 12
 DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev libpq-dev \
-                libmicrohttpd-dev libargon2-dev libssl-dev libpcre2-dev
+                libmicrohttpd-dev libargon2-dev libssl-dev libpcre2-dev libsixel-dev
 BENCH_PACKAGES := wrk
 # Programs the tests start: a private PostgreSQL cluster (Tests/PostgresTestSupport), a
 # real Alertmanager pair (Tests/IMBotsTests/Alerts), tmux, the terminal the chat

@@ -33,6 +33,7 @@ let package = Package(
                        providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8",
                        providers: [.apt(["libpcre2-dev"])]),
+        .systemLibrary(name: "CSixel", pkgConfig: "libsixel", providers: [.apt(["libsixel-dev"])]),
 
         // MARK: Libraries
         .target(name: "IMProtocol"),
@@ -52,7 +53,7 @@ let package = Package(
         .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl", "Logging", "SwitchboardCrypto"]),
         .target(name: "YAMLCoding", dependencies: ["CYAML"]),
         .target(name: "Templates"),
-        .target(name: "IMChat", dependencies: ["IMClient", "IMProtocol"]),
+        .target(name: "IMChat", dependencies: ["IMClient", "IMProtocol", "CSixel"]),
         .target(name: "IMBots",
                 dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
                                "SwitchboardCrypto", "Logging", "Lifecycle", "CPCRE2", "WebAssets"]),
