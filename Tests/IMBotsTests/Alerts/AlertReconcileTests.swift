@@ -10,7 +10,7 @@ import Testing
 extension ServerSuites {
     /// Reconciling on the runner's clock, against a peer that answers `GET
     /// /api/v2/alerts` as the test says: `/refresh` at once, the route's `reconcile:`
-    /// period, and `/resolve` by hand (recorded in the audit log, with who).
+    /// period, a silence's end, and `/resolve` by hand (recorded in the audit log, with who).
     @Suite(.timeLimit(.minutes(3))) struct AlertReconcileTests {
         /// What the fake peer holds: the instances still firing.
         final class Held: Sendable {
@@ -39,6 +39,55 @@ extension ServerSuites {
                 try await withAlertWorld(bot: AlertWorld.bot(rules: AlertWorld.incidentRule, webhooks: webhooks),
                                          time: time) { world in
                     try await exercise(world, held, time)
+                }
+            }
+        }
+
+        /// A silence made from chat ends on its own (no `/unsilence`, no period): a few
+        /// seconds after its end the bridge asks the peer, and alerts gone meanwhile resolve.
+        @Test func aSilenceThatEndsOnItsOwnIsFollowedByACheck() async throws {
+            let held = Held()
+            try await withEndpoint({ request, _ in
+                switch (request.method.rawValue, request.path) {
+                case ("GET", "/api/v2/alerts"):
+                    Response(status: 200, headers: ["Content-Type": "application/json"], body: held.body)
+                case ("POST", "/api/v2/silences"):
+                    Response(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"{"silenceID":"s-1"}"#.utf8))
+                case ("GET", "/api/v2/silences"):
+                    Response(status: 200, headers: ["Content-Type": "application/json"], body: Data("[]".utf8))
+                default: Response(status: 404)
+                }
+            }) { peer in
+                let time = ManualTime(wallMilliseconds: SystemTime().wallMilliseconds)
+                let webhooks = """
+                      - { path: /hooks/alertmanager, format: alertmanager, secret: \(AlertWorld.token), alertmanager: ["http://127.0.0.1:\(peer.port)"], silence_role: owner, reconcile: off }
+                    """
+                try await withAlertWorld(bot: AlertWorld.bot(rules: AlertWorld.incidentRule, webhooks: webhooks),
+                                         time: time) { world in
+                    func say(_ text: String, replyTo: MessageID? = nil) async throws {
+                        let answer = try await world.alice.send("POST", "/v1/conversations/group:oncall/messages",
+                                                                json: SendMessageRequest(text: text, replyTo: replyTo))
+                        guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
+                    }
+                    #expect(try await world.post(AlertBodies.diskFull([("db-7", .firing), ("db-9", .firing)])).status == 200)
+                    let living = try #require(try await world.awaitMessages("posted") { $0.count == 1 }.first)
+                    try await say("/silence 1h maintenance", replyTo: living.id)
+                    try await world.awaitMessages("the preview") { messages in
+                        messages.contains { $0.text.hasPrefix("Silence for 1h with matchers:") }
+                    }
+                    try await say("/confirm")
+                    try await world.awaitMessages("the silence shown") { messages in
+                        messages.contains { $0.id == living.id && $0.text.contains("🔕 silenced by alice until ") }
+                    }
+                    // Both resolve while silenced; Alertmanager says nothing, and nobody lifts it.
+                    held.instances.withLock { $0 = [] }
+                    let messages = try await world.awaitMessages("resolved after the silence's end") { messages in
+                        time.advance(by: .seconds(600))
+                        return messages.contains { $0.id == living.id && $0.text.hasPrefix("✅ RESOLVED: DiskFull") }
+                    }
+                    let text = try #require(messages.first { $0.id == living.id }?.text)
+                    #expect(text.hasPrefix("✅ RESOLVED: DiskFull\n0 firing · 2 resolved · resolved while silenced"), "\(text)")
+                    #expect(messages.contains { $0.text == "✅ all resolved while silenced: DiskFull" && $0.replyTo == living.id })
                 }
             }
         }

@@ -11,7 +11,8 @@ extension ServerSuites {
     /// Issue 26's second newcomer bot file, end to end with a real runner process against
     /// a real server: a moderator set up without operator steps, newcomers answering a
     /// question in a direct message, a strike ladder (an edited-in word counts), raid mode
-    /// with its join requests approved together, and every case in the mod-log.
+    /// with its join requests approved (and later ones denied) together, and every case in
+    /// the mod-log.
     @Suite(.timeLimit(.minutes(5))) struct NewcomerModeratorTests {
         static let bot = """
             bot: moderator
@@ -44,6 +45,9 @@ extension ServerSuites {
               - name: approve-all
                 when: { group: mods, command: approve-all, from: { role: admin } }
                 do: [ { approve: { all: true, group: lobby } } ]
+              - name: deny-all
+                when: { group: mods, command: deny-all, from: { role: admin } }
+                do: [ { deny: { all: true, group: lobby } } ]
               - name: strikes
                 when: { group: mods, command: { name: strikes, args: required }, from: { role: admin } }
                 do: [ { strikes: "{{args}}" } ]
@@ -162,6 +166,14 @@ extension ServerSuites {
                 }
                 return true
             }
+            // The group still takes requests: a later one is denied with the rest.
+            let (late, _) = try await server.client.register("raider13")
+            #expect(try await late.send("POST", "/v1/groups/lobby/join").status == 202)
+            #expect(try await Self.post(olga, "/deny-all", in: "group:mods").status == 201)
+            try await eventually("the late request is denied", hangGuard: .seconds(60)) {
+                try await !olga.get("/v1/groups/lobby/requests").text.contains("raider13")
+            }
+            #expect(try await late.get("/v1/conversations/group:lobby/messages").status != 200, "denied, not a member")
 
             // /strikes, and every case in the mod-log.
             #expect(try await Self.post(olga, "/strikes @mallory", in: "group:mods").status == 201)
@@ -169,6 +181,7 @@ extension ServerSuites {
                 let log = try await Self.texts(olga, in: "group:mods")
                 return log.contains { $0.hasPrefix("Strikes of @mallory:\nspam: 3 points") }
                     && log.contains { $0.contains(" approve every waiting request in group:lobby, rule approve-all") }
+                    && log.contains { $0.contains(" deny every waiting request in group:lobby, rule deny-all") }
             }
             let log = try await Self.texts(olga, in: "group:mods")
             for expected in ["delete @mallory in group:lobby, rule banned-words: \"hello everyone, free money!\"",

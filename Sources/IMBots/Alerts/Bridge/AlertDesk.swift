@@ -13,6 +13,9 @@ import Lifecycle
 actor AlertDesk {
     let parts: BotParts
     private let outbox: Outbox
+    /// Called after each step is kept, so the loop that waits for the next deadline (a
+    /// silence's end, a held resolve) looks again.
+    private let changed: @Sendable () -> Void
     /// Whether the last step waited for room in the outbox (logged once until it fits).
     private var waitingForRoom = false
     /// When each route's open incidents were last reconciled with its peers (wall ms).
@@ -23,9 +26,10 @@ actor AlertDesk {
     /// When the desk started: the first periodic reconciliation is a period later.
     let startedAt: Int64
 
-    init(parts: BotParts, outbox: Outbox) {
+    init(parts: BotParts, outbox: Outbox, changed: @escaping @Sendable () -> Void = {}) {
         self.parts = parts
         self.outbox = outbox
+        self.changed = changed
         startedAt = parts.time.wallMilliseconds
     }
 
@@ -190,6 +194,7 @@ actor AlertDesk {
             parts.journal.record(.done(clientMessageID: refused.clientMessageID))
             parts.reporter.refused(refused, version: parts.rules.now.definition.version)
         }
+        changed()
         return true
     }
 }

@@ -12,12 +12,15 @@ final class AlertService: Service {
     let desk: AlertDesk
     private let parts: BotParts
     private let served = ServedRoutes()
-    private let bell = Doorbell()
+    private let bell: Doorbell
 
     init(parts: BotParts, outbox: Outbox) {
         name = "alerts \(parts.name)"
         self.parts = parts
-        desk = AlertDesk(parts: parts, outbox: outbox)
+        let bell = Doorbell()
+        self.bell = bell
+        // A step a command took (a silence noted, a /refresh) may bring a deadline nearer.
+        desk = AlertDesk(parts: parts, outbox: outbox, changed: { bell.ring() })
     }
 
     func run() async throws {
