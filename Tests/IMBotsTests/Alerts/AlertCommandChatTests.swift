@@ -74,7 +74,7 @@ extension ServerSuites {
         /// says nothing of the alerts, and Alertmanager is not asked.
         @Test func alertCommandsFromOutsideTheAlertGroupsAreRefusedWithoutAskingAlertmanager() async throws {
             try await withEndpoint({ _, _ in
-                Response(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"id":"s-1","status":{"state":"active"},"matchers":[{"name":"alertname","value":"DiskFull","isRegex":false,"isEqual":true}],"startsAt":"2026-01-05T09:00:00Z","endsAt":"2026-01-05T11:00:00Z","createdBy":"alice","comment":"db-7 is being rebuilt"}]"#.utf8))
+                Response(status: 200, headers: ["Content-Type": "application/json"], body: Data(#"[{"id":"s-1","status":{"state":"active"},"matchers":[{"name":"alertname","value":"DiskFull","isRegex":false,"isEqual":true}],"startsAt":"2026-01-05T09:00:00Z","endsAt":"2026-01-05T11:00:00Z","createdBy":"alice","comment":"db-7 is being rebuilt"},{"id":"s-2","status":{"state":"active"},"matchers":[{"name":"alertname","value":"PayrollDown","isRegex":false,"isEqual":true}],"startsAt":"2026-01-05T09:00:00Z","endsAt":"2026-01-05T12:00:00Z","createdBy":"carol","comment":"payroll-db moves"}]"#.utf8))
             }) { peer in
                 let webhooks = """
                       - { path: /hooks/alertmanager, format: alertmanager, secret: \(AlertWorld.token), alertmanager: ["http://127.0.0.1:\(peer.port)"], silence_role: member }
@@ -108,6 +108,13 @@ extension ServerSuites {
                         messages.contains { $0.text.hasPrefix("Active silences of this group's alerts:") }
                     }.first { $0.text.hasPrefix("Active silences") }?.text ?? ""
                     #expect(listed.contains("s-1") && listed.contains("by alice"), "\(listed)")
+                    #expect(!listed.contains("s-2") && !listed.contains("payroll"), "another route's silence: \(listed)")
+                    _ = try await bob.send("POST", "/v1/conversations/group:oncall/messages",
+                                           json: SendMessageRequest(text: "/unsilence s-2"))
+                    try await world.awaitMessages("s-2 is not this group's") { messages in
+                        messages.contains { $0.text == "No active silence s-2 of this group's alerts." }
+                    }
+                    #expect(!peer.received.contains { $0.method == .delete }, "nothing expired")
                 }
             }
         }
