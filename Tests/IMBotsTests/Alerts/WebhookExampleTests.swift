@@ -111,6 +111,36 @@ import Testing
                                    + "\"DiskFull is firing\" (rules fired: critical)"), "\(lines)")
     }
 
+    /// Grafana's body as it arrives (a file) and a plain JSON body (inline) on their own routes.
+    @Test func grafanaAndJsonBodiesAreExamplesToo() async throws {
+        let grafana = AlertFixtures.root.appendingPathComponent("grafana/firing.json").path
+        let bot = try Bots.load("""
+            bot: alerts
+            account: { username: alerts, password: secret-password }
+            webhooks:
+              - { path: /hooks/grafana, format: grafana, secret: s }
+              - { path: /hooks/build, format: json, secret: s }
+            rules:
+              - name: memory
+                when: { webhook: /hooks/grafana, match: { commonLabels.team: infra } }
+                do: [ { incident: { to: "group:infra", flap_hold: 0s } } ]
+                examples:
+                  - payload_file: \(grafana)
+                    expect: { incident: { to: "group:infra", title: Memory pressure, state: firing, firing: 2 } }
+              - name: build
+                when: { webhook: /hooks/build, match: { status: failed } }
+                dedupe: { key: "{{payload.id}}" }
+                do: [ { send: { to: "group:ci", text: "build {{payload.id}} failed on {{payload.branch}}" } } ]
+                examples:
+                  - payload: { id: 41, status: failed, branch: main }
+                    expect: { send: { to: "group:ci", text: "build 41 failed on main" } }
+                  - payload: { id: 42, status: passed, branch: main }
+                    expect: nothing
+            """)
+        let found = await ExampleRunner.run(bot: bot).map(\.description)
+        #expect(found.count == 3 && found.allSatisfy { $0.hasSuffix(": passed") }, "\(found)")
+    }
+
     @Test func aDeadMansSwitchFiresWhenItsNotificationStaysAway() async throws {
         let found = try await results("""
               - name: alert-path
