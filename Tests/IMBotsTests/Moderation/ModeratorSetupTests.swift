@@ -10,14 +10,15 @@ extension ServerSuites {
     /// made an admin of the mod-log and of the moderated group, never asked the newcomer
     /// question and never restricted; one whose account appears after the bot started is
     /// set up within the minute; each is bound to its account, so a listed name that
-    /// changes hands (issue 25 §4) makes nobody a moderator, not even after a restart.
+    /// changes hands (issue 25 §4) makes nobody a moderator, not even after a restart, and a
+    /// name listed with its account's id (`NAME#ID`) is that account's only.
     @Suite(.timeLimit(.minutes(3))) struct ModeratorSetupTests {
         static let bot = """
             bot: moderator
             account: { username: moderator, password: moderator-password, register: true }
             join: [ { group: lobby, policy: open, new_members: restricted } ]
             listen: ["group:lobby", "group:mods", direct]
-            moderation: { log: "group:mods", moderators: [olga, pete, zoe] }
+            moderation: { log: "group:mods", moderators: [OLGA, pete, zoe, "quinn#999999"] }
             limits: { per_conversation: 1000/s, per_group: 1000/s, total: 1000/s }
             rules:
               - name: verify
@@ -36,11 +37,14 @@ extension ServerSuites {
 
         @Test func listedModeratorsAreAdminsOfBothGroupsUnrestrictedUnaskedAndBoundToTheirAccounts() async throws {
             try await withBotsFolder { server, fixture, adminToken in
-                try fixture.write(Self.bot, as: "moderator.yaml")
                 let time = ManualTime(wallMilliseconds: SystemTime().wallMilliseconds)
                 let configuration = fixture.configuration(server: server, adminToken: adminToken, time: time)
-                let (olga, _) = try await server.client.register("olga")
+                let (olga, olgaUser) = try await server.client.register("olga")
                 let (zoe, _) = try await server.client.register("zoe")
+                // olga is listed with her account's id; quinn with an id that is not quinn's.
+                let (quinn, _) = try await server.client.register("quinn")
+                try fixture.write(Self.bot.replacingOccurrences(of: "OLGA", with: "\"olga#\(olgaUser.id.rawValue)\""),
+                                  as: "moderator.yaml")
                 try await withRunningRunner(configuration, services: BotRunner.standardServices) { running in
                     try await server.awaitParkedPolls(1)
                     // Invited into both groups; admin of each once a member, able to post at once.
@@ -56,6 +60,9 @@ extension ServerSuites {
                     #expect(posted.status == 201, "a moderator is never restricted: \(posted.text)")
                     #expect(try await olga.get("/v1/conversations/user:moderator/messages").decode(MessagePage.self)
                         .messages.filter { $0.sender == "moderator" }.isEmpty, "never asked the newcomer question")
+                    #expect(running.logs.contains("moderator olga is account \(olgaUser.id.rawValue), as listed"))
+                    #expect(running.logs.contains("moderator quinn is listed as account 999999; the name belongs to account"))
+                    #expect(try await !Self.invited(quinn, to: "mods"), "quinn's name is not quinn's listed account")
 
                     // pete's account appears after the bot started: set up within the minute.
                     let (pete, _) = try await server.client.register("pete")
@@ -91,5 +98,18 @@ extension ServerSuites {
                 }
             }
         }
+    }
+}
+
+/// `moderators:` entries: names, or `NAME#ID` with the account's id.
+@Suite struct ModeratorListTests {
+    @Test func aNameWithItsAccountsIdIsPinnedAndABadIdIsAnErrorAtItsPosition() throws {
+        let header = "bot: b\naccount: { username: b, password: secret-password }\n"
+        let bot = try Bots.load(header + #"moderation: { log: "group:mods", moderators: [alice, "bob#17"] }"# + "\nrules: []")
+        #expect(bot.moderation.moderators == ["alice", "bob"])
+        #expect(bot.moderation.accountIDs == ["bob": 17])
+        let errors = Bots.errors(header + #"moderation: { log: "group:mods", moderators: [alice, "bob#x"] }"# + "\nrules: []")
+        #expect(errors == [#"bot.yaml:3:54: 'bob#x': after '#' comes the account's id, a number (the "id" of GET /v1/users/bob)"#],
+                "\(errors)")
     }
 }

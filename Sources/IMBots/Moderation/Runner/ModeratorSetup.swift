@@ -7,7 +7,8 @@ import IMProtocol
 /// and made an admin of each once a member, with a newcomer's restriction lifted. A name
 /// whose account does not exist yet is looked up again later (the timer service asks
 /// every minute); a name that now belongs to another account than the one it was bound to
-/// (deleted and registered again) is not a moderator.
+/// (deleted and registered again) is not a moderator. A name listed with its account's id
+/// (`NAME#ID`) is bound to that account only, so nobody can claim it by registering first.
 struct ModeratorSetup: Sendable {
     let parts: BotParts
 
@@ -35,7 +36,19 @@ struct ModeratorSetup: Sendable {
                 continue
             }
             let id = user.id.rawValue
-            if let bound = book.moderator(named: name) {
+            if let listed = definition.moderation.accountIDs[name] {
+                guard listed == id else {
+                    parts.logger.warning(
+                        "bot \(parts.name): moderator \(name) is listed as account \(listed); the name belongs to "
+                            + "account \(id), which is not made a moderator")
+                    if book.moderator(named: name) != nil { book.bindModerator(name, id: nil) }
+                    continue
+                }
+                if book.moderator(named: name) != id {
+                    book.bindModerator(name, id: id)
+                    parts.logger.notice("bot \(parts.name): moderator \(name) is account \(id), as listed: bound to it")
+                }
+            } else if let bound = book.moderator(named: name) {
                 guard bound == id else {
                     parts.logger.warning(
                         "bot \(parts.name): moderator \(name) was bound to account \(bound); the name now belongs to "
