@@ -36,18 +36,13 @@ extension ServerSuites {
             #expect(try await world.botMessages().count == 1, "one message for two POSTs")
 
             // /silence from chat, in reply to the alert: a preview, then /confirm.
-            func say(_ text: String, replyTo: MessageID? = nil) async throws {
-                let answer = try await world.alice.send("POST", "/v1/conversations/group:oncall/messages",
-                                                        json: SendMessageRequest(text: text, replyTo: replyTo))
-                guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
-            }
-            try await say("/silence 2h deploying the fix", replyTo: living.id)
+            try await world.alice.say("/silence 2h deploying the fix", replyTo: living.id)
             let preview = try await world.awaitMessages("the preview") { messages in
                 messages.contains { $0.text.hasPrefix("Silence for 2h with matchers:") }
             }.first { $0.text.hasPrefix("Silence for 2h") }?.text ?? ""
             #expect(preview.contains(#"alertname="DiskFull""#))
             #expect(preview.contains("It mutes 2 alerts of this incident: db-7, db-9."), "asked of Alertmanager: \(preview)")
-            try await say("/confirm")
+            try await world.alice.say("/confirm")
             let created = try await world.awaitMessages("the silence") { messages in
                 messages.contains { $0.text.hasPrefix("🔕 Silenced until") }
             }.first { $0.text.hasPrefix("🔕 Silenced until") }?.text ?? ""
@@ -61,11 +56,11 @@ extension ServerSuites {
                     }
                 }
             }
-            try await say("/silences")
+            try await world.alice.say("/silences")
             try await world.awaitMessages("the list") { messages in
                 messages.contains { $0.text.hasPrefix("Active silences of this group's alerts:") && $0.text.contains(String(id)) }
             }
-            try await say("/unsilence \(id)")
+            try await world.alice.say("/unsilence \(id)")
             try await world.awaitMessages("expired") { messages in
                 messages.contains { $0.text.hasPrefix("🔔 Silence \(id) expired.") }
             }

@@ -22,32 +22,26 @@ extension ServerSuites {
                 #expect(try await world.post(AlertBodies.diskFull([("db-7", .firing)])).status == 200)
                 let living = try #require(try await world.awaitMessages("posted") { $0.count == 1 }.first)
 
-                func say(_ client: TestClient, _ text: String, replyTo: MessageID? = nil) async throws {
-                    let answer = try await client.send("POST", "/v1/conversations/group:oncall/messages",
-                                                       json: SendMessageRequest(text: text, replyTo: replyTo))
-                    guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
-                }
-
                 // bob is a member; the route lets admins (the default) use alert commands: he is
                 // refused every one, and learns nothing of the alerts.
                 for command in ["/ack", "/silence 2h deploying", "/silences", "/refresh", "/resolve"] {
-                    try await say(bob, command, replyTo: command == "/silences" ? nil : living.id)
+                    try await bob.say(command, replyTo: command == "/silences" ? nil : living.id)
                 }
                 var messages = try await world.awaitMessages("refused") { messages in
                     messages.filter { $0.text == "Only the group's admins and above may use alert commands here." }.count == 5
                 }
                 #expect(!messages[0].text.contains("acknowledged"), "bob's /ack did nothing")
                 // The owner acknowledges.
-                try await say(world.alice, "/ack", replyTo: living.id)
+                try await world.alice.say("/ack", replyTo: living.id)
                 messages = try await world.awaitMessages("acknowledged") { messages in
                     messages.contains { $0.text == "👀 acknowledged by alice" }
                 }
                 #expect(messages[0].text.contains("acknowledged by alice"), "the living message shows who")
 
                 // Not a reply to an alert, and bad arguments: answers that say what to do.
-                try await say(world.alice, "/silence 2h")
-                try await say(world.alice, "/silence soon", replyTo: living.id)
-                try await say(world.alice, "/confirm")
+                try await world.alice.say("/silence 2h")
+                try await world.alice.say("/silence soon", replyTo: living.id)
+                try await world.alice.say("/confirm")
                 _ = try await world.awaitMessages("answers") { messages in
                     messages.contains { $0.text.hasPrefix("Reply /silence DURATION") }
                         && messages.contains { $0.text.hasPrefix("'soon' is not a duration") }
@@ -55,14 +49,14 @@ extension ServerSuites {
                 }
                 // alice owns the group: her /silence reaches the (unreachable) Alertmanager and
                 // still shows the preview, saying it could not ask.
-                try await say(world.alice, "/silence 30m flapping disk", replyTo: living.id)
+                try await world.alice.say("/silence 30m flapping disk", replyTo: living.id)
                 let preview = try await world.awaitMessages("the preview") { messages in
                     messages.contains { $0.text.hasPrefix("Silence for 30m with matchers:") }
                 }.first { $0.text.hasPrefix("Silence for 30m") }
                 #expect(preview?.text.contains(#"alertname="DiskFull""#) == true)
                 #expect(preview?.text.contains("Alertmanager could not say which alerts it mutes") == true)
                 #expect(preview?.text.contains("db-7") == true)
-                try await say(world.alice, "/confirm")
+                try await world.alice.say("/confirm")
                 try await world.awaitMessages("the failure, said") { messages in
                     messages.contains { $0.text.hasPrefix("The silence was not created: no Alertmanager peer answered") }
                 }

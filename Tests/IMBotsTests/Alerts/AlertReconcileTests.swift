@@ -64,18 +64,13 @@ extension ServerSuites {
                     """
                 try await withAlertWorld(bot: AlertWorld.bot(rules: AlertWorld.incidentRule, webhooks: webhooks),
                                          time: time) { world in
-                    func say(_ text: String, replyTo: MessageID? = nil) async throws {
-                        let answer = try await world.alice.send("POST", "/v1/conversations/group:oncall/messages",
-                                                                json: SendMessageRequest(text: text, replyTo: replyTo))
-                        guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
-                    }
                     #expect(try await world.post(AlertBodies.diskFull([("db-7", .firing), ("db-9", .firing)])).status == 200)
                     let living = try #require(try await world.awaitMessages("posted") { $0.count == 1 }.first)
-                    try await say("/silence 1h maintenance", replyTo: living.id)
+                    try await world.alice.say("/silence 1h maintenance", replyTo: living.id)
                     try await world.awaitMessages("the preview") { messages in
                         messages.contains { $0.text.hasPrefix("Silence for 1h with matchers:") }
                     }
-                    try await say("/confirm")
+                    try await world.alice.say("/confirm")
                     try await world.awaitMessages("the silence shown") { messages in
                         messages.contains { $0.id == living.id && $0.text.contains("🔕 silenced by alice until ") }
                     }
@@ -84,6 +79,7 @@ extension ServerSuites {
                     let messages = try await world.awaitMessages("resolved after the silence's end") { messages in
                         time.advance(by: .seconds(600))
                         return messages.contains { $0.id == living.id && $0.text.hasPrefix("✅ RESOLVED: DiskFull") }
+                            && messages.contains { $0.text.hasPrefix("✅ all resolved") }
                     }
                     let text = try #require(messages.first { $0.id == living.id }?.text)
                     #expect(text.hasPrefix("✅ RESOLVED: DiskFull\n0 firing · 2 resolved · resolved while silenced"), "\(text)")
@@ -93,17 +89,12 @@ extension ServerSuites {
         }
 
         func exercise(_ world: AlertWorld, _ held: Held, _ time: ManualTime) async throws {
-            func say(_ text: String, replyTo: MessageID? = nil) async throws {
-                let answer = try await world.alice.send("POST", "/v1/conversations/group:oncall/messages",
-                                                        json: SendMessageRequest(text: text, replyTo: replyTo))
-                guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
-            }
             #expect(try await world.post(AlertBodies.diskFull([("db-7", .firing), ("db-9", .firing)])).status == 200)
             let living = try #require(try await world.awaitMessages("posted") { $0.count == 1 }.first)
 
             // db-7 is gone from Alertmanager: /refresh finds it at once.
             held.instances.withLock { $0 = ["db-9"] }
-            try await say("/refresh")
+            try await world.alice.say("/refresh")
             var messages = try await world.awaitMessages("refreshed") { messages in
                 messages.contains { $0.text == "Asked Alertmanager about 1 open incident: 1 alert had resolved "
                     + "and is shown resolved now." }
@@ -127,13 +118,13 @@ extension ServerSuites {
             let cpu = try #require(try await world.awaitMessages("the cpu incident") { messages in
                 messages.contains { $0.text.hasPrefix("🔥 FIRING: CPUHigh") }
             }.first { $0.text.hasPrefix("🔥 FIRING: CPUHigh") })
-            try await say("/resolve", replyTo: cpu.id)
+            try await world.alice.say("/resolve", replyTo: cpu.id)
             messages = try await world.awaitMessages("closed by hand") { messages in
                 messages.contains { $0.id == cpu.id && $0.text.contains("closed by alice") }
                     && messages.contains { $0.text.hasPrefix("✅ Closed by hand by alice.") }
             }
             #expect(messages.first { $0.id == cpu.id }?.text.hasPrefix("✅ RESOLVED: CPUHigh\n0 firing · 1 resolved") == true)
-            try await say("/resolve", replyTo: cpu.id)
+            try await world.alice.say("/resolve", replyTo: cpu.id)
             try await world.awaitMessages("closed already") { messages in
                 messages.contains { $0.text == "That incident is closed already." }
             }

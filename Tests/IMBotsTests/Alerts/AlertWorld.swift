@@ -185,3 +185,12 @@ func withAlertCluster(twins: Int = 1, sendResolved: Bool = true, routeOptions: S
         await gateServer.shutdown()
     }
 }
+
+extension TestClient {
+    /// Posts `text` to `address` (a reply to `replyTo`), as a person types a command there.
+    func say(_ text: String, in address: String = "group:oncall", replyTo: MessageID? = nil) async throws {
+        let answer = try await send("POST", "/v1/conversations/\(address)/messages",
+                                    json: SendMessageRequest(text: text, replyTo: replyTo))
+        guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
+    }
+}

@@ -101,11 +101,6 @@ extension ServerSuites {
                 }
                 return last
             }
-            func say(_ text: String, replyTo: MessageID? = nil) async throws {
-                let answer = try await alice.send("POST", "/v1/conversations/group:oncall/messages",
-                                                  json: SendMessageRequest(text: text, replyTo: replyTo))
-                guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
-            }
 
             // Nothing came on the alert path for 3 s: the dead-man's switch fires in group:oncall.
             let deadman = try await waitIn("oncall", "the dead-man's switch") { messages in
@@ -130,13 +125,13 @@ extension ServerSuites {
             #expect(try await messages("oncall").allSatisfy { !$0.text.contains("CPUHigh") })
 
             // Silenced from chat, for one instance.
-            try await say("/silence 1h instance=db-7 rebuilding db-7", replyTo: disk.id)
+            try await alice.say("/silence 1h instance=db-7 rebuilding db-7", replyTo: disk.id)
             let preview = try await waitIn("oncall", "the preview") { messages in
                 messages.contains { $0.text.hasPrefix("Silence for 1h with matchers:") }
             }.first { $0.text.hasPrefix("Silence for 1h") }?.text ?? ""
             #expect(preview.contains(#"alertname="DiskFull""#) && preview.contains(#"instance="db-7""#), "\(preview)")
             #expect(preview.contains("It mutes 1 alert of this incident: db-7."), "\(preview)")
-            try await say("/confirm")
+            try await alice.say("/confirm")
             let created = try await waitIn("oncall", "the silence") { messages in
                 messages.contains { $0.text.hasPrefix("🔕 Silenced until") }
                     && messages.contains { $0.id == disk.id && $0.text.contains("🔕 silenced by alice until ") }
@@ -151,11 +146,11 @@ extension ServerSuites {
                     }
                 }
             }
-            try await say("/silences")
+            try await alice.say("/silences")
             try await waitIn("oncall", "the list") { messages in
                 messages.contains { $0.text.hasPrefix("Active silences of this group's alerts:") && $0.text.contains(id) }
             }
-            try await say("/unsilence \(id)")
+            try await alice.say("/unsilence \(id)")
             try await waitIn("oncall", "lifted") { messages in
                 messages.contains { $0.text.hasPrefix("🔔 Silence \(id) expired.") }
             }

@@ -19,21 +19,16 @@ extension ServerSuites {
         }
 
         func exercise(_ world: AlertWorld, _ cluster: AlertmanagerCluster) async throws {
-            func say(_ text: String, replyTo: MessageID? = nil) async throws {
-                let answer = try await world.alice.send("POST", "/v1/conversations/group:oncall/messages",
-                                                        json: SendMessageRequest(text: text, replyTo: replyTo))
-                guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
-            }
             try await cluster.postToAll(alerts: AlertmanagerCluster.alerts(["db-7", "db-9"], alertname: "DiskFull"))
             let living = try #require(try await world.awaitMessages("the living message") { $0.count == 1 }.first)
             #expect(living.text.hasPrefix("🔥 FIRING: DiskFull\n2 firing"))
 
             // Silenced from chat: the living message shows who and until when.
-            try await say("/silence 1h db maintenance", replyTo: living.id)
+            try await world.alice.say("/silence 1h db maintenance", replyTo: living.id)
             try await world.awaitMessages("the preview") { messages in
                 messages.contains { $0.text.hasPrefix("Silence for 1h with matchers:") }
             }
-            try await say("/confirm")
+            try await world.alice.say("/confirm")
             let created = try await world.awaitMessages("the silence") { messages in
                 messages.contains { $0.text.hasPrefix("🔕 Silenced until") }
                     && messages.contains { $0.id == living.id && $0.text.contains("🔕 silenced by alice until ") }
@@ -52,7 +47,7 @@ extension ServerSuites {
                     "nothing told the bridge yet")
 
             // Lifted from chat: the bridge asks both peers, and the message says resolved.
-            try await say("/unsilence \(id)")
+            try await world.alice.say("/unsilence \(id)")
             let resolved = try await world.awaitMessages("resolved in place, with a reply, and the command answered") { messages in
                 messages.contains { $0.id == living.id && $0.text.hasPrefix("✅ RESOLVED: DiskFull") }
                     && messages.contains { $0.text.hasPrefix("✅ all resolved") }
