@@ -9,7 +9,8 @@ import SwitchboardCrypto
 /// bots' services added (webhooks).
 ///
 /// A body may have the size its path allows (a webhook route's `max_body`, 1 MiB by
-/// default); the runner's own paths take none worth speaking of. Every error, the HTTP
+/// default) once the headers carry its secret; the runner's own paths take none worth
+/// speaking of. Every error, the HTTP
 /// library's own (413, 431, 503) included, is the API's JSON envelope.
 struct RunnerResponder: HTTPResponder {
     let runner: BotRunner
@@ -17,12 +18,15 @@ struct RunnerResponder: HTTPResponder {
     /// The body limit of the runner's own paths (and of paths nobody serves).
     static let smallBody = 16 * 1024
 
-    func bodyLimit(for head: RequestHead) -> Int? {
-        runner.routes.bodyLimit(for: head.path) ?? Self.smallBody
+    /// A webhook route's body is read only for a request whose headers carry its secret
+    /// (a bearer token, Basic credentials: checked in full; a signature: present), up to
+    /// its `max_body`; every other path takes a small body.
+    func admission(for head: RequestHead) -> BodyAdmission {
+        runner.routes.admission(for: head) ?? .read(limit: Self.smallBody)
     }
 
     func errorResponse(status: Int, message: String) -> Response {
-        error(ErrorCode(httpStatus: status) ?? .internalError, status, message)
+        error(ErrorCode(httpStatus: status) ?? (status >= 500 ? .internalError : .invalidRequest), status, message)
     }
 
     func respond(to request: Request) async -> Response {

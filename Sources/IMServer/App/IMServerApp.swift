@@ -71,7 +71,7 @@ public final class IMServerApp: Service {
                 "password hashing is below OWASP's minimum for Argon2id (19 MiB, 2 iterations): "
                     + "memory_kib \(hasher.memoryKiB), iterations \(hasher.iterations); stolen hashes are cheap to guess")
         }
-        let store = try await OpenedStore.open(configuration, time: time)
+        let store = try await OpenedStore.open(configuration, time: time) { logger.notice($0) }
         self.store = store
         do {
             core = try ServerServices(

@@ -57,12 +57,24 @@ public struct ServerFileConfig: Decodable, Sendable {
         public var failuresPerAccount: Int?
         public var inFlightPerAccount: Int?
         public var inFlightPerAddress: Int?
+        /// Password checks, right or wrong, one account may have per minute (as a burst too).
+        public var checksPerAccountPerMinute: Int?
+        /// Password checks, right or wrong, from one address (IPv6: its /64) per minute.
+        public var checksPerAddressPerMinute: Int?
+        /// Live logins one person's account may hold; past it the oldest end.
+        public var loginsPerAccount: Int?
+        /// Live logins one bot account may hold; past it the oldest end.
+        public var loginsPerBot: Int?
         enum CodingKeys: String, CodingKey {
             case failuresPerAccountAndAddress = "failures_per_account_and_address"
             case failuresPerAddress = "failures_per_address"
             case failuresPerAccount = "failures_per_account"
             case inFlightPerAccount = "in_flight_per_account"
             case inFlightPerAddress = "in_flight_per_address"
+            case checksPerAccountPerMinute = "checks_per_account_per_minute"
+            case checksPerAddressPerMinute = "checks_per_address_per_minute"
+            case loginsPerAccount = "logins_per_account"
+            case loginsPerBot = "logins_per_bot"
         }
     }
 
@@ -72,8 +84,11 @@ public struct ServerFileConfig: Decodable, Sendable {
         public var sendPerSecond: Double?
         public var botSendPerSecond: Double?
         public var requestsPerSecond: Double?
+        /// Media bytes served per second to one address (burst eight times that).
+        public var mediaBytesPerSecond: Double?
         enum CodingKeys: String, CodingKey {
             case enabled
+            case mediaBytesPerSecond = "media_bytes_per_second"
             case sendPerSecond = "send_per_second"
             case botSendPerSecond = "bot_send_per_second"
             case requestsPerSecond = "requests_per_second"
@@ -219,6 +234,20 @@ public struct ServerFileConfig: Decodable, Sendable {
             if let value = login.inFlightPerAddress {
                 config.loginLimits.inFlightPerAddress = try Self.count(value, "login_limits.in_flight_per_address")
             }
+            if let value = login.checksPerAccountPerMinute {
+                let count = try Self.count(value, "login_limits.checks_per_account_per_minute")
+                config.loginLimits.checksPerAccount = .init(rate: Double(count) / 60, burst: Double(count))
+            }
+            if let value = login.checksPerAddressPerMinute {
+                let count = try Self.count(value, "login_limits.checks_per_address_per_minute")
+                config.loginLimits.checksPerAddress = .init(rate: Double(count) / 60, burst: Double(count))
+            }
+            if let value = login.loginsPerAccount {
+                config.loginCaps.caps[.person] = try Self.count(value, "login_limits.logins_per_account")
+            }
+            if let value = login.loginsPerBot {
+                config.loginCaps.caps[.bot] = try Self.count(value, "login_limits.logins_per_bot")
+            }
         }
         if let limits = rateLimits {
             if let enabled = limits.enabled { config.rateLimits.enabled = enabled }
@@ -230,6 +259,9 @@ public struct ServerFileConfig: Decodable, Sendable {
             }
             if let rate = try Self.rate(limits.requestsPerSecond, "rate_limits.requests_per_second") {
                 config.rateLimits.general = .init(rate: rate, burst: rate * 4)
+            }
+            if let rate = try Self.rate(limits.mediaBytesPerSecond, "rate_limits.media_bytes_per_second") {
+                config.rateLimits.mediaBytes = .init(rate: rate, burst: rate * 8)
             }
         }
         return config

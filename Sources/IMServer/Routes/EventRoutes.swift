@@ -108,7 +108,7 @@ enum EventRoutes {
     }
 
     private static func send(_ response: Response, _ deferred: DeferredResponse, core: ServerServices) {
-        core.metrics.recordRequest(method: "GET", route: "/v1/events", status: response.status)
+        core.metrics.recordRequest(method: .get, route: "/v1/events", status: response.status)
         deferred.send(response)
     }
 
