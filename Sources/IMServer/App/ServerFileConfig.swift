@@ -23,6 +23,8 @@ public struct ServerFileConfig: Decodable, Sendable {
     public var tokenLifetime: ConfigDuration?
     public var eventRetention: ConfigDuration?
     public var maxBodyBytes: Int?
+    /// Request body bytes held at once for all requests together.
+    public var maxBufferedBodyBytes: Int?
     public var maxConnections: Int?
     public var maxConnectionsPerAddress: Int?
     public var idleTimeout: ConfigDuration?
@@ -102,6 +104,7 @@ public struct ServerFileConfig: Decodable, Sendable {
         case tokenLifetime = "token_lifetime"
         case eventRetention = "event_retention"
         case maxBodyBytes = "max_body_bytes"
+        case maxBufferedBodyBytes = "max_buffered_body_bytes"
         case maxConnections = "max_connections"
         case maxConnectionsPerAddress = "max_connections_per_address"
         case idleTimeout = "idle_timeout"
@@ -175,6 +178,12 @@ public struct ServerFileConfig: Decodable, Sendable {
         if let maxBodyBytes {
             guard maxBodyBytes >= 1024 else { throw Invalid(key: "max_body_bytes", message: "must be at least 1024") }
             config.http.maxBodyBytes = maxBodyBytes
+        }
+        if let maxBufferedBodyBytes {
+            guard maxBufferedBodyBytes >= 4 << 20 else {
+                throw Invalid(key: "max_buffered_body_bytes", message: "must be at least 4194304 (4 MiB: one bot's journal write)")
+            }
+            config.http.maxBufferedBodyBytes = maxBufferedBodyBytes
         }
         if let maxConnections {
             guard maxConnections >= 16 else { throw Invalid(key: "max_connections", message: "must be at least 16") }
