@@ -34,6 +34,26 @@ import Testing
             "POST", "/v1/login", body: body, headers: [(name: "X-Forwarded-For", value: address)])
     }
 
+    /// The flood: each account logging in correctly, two at a time, account `i` from
+    /// address `203.0.113.(i % 4 + 1)`, until `done` opens (at most `each` logins per
+    /// task); the statuses answered.
+    static func flood(_ server: TestServer, _ accounts: [String], until done: Latch, each: Int) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: [Int].self) { group in
+            for (index, name) in accounts.enumerated() {
+                for _ in 0..<2 {
+                    group.addTask {
+                        var statuses: [Int] = []
+                        while !done.isOpen, statuses.count < each {
+                            statuses.append(try await login(server, name, from: "203.0.113.\(index % 4 + 1)").status)
+                        }
+                        return statuses
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
     /// Accounts made by the administration credential: no login, so no budget is spent.
     static func makeAccounts(_ server: TestServer, _ names: [String]) async throws {
         let admin = try await server.localAdministrator()
@@ -54,22 +74,7 @@ import Testing
             let flooders = (0..<16).map { "flooder\($0)" }
             try await Self.makeAccounts(server, flooders + ["victim"])
             let victimDone = Latch()
-            let flood = Task {
-                try await withThrowingTaskGroup(of: [Int].self) { group in
-                    for (index, name) in flooders.enumerated() {
-                        for _ in 0..<2 {
-                            group.addTask {
-                                var statuses: [Int] = []
-                                while !victimDone.isOpen, statuses.count < 60 {
-                                    statuses.append(try await Self.login(server, name, from: "203.0.113.\(index % 4 + 1)").status)
-                                }
-                                return statuses
-                            }
-                        }
-                    }
-                    return try await group.reduce(into: []) { $0 += $1 }
-                }
-            }
+            let flood = Task { try await Self.flood(server, flooders, until: victimDone, each: 60) }
             var victim: [Int] = []
             for _ in 0..<15 {
                 victim.append(try await Self.login(server, "victim", from: "198.51.100.7").status)
@@ -101,22 +106,7 @@ import Testing
             let flooders = (0..<16).map { "flooder\($0)" }
             try await Self.makeAccounts(server, flooders + ["victim"])
             let victimDone = Latch()
-            let flood = Task {
-                try await withThrowingTaskGroup(of: [Int].self) { group in
-                    for (index, name) in flooders.enumerated() {
-                        for _ in 0..<2 {
-                            group.addTask {
-                                var statuses: [Int] = []
-                                while !victimDone.isOpen, statuses.count < 2_000 {
-                                    statuses.append(try await Self.login(server, name, from: "203.0.113.\(index % 4 + 1)").status)
-                                }
-                                return statuses
-                            }
-                        }
-                    }
-                    return try await group.reduce(into: []) { $0 += $1 }
-                }
-            }
+            let flood = Task { try await Self.flood(server, flooders, until: victimDone, each: 2_000) }
             try await eventually("the flood fills the hashing queue") {
                 (try await server.metric("switchboard_password_hashing_queued") ?? 0) >= 30
             }

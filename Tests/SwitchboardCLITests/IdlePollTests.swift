@@ -30,13 +30,8 @@ struct IdlePollTests {
         let environment = ["PATH": "/usr/bin:/bin", "HOME": sandbox.path("home")]
         let process = try SpawnedProcess(
             binary, [command, "--config", "config.yaml"], environment: environment, directory: sandbox.directory)
-        try await ensuring({
-            var baseURL: String?
-            try await eventually("the server listening") {
-                baseURL = ShippedUp.url(after: "server listening on http://127.0.0.1:", in: process.errors)
-                return baseURL != nil || process.exitStatus != nil
-            }
-            let url = try #require(baseURL, "\(command) ended: \(process.errors)")
+        try await process.whileRunning {
+            let url = try await process.serverURL()
             if command == "up" {
                 try await eventually("the help desk polls") { process.errors.contains("bot helpdesk is running as helpdesk") }
             }
@@ -51,8 +46,6 @@ struct IdlePollTests {
             #expect(batch.events.isEmpty)
             #expect(batch.cursor == start.cursor)
             #expect(try await process.stop(SIGTERM) == 0, "\(process.errors)")
-        }) {
-            if process.exitStatus == nil { _ = try? await process.stop(SIGKILL) }
         }
     }
 }

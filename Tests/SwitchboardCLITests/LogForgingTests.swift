@@ -17,14 +17,9 @@ struct LogForgingTests {
         let log = try sandbox.write("server.log", "")
         let process = try SpawnedProcess(
             binary, ["serve", "--listen", "127.0.0.1:0", "--data", sandbox.path("data"), "--log-level", "debug", "--log-file", log])
-        try await ensuring({
+        try await process.whileRunning {
             let text = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
-            var baseURL: String?
-            try await eventually("the server listening") {
-                baseURL = ShippedUp.url(after: "server listening on http://127.0.0.1:", in: text())
-                return baseURL != nil || process.exitStatus != nil
-            }
-            let url = try #require(baseURL, "serve ended: \(process.errors)")
+            let url = try await process.serverURL(in: text)
             let forged = "2026-01-01T00:00:00.000Z error server: admin password reset by root"
             let path = "/v1/x%0A" + forged.replacingOccurrences(of: " ", with: "%20") + "%0D%1B%5B2K%E2%80%AE"
             _ = try await TestClient(baseURL: url).get(path)
@@ -36,8 +31,6 @@ struct LogForgingTests {
             #expect(logged.contains(#"GET /v1/x\n2026-01-01T00:00:00.000Z error server: admin password reset by root\r\u{1B}[2K\u{202E} 404"#),
                     "\(logged)")
             #expect(try await process.stop(SIGTERM) == 0, "\(process.errors)")
-        }) {
-            if process.exitStatus == nil { _ = try? await process.stop(SIGKILL) }
         }
     }
 }

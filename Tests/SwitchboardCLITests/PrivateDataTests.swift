@@ -31,13 +31,8 @@ struct PrivateDataTests {
             #expect(FileManager.default.createFile(atPath: "\(data)/\(file)", contents: nil, attributes: [.posixPermissions: 0o644]))
         }
         let process = try SpawnedProcess(binary, ["serve", "--listen", "127.0.0.1:0", "--data", data])
-        try await ensuring({
-            var baseURL: String?
-            try await eventually("the server listening") {
-                baseURL = ShippedUp.url(after: "server listening on http://127.0.0.1:", in: process.errors)
-                return baseURL != nil || process.exitStatus != nil
-            }
-            let url = try #require(baseURL, "serve ended: \(process.errors)")
+        try await process.whileRunning {
+            let url = try await process.serverURL()
             #expect(process.errors.contains("the data folder \(data) was open to other users (mode 755); it is 0700 now"))
             _ = try await TestClient(baseURL: url).register("alice")
 
@@ -50,8 +45,6 @@ struct PrivateDataTests {
             #expect(await sandbox.run(["backup", "--data", data, "--to", backup]).status == 0)
             #expect(Self.mode(backup) == 0o600)
             #expect(try await process.stop(SIGTERM) == 0, "\(process.errors)")
-        }) {
-            if process.exitStatus == nil { _ = try? await process.stop(SIGKILL) }
         }
     }
 
@@ -65,13 +58,8 @@ struct PrivateDataTests {
         defer { sandbox.remove() }
         let data = sandbox.path("data")
         let process = try SpawnedProcess(binary, ["serve", "--listen", "127.0.0.1:0", "--data", data])
-        try await ensuring({
-            var baseURL: String?
-            try await eventually("the server listening") {
-                baseURL = ShippedUp.url(after: "server listening on http://127.0.0.1:", in: process.errors)
-                return baseURL != nil || process.exitStatus != nil
-            }
-            let url = try #require(baseURL, "serve ended: \(process.errors)")
+        try await process.whileRunning {
+            let url = try await process.serverURL()
             let (alice, _) = try await TestClient(baseURL: url).register("alice")
             let environment = ["SWITCHBOARD_NEW_PASSWORD": "a brand new password"]
 
@@ -86,8 +74,6 @@ struct PrivateDataTests {
             let changed = await sandbox.run(["user", "passwd", "alice", "--data", data], environment: environment)
             #expect(changed.status == 0, "\(changed.errors)")
             #expect(changed.outputLines == ["password of alice changed; its logins have ended"])
-        }) {
-            if process.exitStatus == nil { _ = try? await process.stop(SIGKILL) }
         }
     }
 }
