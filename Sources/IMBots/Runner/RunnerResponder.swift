@@ -5,24 +5,41 @@ import SwitchboardCrypto
 
 /// The runner's listener: `/healthz` (`ok`, or `degraded` with the bot files the runner
 /// could not take; with journals on the server, who runs each bot), `/metrics` (behind
-/// `runner.metrics_token` when one is set, compared in constant time), and the paths
-/// bots' services added (webhooks).
+/// `runner.metrics_token` when one is set, compared in constant time), the operator
+/// console (`/console`, ``OperatorConsole``) and the paths bots' services added (webhooks).
 ///
 /// A body may have the size its path allows (a webhook route's `max_body`, 1 MiB by
-/// default) once the headers carry its secret; the runner's own paths take none worth
-/// speaking of. Every error, the HTTP
-/// library's own (413, 431, 503) included, is the API's JSON envelope.
+/// default; the console's explain box 256 KiB) once the headers carry its credential; the
+/// runner's own paths take none worth speaking of. Every error, the HTTP library's own
+/// (413, 414, 503) included, is the API's JSON envelope.
 struct RunnerResponder: HTTPResponder {
     let runner: BotRunner
+    let console: OperatorConsole
+
+    init(runner: BotRunner) {
+        self.runner = runner
+        console = OperatorConsole(runner: runner)
+    }
 
     /// The body limit of the runner's own paths (and of paths nobody serves).
     static let smallBody = 16 * 1024
 
+    /// The body limit of the console's explain box: a webhook body to try.
+    static let explainBody = 256 * 1024
+
     /// A webhook route's body is read only for a request whose headers carry its secret
     /// (a bearer token, Basic credentials: checked in full; a signature: present), up to
-    /// its `max_body`; every other path takes a small body.
+    /// its `max_body`; the console's explain box only for a console caller; every other
+    /// path takes a small body.
     func admission(for head: RequestHead) -> BodyAdmission {
-        runner.routes.admission(for: head) ?? .read(limit: Self.smallBody)
+        if head.path == "/console/api/explain" {
+            guard console.logins.caller(head.headers["Authorization"]) != nil else {
+                return .refuse(OperatorConsole.error(APIError(
+                    .unauthorized, "log in to the console: an administrator's login or the runner's metrics token")))
+            }
+            return .read(limit: Self.explainBody)
+        }
+        return runner.routes.admission(for: head) ?? .read(limit: Self.smallBody)
     }
 
     func errorResponse(status: Int, message: String) -> Response {
@@ -45,6 +62,7 @@ struct RunnerResponder: HTTPResponder {
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                 body: Data(runner.metrics.render().utf8))
         default:
+            if let answer = await console.respond(to: request) { return answer }
             if let handler = runner.routes.handler(for: request.path) { return await handler(request) }
             if runner.routes.isDeclared(request.path) {
                 // Its bot is starting (or restarting after a reload): the sender retries.
