@@ -32,7 +32,6 @@ struct ServeCommand: Command {
         """
     static let options: Set<String> = ["config", "listen", "data", "store", "log-level", "log-file"]
     static let flags: Set<String> = []
-    static let watchesShutdownSignals = true
 
     var configPath: String?
     var listen: ListenAddress?
