@@ -44,17 +44,26 @@ extension DaemonContext {
         if case .check = admission {
             context.pointee = Unmanaged.passRetained(link).toOpaque()
             link.awaitingAdmission = true
-            // Suspended before the task starts: it resumes the connection when it is done,
-            // and resuming one that is not suspended is undefined behaviour in MHD.
+            // The check waits as a handler does: suspended in the connection's phases, so
+            // that `shutdown` can take it over (and resume it) should the check not end.
+            let generation = state.beginRequest()
+            link.generation = generation
             counters.suspendedRequests.add(1, ordering: .relaxed)
             link.countedSuspended = true
             MHD_suspend_connection(connection)
+            if !state.transition(generation: generation, from: .running, to: .suspended) {
+                // `shutdown` took it over meanwhile: resume it ourselves; the next call answers 503.
+                MHD_resume_connection(connection)
+                return .YES
+            }
             let responder = self.responder
             // Ends with the check (a login looked up); nothing waits on it but the
-            // connection, which it resumes.
+            // connection, which it resumes unless `shutdown` did.
             Task {
                 link.decide(await responder.checkedAdmission(for: head))
-                MHD_resume_connection(state.handle)
+                if state.transition(generation: generation, from: .suspended, to: .active) {
+                    MHD_resume_connection(state.handle)
+                }
             }
             return .YES
         }
@@ -71,7 +80,7 @@ extension DaemonContext {
     func admissionDecided(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
         leaveSuspension(link)
         link.awaitingAdmission = false
-        if shuttingDown.load(ordering: .relaxed) {
+        if shuttingDown.load(ordering: .relaxed) || link.connection.currentPhase() == .abandoned {
             return queue(shuttingDownResponse(), on: connection, state: link.connection)
         }
         let admission = link.takeDecision() ?? .read(limit: nil)
