@@ -51,6 +51,9 @@ extension PostgresStore: MessageStore {
                 try Self.checkPosting(
                     sender, kind: conversation.kind, slowMode: conversation.slowMode, blocked: blockedBySomeone, at: now)
             }
+            if let quota = new.quota, new.type == .chat {
+                try Self.chargeQuota(new.senderID, bytes: MessageQuota.cost(ofMessage: new.text), quota, at: now, connection)
+            }
             if let replyTo = new.replyTo {
                 let home = try connection.first(
                     "SELECT conversation_id FROM messages WHERE id = $1", replyTo.rawValue, as: { try $0.int(0) })
@@ -63,6 +66,22 @@ extension PostgresStore: MessageStore {
                 recipients: members.map(\.user), message: (message, conversation.kind, conversation.name, sides))
             return (message, false)
         }
+    }
+
+    /// Counts `bytes` against the account's `quota` for today, in the job's transaction
+    /// (one statement; the job is undone when it throws `.quotaExceeded`).
+    static func chargeQuota(_ user: UserID, bytes: Int, _ quota: MessageQuota, at now: Timestamp, _ connection: PostgresConnection)
+        throws
+    {
+        guard let used = try connection.first(
+            """
+            INSERT INTO message_quotas AS q (user_id, day, bytes) VALUES ($1, $2, $3)
+            ON CONFLICT (user_id) DO UPDATE SET bytes = CASE WHEN q.day = $2 THEN q.bytes + $3 ELSE $3 END, day = $2
+            RETURNING bytes
+            """,
+            user.rawValue, MessageQuota.day(of: now), Int64(bytes), as: { try $0.int(0) })
+        else { throw StoreError.internalFailure("message quota returned nothing") }
+        try quota.check(used: used, at: now)
     }
 
     /// Throws why `sender` may not post in the conversation now: muted, a restricted

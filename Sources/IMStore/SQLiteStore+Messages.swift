@@ -25,6 +25,9 @@ extension SQLiteStore: MessageStore {
                 }
                 if head.kind == .direct && roster.blocked.contains(new.senderID) { throw StoreError.blocked }
             }
+            if let quota = new.quota, new.type == .chat {
+                try chargeQuota(new.senderID, bytes: MessageQuota.cost(ofMessage: new.text), quota, at: now, connection)
+            }
             if let replyTo = new.replyTo {
                 let home = try connection.scalar("SELECT conversation_id FROM messages WHERE id = ?", replyTo.rawValue)
                 guard home == new.conversationID.rawValue else {
@@ -43,6 +46,22 @@ extension SQLiteStore: MessageStore {
                 addresses: roster.addresses)
             return (message, false)
         }
+    }
+
+    /// Counts `bytes` against the account's `quota` for today (writer thread, in the
+    /// job's transaction); `.quotaExceeded` writes nothing.
+    func chargeQuota(_ user: UserID, bytes: Int, _ quota: MessageQuota, at now: Timestamp, _ connection: SQLiteConnection)
+        throws
+    {
+        let stored = try connection.first(
+            "SELECT day, bytes FROM message_quotas WHERE user_id = ?", user.rawValue, as: { (day: $0.int(0), used: $0.int(1)) })
+        let (day, used) = try quota.charge(stored, bytes: bytes, at: now)
+        try connection.execute(
+            """
+            INSERT INTO message_quotas (user_id, day, bytes) VALUES (?, ?, ?)
+            ON CONFLICT (user_id) DO UPDATE SET day = excluded.day, bytes = excluded.bytes
+            """,
+            user.rawValue, day, used)
     }
 
     /// What a message is appended to: the conversation's last number, kind, name and slow
