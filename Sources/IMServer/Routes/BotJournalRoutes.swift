@@ -74,7 +74,7 @@ enum BotJournalRoutes {
         let limit = try context.queryInt("limit", in: Limits.journalPageRecords, default: Limits.journalPageRecords.upperBound)
             ?? Limits.journalPageRecords.upperBound
         var after: Int64?
-        if let text = context.request.query("after") {
+        if let text = context.request.query("after"), !text.isEmpty {
             guard let value = Int64(text), value >= 0 else {
                 throw APIError.invalid("after", "after must be the next_after of the page before")
             }
