@@ -35,21 +35,28 @@ public struct MessageQuota: Sendable, Hashable {
         return milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
     }
 
-    /// What the account's day comes to when `bytes` more are stored at `now`, given what it
-    /// stored (`day`, `used`; nil: nothing yet): the day and its new total, or
-    /// `.quotaExceeded` when that would pass `bytesPerDay`.
-    func charge(_ stored: (day: Int64, used: Int64)?, bytes: Int, at now: Timestamp) throws -> (day: Int64, used: Int64) {
-        let today = Self.day(of: now)
-        let used = stored.map { $0.day == today ? $0.used : 0 } ?? 0
-        try check(used: used + Int64(bytes), at: now)
-        return (today, used + Int64(bytes))
+    /// The statement both stores charge a send or an edit with, in its transaction: it adds
+    /// the bytes (`placeholder(3)`) to the account's (`placeholder(1)`) row for the day
+    /// (`placeholder(2)`), starting the day afresh, and changes one row; or none when the
+    /// day's total would pass the quota (`placeholder(4)`). One statement, no read first.
+    static func chargeSQL(_ placeholder: (Int) -> String) -> String {
+        let (user, day, bytes, limit) = (placeholder(1), placeholder(2), placeholder(3), placeholder(4))
+        let total = "CASE WHEN q.day = \(day) THEN q.bytes + \(bytes) ELSE \(bytes) END"
+        return """
+            INSERT INTO message_quotas AS q (user_id, day, bytes) SELECT \(user), \(day), \(bytes) WHERE \(bytes) <= \(limit)
+            ON CONFLICT (user_id) DO UPDATE SET bytes = \(total), day = \(day) WHERE \(total) <= \(limit)
+            """
     }
 
-    /// Throws `.quotaExceeded` when `used` bytes today pass the quota.
-    func check(used: Int64, at now: Timestamp) throws {
-        guard used > Int64(bytesPerDay) else { return }
+    /// The arguments of `chargeSQL` for `bytes` more by `user` at `now`.
+    func chargeArguments(_ user: UserID, bytes: Int, at now: Timestamp) -> (Int64, Int64, Int64, Int64) {
+        (user.rawValue, Self.day(of: now), Int64(bytes), Int64(bytesPerDay))
+    }
+
+    /// Why a charge that changed no row was refused: the day's quota, until the next UTC day.
+    func refusal(at now: Timestamp) -> StoreError {
         let nextDay = (Self.day(of: now) + 1) * 86_400_000
         let seconds = Int((nextDay - now.milliseconds + 999) / 1000)
-        throw StoreError.quotaExceeded(limit: bytesPerDay, retryAfter: max(1, seconds))
+        return StoreError.quotaExceeded(limit: bytesPerDay, retryAfter: max(1, seconds))
     }
 }

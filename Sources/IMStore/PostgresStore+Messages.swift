@@ -68,21 +68,16 @@ extension PostgresStore: MessageStore {
         }
     }
 
-    /// Counts `bytes` against the account's `quota` for today, in the job's transaction
-    /// (one statement; the job is undone when it throws `.quotaExceeded`).
+    /// Counts `bytes` against the account's `quota` for today, in the job's transaction;
+    /// `.quotaExceeded` writes nothing.
     static func chargeQuota(_ user: UserID, bytes: Int, _ quota: MessageQuota, at now: Timestamp, _ connection: PostgresConnection)
         throws
     {
-        guard let used = try connection.first(
-            """
-            INSERT INTO message_quotas AS q (user_id, day, bytes) VALUES ($1, $2, $3)
-            ON CONFLICT (user_id) DO UPDATE SET bytes = CASE WHEN q.day = $2 THEN q.bytes + $3 ELSE $3 END, day = $2
-            RETURNING bytes
-            """,
-            user.rawValue, MessageQuota.day(of: now), Int64(bytes), as: { try $0.int(0) })
-        else { throw StoreError.internalFailure("message quota returned nothing") }
-        try quota.check(used: used, at: now)
+        let (id, day, added, limit) = quota.chargeArguments(user, bytes: bytes, at: now)
+        guard try connection.execute(chargeSQL, id, day, added, limit) == 1 else { throw quota.refusal(at: now) }
     }
+
+    private static let chargeSQL = MessageQuota.chargeSQL { "$\($0)::int8" }
 
     /// Throws why `sender` may not post in the conversation now: muted, a restricted
     /// newcomer, slowed down in a group (when `slowed`: edits are not), or blocked by the

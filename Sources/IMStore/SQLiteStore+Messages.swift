@@ -53,16 +53,11 @@ extension SQLiteStore: MessageStore {
     func chargeQuota(_ user: UserID, bytes: Int, _ quota: MessageQuota, at now: Timestamp, _ connection: SQLiteConnection)
         throws
     {
-        let stored = try connection.first(
-            "SELECT day, bytes FROM message_quotas WHERE user_id = ?", user.rawValue, as: { (day: $0.int(0), used: $0.int(1)) })
-        let (day, used) = try quota.charge(stored, bytes: bytes, at: now)
-        try connection.execute(
-            """
-            INSERT INTO message_quotas (user_id, day, bytes) VALUES (?, ?, ?)
-            ON CONFLICT (user_id) DO UPDATE SET day = excluded.day, bytes = excluded.bytes
-            """,
-            user.rawValue, day, used)
+        let (id, day, added, limit) = quota.chargeArguments(user, bytes: bytes, at: now)
+        guard try connection.execute(Self.chargeSQL, id, day, added, limit) == 1 else { throw quota.refusal(at: now) }
     }
+
+    private static let chargeSQL = MessageQuota.chargeSQL { "?\($0)" }
 
     /// What a message is appended to: the conversation's last number, kind, name and slow
     /// mode, read once per message.

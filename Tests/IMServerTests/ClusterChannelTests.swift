@@ -24,14 +24,7 @@ import Testing
         try await cluster.admin.withConnection { connection in
             try connection.executeScript("CREATE ROLE \(name) LOGIN PASSWORD '\(password)'")
         }
-        do {
-            let result = try await body(name, password)
-            try await dropRole(name, cluster)
-            return result
-        } catch {
-            try? await dropRole(name, cluster)
-            throw error
-        }
+        return try await ensuring({ try await body(name, password) }) { try? await dropRole(name, cluster) }
     }
 
     /// Drops the role with its grants (CONNECT on a database is a grant on a shared object,
@@ -64,7 +57,7 @@ import Testing
         let cluster = try await PostgresTestCluster.shared()
         let database = try await cluster.createDatabase()
         var servers: [TestServer] = []
-        do {
+        return try await ensuring({
             for _ in 0..<2 {
                 servers.append(
                     try await TestServer.start { config in
@@ -72,14 +65,13 @@ import Testing
                         config.storeConnections = 4
                     })
             }
-            let result = try await body(cluster, database, servers)
-            for server in servers { await server.stop() }
-            try await cluster.dropDatabase(database)
-            return result
-        } catch {
-            for server in servers { await server.stop() }
+            return try await body(cluster, database, servers)
+        }) {
+            for server in servers {
+                await server.stop()
+                server.removeData()
+            }
             try? await cluster.dropDatabase(database)
-            throw error
         }
     }
 
@@ -98,7 +90,7 @@ import Testing
                     try connection.executeScript("GRANT CONNECT ON DATABASE \(database) TO \(role)")
                 }
                 let forger = pool(cluster, database, user: role, password: password)
-                try await closing(forger) {
+                try await ensuring({
                 await expectPermissionDenied {
                     try await forger.withConnection { try $0.first("SELECT position FROM feed_clock") { try $0.int(0) } ?? 0 }
                 }
@@ -155,22 +147,11 @@ import Testing
                 try await a.awaitParkedPolls(1)
                 let reply = try await TestClient(server: b, token: alice.token).message("user:bob", "across nodes")
                 #expect(try await next.decode(EventBatch.self).events.compactMap(\.message) == [reply])
-                }
+                }) { await forger.close() }
             }
         }
     }
 
-    /// Runs `body`, then closes `pool`, however `body` ends.
-    private func closing<T>(_ pool: PostgresPool, _ body: () async throws -> T) async throws -> T {
-        do {
-            let result = try await body()
-            await pool.close()
-            return result
-        } catch {
-            await pool.close()
-            throw error
-        }
-    }
 
     @Test func aNodeOnADatabaseAnyRoleMayConnectToSaysSoAtStart() async throws {
         // A copy of the migrated template: PUBLIC holds CONNECT there, as on a database

@@ -219,12 +219,8 @@ extension PostgresTestDatabase {
     /// Sends `payload` on the nodes' channel, as any role that may connect can.
     func notify(_ payload: String) async throws {
         let pool = PostgresPool(configuration: poolConfiguration(maxConnections: 1))
-        do {
+        _ = try await ensuring({
             try await pool.withConnection { try $0.execute("SELECT pg_notify('switchboard_cluster', $1)", payload) }
-        } catch {
-            await pool.close()
-            throw error
-        }
-        await pool.close()
+        }) { await pool.close() }
     }
 }
