@@ -152,6 +152,31 @@ import Testing
         }
     }
 
+    /// What a node reads of the other's commits follows `FeedVisibility` as the feed read
+    /// does: a room member who came after a message is no recipient of its edit (else their
+    /// poll would wake for an event their feed read then hides).
+    @Test func whomAnotherNodesEditReachedIsReadAsTheFeedsHaveIt() async throws {
+        try await PostgresNodes.with(2) { nodes in
+            let (a, b) = (nodes.stores[0], nodes.stores[1])
+            let heardOnB = HeardUpdates(b)
+            let alice = try await a.makeUser("alice")
+            let early = try await a.makeUser("early")
+            let newcomer = try await a.makeUser("newcomer")
+            let room = try await a.makeGroup("lobby", owner: alice.id, members: [early.id], kind: .room)
+            let before = try await a.send("before the newcomer", to: room.id, from: alice.id)
+            _ = try await a.addMember(
+                room.id, newcomer.id, role: .member, change: MembershipChange(event: .memberJoined, notice: nil))
+            let edited = try await a.editMessage(
+                MessageEdit(conversationID: room.id, messageID: before.id, editor: alice.id, text: "edited"))
+            #expect(edited.text == "edited")
+            let position = try #require(try await b.feed(early.id).last { $0.type == .messageEdited }?.position)
+            try await heardOnB.wait(for: position)
+            let entry = try #require(heardOnB.all.flatMap(\.entries).first { $0.position == position })
+            #expect(Set(entry.recipients) == [alice.id, early.id])
+            #expect(try await b.feed(newcomer.id).allSatisfy { $0.message?.id != before.id })
+        }
+    }
+
     @Test func loginsEndedOnOneNodeAreInTheLogTheOtherReads() async throws {
         let clock = TestClock()
         try await PostgresNodes.with(2, clock: clock) { nodes in
