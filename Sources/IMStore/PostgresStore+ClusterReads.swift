@@ -21,54 +21,45 @@ extension PostgresStore {
     /// One statement, one snapshot: the clock and every event up to it.
     static func committedFeeds(after: Int64, atMost: Int64, _ connection: PostgresConnection) throws -> CommittedFeeds {
         let rows = try connection.rows(committedFeedsSQL, after, atMost) { row in
-            (clock: try row.int(0), through: try row.int(1), position: try row.optionalInt(2),
-             user: try row.optionalInt(3))
+            (clock: try row.int(0), through: try row.int(1), position: try row.optionalInt(2), users: try row.value(3))
         }
         var entries: [FeedEntry] = []
-        var recipients: [UserID] = []
-        var position: Int64?
-        func flush() {
-            if let position, !recipients.isEmpty {
-                entries.append(FeedEntry(position: position, recipients: recipients, ascending: true))
-            }
-            recipients = []
-        }
         for row in rows {
-            guard let at = row.position, let user = row.user.map({ UserID(rawValue: $0) }) else { continue }
-            if at != position {
-                flush()
-                position = at
-            }
-            if recipients.last != user { recipients.append(user) }
+            guard let position = row.position, case .integerArray(let users) = row.users, !users.isEmpty else { continue }
+            entries.append(
+                FeedEntry(position: position, recipients: users.map { UserID(rawValue: $0) }, ascending: true))
         }
-        flush()
         return CommittedFeeds(
             clock: rows.first?.clock ?? after, through: max(after, rows.first?.through ?? after), entries: entries)
     }
 
+    /// One row per event (each event's recipients aggregated in order: a message to a
+    /// group of 1,000 is one row, not 1,000).
     private static let committedFeedsSQL = """
         WITH clock AS (SELECT position AS c FROM feed_clock), bound AS (SELECT least($1 + $2, c) AS b FROM clock)
-        SELECT (SELECT c FROM clock), (SELECT b FROM bound), x.position, x.user_id
+        SELECT (SELECT c FROM clock), (SELECT b FROM bound), x.position, x.users
         FROM (SELECT 1) AS one LEFT JOIN (
-            SELECT e.position, r.user_id FROM conversation_events e
+            SELECT e.position, (
+                SELECT array_agg(DISTINCT r.user_id ORDER BY r.user_id) FROM (
+                    SELECT m.user_id FROM members m
+                    WHERE m.conversation_id = e.conversation_id AND m.joined_position <= e.position
+                        AND \(FeedVisibility.sql(kind: "cv.kind", messageSeq: "ms.seq", joinedSeq: "m.joined_seq"))
+                    UNION ALL
+                    SELECT f.user_id FROM former_members f
+                    WHERE f.conversation_id = e.conversation_id AND f.left_position >= e.position
+                        AND f.joined_position <= e.position
+                        AND \(FeedVisibility.sql(kind: "cv.kind", messageSeq: "ms.seq", joinedSeq: "f.joined_seq"))
+                ) r) AS users
+            FROM conversation_events e
             JOIN conversations cv ON cv.id = e.conversation_id
-            LEFT JOIN messages em ON em.id = e.message_id AND cv.kind = 'room'
             CROSS JOIN LATERAL (
-                SELECT m.user_id FROM members m
-                WHERE m.conversation_id = e.conversation_id AND m.joined_position <= e.position
-                    AND \(FeedVisibility.sql(kind: "cv.kind", messageSeq: "em.seq", joinedSeq: "m.joined_seq"))
-                UNION ALL
-                SELECT f.user_id FROM former_members f
-                WHERE f.conversation_id = e.conversation_id AND f.left_position >= e.position
-                    AND f.joined_position <= e.position
-                    AND \(FeedVisibility.sql(kind: "cv.kind", messageSeq: "em.seq", joinedSeq: "f.joined_seq"))
-            ) r
+                SELECT CASE WHEN cv.kind = 'room' THEN \(FeedVisibility.messageSeqSQL("e.message_id")) END AS seq) ms
             WHERE e.position > $1 AND e.position <= (SELECT b FROM bound)
             UNION ALL
-            SELECT ue.position, ue.user_id FROM user_events ue
-            WHERE ue.position > $1 AND ue.position <= (SELECT b FROM bound)
+            SELECT ue.position, array_agg(ue.user_id ORDER BY ue.user_id) FROM user_events ue
+            WHERE ue.position > $1 AND ue.position <= (SELECT b FROM bound) GROUP BY ue.position
         ) x ON true
-        ORDER BY x.position, x.user_id
+        ORDER BY x.position
         """
 
     /// The current claims of `tokens`' event polls that a node other than `node` holds.

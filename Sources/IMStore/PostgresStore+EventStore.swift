@@ -21,9 +21,9 @@ extension PostgresStore: EventStore {
         ), chosen AS (
             SELECT p.position, s.t FROM spans s JOIN conversations sc ON sc.id = s.c CROSS JOIN LATERAL (
                 SELECT e.position FROM conversation_events e
-                LEFT JOIN messages em ON em.id = e.message_id AND sc.kind = 'room'
                 WHERE e.conversation_id = s.c AND e.position > greatest($2, s.f - 1) AND e.position <= s.t
-                    AND \(FeedVisibility.sql(kind: "sc.kind", messageSeq: "em.seq", joinedSeq: "s.q"))
+                    AND \(FeedVisibility.sql(
+                        kind: "sc.kind", messageSeq: FeedVisibility.messageSeqSQL("e.message_id"), joinedSeq: "s.q"))
                 ORDER BY e.position LIMIT $3) p
             ORDER BY p.position LIMIT $3
         ), feed AS (

@@ -144,9 +144,10 @@ extension SQLiteStore: EventStore {
 
         /// A room's events someone present reads: none about a message from before they came.
         private static let roomPositions = """
-            SELECT e.position FROM conversation_events e LEFT JOIN messages m ON m.id = e.message_id
+            SELECT e.position FROM conversation_events e
             WHERE e.conversation_id = ? AND e.position > ? AND e.position <= ?
-                AND \(FeedVisibility.sql(kind: "'room'", messageSeq: "m.seq", joinedSeq: "?"))
+                AND \(FeedVisibility.sql(
+                    kind: "'room'", messageSeq: FeedVisibility.messageSeqSQL("e.message_id"), joinedSeq: "?"))
             ORDER BY e.position LIMIT ?
             """
     }

@@ -17,9 +17,17 @@ enum FeedVisibility {
     /// The SQL condition under which a span of membership that began when the
     /// conversation's newest message was number `joinedSeq` reads an event whose message
     /// has number `messageSeq` (NULL for an event without one), in a conversation of
-    /// `kind`: each argument an SQL expression.
+    /// `kind`: each argument an SQL expression. `messageSeq` is evaluated only in a room
+    /// (see `messageSeqSQL`).
     static func sql(kind: String, messageSeq: String, joinedSeq: String) -> String {
         "(\(kind) <> 'room' OR \(messageSeq) IS NULL OR \(messageSeq) > \(joinedSeq))"
+    }
+
+    /// The number of the message `messageID` (an SQL expression) names, by its key: a
+    /// look-up per event, made only for a room's events (`sql` tries `kind` first), never
+    /// a join the planner could turn into a scan of every message.
+    static func messageSeqSQL(_ messageID: String) -> String {
+        "(SELECT fv.seq FROM messages fv WHERE fv.id = \(messageID))"
     }
 
     /// `sql(kind:messageSeq:joinedSeq:)` for values at hand.
