@@ -23,11 +23,8 @@ public struct MessageQuota: Sendable, Hashable {
     /// entries take about this much on disk, so ten thousand empty messages are not free.
     public static let overheadPerMessage = 256
 
-    /// The cost of storing a message with `text`.
-    public static func cost(ofMessage text: String) -> Int { text.utf8.count + overheadPerMessage }
-
-    /// The cost of an edit to `text`.
-    public static func cost(ofEdit text: String) -> Int { text.utf8.count + overheadPerMessage }
+    /// What storing `text` costs: a message with it, or an edit to it.
+    public static func cost(of text: String) -> Int { text.utf8.count + overheadPerMessage }
 
     /// The UTC day `time` falls on (days since 1970).
     static func day(of time: Timestamp) -> Int64 {

@@ -25,7 +25,7 @@ extension PostgresStore: MessageEditStore {
             try Self.checkPosting(editor, in: edit.conversationID, at: now, slowed: false, connection)
             guard stored.text != edit.text else { return stored }
             if let quota = edit.quota {
-                try Self.chargeQuota(edit.editor, bytes: MessageQuota.cost(ofEdit: edit.text), quota, at: now, connection)
+                try Self.chargeQuota(edit.editor, bytes: MessageQuota.cost(of: edit.text), quota, at: now, connection)
             }
             let keepsVersion = try connection.first(
                 "SELECT \(FeedVisibility.keepsVersionsSQL(conversation: "$1"))", edit.conversationID.rawValue,

@@ -52,7 +52,7 @@ extension PostgresStore: MessageStore {
                     sender, kind: conversation.kind, slowMode: conversation.slowMode, blocked: blockedBySomeone, at: now)
             }
             if let quota = new.quota, new.type == .chat {
-                try Self.chargeQuota(new.senderID, bytes: MessageQuota.cost(ofMessage: new.text), quota, at: now, connection)
+                try Self.chargeQuota(new.senderID, bytes: MessageQuota.cost(of: new.text), quota, at: now, connection)
             }
             if let replyTo = new.replyTo {
                 let home = try connection.first(

@@ -174,6 +174,16 @@ public final class PostgresStore: Sendable {
         return max(position, order.newest)
     }
 
+    /// The feed clock, read afresh: this node may not have read yet what another node
+    /// committed just before (it reads the tables when it hears of a commit), and a cursor
+    /// from before that commit would hand its client events older than its start.
+    public func freshCursorPosition() async throws -> Int64 {
+        let clock = try await pool.withConnection { connection in
+            try connection.first("SELECT position FROM feed_clock") { try $0.int(0) } ?? 0
+        }
+        return max(clock, order.through)
+    }
+
     public func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void) {
         notifier.observe(observer)
     }

@@ -26,7 +26,7 @@ extension SQLiteStore: MessageEditStore {
             // something new through it (slow mode counts posts, not edits).
             try checkPosting(editor, in: edit.conversationID, at: now, slowed: false, connection)
             guard stored.text != edit.text else { return stored }
-            try edit.quota.map { try chargeQuota(edit.editor, bytes: MessageQuota.cost(ofEdit: edit.text), $0, at: now, connection) }
+            try edit.quota.map { try chargeQuota(edit.editor, bytes: MessageQuota.cost(of: edit.text), $0, at: now, connection) }
             let position = positions.issue()
             if try connection.scalar(
                 "SELECT \(FeedVisibility.keepsVersionsSQL(conversation: "?"))", edit.conversationID.rawValue) == 1

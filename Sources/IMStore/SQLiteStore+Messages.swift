@@ -26,7 +26,7 @@ extension SQLiteStore: MessageStore {
                 if head.kind == .direct && roster.blocked.contains(new.senderID) { throw StoreError.blocked }
             }
             if let quota = new.quota, new.type == .chat {
-                try chargeQuota(new.senderID, bytes: MessageQuota.cost(ofMessage: new.text), quota, at: now, connection)
+                try chargeQuota(new.senderID, bytes: MessageQuota.cost(of: new.text), quota, at: now, connection)
             }
             if let replyTo = new.replyTo {
                 let home = try connection.scalar("SELECT conversation_id FROM messages WHERE id = ?", replyTo.rawValue)
