@@ -73,6 +73,7 @@ public final class IMServerApp: Service {
         }
         let store = try await OpenedStore.open(configuration, time: time) { logger.notice($0) }
         self.store = store
+        for warning in store.postgres?.warnings ?? [] { logger.warning(warning) }
         do {
             core = try ServerServices(
                 configuration: configuration, store: store.storage, logger: logger, time: time, cluster: store.postgres)

@@ -121,6 +121,7 @@ enum OpenedStore: Sendable, CustomStringConvertible {
                 .counter("switchboard_postgres_reconnects_total", "Read sessions found broken and opened again.", pool.reconnects),
                 .counter("switchboard_cluster_listens_total", "Times the cluster listener started listening (1 + reconnects).", listener.sessions),
                 .counter("switchboard_cluster_notifications_total", "Notifications heard from the nodes of the database.", listener.notifications),
+                .counter("switchboard_cluster_notices_refused_total", "Notifications refused: malformed, or naming what the tables do not hold.", store.cluster.refusedNotices),
                 .gauge("switchboard_feed_position", "Every feed position up to this one is committed and was heard of.", Int(store.committedPosition)),
             ]
         }

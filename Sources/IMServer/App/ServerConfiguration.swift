@@ -67,6 +67,18 @@ public struct ServerConfiguration: Sendable {
     /// gets 413 `journal_full`. Not in the configuration file: `Limits.journalBytes` is
     /// the limit runners are built for.
     public var journalBytesPerBot = IMProtocol.Limits.journalBytes
+    /// Bytes of messages a person's account may store per UTC day (`MessageQuota`: text and
+    /// 256 bytes per message or edit); past it sends and edits get 429 `message_quota`.
+    /// 16 MiB: about 500 messages of the largest size, or 60,000 short ones, a day.
+    public var messageBytesPerDay = 16 << 20
+    /// The same for bot accounts, which an administrator made: 256 MiB, so an alert bot
+    /// that edits one message per alert group on every change keeps posting through a storm.
+    public var botMessageBytesPerDay = 256 << 20
+
+    /// The daily message quota of a person's or a bot's account.
+    public func messageQuota(isBot: Bool) -> MessageQuota {
+        MessageQuota(bytesPerDay: isBot ? botMessageBytesPerDay : messageBytesPerDay)
+    }
 
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),

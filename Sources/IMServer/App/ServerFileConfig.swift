@@ -35,6 +35,9 @@ public struct ServerFileConfig: Decodable, Sendable {
     public var metricsToken: String?
     /// Bytes of uploaded media (avatars) one account may keep.
     public var mediaBytesPerAccount: Int?
+    /// Bytes of messages a person's (a bot's) account may store per UTC day.
+    public var messageBytesPerDay: Int?
+    public var botMessageBytesPerDay: Int?
     public var passwordHashing: PasswordHashing?
     public var loginLimits: LoginLimitsConfig?
     public var rateLimits: RateLimitsConfig?
@@ -113,6 +116,8 @@ public struct ServerFileConfig: Decodable, Sendable {
         case trustedProxies = "trusted_proxies"
         case metricsToken = "metrics_token"
         case mediaBytesPerAccount = "media_bytes_per_account"
+        case messageBytesPerDay = "message_bytes_per_day"
+        case botMessageBytesPerDay = "bot_message_bytes_per_day"
         case passwordHashing = "password_hashing"
         case loginLimits = "login_limits"
         case rateLimits = "rate_limits"
@@ -216,6 +221,13 @@ public struct ServerFileConfig: Decodable, Sendable {
             }
             config.mediaBytesPerAccount = mediaBytesPerAccount
         }
+        // A quota below a mebibyte (some 30 messages of the largest size a day) is a mistake.
+        for (key, value) in [("message_bytes_per_day", messageBytesPerDay), ("bot_message_bytes_per_day", botMessageBytesPerDay)] {
+            guard let value else { continue }
+            guard value >= 1 << 20 else { throw Invalid(key: key, message: "must be at least 1048576 (1 MiB)") }
+        }
+        if let messageBytesPerDay { config.messageBytesPerDay = messageBytesPerDay }
+        if let botMessageBytesPerDay { config.botMessageBytesPerDay = botMessageBytesPerDay }
         if let hashing = passwordHashing {
             // In range before the conversion, which would trap on a negative or huge value.
             guard (8...4_194_304).contains(hashing.memoryKib), (1...1000).contains(hashing.iterations) else {
