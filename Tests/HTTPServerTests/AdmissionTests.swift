@@ -66,6 +66,38 @@ import TestSupport
         }
     }
 
+    /// A check that never ends does not hold up `shutdown`: the connection waits in the
+    /// request's phases, so `shutdown` takes it over, answers 503 and stops with nothing
+    /// left suspended; the check's late decision goes nowhere.
+    @Test func shutdownTakesOverACheckThatDoesNotEnd() async throws {
+        let gate = Gate()
+        let checks = EventLog<Bool>()
+        var responder = Self.echo
+        responder.admit = { _ in .check }
+        responder.check = { _ in
+            checks.record(true)
+            _ = await gate.wait()
+            return .read(limit: nil)
+        }
+        let logged = ShutdownLogLines()
+        var configuration = testConfiguration(shutdownGrace: 0)
+        configuration.errorLog = { logged.append($0) }
+        let server = HTTPServer(configuration: configuration, responder: responder)
+        try server.start()
+        try await shutsDownAfter(server) {
+            let client = try RawHTTPClient(port: server.port)
+            try client.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\n12345")
+            _ = await checks.next()
+
+            await server.shutdown()
+            let response = try await client.response()
+            #expect(response.status == 503)
+            #expect(server.stats.requestsTotal == 0)
+            #expect(!logged.lines.contains { $0.contains("did not resume") }, "\(logged.lines)")
+            gate.open()  // the late decision resumes nothing
+        }
+    }
+
     /// A checked admission's limit holds: a larger declared body gets 413.
     @Test func aCheckedAdmissionsLimitHolds() async throws {
         var responder = Self.echo

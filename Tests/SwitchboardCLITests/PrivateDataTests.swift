@@ -48,6 +48,40 @@ struct PrivateDataTests {
         }
     }
 
+    /// Everything `switchboard up` writes into its data folder as shipped (the database, its
+    /// lock, the bots' journals, generated passwords and audit log) is the owner's alone:
+    /// every folder 0700, every file 0600, walked after the bots have started and a message
+    /// has gone through.
+    @Test(.timeLimit(.minutes(3)))
+    func everythingUpWritesInTheDataFolderIsPrivate() async throws {
+        try await ShippedUp.run { up in
+            try await eventually("the help desk polls") { up.process.errors.contains("bot helpdesk is running as helpdesk") }
+            let (alice, _) = try await TestClient(baseURL: up.baseURL).register("alice")
+            let sent = try await alice.send(
+                "POST", "/v1/conversations/user:helpdesk/messages", json: SendMessageRequest(text: "/help"))
+            #expect(sent.status == 201)
+            try await eventually("the help desk's reply") {
+                let page = try await alice.get("/v1/conversations/user:helpdesk/messages").decode(MessagePage.self)
+                return page.messages.contains { $0.sender == "helpdesk" }
+            }
+
+            let data = up.sandbox.path("data")
+            var seen: [String: Int] = [:]
+            let walker = try #require(FileManager.default.enumerator(atPath: data))
+            for case let relative as String in walker { seen[relative] = Self.mode("\(data)/\(relative)") }
+            #expect(seen["switchboard.sqlite"] != nil)
+            #expect(seen["bots"] != nil)
+            #expect(seen.count > 4, "\(seen)")
+            #expect(Self.mode(data) == 0o700)
+            for (relative, mode) in seen.sorted(by: { $0.key < $1.key }) {
+                var isFolder: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: "\(data)/\(relative)", isDirectory: &isFolder)
+                #expect(mode == (isFolder.boolValue ? 0o700 : 0o600), "\(relative) is \(String(mode, radix: 8))")
+            }
+            #expect(try await up.process.stop(SIGTERM) == 0, "\(up.process.errors)")
+        }
+    }
+
     /// `user passwd --data` on the folder of a running server is refused, pointing to the
     /// API: the server would go on trusting the account's cached logins. Once the server
     /// has stopped it works, and the logins have ended.
