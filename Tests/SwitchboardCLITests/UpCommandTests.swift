@@ -54,16 +54,19 @@ struct UpCommandTests {
                 #expect(sent.status == 201)
             }
             try await ask()
-            try await eventually("the first action's audit line") { lines(audit).contains { $0.contains(#""bot":"helpdesk""#) } }
+            // The help rule's last line for the event says its stop ended the evaluation: only
+            // then is everything of the first action written (the reply's line comes first).
+            func evaluated(_ path: String) -> Bool {
+                lines(path).contains { $0.contains(#""bot":"helpdesk""#) && $0.contains(#""outcome":"stopped""#) }
+            }
+            try await eventually("the first action's audit lines") { evaluated(audit) }
             let first = lines(audit)
             try FileManager.default.moveItem(atPath: audit, toPath: audit + ".1")
 
             up.process.signal(SIGHUP)
             try await eventually("the audit log reopened") { up.process.errors.contains("reopened the audit log \(audit)") }
             try await ask()
-            try await eventually("the second action's audit line, in the new file") {
-                lines(audit).contains { $0.contains(#""bot":"helpdesk""#) }
-            }
+            try await eventually("the second action's audit lines, in the new file") { evaluated(audit) }
             #expect(lines(audit + ".1") == first)
             #expect(lines(audit).allSatisfy { !first.contains($0) })
             #expect(up.process.errors.contains("SIGHUP: reopening the audit log and reloading the bots"))
