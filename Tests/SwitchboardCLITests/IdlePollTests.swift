@@ -33,7 +33,7 @@ struct IdlePollTests {
         try await process.whileRunning {
             let url = try await process.serverURL()
             if command == "up" {
-                try await eventually("the help desk polls") { process.errors.contains("bot helpdesk is running as helpdesk") }
+                try await eventually("the help desk polls", hangGuard: .seconds(120)) { process.errors.contains("bot helpdesk is running as helpdesk") }
             }
             let (alice, _) = try await TestClient(baseURL: url).register("alice")
             let start = try await alice.get("/v1/events").decode(EventBatch.self)

@@ -55,7 +55,7 @@ struct PrivateDataTests {
     @Test(.timeLimit(.minutes(3)))
     func everythingUpWritesInTheDataFolderIsPrivate() async throws {
         try await ShippedUp.run { up in
-            try await eventually("the help desk polls") { up.process.errors.contains("bot helpdesk is running as helpdesk") }
+            try await up.botRunning("helpdesk")
             let (alice, _) = try await TestClient(baseURL: up.baseURL).register("alice")
             let sent = try await alice.send(
                 "POST", "/v1/conversations/user:helpdesk/messages", json: SendMessageRequest(text: "/help"))

@@ -17,7 +17,7 @@ struct UpCommandTests {
     func theShippedHelpDeskGetsItsAccountWithNothingSetAndAnswers() async throws {
         try await ShippedUp.run { up in
             let (alice, _) = try await TestClient(baseURL: up.baseURL).register("alice")
-            try await eventually("the help desk polls") { up.process.errors.contains("bot helpdesk is running as helpdesk") }
+            try await up.botRunning("helpdesk")
             #expect(up.process.errors.contains("created the bot account helpdesk"))
             let sent = try await alice.send(
                 "POST", "/v1/conversations/user:helpdesk/messages", json: SendMessageRequest(text: "/help"))
@@ -43,7 +43,7 @@ struct UpCommandTests {
     func sighupMovesTheAuditLogToANewFileAfterARename() async throws {
         try await ShippedUp.run { up in
             let (alice, _) = try await TestClient(baseURL: up.baseURL).register("alice")
-            try await eventually("the help desk polls") { up.process.errors.contains("bot helpdesk is running as helpdesk") }
+            try await up.botRunning("helpdesk")
             let audit = up.sandbox.path("data/bots/audit.log")
             func lines(_ path: String) -> [Substring] {
                 ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
