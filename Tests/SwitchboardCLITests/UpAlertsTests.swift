@@ -16,7 +16,7 @@ struct UpAlertsTests {
     func theShippedAlertBridgeTakesAWebhookWithItsGeneratedSecretIntoTheOnCallGroup() async throws {
         try await ShippedUp.run { up in
             for bot in ["alerts", "helpdesk"] {
-                try await eventually("bot \(bot) running") { up.process.errors.contains("bot \(bot) is running as \(bot)") }
+                try await up.botRunning(bot)
             }
             let secretFile = up.sandbox.path("data/bots/alerts/webhook-hooks-alertmanager.secret")
             #expect(up.process.errors.contains("generated one, kept in \(secretFile)"), "the path is printed")

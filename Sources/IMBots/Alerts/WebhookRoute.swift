@@ -24,6 +24,17 @@ public struct WebhookRoute: Sendable {
         self.limits = limits
     }
 
+    /// Checks what can be checked before the body is read: the method and the
+    /// credentials the headers carry (``WebhookAuth/verifyBeforeBody(headers:nowMilliseconds:)``).
+    public func admit(method: HTTPMethod, headers: HTTPHeaders, nowMilliseconds: Int64) throws(WebhookRejection) {
+        guard method == .post else { throw .wrongMethod(method.rawValue) }
+        do {
+            try auth.verifyBeforeBody(headers: headers, nowMilliseconds: nowMilliseconds)
+        } catch {
+            throw .unauthorized(error)
+        }
+    }
+
     /// Checks the credentials and decodes the body; throws the answer to give otherwise.
     public func accept(headers: HTTPHeaders, body: Data, nowMilliseconds: Int64) throws(WebhookRejection) -> WebhookPayload {
         do {

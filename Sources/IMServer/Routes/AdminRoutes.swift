@@ -26,7 +26,8 @@ enum AdminRoutes {
         let body = try context.decode(AdminCreateUser.self)
         let account = try NewAccount(username: body.username, password: body.password, nickname: body.nickname)
         let record = try await account.create(
-            in: core.store, hash: core.hashing.hash, isBot: body.bot ?? false, isAdmin: body.admin ?? false)
+            in: core.store, hash: { try await core.hashing.hash($0, for: context.client) }, isBot: body.bot ?? false,
+            isAdmin: body.admin ?? false)
         return try .json(adminUser(record), status: 201, encoder: core.encoder)
     }
 
@@ -35,7 +36,7 @@ enum AdminRoutes {
         let record = try await UserRoutes.existingUser(context, try context.parameter("name"))
         let body = try context.decode(AdminSetPassword.self)
         try Validate.password(body.password)
-        let hash = try await core.hashing.hash(body.password)
+        let hash = try await core.hashing.hash(body.password, for: context.client)
         try await core.store.setPasswordHash(record.id, hash, revokeTokens: true)
         core.authenticator.invalidate(userID: record.id)
         core.hub.wake(userID: record.id)

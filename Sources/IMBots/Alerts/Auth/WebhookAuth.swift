@@ -43,6 +43,19 @@ public enum WebhookAuth: Sendable, Hashable {
         }
     }
 
+    /// Checks what the headers alone can tell, before any of the body is read: all of a
+    /// bearer token or Basic credentials; that a signature (and, when required, its
+    /// timestamp) is there, since checking it needs the body. A request that passes is
+    /// checked in full by ``verify(headers:body:nowMilliseconds:)`` once its body is in.
+    public func verifyBeforeBody(headers: HTTPHeaders, nowMilliseconds: Int64) throws(WebhookAuthError) {
+        switch self {
+        case .bearer, .basic:
+            try verify(headers: headers, body: Data(), nowMilliseconds: nowMilliseconds)
+        case .grafanaHMAC(let signature):
+            try signature.verifyPresence(headers: headers)
+        }
+    }
+
     /// The credentials after `scheme` in the `Authorization` header.
     private static func credentials(_ headers: HTTPHeaders, scheme: String) throws(WebhookAuthError) -> String {
         guard let header = headers["Authorization"], !header.isEmpty else {

@@ -37,6 +37,22 @@ struct WebhookInbox: Sendable {
         case full
     }
 
+    /// The answer to give before any of the body is read, or nil to read it: 503 while
+    /// the route is not served yet, 405 for another method, 401 for credentials the
+    /// headers show to be wrong or missing.
+    func admit(_ head: RequestHead) -> Response? {
+        guard let route = routes.route(for: head.path) else {
+            return WebhookRejection.unavailable(retryAfter: Self.retryAfter).response
+        }
+        do {
+            try route.admit(method: head.method, headers: head.headers, nowMilliseconds: parts.time.wallMilliseconds)
+            return nil
+        } catch {
+            parts.metrics.webhook(bot: parts.name, path: head.path, error.outcome)
+            return error.response
+        }
+    }
+
     func receive(_ request: Request) async -> Response {
         let path = request.path
         guard let route = routes.route(for: path) else {
