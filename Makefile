@@ -61,9 +61,9 @@ up: release
 ## TEST_WIDTH bounds how many tests run at once: unbounded, every suite starts its
 ## servers in the first seconds and a loaded two-core machine starves them all together
 test: test-deps
-	$(SWIFT) build
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_WIDTH)
+	./Scripts/phase.sh build $(SWIFT) build
+	./Scripts/phase.sh build-tests $(SWIFT) build --build-tests
+	./Scripts/phase.sh tests $(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_WIDTH)
 
 ## bench: benchmark programs under Benchmarks/ (release build); results go into BENCHMARKS.md
 bench: test-deps
