@@ -41,8 +41,9 @@ let package = Package(
         .target(name: "SwitchboardCrypto", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Lifecycle"]),
         .target(name: "IMStore", dependencies: ["IMProtocol", "CSQLite", "CPostgres", "Lifecycle"]),
+        // IMClient for its libcurl transport only: the Telegram dialect posts updates to bots' webhooks.
         .target(name: "IMServer",
-                dependencies: ["IMProtocol", "IMStore", "HTTPServer", "SwitchboardCrypto", "Logging", "Lifecycle"]),
+                dependencies: ["IMProtocol", "IMStore", "HTTPServer", "IMClient", "SwitchboardCrypto", "Logging", "Lifecycle"]),
         .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl", "Logging", "SwitchboardCrypto"]),
         .target(name: "YAMLCoding", dependencies: ["CYAML"]),
         .target(name: "Templates"),

@@ -280,5 +280,16 @@ public enum PostgresSchema {
                 CREATE INDEX messages_not_plain ON messages(conversation_id, seq)
                     WHERE type <> 'chat' OR deleted_at IS NOT NULL;
                 """),
+        Migration(
+            version: 7, name: "bots that speak the Telegram Bot API",
+            sql: """
+                -- as SQLite's version 7
+                CREATE TABLE telegram_bots (
+                    user_id bigint PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    acknowledged bigint NOT NULL,
+                    webhook text,
+                    settings text NOT NULL DEFAULT '{}'
+                );
+                """),
     ]
 }

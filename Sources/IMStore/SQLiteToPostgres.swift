@@ -67,13 +67,14 @@ public struct SQLiteToPostgres: Sendable {
         ("bot_journals", [("user_id", .integer), ("holder", .text), ("fence", .integer), ("expires_at", .integer),
                           ("snapshot", .text), ("snapshot_bytes", .integer), ("record_bytes", .integer)]),
         ("bot_journal_records", [("user_id", .integer), ("seq", .integer), ("data", .text)]),
+        ("telegram_bots", [("user_id", .integer), ("acknowledged", .integer), ("webhook", .text), ("settings", .text)]),
     ]
 
     /// Tables whose `id` comes from a sequence, set past the copied ids.
     private static let sequences = ["users", "tokens", "conversations", "messages"]
 
     /// The SQLite schema version this copy knows.
-    static let sqliteVersion = 6
+    static let sqliteVersion = 7
 
     public let directory: String
     public let target: PostgresConfiguration

@@ -289,5 +289,18 @@ public enum Schema {
                 CREATE INDEX messages_not_plain ON messages(conversation_id, seq)
                     WHERE type <> 'chat' OR deleted_at IS NOT NULL;
                 """),
+        Migration(
+            version: 7, name: "bots that speak the Telegram Bot API",
+            sql: """
+                -- one row per bot account with a Telegram token: the first update id it has
+                -- not confirmed (getUpdates' offset, or a webhook's delivery), its webhook
+                -- (JSON; NULL while it polls) and its commands and names (JSON)
+                CREATE TABLE telegram_bots (
+                    user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    acknowledged INTEGER NOT NULL,
+                    webhook TEXT,
+                    settings TEXT NOT NULL DEFAULT '{}'
+                );
+                """),
     ]
 }

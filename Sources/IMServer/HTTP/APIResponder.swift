@@ -14,7 +14,13 @@ struct APIResponder: HTTPResponder {
     }
 
     func bodyLimit(for head: RequestHead) -> Int? {
-        router.bodyLimit(head.method, head.path)
+        if TelegramGateway.handles(head.path) { return TelegramGateway.bodyLimit }
+        return router.bodyLimit(head.method, head.path)
+    }
+
+    /// The Telegram dialect takes forms; the `/v1` API reads JSON whatever the `Content-Type`.
+    func decodesForm(for head: RequestHead) -> Bool {
+        TelegramGateway.handles(head.path)
     }
 
     func errorResponse(status: Int, message: String) -> Response {
@@ -29,6 +35,7 @@ struct APIResponder: HTTPResponder {
     // from about 7 KiB to about 1 KiB.
 
     func respond(to request: Request) async -> Response {
+        if TelegramGateway.handles(request.path) { return await TelegramGateway.respond(to: request, core: core) }
         let started = core.monotonic()
         guard case .found(let route, let parameters) = router.match(request.method, request.path) else {
             return finish(request, label: "unmatched", unmatched(request), started: started)

@@ -8,12 +8,13 @@ import IMServer
 /// is made.
 struct UserCommand: Command {
     static let name = "user"
-    static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete"
+    static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete, telegram-token"
     static let help = """
         usage: switchboard user add NAME [--nickname TEXT] [--bot] [--admin] [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user list [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user passwd NAME [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user suspend|unsuspend|delete NAME [--server URL] [--user ADMIN]
+               switchboard user telegram-token NAME [--revoke] [--data DIR | --store URL | --server URL --user ADMIN]
 
         add        creates an account (works while registration is closed); its password comes
                    from SWITCHBOARD_NEW_PASSWORD, else it is asked for twice
@@ -24,6 +25,10 @@ struct UserCommand: Command {
         suspend    ends every login of NAME and refuses new ones until unsuspend
         delete     deletes NAME: its logins, memberships, contacts and media go; its messages
                    stay, shown as from a deleted account; the name can be taken again
+        telegram-token
+                   prints a new token for bot NAME to use with the Telegram Bot API
+                   (docs/telegram.md), ending the one before; --revoke ends it instead.
+                   add --bot prints the first one
 
         With --data DIR the command works on the server's data folder directly (the server
         may be running): no login is needed, which is how the first administrator is made
@@ -36,6 +41,7 @@ struct UserCommand: Command {
           --bot              a bot account: its logins do not expire, it has the bot send
                              budget, and rules can tell it apart (add; administrators only)
           --admin            make the new account an administrator (add)
+          --revoke           end the bot's Telegram token without a new one (telegram-token)
           --data DIR         the server's data folder (add, list, passwd)
           --store URL        the server's PostgreSQL database, postgres://… (add, list, passwd)
         \(ClientLogin.help)
@@ -43,7 +49,7 @@ struct UserCommand: Command {
         exit codes: 0 done, 1 refused or failed, 2 usage
         """
     static let options: Set<String> = ClientLogin.options.union(["nickname", "data", "store"])
-    static let flags: Set<String> = ["bot", "admin"]
+    static let flags: Set<String> = ["bot", "admin", "revoke"]
 
     enum Action {
         case add(String)
@@ -51,6 +57,7 @@ struct UserCommand: Command {
         case passwd(String)
         case suspend(String, Bool)
         case delete(String)
+        case telegramToken(String, revoke: Bool)
     }
 
     var action: Action
@@ -75,10 +82,12 @@ struct UserCommand: Command {
         case ("suspend", 2): action = .suspend(words[1].lowercased(), true)
         case ("unsuspend", 2): action = .suspend(words[1].lowercased(), false)
         case ("delete", 2): action = .delete(words[1].lowercased())
-        case (let word?, _) where ["add", "list", "passwd", "suspend", "unsuspend", "delete"].contains(word):
+        case ("telegram-token", 2): action = .telegramToken(words[1].lowercased(), revoke: arguments.has("revoke"))
+        case (let word?, _) where ["add", "list", "passwd", "suspend", "unsuspend", "delete", "telegram-token"].contains(word):
             throw UsageError(message: word == "list" ? "'user list' takes no name" : "'user \(word)' needs one NAME")
         default:
-            throw UsageError(message: "say what to do: user add NAME, list, passwd NAME, suspend NAME, unsuspend NAME or delete NAME")
+            throw UsageError(
+                message: "say what to do: user add NAME, list, passwd NAME, suspend NAME, unsuspend NAME, delete NAME or telegram-token NAME")
         }
         nickname = arguments[option: "nickname"]
         bot = arguments.has("bot")
@@ -90,7 +99,7 @@ struct UserCommand: Command {
                 throw UsageError(message: "--data and --store work on the database itself: give one, without --server and --user")
             }
             switch action {
-            case .add, .list, .passwd: break
+            case .add, .list, .passwd, .telegramToken: break
             case .suspend, .delete:
                 throw UsageError(
                     message: "suspend, unsuspend and delete go through the running server (to end its logins at once): use --server and --user")
@@ -150,6 +159,8 @@ struct UserCommand: Command {
         case .passwd(let name):
             try await local.setPassword(of: name, to: try newPassword(name))
             printOutput("password of \(name) changed; its logins have ended")
+        case .telegramToken(let name, let revoke):
+            reportToken(name, try await local.telegramToken(of: name, revoke: revoke))
         case .suspend, .delete:
             break
         }
@@ -175,11 +186,27 @@ struct UserCommand: Command {
         case .delete(let name):
             try await client.adminDeleteUser(username: name)
             printOutput("deleted \(name)")
+        case .telegramToken(let name, let revoke):
+            if revoke {
+                try await client.adminRevokeTelegramToken(username: name)
+                reportToken(name, nil)
+            } else {
+                reportToken(name, try await client.adminIssueTelegramToken(username: name))
+            }
         }
     }
 
     private func report(_ created: AdminUser) {
         printOutput("created \(created.user.username)\(created.user.isBot ? " (bot)" : "")\(created.admin ? " (admin)" : "")")
+        if let token = created.telegramToken { printOutput("telegram token: \(token)") }
+    }
+
+    private func reportToken(_ name: String, _ answer: AdminUser?) {
+        if let token = answer?.telegramToken {
+            printOutput("telegram token of \(name): \(token)")
+        } else {
+            printOutput("the telegram token of \(name) has ended")
+        }
     }
 
     /// Prints every account, page after page.
