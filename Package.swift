@@ -80,6 +80,8 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "IMChatTests", dependencies: ["IMChat", "IMClient", "IMServer", "TestSupport"],
                     exclude: ["Snapshots"]),
+        .testTarget(name: "TelegramTests", dependencies: ["IMServer", "IMClient", "TestSupport", "Lifecycle"],
+                    exclude: ["Bots"]),
         .testTarget(name: "DeploymentTests", dependencies: ["IMServer", "HTTPServer", "IMProtocol", "TestSupport"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "IMStore", "TestSupport", "Lifecycle"]),
 

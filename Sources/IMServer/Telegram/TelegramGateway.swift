@@ -126,7 +126,15 @@ final class TelegramCall {
         let inner = Request(
             method: .post, path: request.path, headers: ["Content-Type": "application/json"], body: bytes,
             remoteAddress: request.remoteAddress, peerAddress: request.peerAddress)
-        return try await handler(RequestContext(request: inner, parameters: path, session: session, core: core))
+        do {
+            return try await handler(RequestContext(request: inner, parameters: path, session: session, core: core))
+        } catch {
+            // A refusal the store decided (not a member, muted, not the sender) comes out
+            // as the route's API error, so callers can tell refusals apart by code.
+            let (apiError, logged) = ErrorMapping.apiError(for: error)
+            if logged == .no, !(error is APIError) { throw apiError }
+            throw error
+        }
     }
 
     /// An empty body.
