@@ -110,9 +110,7 @@ struct TelegramUpdateMaker {
 
     private func acceptInvitation(_ reference: ConversationRef, _ event: Event) async throws {
         guard let name = event.user?.username else { return }
-        let notice = reference.kind == .group ? "joined the group" : "entered the room"
-        _ = try await objects.core.store.join(
-            reference.id, bot, change: MembershipChange(event: .memberJoined, notice: "\(name) \(notice)"))
+        try await TelegramInvitations.accept(name, bot, to: reference.id, kind: reference.kind, store: objects.core.store)
     }
 }
 

@@ -44,8 +44,24 @@ final class AlertmanagerCluster: Sendable {
     /// waits Alertmanager accepts that keep the test's counts exact. `repeat_interval`
     /// stays long on purpose: a repeat would add POSTs the tests count (repeats fold the
     /// same way as twins, which the dedupe unit tests cover).
-    static func config(webhookURL: String, bearerToken: String) -> String {
-        """
+    ///
+    /// `receiver`, when given, is the YAML of the receiver's configs instead (indented
+    /// under `- name: chat`, e.g. `telegram_configs:`), for the other senders.
+    static func config(webhookURL: String, bearerToken: String, receiver: String? = nil) -> String {
+        if let receiver {
+            return """
+                route:
+                  receiver: chat
+                  group_by: [alertname]
+                  group_wait: 1s
+                  group_interval: 1s
+                  repeat_interval: 1h
+                receivers:
+                  - name: chat
+
+                """ + receiver.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n") + "\n"
+        }
+        return """
         route:
           receiver: chat
           group_by: [alertname]
@@ -73,8 +89,8 @@ final class AlertmanagerCluster: Sendable {
     ///
     /// `peerTimeout` is how long the second peer waits for the first one's delivery to
     /// be gossiped before it delivers itself (Alertmanager's HA dedupe).
-    static func start(peers count: Int = 2, webhookURL: String, bearerToken: String,
-                      peerTimeout: Duration = .seconds(2)) async throws -> AlertmanagerCluster {
+    static func start(peers count: Int = 2, webhookURL: String = "", bearerToken: String = "",
+                      peerTimeout: Duration = .seconds(2), receiver: String? = nil) async throws -> AlertmanagerCluster {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw TestFailure("\(binary) is missing: `make test` installs prometheus-alertmanager")
         }
@@ -82,7 +98,7 @@ final class AlertmanagerCluster: Sendable {
         while true {
             do {
                 return try await startOnce(peers: count, webhookURL: webhookURL, bearerToken: bearerToken,
-                                           peerTimeout: peerTimeout)
+                                           peerTimeout: peerTimeout, receiver: receiver)
             } catch is PeerExited where attempt < 3 {
                 attempt += 1
             }
@@ -90,10 +106,11 @@ final class AlertmanagerCluster: Sendable {
     }
 
     private static func startOnce(peers count: Int, webhookURL: String, bearerToken: String,
-                                  peerTimeout: Duration) async throws -> AlertmanagerCluster {
+                                  peerTimeout: Duration, receiver: String?) async throws -> AlertmanagerCluster {
         let directory = TestServer.temporaryDirectory()
         let configPath = directory + "/alertmanager.yml"
-        try config(webhookURL: webhookURL, bearerToken: bearerToken).write(toFile: configPath, atomically: true, encoding: .utf8)
+        try config(webhookURL: webhookURL, bearerToken: bearerToken, receiver: receiver)
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
         // Ports are reserved by binding them, then released just before the peers start;
         // a peer that loses the race exits, the readiness wait reports it and `start`
         // tries again.
