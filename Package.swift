@@ -80,7 +80,7 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "IMChatTests", dependencies: ["IMChat", "IMClient", "IMServer", "TestSupport"],
                     exclude: ["Snapshots"]),
-        .testTarget(name: "TelegramTests", dependencies: ["IMServer", "IMClient", "TestSupport", "Lifecycle"],
+        .testTarget(name: "TelegramTests", dependencies: ["IMServer", "IMClient", "HTTPServer", "TestSupport", "Lifecycle"],
                     exclude: ["Bots"]),
         .testTarget(name: "DeploymentTests", dependencies: ["IMServer", "HTTPServer", "IMProtocol", "TestSupport"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "IMStore", "TestSupport", "Lifecycle"]),

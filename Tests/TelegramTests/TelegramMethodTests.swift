@@ -1,4 +1,5 @@
 import Foundation
+import IMClient
 import IMProtocol
 import Testing
 import TestSupport
@@ -397,6 +398,31 @@ struct TelegramMethodTests {
             // People have no Telegram token.
             _ = try await server.createAccount("alice")
             #expect(try await admin.send("POST", "/v1/admin/users/alice/telegram-token").status == 400)
+        }
+    }
+
+    @Test func profilePhotosAreFilesTheBotDownloads() async throws {
+        try await withServer { server in
+            let bot = try await TelegramBot.create("helper", on: server)
+            let alice = try await Person("alice", on: server)
+            let none = try await bot.ok("getUserProfilePhotos", ["user_id": alice.user.id.rawValue]).resultObject
+            #expect(none["total_count"] as? Int == 0)
+            // A 1×1 PNG as alice's avatar.
+            let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")!
+            let uploaded = try await alice.client.send("PUT", "/v1/me/avatar", body: png, headers: [("Content-Type", "image/png")])
+            #expect(uploaded.status == 200)
+            let photos = try await bot.ok("getUserProfilePhotos", ["user_id": alice.user.id.rawValue]).resultObject
+            let size = try #require((photos["photos"] as? [[[String: Any]]])?.first?.first)
+            #expect(size["width"] as? Int == 1 && size["height"] as? Int == 1 && size["file_size"] as? Int == png.count)
+            let fileID = try #require(size["file_id"] as? String)
+            let file = try await bot.ok("getFile", ["file_id": fileID]).resultObject
+            let path = try #require(file["file_path"] as? String)
+            let download = try await TestClient.sharedTransport.send(
+                TransportRequest(url: server.baseURL + "/file/bot\(bot.token)/\(path)"))
+            #expect(download.status == 200 && download.body == png)
+            let wrongToken = try await bot.raw("GET", "/file/bot\(bot.id):wrong/\(path)")
+            #expect(wrongToken.status == 401)
+            #expect(try await bot.call("getFile", ["file_id": "nope"]).status == 400)
         }
     }
 
