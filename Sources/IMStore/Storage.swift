@@ -92,6 +92,10 @@ public protocol ConversationStore: Sendable {
     func conversations(for userID: UserID) async throws -> [Conversation]
     /// The groups (or rooms) a user belongs to (or is present in).
     func conversationInfos(for userID: UserID, kind: ConversationKind) async throws -> [ConversationInfo]
+    /// Groups anyone may find (`open` and `approval`, never invite-only), in name order
+    /// (byte order), those named after `after` when given, at most `limit`: the rows the
+    /// group directory searches.
+    func listedGroups(after: String?, limit: Int) async throws -> [ConversationRecord]
 }
 
 extension ConversationStore {

@@ -41,7 +41,7 @@ public struct ChatApp: Sendable {
         let queuedLive = Backlog()
         let reader = TerminalReader(fd: terminal.input) { keys in
             guard let keys else {
-                continuation.yield(.model(.key(.control("c"))))  // the terminal is gone: quit
+                continuation.yield(.model(.terminalClosed))  // nobody is there to ask
                 return
             }
             for key in keys { continuation.yield(.model(.key(key))) }
@@ -63,17 +63,33 @@ public struct ChatApp: Sendable {
         try terminal.start()
         reader.start()
         var live: Task<Void, Never>?
+        // The title is the terminal's: the old one is saved on xterm's title stack and put back.
+        if configuration.title { terminal.write("\u{1B}[22;0t") }
         defer {
             for source in signals { source.cancel() }
             signal(SIGWINCH, SIG_DFL)
             signal(SIGCONT, SIG_DFL)
+            if configuration.title { terminal.write("\u{1B}[23;0t") }
             terminal.stop()
         }
         let size = terminal.size
         var model = ChatModel(
             server: configuration.server, columns: size.columns, rows: size.rows, widths: configuration.widths,
             time: .local, idPrefix: "chat-" + UUID().uuidString.lowercased().prefix(8))
+        model.bell = configuration.bell
         var renderer = ScreenRenderer()
+        var shownTitle = ""
+        func draw() {
+            var bytes = renderer.render(ChatView.render(model))
+            if configuration.title {
+                let title = TerminalText.sanitize(ChatView.terminalTitle(model))
+                if title != shownTitle {
+                    shownTitle = title
+                    bytes += "\u{1B}]2;\(title)\u{07}"
+                }
+            }
+            terminal.write(bytes)
+        }
 
         func startLive() {
             live?.cancel()
@@ -112,6 +128,12 @@ public struct ChatApp: Sendable {
                             terminal.suspend()
                             renderer.invalidate()
                         case .startLive: startLive()
+                        case .bell: if configuration.bell { terminal.write("\u{07}") }
+                        case .wake(let seconds):
+                            group.addTask {
+                                try? await Task.sleep(for: .seconds(seconds))
+                                continuation.yield(.model(.wake))
+                            }
                         case .logout:
                             live?.cancel()
                             live = nil
@@ -124,7 +146,7 @@ public struct ChatApp: Sendable {
                     }
                 }
                 carryOut(model.start())
-                terminal.write(renderer.render(ChatView.render(model)))
+                draw()
                 for await input in inputs {
                     switch input {
                     case .model(let event):
@@ -136,7 +158,7 @@ public struct ChatApp: Sendable {
                         renderer.invalidate()
                     }
                     if quit { break }
-                    terminal.write(renderer.render(ChatView.render(model)))
+                    draw()
                 }
                 live?.cancel()
                 group.cancelAll()

@@ -18,15 +18,24 @@ public struct ChatConfiguration: Sendable {
     /// Report the mouse wheel (it takes text selection from the terminal).
     public var mouse: Bool
     /// The device name of the logins: a new login of the same account on the same device
-    /// name ends this one (a kick-out).
+    /// name ends this one (a kick-out). `switchboard chat` makes one per home (and per
+    /// terminal of a home), so other terminals and machines never end each other's.
     public var device: String
+    /// Where the login is kept under the home (`ProfileStore` slot): the next start goes
+    /// on without a password until Log out.
+    public var loginSlot: String
+    /// Ring the terminal's bell for a message that arrives out of sight.
+    public var bell: Bool
+    /// Show the unread count in the terminal's title.
+    public var title: Bool
 
     /// A configuration with the usual defaults.
     public init(
         server: String, transport: any HTTPTransport = IMClient.sharedTransport,
         client: IMClient.Configuration = IMClient.Configuration(), events: EventStreamOptions = EventStreamOptions(),
         profileStore: ProfileStore = ProfileStore(), widths: WidthTable = .standard, mouse: Bool = false,
-        device: String = "chat@" + ProcessInfo.processInfo.hostName
+        device: String = "chat@" + ProcessInfo.processInfo.hostName, loginSlot: String = "chat", bell: Bool = false,
+        title: Bool = false
     ) {
         self.server = server
         self.transport = transport
@@ -36,5 +45,8 @@ public struct ChatConfiguration: Sendable {
         self.widths = widths
         self.mouse = mouse
         self.device = device
+        self.loginSlot = loginSlot
+        self.bell = bell
+        self.title = title
     }
 }

@@ -29,9 +29,12 @@ final class ChatEffectRunner: Sendable {
         switch command {
         case .loadLastUser:
             let name = store.lastUsername
-            return .lastUser(name, name.flatMap { store.profile(of: $0) })
+            let kept = name.flatMap { store.login(of: $0, slot: configuration.loginSlot) }
+            return .lastUser(name, name.flatMap { store.profile(of: $0) }, resumable: kept?.serverURL == configuration.server)
         case .lookUpLocalProfile(let name):
             return .localProfile(username: name, store.profile(of: name))
+        case .resumeLogin(let username):
+            return await resume(username)
         case .login(let username, let password):
             return await logIn(username) { client throws(IMClientError) in
                 try await client.login(username: username, password: password)
@@ -45,10 +48,12 @@ final class ChatEffectRunner: Sendable {
                 defer { state = nil }
                 return state
             }
-            // A server that is gone or a login that ended elsewhere still ends here.
+            // A server that is gone or a login that ended elsewhere still ends here, and
+            // this machine forgets it.
+            if let name = client?.currentUser?.username { try? store.removeLogin(of: name, slot: configuration.loginSlot) }
             try? await client?.logout()
             return .loggedOut
-        case .startLive, .suspend, .redraw, .quit:
+        case .startLive, .suspend, .redraw, .quit, .bell, .wake:
             return nil  // the app's own
         default:
             guard let client else { return nil }
@@ -60,18 +65,23 @@ final class ChatEffectRunner: Sendable {
         }
     }
 
-    private func logIn(
-        _ username: String, failure: (String) -> ChatResult = ChatResult.loginFailed,
-        _ call: (IMClient) async throws(IMClientError) -> AuthResponse
-    ) async -> ChatResult {
+    /// A client for this app's logins.
+    private func makeClient(token: String? = nil) -> IMClient {
         var settings = configuration.client
         // Slow mode answers 429 with the wait left: the input line says so, instead of a
         // send that shows "…" for up to a minute. Short waits (the general rate limit)
         // are still waited out inside the call.
         settings.sendRetry.maxRetryAfter = min(settings.sendRetry.maxRetryAfter, Self.longestQuietWait)
-        let client = IMClient(
-            serverURL: configuration.server, transport: configuration.transport, device: configuration.device,
-            configuration: settings)
+        return IMClient(
+            serverURL: configuration.server, transport: configuration.transport, token: token,
+            device: configuration.device, configuration: settings)
+    }
+
+    private func logIn(
+        _ username: String, failure: (String) -> ChatResult = ChatResult.loginFailed,
+        _ call: (IMClient) async throws(IMClientError) -> AuthResponse
+    ) async -> ChatResult {
+        let client = makeClient()
         let auth: AuthResponse
         do {
             auth = try await call(client)
@@ -79,13 +89,45 @@ final class ChatEffectRunner: Sendable {
             return failure(error.message)
         }
         current.withLock { $0 = client }
+        keep(auth)
         // The Login screen shows this user next time, with their avatar.
-        try? store.setLastUsername(auth.user.username)
-        try? store.saveProfile(auth.user)
         if !auth.user.avatarURL.isEmpty, let image = try? await client.avatar(of: auth.user, cache: store.avatarCache) {
             try? store.saveAvatar(image, for: auth.user.username)
         }
         return .loggedIn(auth.user)
+    }
+
+    /// Keeps a login on this machine (0600) for the next start, as `send` and `tail` do.
+    private func keep(_ auth: AuthResponse) {
+        try? store.setLastUsername(auth.user.username)
+        try? store.saveProfile(auth.user)
+        try? store.saveLogin(
+            SavedLogin(username: auth.user.username, serverURL: configuration.server, token: auth.token,
+                       device: configuration.device),
+            slot: configuration.loginSlot)
+    }
+
+    /// Goes on with the login kept for `username`: no password. A login the server ended
+    /// is forgotten (the Login screen asks again); a server that cannot be reached now
+    /// is tried by the live stream, which says so.
+    private func resume(_ username: String) async -> ChatResult {
+        guard let kept = store.login(of: username, slot: configuration.loginSlot), kept.serverURL == configuration.server
+        else { return .loginFailed("no login of \(username) is kept here: log in") }
+        let client = makeClient(token: kept.token)
+        do {
+            let user = try await client.me()
+            try? store.saveProfile(user)
+            current.withLock { $0 = client }
+            return .loggedIn(user)
+        } catch where error.apiCode == .unauthorized {
+            try? store.removeLogin(of: username, slot: configuration.loginSlot)
+            return .loginFailed("The login kept here has ended (\(error.message)): log in again.")
+        } catch {
+            guard let saved = store.profile(of: username) else { return .loginFailed(error.message) }
+            client.use(token: kept.token, user: saved)
+            current.withLock { $0 = client }
+            return .loggedIn(saved)
+        }
     }
 
     private func perform(_ command: ChatEffect, with client: IMClient) async throws(IMClientError) -> ChatResult? {
@@ -104,6 +146,18 @@ final class ChatEffectRunner: Sendable {
             return .history(key, try await client.history(key.address, before: before, limit: limit), before: before)
         case .send(let key, let text, let replyTo, let clientID):
             return .sent(key, clientID: clientID, try await client.send(text, to: key.address, replyTo: replyTo, clientMessageID: clientID))
+        case .changePassword(let old, let new):
+            let auth = try await client.changePassword(old: old, new: new)
+            keep(auth)
+            return .passwordChanged(auth.user)
+        case .loadDirectory(let search, let after):
+            do {
+                return .directory(try await client.directory(search: search, after: after, limit: 50), search: search, after: after)
+            } catch {
+                return .directoryFailed(error.message, search: search)
+            }
+        case .whois(let name):
+            return .whois(try await client.user(named: name))
         case .editMessage(let key, let id, let text):
             do {
                 return .messageChanged(key, try await client.editMessage(id, in: key.address, text: text))
@@ -125,8 +179,8 @@ final class ChatEffectRunner: Sendable {
         case .unblock(let name):
             try await client.unblock(name)
             return .blockChanged(name, blocked: false)
-        case .createGroup(let name, let join):
-            return .joined(try await client.createGroup(name: name, join: join))
+        case .createGroup(let request):
+            return .joined(try await client.createGroup(request))
         case .joinGroup(let name):
             switch try await client.join(group: name) {
             case .joined(let info): return .joined(info)
@@ -146,9 +200,10 @@ final class ChatEffectRunner: Sendable {
         case .moderate(let group, let request):
             return .moderated(try await client.moderate(
                 group: group, request.action, user: request.user, duration: request.duration, reason: request.reason))
-        case .loadMembers(let group):
+        case .loadMembers(let kind, let name):
             do {
-                return .members(group: group, try await client.groupMembers(group))
+                let members = kind == .room ? try await client.roomMembers(name) : try await client.groupMembers(name)
+                return .members(kind, name, members)
             } catch {
                 return nil  // the history load says what is wrong
             }
@@ -205,17 +260,27 @@ final class ChatEffectRunner: Sendable {
         PostingBlock(refusal: error.api, at: .now())
     }
 
+    /// True when a send did not reach the server (it may be queued and sent again).
+    static func unreachable(_ error: IMClientError) -> Bool {
+        switch error.code {
+        case .unreachable, .timedOut, .connectionLost, .api(.unavailable): true
+        default: false
+        }
+    }
+
     /// The answer when `command` failed: a sentence naming what failed and why.
     private func failure(of command: ChatEffect, _ error: IMClientError) -> ChatResult? {
         switch command {
         case .loadHistory(let key, _, _): return .historyFailed(key, error.message)
         case .send(let key, _, _, let clientID):
-            return .sendFailed(key, clientID: clientID, error.message, block: Self.block(error))
+            return .sendFailed(key, clientID: clientID, error.message, block: Self.block(error), unreachable: Self.unreachable(error))
         case .markRead: return nil  // the next message seen sends a newer marker
         case .loadSessions: return .failed("cannot load the conversations: \(error.message)")
         case .loadContacts: return .failed("cannot load contacts, groups and rooms: \(error.message)")
         case .addContact(let name): return .failed("cannot add \(name): \(error.message)")
-        case .createGroup(let name, _): return .failed("cannot create the group \(name): \(error.message)")
+        case .createGroup(let request): return .failed("cannot create the group \(request.name): \(error.message)")
+        case .changePassword: return .failed("the password is unchanged: \(error.message)")
+        case .whois(let name): return .failed("cannot look up \(name): \(error.message)")
         case .joinGroup(let name): return .failed("cannot join the group \(name): \(error.message)")
         case .deleteMessage: return .failed("not deleted: \(error.message)")
         case .moderate(let group, let request):

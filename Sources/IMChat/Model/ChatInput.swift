@@ -12,13 +12,20 @@ public enum ChatInput: Sendable {
     case live(LiveEvent)
     /// The live stream ended: nil when it was stopped, else why (kicked out, login ended).
     case liveEnded(IMClientError?)
+    /// The terminal went away: quit at once, nobody is there to ask.
+    case terminalClosed
+    /// A `wake(after:)` came due: queued sends are tried again.
+    case wake
 }
 
 /// What the state asks the outside world to do. The app carries commands out against
 /// the server (and the local profile store) and feeds each answer back as a `ChatResult`.
 public enum ChatEffect: Sendable, Equatable {
-    /// The last username used on this machine and its saved profile (for the Login screen).
+    /// The last username used on this machine, its saved profile (for the Login screen)
+    /// and whether a login of it is kept here.
     case loadLastUser
+    /// Logs in with the login kept for `username` (no password asked).
+    case resumeLogin(String)
     case lookUpLocalProfile(String)
     case login(username: String, password: String)
     case register(username: String, password: String)
@@ -40,7 +47,10 @@ public enum ChatEffect: Sendable, Equatable {
     case removeContact(String)
     case block(String)
     case unblock(String)
-    case createGroup(String, join: JoinPolicy)
+    /// Creates a group with its title and settings.
+    case createGroup(CreateConversationRequest)
+    /// A page of the directory of groups anyone may find.
+    case loadDirectory(search: String, after: String?)
     /// Joins an open group or one this user is invited to, or asks into one that takes
     /// requests.
     case joinGroup(String)
@@ -55,13 +65,22 @@ public enum ChatEffect: Sendable, Equatable {
     case enterRoom(String)
     case leave(ConversationKind, String)
     case loadInfo(ConversationKind, String)
-    /// A group's members, for this user's role and mute in its open dialogue (a failure
-    /// says nothing: the history load shows what is wrong).
-    case loadMembers(group: String)
+    /// A group's members (for this user's role and mute in its open dialogue) or the
+    /// people present in a room, and their nicknames (a failure says nothing: the history
+    /// load shows what is wrong).
+    case loadMembers(ConversationKind, String)
     case loadUser(String)
+    /// Someone's profile for the status line (`/whois`).
+    case whois(String)
+    /// Changes the password: every other login of the account ends, this one is kept.
+    case changePassword(old: String, new: String)
     case updateInfo(ConversationKind, String, ConversationInfoUpdate)
     case updateProfile(ProfileUpdate)
     case uploadAvatar(path: String)
+    /// Rings the terminal's bell (when asked for with `--bell`).
+    case bell
+    /// Feeds `wake` back after `seconds`.
+    case wake(after: Int)
     /// Ctrl-Z: give the terminal back to the shell until resumed.
     case suspend
     /// Ctrl-L: draw everything anew.
@@ -71,7 +90,8 @@ public enum ChatEffect: Sendable, Equatable {
 
 /// The answer to a `ChatEffect`.
 public enum ChatResult: Sendable {
-    case lastUser(String?, User?)
+    /// The last username, its saved profile, and whether a login of it is kept here.
+    case lastUser(String?, User?, resumable: Bool = false)
     case localProfile(username: String, User?)
     case loggedIn(User)
     case loginFailed(String)
@@ -83,8 +103,9 @@ public enum ChatResult: Sendable {
     case history(DialogueKey, MessagePage, before: Int64?)
     case historyFailed(DialogueKey, String)
     case sent(DialogueKey, clientID: String, Message)
-    /// A send failed; `block` says so when the server refuses this user's posts for now.
-    case sendFailed(DialogueKey, clientID: String, String, block: PostingBlock? = nil)
+    /// A send failed; `block` says so when the server refuses this user's posts for now;
+    /// `unreachable` when the server could not be reached (the message waits, queued).
+    case sendFailed(DialogueKey, clientID: String, String, block: PostingBlock? = nil, unreachable: Bool = false)
     /// An edit or a deletion went through: the message as it is now.
     case messageChanged(DialogueKey, Message)
     /// An edit failed: the text comes back into the input line to try again.
@@ -103,8 +124,13 @@ public enum ChatResult: Sendable {
     case moderated(ModerationResult)
     case left(ConversationKind, String)
     case info(ConversationInfo, [Member])
-    case members(group: String, [Member])
+    case members(ConversationKind, String, [Member])
     case user(User)
+    case whois(User)
+    case directory(DirectoryPage, search: String, after: String?)
+    case directoryFailed(String, search: String)
+    /// The password changed; this client holds the new login.
+    case passwordChanged(User)
     case infoUpdated(ConversationInfo)
     case profileUpdated(User)
     /// A command failed; `message` says what and why.
@@ -136,4 +162,12 @@ public struct DialogueKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { address.description }
+
+    /// The user's, group's or room's name in the address; nil for an id.
+    public var name: String? {
+        switch address {
+        case .user(let name), .group(let name), .room(let name): name
+        case .id: nil
+        }
+    }
 }

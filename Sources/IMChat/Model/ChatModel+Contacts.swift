@@ -5,64 +5,58 @@ import IMProtocol
 /// `ChatModel+Moderation.swift`).
 extension ChatModel {
     mutating func contactsKey(_ key: Key) -> [ChatEffect] {
+        if contacts.directory != nil { return directoryKey(key) }
+        if contacts.groupForm != nil { return groupFormKey(key) }
         if contacts.prompt != nil { return promptKey(key) }
         if let index = contacts.menu {
+            // Only the arrows move here: every letter picks its item.
             let items = ContactsState.MenuItem.allCases
             switch key {
             case .up: contacts.menu = max(0, index - 1)
             case .down: contacts.menu = min(items.count - 1, index + 1)
             case .escape, .character("+"): contacts.menu = nil
-            case .enter: openPrompt(items[index])
+            case .enter: return openPrompt(items[index])
             case .character(let letter):
-                if let item = items.first(where: { $0.shortcut == letter }) { openPrompt(item) }
+                if let item = items.first(where: { $0.shortcut == letter }) { return openPrompt(item) }
             default: break
             }
             return []
         }
         if contacts.info != nil { return infoKey(key) }
         let item = contacts.selectedItem
+        // An invitation or request: its keys, as on Sessions.
+        if let item, !item.opensConversation, let effects = waitingKey(key == .right ? .enter : key, item) { return effects }
         switch key {
         case .up, .character("k"), .wheelUp: contacts.move(-1)
         case .down, .character("j"), .wheelDown: contacts.move(1)
         case .pageUp: contacts.move(-pageRows)
         case .pageDown: contacts.move(pageRows)
-        case .character("+"): contacts.menu = 0
+        case .character("+"), .character("a"): contacts.menu = 0
         case .character("r"): return [.loadContacts]
-        case .character("a"):
-            // On an invitation or a request "a" accepts it; elsewhere it opens the menu.
-            switch item {
-            case .invite(let invite)?: return [.joinGroup(invite.group)]
-            case .request(let request)?: return [.approveRequest(group: request.group, user: request.user)]
-            default: contacts.menu = 0
-            }
-        case .character("x"):
-            switch item {
-            case .invite(let invite)?: return [.declineInvite(group: invite.group)]
-            case .request(let request)?, .myRequest(let request)?:
-                return [.revokeRequest(group: request.group, user: request.user)]
-            default: break
-            }
         case .character("m"):
             guard let item, item.opensConversation else { return [] }
             return open(item)
         case .enter, .right:
-            switch item {
-            case .invite(let invite)?: return [.joinGroup(invite.group)]
-            case .request?: status = ("a approves the request, x denies it", false)
-            case .myRequest?: status = ("an admin of the group decides; x withdraws your request", false)
-            case let item?:
-                contacts.info = ContactsState.Info(item: item)
-                return reloadInfo(item)
-            case nil: break
-            }
+            guard let item, item.opensConversation else { return [] }
+            contacts.info = ContactsState.Info(item: item)
+            return reloadInfo(item)
         default: break
         }
         return []
     }
 
-    private mutating func openPrompt(_ item: ContactsState.MenuItem) {
+    private mutating func openPrompt(_ item: ContactsState.MenuItem) -> [ChatEffect] {
         contacts.menu = nil
-        contacts.prompt = ContactsState.Prompt(item: item)
+        switch item {
+        case .createGroup:
+            contacts.groupForm = .creating()
+            return []
+        case .browseGroups:
+            return openDirectory(search: "")
+        default:
+            contacts.prompt = ContactsState.Prompt(item: item)
+            return []
+        }
     }
 
     private mutating func promptKey(_ key: Key) -> [ChatEffect] {
@@ -70,12 +64,6 @@ extension ChatModel {
         switch key {
         case .escape:
             contacts.prompt = nil
-            return []
-        case .tab where prompt.item == .createGroup, .backTab where prompt.item == .createGroup:
-            let policies = ContactsState.Prompt.policies
-            let index = policies.firstIndex(of: prompt.join) ?? 0
-            prompt.join = policies[(index + (key == .tab ? 1 : policies.count - 1)) % policies.count]
-            contacts.prompt = prompt
             return []
         case .enter:
             let name = prompt.field.text.trimmingSpaces().lowercased()
@@ -85,7 +73,7 @@ extension ChatModel {
             }
             switch prompt.item {
             case .addContact: return [.addContact(name)]
-            case .createGroup: return [.createGroup(name, join: prompt.join)]
+            case .createGroup, .browseGroups: return []
             case .joinGroup: return [.joinGroup(name)]
             case .createRoom: return [.createRoom(name)]
             case .enterRoom: return [.enterRoom(name)]
@@ -121,9 +109,14 @@ extension ChatModel {
     private mutating func contactInfoKey(_ key: Key, _ user: User) -> [ChatEffect] {
         switch key {
         case .enter: return open(.contact(user))
-        case .character("x"): return [.removeContact(user.username)]
+        case .character("x"):
+            confirmation = .removeContact(user.username)
+            return []
         case .character("b"):
-            return contacts.blocked.contains(user.username) ? [.unblock(user.username)] : [.block(user.username)]
+            // Blocking asks first; unblocking takes it back at once.
+            if contacts.blocked.contains(user.username) { return [.unblock(user.username)] }
+            confirmation = .block(user.username)
+            return []
         default: return []
         }
     }
@@ -147,7 +140,7 @@ extension ChatModel {
             guard moderated, let member = info.member else { return open(info.item) }
             return openActionMenu(member, in: info)
         case .character("l"):
-            return [.leave(group.kind, group.name)]
+            confirmation = .leave(group.kind, group.name)
         case .character("i") where moderated:
             guard (info.role(of: myName) ?? .member) >= .admin else {
                 status = ("only the group's owner and admins may invite people", true)
@@ -159,9 +152,8 @@ extension ChatModel {
                 status = ("only the group's owner and admins may change its info", true)
                 return []
             }
-            contacts.info?.form = .edit(ContactsState.EditForm(
-                title: TextField(group.title, limit: Limits.nicknameLength.upperBound),
-                description: TextField(group.description, limit: Limits.descriptionLength.upperBound)))
+            let form = GroupForm.editing(group, settings: (info.role(of: myName) ?? .member) >= .admin)
+            contacts.info?.form = .edit(form)
         default:
             break
         }
@@ -182,21 +174,23 @@ extension ChatModel {
         }
         switch form {
         case .edit(var edit):
-            switch key {
-            case .tab, .backTab, .up, .down:
-                edit.focusDescription.toggle()
-            case .enter:
-                let title = edit.title.text.trimmingSpaces()
-                guard !title.isEmpty else {
-                    status = ("The title cannot be empty.", true)
-                    return []
-                }
-                let update = ConversationInfoUpdate(title: title, description: edit.description.text.trimmingSpaces())
-                return [.updateInfo(info.item.kind, info.item.name, update)]
-            default:
-                if edit.focusDescription { edit.description.edit(key) } else { edit.title.edit(key) }
+            guard key == .enter else {
+                edit.key(key)
+                info.form = .edit(edit)
+                contacts.info = info
+                return []
             }
-            info.form = .edit(edit)
+            switch edit.update() {
+            case .success(let update) where update.isEmpty:
+                contacts.info?.form = nil
+                status = ("nothing changed", false)
+                return []
+            case .success(let update):
+                return [.updateInfo(info.item.kind, info.item.name, update)]
+            case .failure(let error):
+                status = (error.message, true)
+                return []
+            }
         case .moderate(let moderation):
             return moderationFormKey(key, moderation)
         case .invite(var field):
@@ -217,6 +211,69 @@ extension ChatModel {
         return []
     }
 
+    /// The form creating a group: Enter creates it, Esc closes it.
+    private mutating func groupFormKey(_ key: Key) -> [ChatEffect] {
+        guard var form = contacts.groupForm else { return [] }
+        switch key {
+        case .escape:
+            contacts.groupForm = nil
+        case .enter:
+            switch form.createRequest() {
+            case .success(let request): return [.createGroup(request)]
+            case .failure(let error): status = (error.message, true)
+            }
+        default:
+            form.key(key)
+            contacts.groupForm = form
+        }
+        return []
+    }
+
+    /// Opens the group directory with `search` and asks for its first page.
+    mutating func openDirectory(search: String) -> [ChatEffect] {
+        contacts.menu = nil
+        contacts.info = nil
+        var directory = DirectoryState(search: search)
+        directory.loading = true
+        contacts.directory = directory
+        return [.loadDirectory(search: directory.query, after: nil)]
+    }
+
+    /// The directory's keys: typing searches, ↑↓ choose, Enter joins (or asks to), Esc closes.
+    private mutating func directoryKey(_ key: Key) -> [ChatEffect] {
+        guard var directory = contacts.directory else { return [] }
+        var effects: [ChatEffect] = []
+        switch key {
+        case .escape:
+            contacts.directory = nil
+            return []
+        case .up, .down, .pageUp, .pageDown, .wheelUp, .wheelDown:
+            let step = switch key {
+            case .up, .wheelUp: -1
+            case .down, .wheelDown: 1
+            case .pageUp: -pageRows
+            default: pageRows
+            }
+            if directory.move(step), let after = directory.nextAfter {
+                directory.loading = true
+                effects = [.loadDirectory(search: directory.query, after: after)]
+            }
+        case .enter:
+            guard let group = directory.selected else { return [] }
+            status = (group.join == .open ? "joining #\(group.name)…" : "asking to join #\(group.name)…", false)
+            effects = [.joinGroup(group.name)]
+        default:
+            let before = directory.query
+            directory.search.edit(key)
+            if directory.query != before {
+                directory.loading = true
+                effects = [.loadDirectory(search: directory.query, after: nil)]
+            }
+        }
+        contacts.directory = directory
+        return effects
+    }
+
     private func reloadInfo(_ item: ContactsState.Item) -> [ChatEffect] {
         switch item {
         case .contact(let user): [.loadUser(user.username)]
@@ -234,11 +291,6 @@ extension ChatModel {
             DialogueKey(address: item.address, id: row?.id), kind: item.kind, title: row?.displayName ?? item.title,
             readMarker: row?.lastReadSeq ?? 0, unread: row?.unread ?? 0)
     }
-}
-
-extension ContactsState.Prompt {
-    /// The join policies in the order Tab goes through them: the default first.
-    static let policies: [JoinPolicy] = [.invite, .open, .approval]
 }
 
 extension ContactsState.Item {

@@ -1,36 +1,55 @@
 import IMProtocol
 
-/// The Dialogue screen: paging, scrolling, the unread divider, sending and replies.
+/// The Dialogue screen: paging, scrolling, the unread divider, the input line and
+/// selecting messages (sending: `ChatModel+Sending.swift`; slash commands:
+/// `ChatModel+Commands.swift`).
 extension ChatModel {
-    /// Opens a conversation and asks for its latest page.
+    /// Opens a conversation and asks for its latest page; the one open before keeps its draft.
     mutating func openDialogue(
         _ key: DialogueKey, kind: ConversationKind, title: String, readMarker: Int64, unread: Int
     ) -> [ChatEffect] {
         if screen != .dialogue { dialogueReturn = screen }
-        dialogue = DialogueState(key: key, kind: kind, title: title, readMarker: readMarker, unread: unread)
+        if let open = dialogue { stashDraft(open) }
+        var state = DialogueState(key: key, kind: kind, title: title, readMarker: readMarker, unread: unread)
+        restoreDraft(&state)
+        dialogue = state
         screen = .dialogue
         var commands: [ChatEffect] = [.loadHistory(key, before: nil, limit: DialogueState.pageSize)]
-        if case .group(let name) = key.address { commands.append(.loadMembers(group: name)) }
+        switch key.address {
+        case .group(let name): commands.append(.loadMembers(.group, name))
+        case .room(let name): commands.append(.loadMembers(.room, name))
+        default: break
+        }
         return commands
     }
 
     mutating func closeDialogue() {
+        if let open = dialogue { stashDraft(open) }
         dialogue = nil
         screen = dialogueReturn
     }
 
     /// The dialogue's lines at the current width.
     func lines(_ dialogue: DialogueState) -> [DialogueLayout.Line] {
-        DialogueLayout.lines(dialogue, me: myName, width: columns, text: text, time: time)
+        DialogueLayout.lines(
+            dialogue, pending: outbox.items(for: dialogue.key), online: isOnline, me: myName, width: columns, text: text,
+            time: time, name: displayName)
     }
 
-    var messageRows: Int { DialogueLayout.messageRows(screenRows: rows) }
+    /// Rows the input takes: it grows with its text up to a third of the screen.
+    func composeRows(_ dialogue: DialogueState) -> Int {
+        let most = max(1, rows / 3)
+        return min(most, dialogue.compose.rows(width: max(4, columns - 3), layout: text).rows.count)
+    }
+
+    var messageRows: Int {
+        DialogueLayout.messageRows(screenRows: rows, composeRows: dialogue.map(composeRows) ?? 1)
+    }
 
     func maxScroll(_ dialogue: DialogueState) -> Int { max(0, lines(dialogue).count - messageRows) }
 
     func clampScroll(_ dialogue: inout DialogueState) {
         dialogue.scroll = min(max(dialogue.scroll, 0), maxScroll(dialogue))
-        if dialogue.scroll == 0 { dialogue.newBelow = 0 }
     }
 
     mutating func dialogueKey(_ key: Key) -> [ChatEffect] {
@@ -51,6 +70,10 @@ extension ChatModel {
             dialogue = state
             return commands
         }
+        if key == .enter, state.focus == .compose {
+            dialogue = state
+            return submit() + followUp()
+        }
         // Keys that scroll whatever has the focus.
         switch key {
         case .pageUp: commands += scroll(&state, by: messageRows - 1)
@@ -65,20 +88,13 @@ extension ChatModel {
         }
         guard dialogue != nil, screen == .dialogue else { return commands }
         dialogue = state
+        clampScroll(&state)
+        dialogue = state
         return commands + followUp()
     }
 
     private mutating func composeKey(_ key: Key, _ state: inout DialogueState) -> [ChatEffect] {
         switch key {
-        case .enter:
-            if state.editing != nil { return submitEdit(&state) }
-            if case .removed? = state.posting {
-                state.notice = "You are no longer in this group: nothing can be sent here."
-                return []
-            }
-            let clientID = nextClientID()
-            guard let send = state.queueSend(clientID: clientID) else { return [] }
-            return [.send(state.key, text: send.text, replyTo: send.replyTo, clientID: send.clientID)]
         case .escape:
             if state.editing != nil {
                 state.finishEditing()
@@ -93,8 +109,19 @@ extension ChatModel {
             state.selected = lines(state).last { $0.entry != nil }?.entry
         case .end where state.compose.isEmpty:
             state.scroll = 0
+        case .up where state.compose.isEmpty && state.editing == nil:
+            // Up in an empty input line edits one's last message, as in many chat clients.
+            guard let last = state.messages.last(where: {
+                $0.type == .chat && $0.deletedAt == nil && $0.sender.lowercased() == myName
+            }) else {
+                state.notice = "Nothing of yours to edit here."
+                return []
+            }
+            state.beginEditing(last)
         default:
-            state.compose.edit(key)
+            if state.compose.edit(key), state.compose.refused > 0 {
+                state.notice = "The input line holds \(Plural.count(state.compose.limit, "character")): \(Plural.count(state.compose.refused, "character")) did not fit."
+            }
         }
         return []
     }
@@ -121,7 +148,18 @@ extension ChatModel {
                 return []
             }
             state.beginEditing(message)
-        case .character("d"), .delete:
+        case .character("d"), .character("x"), .delete:
+            if case .pending(let clientID)? = state.selected {
+                // A failed or queued message is dropped here; one under way may be stored already.
+                if outbox.discard(clientID: clientID) {
+                    state.notice = "Discarded: that message will not be sent."
+                    state.selected = lines(state).last { $0.entry != nil }?.entry
+                } else {
+                    state.notice = "That message is on its way: it cannot be discarded now."
+                }
+                return []
+            }
+            guard key != .character("x") else { return [] }
             guard let message = state.selectedMessage(allowing: .delete, me: myName) else {
                 if state.selected != nil {
                     state.notice = state.kind == .group
@@ -132,13 +170,12 @@ extension ChatModel {
             }
             state.confirmingDelete = message
         case .character("r"), .enter:
-            let actions = state.actions(for: state.selected, me: myName)
-            if key == .enter, actions.contains(.retry), case .pending(let clientID)? = state.selected,
-                let send = state.retry(clientID)
-            {
-                return [.send(state.key, text: send.text, replyTo: send.replyTo, clientID: send.clientID)]
+            if key == .enter, case .pending(let clientID)? = state.selected {
+                guard outbox.retry(clientID: clientID) else { return [] }
+                state.notice = "Sending again."
+                return dispatchSends()
             }
-            guard actions.contains(.reply), case .message(let seq)? = state.selected,
+            guard case .message(let seq)? = state.selected, state.actions(for: state.selected, me: myName).contains(.reply),
                 let message = state.messages.first(where: { $0.seq == seq })
             else {
                 if state.selected != nil { state.notice = "Only a chat message can be replied to." }
@@ -154,7 +191,7 @@ extension ChatModel {
     }
 
     /// Sends the edited text (an unchanged one only ends editing).
-    private func submitEdit(_ state: inout DialogueState) -> [ChatEffect] {
+    func submitEdit(_ state: inout DialogueState) -> [ChatEffect] {
         guard let message = state.editing else { return [] }
         var text = state.compose.text
         while text.last == "\n" || text.last == " " { text.removeLast() }
@@ -199,25 +236,25 @@ extension ChatModel {
         return [.loadHistory(state.key, before: state.nextBefore, limit: DialogueState.pageSize)]
     }
 
-    /// Puts the "new" divider at the top of the screen, loading older pages first while
-    /// the first unread message is older than the loaded ones.
+    /// Puts the first message not seen yet (after the read marker, someone else's) at the
+    /// top of the screen, loading older pages first while it is older than the loaded ones.
     private mutating func jumpToFirstUnread(_ state: inout DialogueState) -> [ChatEffect] {
-        guard state.unreadAtOpen > 0 else {
-            state.notice = "No unread messages."
-            return []
-        }
         let oldest = state.messages.first?.seq ?? 0
-        if state.loaded, !state.reachedStart, oldest > state.readMarker + 1 {
+        if state.loaded, !state.reachedStart, oldest > state.readSent + 1,
+            (sessions.row(state.key.id ?? ConversationID(rawValue: -1))?.unread ?? state.unreadAtOpen) > 0
+        {
             state.jumpPending = true
             guard state.beginLoadingOlder() else { return [] }
             return [.loadHistory(state.key, before: state.nextBefore, limit: Limits.pageSize.upperBound)]
         }
         state.jumpPending = false
-        let all = lines(state)
-        guard let index = all.firstIndex(where: \.isUnreadDivider) else {
+        guard let target = state.firstUnseen(me: myName) else {
             state.notice = "No unread messages."
             return []
         }
+        let all = lines(state)
+        guard var index = all.firstIndex(where: { $0.entry == .message(target.seq) }) else { return [] }
+        if index > 0, all[index - 1].isUnreadDivider { index -= 1 }
         state.scroll = all.count - index - messageRows
         clampScroll(&state)
         return []
@@ -229,6 +266,7 @@ extension ChatModel {
         // The scroll counts lines from the bottom, so older lines going in above leave
         // the same lines on screen.
         state.apply(page, before: before)
+        if let id = state.key.id { outbox.learn(id, for: state.key.address) }
         var commands: [ChatEffect] = []
         if (first && state.unreadAtOpen > 0) || state.jumpPending { commands += jumpToFirstUnread(&state) }
         clampScroll(&state)
@@ -238,38 +276,73 @@ extension ChatModel {
 
     /// A message for a conversation (live, or a send's answer).
     mutating func receive(_ message: Message, key: DialogueKey) -> [ChatEffect] {
-        var seen = false
+        if let clientID = message.clientMessageID, message.sender.lowercased() == myName {
+            outbox.delivered(clientID: clientID)
+        }
+        outbox.learn(message.conversationID, for: key.address)
+        var onScreen = false
         if var state = dialogue, state.key.matches(key) || state.key.id == message.conversationID {
             let linesBefore = lines(state).count
-            if state.receive(message) {
-                if state.scroll > 0 {
-                    state.scroll += lines(state).count - linesBefore
-                    if message.type == .chat, message.sender.lowercased() != myName { state.newBelow += 1 }
-                }
+            if state.receive(message), state.scroll > 0 {
+                // Scrolled up: the same lines stay on screen.
+                state.scroll += lines(state).count - linesBefore
             }
-            seen = screen == .dialogue && state.scroll == 0 && interruption == nil
             clampScroll(&state)
             dialogue = state
+            onScreen = screen == .dialogue && state.scroll == 0 && interruption == nil
         }
         var commands: [ChatEffect] = []
-        if !sessions.apply(message, me: myName, seen: seen) { commands.append(.loadConversation(key.address)) }
+        if !sessions.apply(message, me: myName, seen: onScreen) { commands.append(.loadConversation(key.address)) }
+        if bell, !onScreen, message.type == .chat, message.sender.lowercased() != myName { commands.append(.bell) }
         return commands + followUp()
     }
 
-    /// The read marker due for what is now on screen: the newest message, once the
-    /// bottom is in view (and no jump to older unread messages is under way).
-    private func readMarkerDue(_ state: DialogueState) -> (seq: Int64, key: DialogueKey)? {
-        guard screen == .dialogue, interruption == nil, state.loaded, state.scroll == 0, !state.jumpPending,
-            let newest = state.newest, newest.seq > state.readSent
-        else { return nil }
-        return (newest.seq, state.key)
+    /// The newest message with a line on screen.
+    func newestOnScreen(_ state: DialogueState) -> Int64? {
+        let all = lines(state)
+        let bottom = all.count - min(state.scroll, max(0, all.count - messageRows))
+        let top = max(0, bottom - messageRows)
+        var newest: Int64?
+        for line in all[top..<bottom] {
+            if case .message(let seq)? = line.entry { newest = max(newest ?? seq, seq) }
+        }
+        return newest
     }
 
-    /// After any change to the open dialogue: sends the read marker that is due.
+    /// The read marker due for what is now on screen: the newest message that is on
+    /// screen (not only once the bottom is in view: a conversation read part-way counts
+    /// down), unless a jump to older unread messages is under way.
+    private func readMarkerDue(_ state: DialogueState) -> (seq: Int64, key: DialogueKey)? {
+        guard screen == .dialogue, interruption == nil, confirmation == nil || confirmation == .quit, state.loaded,
+            !state.jumpPending, let seen = newestOnScreen(state), seen > state.readSent
+        else { return nil }
+        return (seen, state.key)
+    }
+
+    /// After any change to the open dialogue: sends the read marker that is due, and
+    /// counts the Sessions row down to what is still unseen.
     mutating func followUp() -> [ChatEffect] {
         guard let state = dialogue, let (seq, key) = readMarkerDue(state) else { return [] }
         dialogue?.readSent = seq
-        if let id = key.id ?? state.newest?.conversationID { _ = sessions.markRead(id, seq: seq) }
+        if let id = key.id ?? state.newest?.conversationID {
+            sessions.markRead(id, seq: seq, unread: state.unseen(after: seq, me: myName))
+        }
         return [.markRead(key, seq: seq)]
+    }
+}
+
+extension ChatModel {
+    /// What the selected entry of the open dialogue allows: a message's actions, or for a
+    /// message on its way sending it again (failed) and discarding it (failed or queued).
+    func actions(for entry: DialogueLayout.Entry?) -> [DialogueState.MessageAction] {
+        guard let state = dialogue else { return [] }
+        if case .pending(let clientID)? = entry {
+            switch outbox.item(clientID)?.state {
+            case .failed?: return [.retry, .discard]
+            case .queued?, .waiting?: return [.discard]
+            case .sending?, nil: return []
+            }
+        }
+        return state.actions(for: entry, me: myName)
     }
 }

@@ -17,14 +17,10 @@ extension ChatModel {
         case .disconnected(let error, let retryIn):
             guard me != nil else { return [] }
             let seconds = Int(retryIn.components.seconds) + (retryIn.components.attoseconds > 0 ? 1 : 0)
-            if !offline { interruption = .connectionLost(error.message, retryIn: seconds) }
-            if case .connectionLost? = interruption { interruption = .connectionLost(error.message, retryIn: seconds) }
+            connection = .lost(error.message, retryIn: seconds)
             return []
         case .reconnected:
-            if case .connectionLost? = interruption { interruption = nil }
-            offline = false
-            status = ("connected again", false)
-            return []
+            return connected()
         }
     }
 
@@ -32,6 +28,7 @@ extension ChatModel {
         guard let me else { return [] }
         let key = event.conversation.map { DialogueKey(address: $0.address, id: $0.id) }
         var commands: [ChatEffect] = []
+        if let user = event.user { learn([user]) }
         switch event.type {
         case .message, .memberJoined, .memberLeft, .memberKicked, .memberMuted, .memberUnmuted, .memberBanned,
             .memberUnbanned, .roleChanged, .memberInvited, .inviteRevoked, .joinRequested, .joinRequestRevoked,
@@ -58,9 +55,16 @@ extension ChatModel {
                 sessions.replaceLast(message)
             }
         case .read:
+            // Another client of the account read here: the open dialogue's count, the
+            // Sessions row and the banner follow it.
             if let key, let id = key.id, let seq = event.seq {
-                if dialogue?.key.matches(key) == true, let state = dialogue { dialogue?.readSent = max(state.readSent, seq) }
-                if sessions.markRead(id, seq: seq) { commands.append(.loadConversation(key.address)) }
+                if var state = dialogue, state.key.matches(key) {
+                    state.readSent = max(state.readSent, seq)
+                    dialogue = state
+                    sessions.markRead(id, seq: max(seq, sessions.row(id)?.lastReadSeq ?? 0), unread: state.unseen(after: state.readSent, me: myName))
+                } else if sessions.markRead(id, seq: seq) {
+                    commands.append(.loadConversation(key.address))
+                }
             }
         case .profileUpdated:
             if let user = event.user {

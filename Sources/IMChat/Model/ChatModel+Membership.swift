@@ -86,10 +86,16 @@ extension ChatModel {
         return commands
     }
 
-    /// This user's standing from a group's members list: their role, a mute, the
-    /// newcomers' wait, for the open dialogue of that group.
-    mutating func applyMembers(_ members: [Member], group: String) {
-        guard var state = dialogue, state.key.address == .group(group) else { return }
+    /// A members list (or the people present in a room) for the open dialogue of that
+    /// conversation: `/names`, and this user's standing in a group (their role, a mute,
+    /// the newcomers' wait).
+    mutating func applyMembers(_ members: [Member], kind: ConversationKind, name: String) {
+        guard var state = dialogue, state.key.address == ConversationAddress(kind: kind, name: name) else { return }
+        state.members = members
+        guard kind == .group else {
+            dialogue = state
+            return
+        }
         let mine = members.first { $0.user.username == myName }
         state.myRole = mine?.role
         if let mine, mine.muted == true {

@@ -25,9 +25,11 @@ extension ChatModel {
             return []
         }
         let actions = memberActions(member, in: info)
+        // Only the arrows move: every letter is an action's shortcut, so a letter never
+        // both moves the cursor and picks something.
         switch key {
-        case .up, .character("k"): contacts.info?.actionMenu = max(0, index - 1)
-        case .down, .character("j"): contacts.info?.actionMenu = min(actions.count - 1, index + 1)
+        case .up: contacts.info?.actionMenu = max(0, index - 1)
+        case .down: contacts.info?.actionMenu = min(actions.count - 1, index + 1)
         case .escape: contacts.info?.actionMenu = nil
         case .enter:
             guard actions.indices.contains(index) else { return [] }

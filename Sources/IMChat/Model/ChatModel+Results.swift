@@ -6,13 +6,18 @@ extension ChatModel {
         // An answer to a call of a login that has ended since belongs to no screen.
         if me == nil, !result.isAboutLoggingIn { return [] }
         switch result {
-        case .lastUser(let name, let user):
+        case .lastUser(let name, let user, let resumable):
             if let name, login.username.isEmpty {
                 login.username.set(name)
                 login.focus = .password
             }
             login.savedProfile = user
             login.profileFor = name
+            // A login kept on this machine: no password asked.
+            if resumable, let name, login.phase == .editing {
+                login.phase = .waiting
+                return [.resumeLogin(name)]
+            }
             return []
         case .localProfile(let name, let user):
             guard name == login.username.text.lowercased() else { return [] }
@@ -21,7 +26,9 @@ extension ChatModel {
             return []
         case .loggedIn(let user):
             me = user
+            learn([user])
             screen = .sessions
+            connection = .connecting
             login.phase = .editing
             login.password.set("")
             login.warning = nil
@@ -30,6 +37,7 @@ extension ChatModel {
             return [.startLive]
         case .loginFailed(let reason):
             if screen == .register { register.phase = .failed(reason) } else { login.phase = .failed(reason) }
+            login.password.set("")
             return []
         case .registerFailed(let reason):
             register.phase = .failed(reason)
@@ -39,6 +47,7 @@ extension ChatModel {
             return [.loadLastUser]
         case .sessions(let list):
             sessions.replace(list)
+            for row in list { if case .user(let name) = row.address { nicknames[name.lowercased()] = row.displayName } }
             return []
         case .conversation(let conversation):
             sessions.upsert(conversation)
@@ -48,6 +57,10 @@ extension ChatModel {
             return []
         case .contacts(let lists):
             contacts.replace(lists)
+            learn(lists.users + lists.blocked)
+            if let index = sessions.waitingSelected, index >= waiting.count {
+                sessions.waitingSelected = waiting.isEmpty ? nil : waiting.count - 1
+            }
             return []
         case .history(let key, let page, let before):
             return applyHistory(key, page, before: before)
@@ -55,15 +68,10 @@ extension ChatModel {
             guard dialogue?.key.matches(key) == true else { return [] }
             dialogue?.historyFailed(reason)
             return []
-        case .sent(let key, _, let message):
-            // A post that went through lifts whatever held posts back.
-            if dialogue?.key.matches(key) == true { dialogue?.posting = nil }
-            return receive(message, key: key)
-        case .sendFailed(let key, let clientID, let reason, let block):
-            guard dialogue?.key.matches(key) == true else { return [] }
-            dialogue?.sendFailed(clientID, reason: reason)
-            if let block { dialogue?.posting = block }
-            return []
+        case .sent(let key, let clientID, let message):
+            return sent(key, clientID: clientID, message)
+        case .sendFailed(let key, let clientID, let reason, let block, let unreachable):
+            return sendFailed(key, clientID: clientID, reason: reason, block: block, unreachable: unreachable)
         case .messageChanged(let key, let message):
             if dialogue?.key.matches(key) == true { dialogue?.update(message) }
             sessions.replaceLast(message)
@@ -83,6 +91,7 @@ extension ChatModel {
             return []
         case .contactAdded(let user):
             contacts.upsert(user)
+            learn([user])
             contacts.prompt = nil
             status = ("\(user.username) is now a contact", false)
             return []
@@ -98,6 +107,7 @@ extension ChatModel {
         case .joinRequested(let request):
             contacts.add(request, mine: true)
             contacts.prompt = nil
+            contacts.directory = nil
             status = ("#\(request.group) takes requests: yours waits for an admin", false)
             return []
         case .invited(let invite):
@@ -121,6 +131,8 @@ extension ChatModel {
             contacts.settle(group: info.name)
             contacts.prompt = nil
             contacts.menu = nil
+            contacts.groupForm = nil
+            contacts.directory = nil
             let key = DialogueKey(address: info.address, id: info.id)
             return openDialogue(key, kind: info.kind, title: info.title, readMarker: 0, unread: 0) + [.loadConversation(info.address)]
         case .left(let kind, let name):
@@ -133,18 +145,43 @@ extension ChatModel {
             return []
         case .info(let info, let members):
             contacts.upsert(info)
+            learn(members.map(\.user))
             if contacts.info?.item.address == info.address {
                 contacts.info?.members = members
                 if let selected = contacts.info?.selectedMember {
                     contacts.info?.selectedMember = members.isEmpty ? nil : min(selected, members.count - 1)
                 }
             }
-            if info.kind == .group { applyMembers(members, group: info.name) }
+            applyMembers(members, kind: info.kind, name: info.name)
             return []
-        case .members(let group, let members):
-            applyMembers(members, group: group)
+        case .members(let kind, let name, let members):
+            learn(members.map(\.user))
+            applyMembers(members, kind: kind, name: name)
+            return []
+        case .whois(let user):
+            learn([user])
+            var parts = ["\(user.username)", user.nickname.isEmpty ? nil : "(\(user.nickname))"].compactMap { $0 }
+            if !user.signature.isEmpty { parts.append("· \(user.signature)") }
+            if user.isBot { parts.append("· a bot") }
+            if contacts.blocked.contains(user.username) { parts.append("· blocked") }
+            parts.append("· here since \(time.day(user.createdAt))")
+            status = (parts.joined(separator: " "), false)
+            return []
+        case .directory(let page, let search, let after):
+            contacts.directory?.apply(page, search: search, after: after)
+            return []
+        case .directoryFailed(let reason, let search):
+            contacts.directory?.failed(reason, search: search)
+            return []
+        case .passwordChanged(let user):
+            me = user
+            profile.password = nil
+            profile.saving = false
+            profile.note = "Password changed: every other login of \(user.username) has ended; this one goes on."
+            profile.noteIsError = false
             return []
         case .user(let user):
+            learn([user])
             if case .contact(let shown)? = contacts.info?.item, shown.username == user.username {
                 contacts.info?.item = .contact(user)
             }
@@ -157,6 +194,7 @@ extension ChatModel {
             return []
         case .profileUpdated(let user):
             me = user
+            learn([user])
             profile.editing = nil
             profile.saving = false
             profile.note = "Saved."
@@ -164,7 +202,7 @@ extension ChatModel {
             return []
         case .failed(let message):
             profile.saving = false
-            if profile.editing != nil || screen == .profile {
+            if profile.editing != nil || profile.password != nil || screen == .profile {
                 profile.note = message
                 profile.noteIsError = true
             }

@@ -14,6 +14,22 @@ public struct ChatModel: Sendable {
         case login, register, sessions, contacts, profile, dialogue
     }
 
+    /// The live connection, the one state the title bar, the status line and the
+    /// "Connection lost" screen all show.
+    public enum Connection: Sendable, Equatable {
+        /// The stream is (re)starting.
+        case connecting
+        case online
+        /// The server cannot be reached; the stream tries again in `retryIn` seconds.
+        case lost(String, retryIn: Int)
+    }
+
+    /// What the input line held when its conversation was left.
+    public struct Draft: Sendable, Equatable {
+        public var text: String
+        public var replyTo: Message?
+    }
+
     /// The server, as shown on the Login screen.
     public let server: String
     public var screen = Screen.login
@@ -28,12 +44,24 @@ public struct ChatModel: Sendable {
     public var dialogue: DialogueState?
     /// The screen the dialogue returns to.
     public var dialogueReturn = Screen.sessions
-    /// A kick-out, an ended login or a lost connection, in front of everything.
+    /// A kick-out or an ended login, in front of everything.
     public var interruption: Interruption?
-    /// The live stream is not connected (shown in the title bar after the lost
-    /// connection screen is dismissed).
-    public var offline = false
+    public var connection = Connection.connecting
+    /// The "Connection lost" screen was put aside (Esc): the title bar still says so.
+    public var lostDismissed = false
+    /// A question before something that cannot be undone at once.
+    public var confirmation: Confirmation?
+    /// Messages typed and not yet stored.
+    public var outbox = Outbox()
+    /// Input lines of conversations not open, by address.
+    public var drafts: [String: Draft] = [:]
+    /// Nicknames by username, from every list and event that carries one.
+    public var nicknames: [String: String] = [:]
+    /// Ring the bell for a message that arrives out of sight.
+    public var bell = false
     public var showHelp = false
+    /// The help shows the slash commands (`/help`) instead of the keys.
+    public var showCommands = false
     /// A one-line message in the help row until the next key.
     public var status: (text: String, isError: Bool)?
     public var columns: Int
@@ -65,6 +93,9 @@ public struct ChatModel: Sendable {
     /// The username of the login, lowercase; empty when logged out.
     var myName: String { me?.username ?? "" }
 
+    /// True while the live connection works.
+    public var isOnline: Bool { connection == .online }
+
     /// Applies one input and returns what to do about it.
     public mutating func handle(_ input: ChatInput) -> [ChatEffect] {
         switch input {
@@ -78,7 +109,7 @@ public struct ChatModel: Sendable {
                 clampScroll(&dialogue)
                 self.dialogue = dialogue
             }
-            return []
+            return followUp()
         case .result(let result):
             return apply(result)
         case .liveReady:
@@ -87,7 +118,7 @@ public struct ChatModel: Sendable {
             if let open = dialogue, open.loaded {
                 effects.append(.loadHistory(open.key, before: nil, limit: DialogueState.pageSize))
             }
-            return effects
+            return effects + connected()
         case .live(let event):
             return apply(event)
         case .liveEnded(let error):
@@ -95,22 +126,35 @@ public struct ChatModel: Sendable {
             if case .kickedOut? = interruption { return [] }
             interruption = error.code == .kickedOut ? .kickedOut(error.message) : .loginEnded(error.message)
             return []
+        case .terminalClosed:
+            return [.quit]
+        case .wake:
+            return me == nil ? [] : dispatchSends()
         }
+    }
+
+    /// The connection works (again): the lost screen closes and queued sends go.
+    mutating func connected() -> [ChatEffect] {
+        if case .lost = connection { status = ("connected again", false) }
+        connection = .online
+        lostDismissed = false
+        return dispatchSends()
     }
 
     // MARK: Keys
 
     private mutating func handleKey(_ key: Key) -> [ChatEffect] {
+        if let question = confirmation { return confirmationKey(key, question) }
         switch key {
-        case .control("c"): return [.quit]
+        case .control("c"):
+            confirmation = .quit
+            return []
         case .control("z"): return [.suspend]
         case .control("l"): return [.redraw]
         case .function(1):
             showHelp.toggle()
+            showCommands = false
             return []
-        case .alt(let character):
-            // Esc typed quickly before a key arrives as one sequence: both keys were meant.
-            return handleKey(.escape) + handleKey(.character(character))
         default: break
         }
         if showHelp {
@@ -118,6 +162,8 @@ public struct ChatModel: Sendable {
             return []
         }
         if let interruption { return interruptionKey(key, interruption) }
+        if case .lost = connection, !lostDismissed, me != nil { return connectionLostKey(key) }
+        if me != nil, let effects = switchKey(key) { return effects }
         switch screen {
         case .login: return loginKey(key)
         case .register: return registerKey(key)
@@ -126,26 +172,52 @@ public struct ChatModel: Sendable {
         }
     }
 
+    /// `y` does what was asked about; any other key leaves things as they are.
+    private mutating func confirmationKey(_ key: Key, _ question: Confirmation) -> [ChatEffect] {
+        confirmation = nil
+        let yes = key == .character("y") || key == .character("Y") || (question == .quit && key == .control("c"))
+        guard yes else {
+            if case .unknownCommand = question { status = ("not sent: the line is still there to edit", false) }
+            return []
+        }
+        switch question {
+        case .quit: return [.quit]
+        case .block(let name): return [.block(name)]
+        case .removeContact(let name): return [.removeContact(name)]
+        case .leave(let kind, let name): return [.leave(kind, name)]
+        case .unknownCommand(_, let line): return sendTyped([line])
+        case .split(let text, _): return sendTyped(MessageSplitter.split(text))
+        }
+    }
+
     private mutating func interruptionKey(_ key: Key, _ interruption: Interruption) -> [ChatEffect] {
         switch (interruption, key) {
-        case (.connectionLost, .escape):
-            self.interruption = nil
-            offline = true
-            return []
-        case (.connectionLost, .character("r")):
-            self.interruption = nil
-            return [.startLive]
-        case (.connectionLost, .character("l")):
-            self.interruption = nil
-            return [.logout]
         case (.kickedOut(let reason), .enter), (.loginEnded(let reason), .enter):
             resetToLogin(note: reason)
             return [.logout, .loadLastUser]
         case (_, .character("q")):
-            return [.quit]
+            confirmation = .quit
+            return []
         default:
             return []
         }
+    }
+
+    private mutating func connectionLostKey(_ key: Key) -> [ChatEffect] {
+        switch key {
+        case .escape:
+            lostDismissed = true
+        case .character("r"):
+            connection = .connecting
+            return [.startLive]
+        case .character("l"):
+            return [.logout]
+        case .character("q"):
+            confirmation = .quit
+        default:
+            break
+        }
+        return []
     }
 
     /// Back to the Login screen with nothing of the last login kept in memory.
@@ -157,7 +229,12 @@ public struct ChatModel: Sendable {
         profile = ProfileState()
         dialogue = nil
         interruption = nil
-        offline = false
+        connection = .connecting
+        lostDismissed = false
+        confirmation = nil
+        outbox.removeAll()
+        drafts = [:]
+        nicknames = [:]
         login = LoginState()
         login.note = note
         register = RegisterState()
@@ -167,5 +244,17 @@ public struct ChatModel: Sendable {
     mutating func nextClientID() -> String {
         sendCount += 1
         return "\(idPrefix)-\(sendCount)"
+    }
+
+    /// The name to show for `username`: their nickname when known.
+    public func displayName(_ username: String) -> String {
+        let name = username.lowercased()
+        if name == myName, let me { return me.nickname.isEmpty ? me.username : me.nickname }
+        return nicknames[name].flatMap { $0.isEmpty ? nil : $0 } ?? username
+    }
+
+    /// Remembers nicknames from users seen anywhere.
+    mutating func learn(_ users: [User]) {
+        for user in users { nicknames[user.username.lowercased()] = user.nickname }
     }
 }

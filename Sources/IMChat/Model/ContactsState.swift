@@ -24,7 +24,7 @@ public struct ContactsState: Sendable, Equatable {
             switch self {
             case .invitations, .requests: nil
             case .contacts: "no contacts: + then a adds one"
-            case .groups: "no groups: + then g creates one, j joins one"
+            case .groups: "no groups: + then g creates one, b browses those anyone may join"
             case .rooms: "no rooms: + then r creates one, e enters one"
             }
         }
@@ -43,11 +43,13 @@ public struct ContactsState: Sendable, Equatable {
         case myRequest(GroupJoinRequest)
     }
 
-    /// The "+" menu's items; each asks for a unique name (creating a group, also who may join).
+    /// The "+" menu's items; each asks for a unique name, except creating a group (its
+    /// form) and browsing the directory.
     public enum MenuItem: String, Sendable, Equatable, CaseIterable {
         case addContact = "Add a contact"
-        case createGroup = "Create a group"
-        case joinGroup = "Join a group"
+        case createGroup = "Create a group…"
+        case browseGroups = "Browse groups anyone may join"
+        case joinGroup = "Join a group by name"
         case createRoom = "Create a room"
         case enterRoom = "Enter a room"
 
@@ -55,7 +57,7 @@ public struct ContactsState: Sendable, Equatable {
         var prompt: String {
             switch self {
             case .addContact: "Username to add"
-            case .createGroup: "Name of the new group"
+            case .createGroup, .browseGroups: ""
             case .joinGroup: "Name of the group to join"
             case .createRoom: "Name of the new room"
             case .enterRoom: "Name of the room to enter"
@@ -67,6 +69,7 @@ public struct ContactsState: Sendable, Equatable {
             switch self {
             case .addContact: "a"
             case .createGroup: "g"
+            case .browseGroups: "b"
             case .joinGroup: "j"
             case .createRoom: "r"
             case .enterRoom: "e"
@@ -100,8 +103,8 @@ public struct ContactsState: Sendable, Equatable {
 
     /// The forms of an info view.
     public enum Form: Sendable, Equatable {
-        /// A group's or room's title and description.
-        case edit(EditForm)
+        /// A group's or room's title and description, and a group's settings.
+        case edit(GroupForm)
         /// The duration and reason of a mute, kick or ban.
         case moderate(ModerationForm)
         /// The username to invite into the group.
@@ -112,8 +115,6 @@ public struct ContactsState: Sendable, Equatable {
     public struct Prompt: Sendable, Equatable {
         public var item: MenuItem
         public var field = TextField("", limit: Limits.conversationNameLength.upperBound)
-        /// Who may join the group being created (Tab changes it).
-        public var join = JoinPolicy.invite
     }
 
     public var users: [User] = []
@@ -134,11 +135,18 @@ public struct ContactsState: Sendable, Equatable {
     public var menu: Int?
     public var prompt: Prompt?
     public var info: Info?
+    /// The form creating a group, while open.
+    public var groupForm: GroupForm?
+    /// The group directory, while open.
+    public var directory: DirectoryState?
 
     public init() {}
 
-    /// True while a prompt, menu or form is open: it takes every key, tab keys too.
-    public var takesEveryKey: Bool { prompt != nil || menu != nil || info?.form != nil || info?.actionMenu != nil }
+    /// True while a prompt, menu, form or the directory is open: it takes every key, tab
+    /// keys and digits too.
+    public var takesEveryKey: Bool {
+        prompt != nil || menu != nil || info?.form != nil || info?.actionMenu != nil || groupForm != nil || directory != nil
+    }
 
     /// The sections with their rows, in screen order.
     public var sections: [(section: Section, items: [Item])] {

@@ -23,9 +23,11 @@ public struct DialogueLayout: Sendable {
         public var isUnreadDivider = false
     }
 
-    /// Rows of the message area on a screen `rows` high (title, status, rule, compose and
-    /// help take five).
-    public static func messageRows(screenRows: Int) -> Int { max(1, screenRows - 5) }
+    /// Rows of the message area on a screen `rows` high: the title, status, rule and help
+    /// rows take four, the input line `composeRows`.
+    public static func messageRows(screenRows: Int, composeRows: Int = 1) -> Int {
+        max(1, screenRows - 4 - composeRows)
+    }
 
     /// Columns for the sender's name.
     static let nameWidth = 10
@@ -33,9 +35,11 @@ public struct DialogueLayout: Sendable {
     /// What follows the text of an edited message.
     static let editedMark = " (edited)"
 
-    /// The lines of `state` at `width` columns.
+    /// The lines of `state` at `width` columns, its messages on their way (`pending`)
+    /// after them; `name` gives the name shown for a username (a nickname).
     public static func lines(
-        _ state: DialogueState, me: String, width: Int, text: TextLayout, time: TimeFormat
+        _ state: DialogueState, pending: [Outbox.Item] = [], online: Bool = true, me: String, width: Int,
+        text: TextLayout, time: TimeFormat, name: (String) -> String = { $0 }
     ) -> [Line] {
         var lines: [Line] = [top(state, time: time)]
         let prefix = 5 + 1 + nameWidth + 1
@@ -64,31 +68,37 @@ public struct DialogueLayout: Sendable {
                 }
                 continue
             }
-            if let reply = message.replyTo {
-                let quoted = state.message(reply).map { quoted in
-                    "\(quoted.sender): " + (quoted.deletedAt != nil ? "(message deleted)" : TextLayout.sanitize(quoted.text))
-                } ?? "an earlier message"
-                lines.append(Line(
-                    spans: [Span(text: indent + text.truncate("↪ " + quoted, width: textWidth), style: .muted)],
-                    entry: entry))
-            }
             let deleted = message.deletedAt != nil
+            let mine = message.sender.lowercased() == me.lowercased()
+            let nameStyle = mine ? Style.success : Style(foreground: Avatar.color(for: message.sender), bold: true)
+            let shownName = text.pad(TextLayout.sanitize(name(message.sender)), width: nameWidth)
+            // `/me waves`: "* Alice waves", as IRC clients show an action.
+            if !deleted, let action = SlashCommand.action(message.text) {
+                let body = text.wrap(TextLayout.sanitize("* " + name(message.sender) + " " + action, keepNewlines: true), width: max(10, width - 6))
+                for (index, part) in body.enumerated() {
+                    let lead = index == 0 ? clock + " " : "      "
+                    lines.append(Line(spans: [Span(text: lead, style: .muted), Span(text: part, style: nameStyle)], entry: entry))
+                }
+                continue
+            }
             var body = deleted ? ["(message deleted)"] : text.wrap(TextLayout.sanitize(message.text, keepNewlines: true), width: textWidth)
+            // A reply's quote is the first line of the reply itself, under the sender's name.
+            var quote: String?
+            if let reply = message.replyTo, !deleted {
+                let quoted = state.message(reply).map { quoted in
+                    name(quoted.sender) + ": " + (quoted.deletedAt != nil ? "(message deleted)" : TextLayout.sanitize(quoted.text))
+                } ?? "an earlier message"
+                quote = text.truncate("↪ " + quoted, width: textWidth)
+            }
             // "(edited)" ends the last line, or takes one of its own when that is full.
             let edited = !deleted && message.editedAt != nil
             if edited, let last = body.last, text.width(last) + Self.editedMark.count > textWidth { body.append("") }
-            let mine = message.sender.lowercased() == me.lowercased()
-            let name = text.pad(TextLayout.sanitize(message.sender), width: nameWidth)
+            let header = [Span(text: clock + " ", style: .muted), Span(text: shownName + " ", style: nameStyle)]
+            if let quote {
+                lines.append(Line(spans: header + [Span(text: quote, style: .muted)], entry: entry))
+            }
             for (index, part) in body.enumerated() {
-                var spans: [Span]
-                if index == 0 {
-                    spans = [
-                        Span(text: clock + " ", style: .muted),
-                        Span(text: name + " ", style: mine ? .success : Style(foreground: Avatar.color(for: message.sender), bold: true)),
-                    ]
-                } else {
-                    spans = [Span(text: indent, style: .plain)]
-                }
+                var spans = index == 0 && quote == nil ? header : [Span(text: indent, style: .plain)]
                 spans.append(Span(text: part, style: deleted ? .muted : .plain))
                 if edited, index == body.count - 1 {
                     spans.append(Span(text: part.isEmpty ? String(Self.editedMark.dropFirst()) : Self.editedMark, style: .muted))
@@ -96,18 +106,25 @@ public struct DialogueLayout: Sendable {
                 lines.append(Line(spans: spans, entry: entry))
             }
         }
-        for send in state.pending {
+        for send in pending {
             let entry = Entry.pending(send.clientID)
             let body = text.wrap(TextLayout.sanitize(send.text, keepNewlines: true), width: textWidth)
-            let name = text.pad(me, width: nameWidth)
-            for (index, part) in body.enumerated() {
-                let lead = index == 0 ? (send.failure == nil ? "  …   " : "  ✗   ") + name + " " : indent
-                let style: Style = send.failure == nil ? .muted : .error
-                lines.append(Line(spans: [Span(text: lead, style: style), Span(text: part, style: send.failure == nil ? .muted : .plain)], entry: entry))
+            let shownName = text.pad(TextLayout.sanitize(name(me)), width: nameWidth)
+            let (mark, note, style): (String, String?, Style) = switch send.state {
+            case .sending: ("  …   ", nil, .muted)
+            case .waiting where online: ("  …   ", nil, .muted)
+            case .waiting, .queued: ("  ◷   ", "queued: goes when the server is back (Tab, select it: d discards)", .muted)
+            case .failed(let reason): ("  ✗   ", "not sent: \(reason) (Tab, select it: Enter sends again, d discards)", .error)
             }
-            if let failure = send.failure {
-                let note = text.truncate("not sent: \(failure) (Tab, select it, Enter retries)", width: textWidth)
-                lines.append(Line(spans: [Span(text: indent + note, style: .error)], entry: entry))
+            for (index, part) in body.enumerated() {
+                let lead = index == 0 ? mark + shownName + " " : indent
+                let failed = if case .failed = send.state { true } else { false }
+                lines.append(Line(spans: [Span(text: lead, style: style), Span(text: part, style: failed ? .plain : .muted)], entry: entry))
+            }
+            if let note {
+                for part in text.wrap(TextLayout.sanitize(note), width: textWidth) {
+                    lines.append(Line(spans: [Span(text: indent + part, style: style)], entry: entry))
+                }
             }
         }
         return lines

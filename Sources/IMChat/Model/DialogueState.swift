@@ -1,18 +1,9 @@
 import IMProtocol
 
 /// One open conversation: the loaded window of history (oldest page first loaded on
-/// demand), sends under way or failed, the scroll position and the compose line.
+/// demand), the scroll position and the input line (its sends under way wait in the
+/// model's `Outbox`).
 public struct DialogueState: Sendable, Equatable {
-    /// A send that has no stored message yet: shown at once, in grey while under way, in
-    /// red with the reason when it failed (retried with the same client id, so a retry
-    /// after a lost answer never posts twice).
-    public struct PendingSend: Sendable, Equatable {
-        public var clientID: String
-        public var text: String
-        public var replyTo: MessageID?
-        public var failure: String?
-    }
-
     /// What can be done with a selected entry.
     public enum MessageAction: Sendable, Equatable {
         /// Answer a chat message, quoting it.
@@ -23,6 +14,8 @@ public struct DialogueState: Sendable, Equatable {
         case delete
         /// Send a failed message again, with the same client id.
         case retry
+        /// Drop a failed or queued message.
+        case discard
     }
 
     /// Where keys go: the compose line, or the message list (to pick a message to reply
@@ -34,7 +27,6 @@ public struct DialogueState: Sendable, Equatable {
     public var title: String
     /// Loaded messages (chat and system notices), ascending by `seq`.
     public private(set) var messages: [Message] = []
-    public private(set) var pending: [PendingSend] = []
     /// Pass as `before` for the next older page; nil once the start is reached.
     public private(set) var nextBefore: Int64?
     public private(set) var reachedStart = false
@@ -50,11 +42,10 @@ public struct DialogueState: Sendable, Equatable {
     public var readSent: Int64
     /// Lines scrolled up from the bottom; 0 follows new messages.
     public var scroll = 0
-    /// Messages that arrived while scrolled up.
-    public var newBelow = 0
     /// A first-unread jump waiting for older pages.
     public var jumpPending = false
-    public var compose = TextField("", limit: Limits.messageTextLength.upperBound)
+    /// The input line: several messages' worth (a longer text is sent in parts).
+    public var compose = TextField("", limit: 16 * Limits.messageTextLength.upperBound, multiline: true)
     public var replyTo: Message?
     /// The message whose new text the compose line holds, while editing.
     public var editing: Message?
@@ -64,6 +55,8 @@ public struct DialogueState: Sendable, Equatable {
     public var confirmingDelete: Message?
     /// This user's role (groups), once the members list said it.
     public var myRole: MemberRole?
+    /// The members (groups) or people present (rooms), once loaded.
+    public var members: [Member]?
     /// Why this user cannot post here now, shown in the input line.
     public var posting: PostingBlock?
     public var focus = Focus.compose
@@ -132,7 +125,6 @@ public struct DialogueState: Sendable, Equatable {
     @discardableResult
     public mutating func receive(_ message: Message) -> Bool {
         if key.id == nil { key.id = message.conversationID }
-        if let clientID = message.clientMessageID { pending.removeAll { $0.clientID == clientID } }
         let added = insert(message)
         if messages.count > Self.maxLoaded, let cut = messages.dropFirst(messages.count - Self.maxLoaded).first {
             messages.removeFirst(messages.count - Self.maxLoaded)
@@ -182,39 +174,11 @@ public struct DialogueState: Sendable, Equatable {
         draft = ""
     }
 
-    /// Queues a send and returns it; the text is trimmed of trailing newlines.
-    public mutating func queueSend(clientID: String) -> PendingSend? {
-        var text = compose.text
-        while text.last == "\n" || text.last == " " { text.removeLast() }
-        guard !text.isEmpty else { return nil }
-        let send = PendingSend(clientID: clientID, text: text, replyTo: replyTo?.id, failure: nil)
-        pending.append(send)
-        compose.set("")
-        replyTo = nil
-        scroll = 0
-        newBelow = 0
-        return send
-    }
-
-    /// A send failed for good.
-    public mutating func sendFailed(_ clientID: String, reason: String) {
-        guard let index = pending.firstIndex(where: { $0.clientID == clientID }) else { return }
-        pending[index].failure = reason
-    }
-
-    /// A failed send is tried again: returns it, marked as under way.
-    public mutating func retry(_ clientID: String) -> PendingSend? {
-        guard let index = pending.firstIndex(where: { $0.clientID == clientID }), pending[index].failure != nil
-        else { return nil }
-        pending[index].failure = nil
-        return pending[index]
-    }
-
     /// The actions the selected entry allows `me`.
     public func actions(for entry: DialogueLayout.Entry?, me: String) -> [MessageAction] {
         switch entry {
-        case .pending(let clientID)?:
-            return pending.contains { $0.clientID == clientID && $0.failure != nil } ? [.retry] : []
+        case .pending?:
+            return []  // the outbox knows (`ChatModel.pendingActions`)
         case .message(let seq)?:
             guard let message = messages.first(where: { $0.seq == seq }), message.type == .chat,
                 message.deletedAt == nil
@@ -235,9 +199,28 @@ public struct DialogueState: Sendable, Equatable {
     /// A message by id among the loaded ones.
     public func message(_ id: MessageID) -> Message? { messages.first { $0.id == id } }
 
-    /// The first message after the read marker that someone else wrote.
+    /// The first message after the read marker at opening that someone else wrote: the
+    /// "new" divider stands before it.
     public func firstUnread(me: String) -> Message? {
         guard unreadAtOpen > 0 else { return nil }
-        return messages.first { $0.seq > readMarker && $0.type == .chat && $0.sender.lowercased() != me.lowercased() }
+        return messages.first { $0.seq > readMarker && counts($0, me: me) }
+    }
+
+    /// The first message not seen yet: after the read marker as it is now, someone else's.
+    public func firstUnseen(me: String) -> Message? {
+        messages.first { $0.seq > readSent && counts($0, me: me) }
+    }
+
+    /// How many messages after `seq` are unread (the server's rule: others' chat messages
+    /// not deleted). Exact, as the loaded window always reaches the newest message.
+    public func unseen(after seq: Int64, me: String) -> Int {
+        messages.reduce(0) { $0 + ($1.seq > seq && counts($1, me: me) ? 1 : 0) }
+    }
+
+    /// Messages not seen yet below the screen: the "N new below" count.
+    public func unseenBelow(me: String) -> Int { unseen(after: readSent, me: me) }
+
+    private func counts(_ message: Message, me: String) -> Bool {
+        message.type == .chat && message.deletedAt == nil && message.sender.lowercased() != me.lowercased()
     }
 }

@@ -43,13 +43,23 @@ public struct RegisterState: Sendable, Equatable {
     public init() {}
 }
 
-/// The Profile screen: own nickname, signature, avatar; editing one of them; log out.
+/// The Profile screen: own nickname, signature, avatar; editing one of them; the
+/// password; log out.
 public struct ProfileState: Sendable, Equatable {
     /// The field being edited.
     public enum Field: Sendable, Equatable {
         case nickname, signature
         /// A path to an image file to upload.
         case avatar
+    }
+
+    /// Changing the password: the current one, the new one twice.
+    public struct PasswordForm: Sendable, Equatable {
+        public var current = TextField("", secret: true, limit: Limits.passwordBytes.upperBound)
+        public var new = TextField("", secret: true, limit: Limits.passwordBytes.upperBound)
+        public var confirm = TextField("", secret: true, limit: Limits.passwordBytes.upperBound)
+        /// 0, 1 or 2: which field has the keys.
+        public var focus = 0
     }
 
     public var editing: Field?
@@ -61,16 +71,16 @@ public struct ProfileState: Sendable, Equatable {
     public var noteIsError = false
     /// Asking "log out? y/n".
     public var confirmingLogout = false
+    /// The password form, while open.
+    public var password: PasswordForm?
 
     public init() {}
 }
 
-/// A full screen for a login that ended, or a connection that is gone.
+/// A full screen for a login that ended (a lost connection is `ChatModel.Connection`).
 public enum Interruption: Sendable, Equatable {
     /// Another login of this account replaced this one.
     case kickedOut(String)
     /// The login ended on the server (password changed, logged out elsewhere).
     case loginEnded(String)
-    /// The server cannot be reached; the live stream retries after `retryIn` seconds.
-    case connectionLost(String, retryIn: Int)
 }

@@ -1,13 +1,6 @@
 import IMProtocol
 
 extension ContactsState {
-    /// Editing a group's or room's title and description.
-    public struct EditForm: Sendable, Equatable {
-        public var title: TextField
-        public var description: TextField
-        public var focusDescription = false
-    }
-
     /// How long and why, for a mute, kick or ban of one member.
     public struct ModerationForm: Sendable, Equatable {
         public var action: ModerationAction

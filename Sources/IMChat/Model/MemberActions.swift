@@ -18,12 +18,13 @@ public enum MemberActions {
     /// True when `me` may delete a message of someone else in a group.
     public static func deletesOthers(_ me: MemberRole?) -> Bool { (me ?? .member) >= .admin }
 
-    /// The key that picks `action` in the actions menu.
+    /// The key that picks `action` in the actions menu (the menu moves with the arrows
+    /// only, so no shortcut is also a way to move).
     public static func shortcut(_ action: ModerationAction) -> Character {
         switch action {
         case .mute: "m"
         case .unmute: "u"
-        case .kick: "k"
+        case .kick: "r"
         case .ban: "b"
         case .unban: "n"
         case .promote: "p"

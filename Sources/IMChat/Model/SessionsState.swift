@@ -11,6 +11,9 @@ public struct SessionsState: Sendable, Equatable {
     public private(set) var rows: [Conversation] = []
     /// The selected row's conversation.
     public var selectedID: ConversationID?
+    /// The selected invitation or request above the rows (an index into them), when the
+    /// selection is there instead.
+    public var waitingSelected: Int?
     /// False until the first list arrived.
     public var loaded = false
 
@@ -105,6 +108,15 @@ public struct SessionsState: Sendable, Equatable {
             return false
         }
         return true
+    }
+
+    /// This client moved the read marker of a conversation it shows, and knows how many
+    /// messages after it are unread.
+    public mutating func markRead(_ id: ConversationID, seq: Int64, unread: Int) {
+        guard let index = rows.firstIndex(where: { $0.id == id }) else { return }
+        rows[index].lastReadSeq = max(rows[index].lastReadSeq, seq)
+        rows[index].unread = unread
+        sort()
     }
 
     /// A message's text changed (edited or deleted) where it is the last one shown.

@@ -40,9 +40,11 @@ public struct CellGrid: Equatable, Sendable {
         return cells[row * width + column]
     }
 
-    /// Writes sanitized, single-line `text` from `column` on `row`, clipped at `limit`
-    /// columns (default: the right edge); returns the column after the last cell written.
-    /// A wide cluster that does not fit whole is left out, never drawn in half.
+    /// Writes `text` from `column` on `row` as one line, clipped at `limit` columns
+    /// (default: the right edge); returns the column after the last cell written. The
+    /// text passes `TerminalText.sanitize` here, the one way into the grid, so nothing a
+    /// caller forgot to clean can steer the terminal (newlines and tabs become spaces). A
+    /// wide cluster that does not fit whole is left out, never drawn in half.
     @discardableResult
     public mutating func put(
         _ text: some StringProtocol, column: Int, row: Int, style: Style = .plain, limit: Int? = nil,
@@ -51,7 +53,7 @@ public struct CellGrid: Equatable, Sendable {
         guard (0..<height).contains(row) else { return column }
         let end = min(width, limit.map { column + $0 } ?? width)
         var x = column
-        for cluster in text {
+        for cluster in TerminalText.sanitize(text) {
             let w = widths.width(of: cluster)
             guard w > 0 else { continue }
             if x + w > end { break }

@@ -4,6 +4,9 @@
 /// Only plain sequences every terminal knows are used (CUP, SGR, ED, DECTCEM). After a
 /// cluster outside ASCII the cursor is placed anew, so a terminal that draws it at
 /// another width than the table says misplaces at most that cell, not the rest of the row.
+/// A wide cluster is drawn over two spaces written first: a terminal (tmux among them)
+/// that keeps what stood in its right half, or draws the cluster one column wide, shows
+/// a blank there, never a stale character.
 public struct ScreenRenderer: Sendable {
     private var previous: CellGrid?
 
@@ -35,8 +38,9 @@ public struct ScreenRenderer: Sendable {
                     out += cell.style.sgr
                     current = cell.style
                 }
-                out += cell.text
                 let wide = column + 1 < frame.width && frame[column + 1, row].isContinuation
+                if wide { out += "  \u{1B}[\(row + 1);\(column + 1)H" }
+                out += cell.text
                 column += wide ? 2 : 1
                 cursorAt = cell.text.utf8.count == 1 ? column : nil
             }

@@ -1,14 +1,23 @@
 /// Bytes from a terminal in raw mode → keys: UTF-8 text, control keys, the CSI and SS3
 /// sequences of xterm-like terminals (arrows, Home/End, PgUp/PgDn, F1-F12, Delete,
-/// Shift-Tab), SGR mouse wheel reports and bracketed paste.
+/// Shift-Tab, Shift-Enter as `CSI 13;2u` or `CSI 27;2;13~`), Alt with a key (Esc and the
+/// key together: Meta), SGR mouse wheel reports and bracketed paste.
+///
+/// A paste the terminal does not bracket is told from typing by what one `read` holds:
+/// text after an Enter in the same read (no one types that fast) makes the whole read,
+/// and every read after it until the input goes quiet, one `paste` whose Enters are
+/// line breaks, so a pasted block is one message and is not sent line by line.
 ///
 /// Pure: the reader thread feeds what `read` returned and calls `flush` when no more
-/// bytes follow shortly, which turns a lone ESC into the Esc key.
+/// bytes follow shortly, which turns a lone ESC into the Esc key and ends a paste.
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
     private var pasting: [UInt8]?
-    /// Paste larger than this is cut (a message is at most 4096 characters anyway).
-    static let pasteLimit = 64 * 1024
+    /// An unbracketed paste is under way (until `flush`).
+    private var pasteBurst = false
+    /// The most bytes one paste keeps: a bound on memory, far above what the input line
+    /// holds (which says so when a paste does not fit).
+    static let pasteLimit = 1024 * 1024
 
     /// A decoder with nothing pending.
     public init() {}
@@ -42,11 +51,39 @@ public struct KeyDecoder: Sendable {
             if let key { keys.append(key) }
         }
         pending.removeFirst(min(index, pending.count))
-        return keys
+        return unbracketedPaste(keys)
     }
 
-    /// Whatever is pending as keys of its own: a lone ESC becomes `escape`.
+    /// `keys` of one read, with typed text that is really a paste joined into one.
+    private mutating func unbracketedPaste(_ keys: [Key]) -> [Key] {
+        if !pasteBurst {
+            guard let enter = keys.firstIndex(of: .enter),
+                keys[(enter + 1)...].contains(where: { if case .character = $0 { true } else { false } })
+            else { return keys }
+            pasteBurst = true
+        }
+        var result: [Key] = []
+        var text = ""
+        for key in keys {
+            switch key {
+            case .character(let character): text.append(character)
+            case .enter, .newline: text.append("\n")
+            case .tab: text.append("\t")
+            case .paste(let pasted): text += pasted
+            default:
+                if !text.isEmpty { result.append(.paste(text)) }
+                text = ""
+                result.append(key)
+            }
+        }
+        if !text.isEmpty { result.append(.paste(text)) }
+        return result
+    }
+
+    /// Whatever is pending as keys of its own: a lone ESC becomes `escape`. The input
+    /// went quiet: an unbracketed paste has ended.
     public mutating func flush() -> [Key] {
+        pasteBurst = false
         guard pasting == nil, !pending.isEmpty else { return [] }
         var keys: [Key] = []
         if pending.first == 0x1B {
@@ -73,7 +110,11 @@ public struct KeyDecoder: Sendable {
         switch byte {
         case 0x1B:
             return decodeEscape(from: start)
-        case 0x0D, 0x0A: return (.enter, 1)
+        case 0x0D:
+            // CR LF (a paste from some terminals) is one line end.
+            guard start + 1 < pending.count else { return (.enter, 1) }
+            return (.enter, pending[start + 1] == 0x0A ? 2 : 1)
+        case 0x0A: return (.enter, 1)
         case 0x09: return (.tab, 1)
         case 0x7F, 0x08: return (.backspace, 1)
         case 0x01...0x1A: return (.control(Character(Unicode.Scalar(byte + 0x60))), 1)
@@ -118,6 +159,10 @@ public struct KeyDecoder: Sendable {
             return (key, 3)
         case 0x1B:
             return (.escape, 1)
+        case 0x0D, 0x0A:
+            return (.newline, 2)  // Alt-Enter
+        case 0x7F, 0x08:
+            return (.control("w"), 2)  // Alt-Backspace: the word before the caret
         case 0x20...0x7E:
             return (.alt(Character(Unicode.Scalar(next))), 2)
         default:
@@ -139,6 +184,8 @@ public struct KeyDecoder: Sendable {
         let numbers = parameters.split(separator: ";").map { Int($0) ?? 0 }
         let first = numbers.first ?? 0
         switch final {
+        case UInt8(ascii: "u") where first == 13 && numbers.count > 1:
+            return (.newline, length)  // Shift-Enter (or Alt-Enter) in the CSI u encoding
         case UInt8(ascii: "A"): return (.up, length)
         case UInt8(ascii: "B"): return (.down, length)
         case UInt8(ascii: "C"): return (.right, length)
@@ -150,6 +197,9 @@ public struct KeyDecoder: Sendable {
             if first == 200 {
                 pasting = []
                 return (nil, length)
+            }
+            if first == 27, numbers.count == 3, numbers[2] == 13, numbers[1] > 1 {
+                return (.newline, length)  // Shift-Enter as xterm's modifyOtherKeys sends it
             }
             let key: Key? = switch first {
             case 1, 7: .home

@@ -9,58 +9,10 @@ public struct TextLayout: Sendable {
         self.widths = widths
     }
 
-    /// `text` without anything that would steer the terminal instead of showing: C0 and
-    /// C1 controls (an escape sequence in a message must not move the cursor or retitle
-    /// the window) become `�`, tabs become a space, format characters such as bidi
-    /// overrides are dropped (ZWJ and emoji tags inside a cluster stay), and a combining
-    /// mark with no base gets the dotted circle `◌` to sit on. Newlines stay when
+    /// `text` safe for the terminal (`TerminalText.sanitize`); newlines stay when
     /// `keepNewlines`, else they become a space.
     public static func sanitize(_ text: String, keepNewlines: Bool = false) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for cluster in text {
-            if cluster.isASCII, let byte = cluster.asciiValue, byte >= 0x20, byte != 0x7F {
-                result.append(cluster)
-                continue
-            }
-            if cluster == "\n" || cluster == "\r\n" || cluster == "\r" {
-                result.append(keepNewlines ? "\n" : " ")
-                continue
-            }
-            if cluster == "\t" {
-                result.append(" ")
-                continue
-            }
-            var kept = String.UnicodeScalarView()
-            for scalar in cluster.unicodeScalars {
-                switch scalar.properties.generalCategory {
-                case .control:
-                    kept.append("\u{FFFD}")
-                case .format where !Self.keptFormat(scalar.value):
-                    continue
-                case .lineSeparator, .paragraphSeparator:
-                    kept.append(keepNewlines ? "\n" : " ")
-                default:
-                    kept.append(scalar)
-                }
-            }
-            guard let first = kept.first else { continue }
-            if Self.isMark(first) { kept.insert("\u{25CC}", at: kept.startIndex) }
-            result.unicodeScalars.append(contentsOf: kept)
-        }
-        return result
-    }
-
-    /// ZWJ, ZWNJ and the tag characters of subdivision flags belong to their cluster.
-    private static func keptFormat(_ value: UInt32) -> Bool {
-        value == 0x200D || value == 0x200C || (0xE0020...0xE007F).contains(value)
-    }
-
-    private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .nonspacingMark, .spacingMark, .enclosingMark: true
-        default: scalar.value == 0x200D
-        }
+        TerminalText.sanitize(text, keeping: keepNewlines ? .newlines : [])
     }
 
     /// The columns `text` takes.

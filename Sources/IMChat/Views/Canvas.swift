@@ -11,10 +11,10 @@ struct Canvas {
     var width: Int { grid.width }
     var height: Int { grid.height }
 
-    /// Writes sanitized `string`; returns the column after it.
+    /// Writes `string` (sanitized by the grid); returns the column after it.
     @discardableResult
     mutating func put(_ string: String, _ column: Int, _ row: Int, _ style: Style = .plain, limit: Int? = nil) -> Int {
-        grid.put(TextLayout.sanitize(string), column: column, row: row, style: style, limit: limit, widths: text.widths)
+        grid.put(string, column: column, row: row, style: style, limit: limit, widths: text.widths)
     }
 
     /// Writes `string` centred on `row`.
@@ -36,12 +36,30 @@ struct Canvas {
         if column + rightWidth + 1 < width { put(right, width - rightWidth - 1, 0, .title) }
     }
 
-    /// The bottom row: key hints, or a status message in their place.
-    mutating func helpBar(_ hints: [(key: String, label: String)], status: (text: String, isError: Bool)?) {
+    /// The bottom row: key hints, or a status message in their place. A message wider
+    /// than the row is shown whole, wrapped in a box that grows upwards from the row.
+    mutating func helpBar(
+        _ hints: [(key: String, label: String)], status: (text: String, isError: Bool)?, style: Style? = nil,
+        footer: String = "any key closes this"
+    ) {
         let row = height - 1
         fill(row, .plain)
         if let status {
-            put(text.truncate(status.text, width: width - 2), 1, row, status.isError ? .error : .success)
+            let shown = style ?? (status.isError ? .error : .success)
+            let lines = text.wrap(TextLayout.sanitize(status.text), width: max(10, width - 4))
+            if lines.count == 1 {
+                put(lines[0], 1, row, shown)
+                return
+            }
+            // Up to half the screen; the last line ends in "…" only when even that is not enough.
+            let most = max(1, height / 2 - 1)
+            var body = Array(lines.prefix(most))
+            if lines.count > most, let last = body.popLast() { body.append(text.truncate(last + " …", width: width - 4)) }
+            let top = max(0, height - body.count - 3)
+            box(0, top, width, body.count + 2)
+            for (offset, line) in body.enumerated() { put(line, 2, top + 1 + offset, shown) }
+            fill(row, .plain)
+            put(footer, 2, row, .help)
             return
         }
         var column = 1

@@ -62,9 +62,15 @@ enum FormViews {
         }
     }
 
-    /// Wrapped, centred text from `row` (at most four lines).
-    static func paragraph(_ text: String, row: Int, _ canvas: inout Canvas, style: Style = .plain) {
-        let lines = canvas.text.wrap(TextLayout.sanitize(text), width: min(70, canvas.width - 4))
-        for (offset, line) in lines.prefix(4).enumerated() { canvas.center(line, row + offset, style) }
+    /// Wrapped, centred text from `row`: at most `most` lines, the last ending in "…"
+    /// when there is more.
+    static func paragraph(_ text: String, row: Int, _ canvas: inout Canvas, style: Style = .plain, most: Int = 4) {
+        let width = min(70, canvas.width - 4)
+        var lines = canvas.text.wrap(TextLayout.sanitize(text), width: width)
+        if lines.count > most {
+            lines = Array(lines.prefix(most))
+            lines[most - 1] = canvas.text.truncate(lines[most - 1] + " …", width: width)
+        }
+        for (offset, line) in lines.enumerated() { canvas.center(line, row + offset, style) }
     }
 }

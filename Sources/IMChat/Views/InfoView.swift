@@ -32,21 +32,24 @@ enum InfoView {
     private static func conversation(
         _ group: ConversationInfo, _ info: ContactsState.Info, _ model: ChatModel, _ canvas: inout Canvas
     ) {
-        canvas.put("\(group.memberCount) \(group.kind == .room ? "present" : "members")"
+        // The form to change it goes over the page, whatever the page shows.
+        defer { if case .edit(let form)? = info.form { GroupFormView.draw(form, model, &canvas) } }
+        canvas.put(MainViews.kindWord(group.kind) + " · " + MainViews.headcount(group)
                    + (group.createdBy.map { " · created by \($0)" } ?? ""), 13, 4, .muted)
         var y = 6
         if group.kind == .group {
             canvas.put(canvas.text.truncate(settings(group), width: canvas.width - 14), 13, 5, .muted)
             y = 7
         }
-        if case .edit(let form)? = info.form {
-            editForm(form, group, y, &canvas)
-            return
-        }
         canvas.put("Description", 3, y, .heading)
-        let lines = canvas.text.wrap(TextLayout.sanitize(group.description.isEmpty ? "(none)" : group.description),
+        var lines = canvas.text.wrap(TextLayout.sanitize(group.description.isEmpty ? "(none)" : group.description, keepNewlines: true),
                                      width: canvas.width - 18)
-        for line in lines.prefix(3) {
+        if lines.count > 3 {
+            // A long description ends in "…": e edits (and shows) the whole of it.
+            lines = Array(lines.prefix(3))
+            lines[2] = canvas.text.truncate(lines[2] + " …", width: canvas.width - 18)
+        }
+        for line in lines {
             canvas.put(line, 16, y)
             y += 1
         }
@@ -101,15 +104,6 @@ enum InfoView {
         if member.restricted == true { text += " · newcomer, waits to post" }
         if member.user.username == model.myName { text += " (you)" }
         return text
-    }
-
-    private static func editForm(_ form: ContactsState.EditForm, _ group: ConversationInfo, _ y: Int, _ canvas: inout Canvas) {
-        canvas.put("Title", 3, y, .heading)
-        canvas.field(form.title, 16, y, width: min(48, canvas.width - 18), focused: !form.focusDescription)
-        canvas.put("Description", 3, y + 2, .heading)
-        canvas.field(form.description, 16, y + 2, width: min(48, canvas.width - 18), focused: form.focusDescription)
-        let who = group.kind == .room ? "anyone present" : group.infoEditableBy == .members ? "any member" : "the owner and admins"
-        canvas.put("\(who) may change these; everyone sees a notice", 16, y + 4, .muted)
     }
 
     private static func actionMenu(

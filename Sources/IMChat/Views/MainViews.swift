@@ -6,8 +6,10 @@ enum MainViews {
     static func tabs(_ model: ChatModel, _ canvas: inout Canvas) {
         var left: [(String, Style)] = [("Switchboard", .titleBold)]
         let unread = model.sessions.totalUnread
+        let waiting = model.waiting.count
         let names: [(ChatModel.Screen, String)] = [
-            (.sessions, "1 Sessions" + (unread > 0 ? " (\(unread))" : "")), (.contacts, "2 Contacts"), (.profile, "3 Profile"),
+            (.sessions, "1 Sessions" + (unread > 0 ? " (\(unread))" : "")),
+            (.contacts, "2 Contacts" + (waiting > 0 ? " (\(waiting) waiting)" : "")), (.profile, "3 Profile"),
         ]
         for (screen, name) in names {
             left.append(("  ", .title))
@@ -16,8 +18,29 @@ enum MainViews {
         canvas.titleBar(left, right: connection(model))
     }
 
+    /// The account and the state of the connection: the same state the status line and
+    /// the "Connection lost" screen show.
     static func connection(_ model: ChatModel) -> String {
-        "\(model.me?.username ?? "") " + (model.offline ? "○ offline" : "● online")
+        let state = switch model.connection {
+        case .online: "● online"
+        case .connecting: "◌ connecting…"
+        case .lost(_, let seconds): "○ offline, retrying" + (seconds > 0 ? " in \(seconds) s" : "")
+        }
+        return "\(model.me?.username ?? "") " + state
+    }
+
+    /// "group" or "room" (or "direct"), so the two are never confused.
+    static func kindWord(_ kind: ConversationKind) -> String {
+        switch kind {
+        case .direct: "direct"
+        case .group: "group"
+        case .room: "room"
+        }
+    }
+
+    /// "12 members", "1 member", "3 present".
+    static func headcount(_ info: ConversationInfo) -> String {
+        info.kind == .room ? "\(info.memberCount.grouped) present" : Plural.count(info.memberCount, "member")
     }
 
     static func kindMark(_ kind: ConversationKind) -> String {
@@ -35,7 +58,8 @@ enum MainViews {
         let state = model.sessions
         let top = 2
         let available = canvas.height - 1 - top
-        guard !state.rows.isEmpty else {
+        let waiting = model.waiting
+        guard !state.rows.isEmpty || !waiting.isEmpty else {
             canvas.center(state.loaded ? "No conversations yet." : "Loading conversations…", 6, .muted)
             if state.loaded {
                 canvas.center("Open Contacts (2 or Tab) to message someone, or press + there", 8, .muted)
@@ -43,39 +67,60 @@ enum MainViews {
             }
             return
         }
-        let perScreen = max(1, available / 2)
-        let selected = state.selectedIndex ?? 0
+        // Invitations and join requests first, one line each, then two lines per conversation.
+        var y = top
+        let waitingSelected = model.sessions.waitingSelected.map { min($0, waiting.count - 1) }
+        if !waiting.isEmpty {
+            canvas.put("Waiting for you (Enter or a accepts, x declines)", 1, y, .heading)
+            y += 1
+            for (index, item) in waiting.prefix(max(1, available / 4)).enumerated() {
+                row(item, model, selected: index == waitingSelected, y, &canvas)
+                y += 1
+            }
+            y += 1
+        }
+        let perScreen = max(1, (canvas.height - 1 - y) / 2)
+        let selected = waitingSelected == nil ? state.selectedIndex ?? 0 : -1
         let first = max(0, min(selected - perScreen + 1, state.rows.count - perScreen))
         for (offset, row) in state.rows.dropFirst(first).prefix(perScreen).enumerated() {
-            let y = top + offset * 2
             let isSelected = first + offset == selected
-            let base: Style = isSelected ? .selected : .plain
-            canvas.fill(y, base)
-            canvas.fill(y + 1, base)
-            let name = DialogueKey(address: row.address).address.description
-            canvas.avatar(Avatar(name: row.displayName, key: name, widths: model.text.widths), 1, y)
-            let when = row.lastMessage.map { model.time.clock($0.createdAt) } ?? ""
-            let badge = row.unread > 0 ? " \(row.unread > 999 ? "999+" : String(row.unread)) " : ""
-            let right = canvas.width - 1 - model.text.width(badge) - 1 - when.count
-            var column = canvas.put(kindMark(row.kind) + " ", 4, y, isSelected ? .selected : .muted)
-            column = canvas.put(row.displayName, column, y, Style(bold: true, reverse: isSelected), limit: max(1, right - column - 1))
-            canvas.put(when, right, y, isSelected ? .selected : .muted)
-            if !badge.isEmpty { canvas.put(badge, canvas.width - 1 - model.text.width(badge), y, .unread) }
-            let preview: String
-            if let message = row.lastMessage {
-                if message.deletedAt != nil {
-                    preview = "(message deleted)"
-                } else if message.type == .system {
-                    preview = "· " + message.text
-                } else {
-                    preview = (message.sender == model.myName ? "you" : message.sender) + ": " + message.text
-                }
-            } else {
-                preview = "no messages yet"
-            }
-            canvas.put(model.text.truncate(TextLayout.sanitize(preview), width: canvas.width - 7), 6, y + 1,
-                       isSelected ? .selected : .muted)
+            sessionRow(row, number: first + offset + 1, model, selected: isSelected, y, &canvas)
+            y += 2
         }
+    }
+
+    private static func sessionRow(_ row: Conversation, number: Int, _ model: ChatModel, selected isSelected: Bool, _ y: Int, _ canvas: inout Canvas) {
+        let base: Style = isSelected ? .selected : .plain
+        canvas.fill(y, base)
+        canvas.fill(y + 1, base)
+        let name = DialogueKey(address: row.address).address.description
+        canvas.avatar(Avatar(name: row.displayName, key: name, widths: model.text.widths), 1, y)
+        let when = row.lastMessage.map { model.time.clock($0.createdAt) } ?? ""
+        let badge = row.unread > 0 ? " \(row.unread > 999 ? "999+" : String(row.unread)) " : ""
+        let right = canvas.width - 1 - model.text.width(badge) - 1 - when.count
+        var column = canvas.put(kindMark(row.kind) + " ", 4, y, isSelected ? .selected : .muted)
+        column = canvas.put(row.displayName, column, y, Style(bold: true, reverse: isSelected), limit: max(1, right - column - 9))
+        if row.kind != .direct { column = canvas.put(" · " + kindWord(row.kind), column, y, isSelected ? .selected : .muted) }
+        canvas.put(when, right, y, isSelected ? .selected : .muted)
+        if !badge.isEmpty { canvas.put(badge, canvas.width - 1 - model.text.width(badge), y, .unread) }
+        let preview: String
+        if let message = row.lastMessage {
+            if message.deletedAt != nil {
+                preview = "(message deleted)"
+            } else if message.type == .system {
+                preview = "· " + message.text
+            } else if let action = SlashCommand.action(message.text) {
+                preview = "* " + (message.sender == model.myName ? "you" : model.displayName(message.sender)) + " " + action
+            } else {
+                preview = (message.sender == model.myName ? "you" : model.displayName(message.sender)) + ": " + message.text
+            }
+        } else {
+            preview = "no messages yet"
+        }
+        let numbered = number <= 9 ? "Alt-\(number)" : ""
+        let previewWidth = canvas.width - 7 - (numbered.isEmpty ? 0 : numbered.count + 1)
+        canvas.put(model.text.truncate(TextLayout.sanitize(preview), width: previewWidth), 6, y + 1, isSelected ? .selected : .muted)
+        if !numbered.isEmpty, isSelected { canvas.put(numbered, canvas.width - 1 - numbered.count, y + 1, .selected) }
     }
 
     // MARK: Contacts
@@ -83,13 +128,16 @@ enum MainViews {
     static func contacts(_ model: ChatModel, _ canvas: inout Canvas) {
         tabs(model, &canvas)
         let state = model.contacts
-        if let info = state.info {
+        if let directory = state.directory {
+            GroupFormView.directory(directory, model, &canvas)
+        } else if let info = state.info {
             InfoView.draw(info, model, &canvas)
         } else {
             list(model, &canvas)
         }
         if let index = state.menu { menu(index, &canvas) }
         if let prompt = state.prompt { self.prompt(prompt, &canvas) }
+        if let form = state.groupForm { GroupFormView.draw(form, model, &canvas) }
     }
 
     private static func list(_ model: ChatModel, _ canvas: inout Canvas) {
@@ -118,7 +166,7 @@ enum MainViews {
         for (offset, line) in lines.dropFirst(first).prefix(available).enumerated() { line.draw(&canvas, top + offset) }
     }
 
-    private static func row(_ item: ContactsState.Item, _ model: ChatModel, selected: Bool, _ y: Int, _ canvas: inout Canvas) {
+    static func row(_ item: ContactsState.Item, _ model: ChatModel, selected: Bool, _ y: Int, _ canvas: inout Canvas) {
         let base: Style = selected ? .selected : .plain
         canvas.fill(y, base)
         // A request shows who asks; everything else shows itself.
@@ -136,7 +184,7 @@ enum MainViews {
             detail = " @\(user.username)" + (model.contacts.blocked.contains(user.username) ? " · blocked" : "")
                 + (user.signature.isEmpty ? "" : " · \(user.signature)")
         case .group(let info), .room(let info):
-            detail = " \(MainViews.kindMark(info.kind))\(info.name) · \(info.memberCount) \(info.kind == .room ? "present" : "members")"
+            detail = " \(MainViews.kindMark(info.kind))\(info.name) · \(kindWord(info.kind)) · \(headcount(info))"
         case .invite(let invite):
             detail = " invited by \(invite.invitedBy.isEmpty ? "an admin" : invite.invitedBy) · Enter joins, x declines"
         case .request(let request):
@@ -150,7 +198,7 @@ enum MainViews {
 
     private static func menu(_ selected: Int, _ canvas: inout Canvas) {
         let items = ContactsState.MenuItem.allCases
-        let width = 34
+        let width = 38
         let left = max(0, canvas.width - width - 2)
         canvas.box(left, 2, width, items.count + 2, title: "+")
         for (offset, item) in items.enumerated() {
@@ -161,22 +209,12 @@ enum MainViews {
     }
 
     private static func prompt(_ prompt: ContactsState.Prompt, _ canvas: inout Canvas) {
-        let policy = prompt.item == .createGroup
-        let width = min(policy ? 66 : 56, canvas.width - 4)
+        let width = min(56, canvas.width - 4)
         let left = (canvas.width - width) / 2
         let top = canvas.height / 2 - 3
-        canvas.box(left, top, width, policy ? 8 : 5, title: prompt.item.rawValue)
+        canvas.box(left, top, width, 5, title: prompt.item.rawValue)
         canvas.put(prompt.item.prompt, left + 2, top + 1, .plain)
         canvas.field(prompt.field, left + 2, top + 3, width: width - 4, focused: true)
-        guard policy else { return }
-        // Who may join: the choice on one line, what it means under it.
-        var column = canvas.put("Who may join (Tab):", left + 2, top + 5, .heading)
-        for choice in ContactsState.Prompt.policies {
-            let label = joinLabel(choice)
-            column = canvas.put(choice == prompt.join ? "[\(label)]" : " \(label) ", column + 1, top + 5,
-                                choice == prompt.join ? .focusedField : .muted)
-        }
-        canvas.put(canvas.text.truncate(joinMeaning(prompt.join), width: width - 4), left + 2, top + 6, .muted)
     }
 
     /// A join policy in a word or two.
@@ -210,7 +248,9 @@ enum MainViews {
         let rows: [(String, String, String, ProfileState.Field)] = [
             ("Nickname", me.nickname, "n", .nickname),
             ("Signature", me.signature.isEmpty ? "(none)" : me.signature, "s", .signature),
-            ("Avatar", me.avatarURL.isEmpty ? "(none: initials)" : me.avatarURL, "a", .avatar),
+            // The picture itself shows above (where the terminal draws images); its address
+            // means nothing to a reader.
+            ("Avatar", me.avatarURL.isEmpty ? "(none: initials)" : "an image", "a", .avatar),
         ]
         for (offset, (label, value, key, field)) in rows.enumerated() {
             let y = 7 + offset * 2
@@ -223,10 +263,33 @@ enum MainViews {
                 canvas.put("(\(key))", end + 2, y, .muted)
             }
         }
-        canvas.put("o", 3, 14, .helpKey)
-        canvas.put("log out", 5, 14, .plain)
-        if state.saving { canvas.put("saving…", 3, 16, .marker) }
-        if let note = state.note { canvas.put(note, 3, 16, state.noteIsError ? .error : .success) }
-        if state.confirmingLogout { canvas.put("Log out of \(me.username)? y / any other key", 3, 16, .warning) }
+        if let form = state.password {
+            passwordForm(form, model, &canvas)
+        } else {
+            var column = canvas.put("p", 3, 14, .helpKey)
+            column = canvas.put(" change the password   ", column, 14, .plain)
+            column = canvas.put("o", column, 14, .helpKey)
+            canvas.put(" log out", column, 14, .plain)
+        }
+        let noteRow = state.password == nil ? 16 : 20
+        if state.saving { canvas.put("saving…", 3, noteRow, .marker) }
+        if let note = state.note {
+            for (offset, line) in canvas.text.wrap(TextLayout.sanitize(note), width: canvas.width - 6).prefix(3).enumerated() {
+                canvas.put(line, 3, noteRow + offset, state.noteIsError ? .error : .success)
+            }
+        }
+        if state.confirmingLogout {
+            canvas.put("Log out of \(me.username)? This machine forgets the login. y / any other key", 3, noteRow, .warning)
+        }
+    }
+
+    private static func passwordForm(_ form: ProfileState.PasswordForm, _ model: ChatModel, _ canvas: inout Canvas) {
+        canvas.put("Change the password (every other login of the account ends; this one stays)", 3, 13, .heading)
+        let fields = [("Current", form.current), ("New", form.new), ("New again", form.confirm)]
+        for (index, (label, field)) in fields.enumerated() {
+            let y = 14 + index * 2
+            canvas.put(label, 3, y, form.focus == index ? .heading : .plain)
+            canvas.field(field, 15, y, width: min(32, canvas.width - 17), focused: form.focus == index)
+        }
     }
 }

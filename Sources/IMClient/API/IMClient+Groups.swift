@@ -11,9 +11,15 @@ extension IMClient {
         name: String, title: String? = nil, description: String? = nil, logoURL: String? = nil,
         join: JoinPolicy? = nil
     ) async throws(IMClientError) -> ConversationInfo {
-        let body = CreateConversationRequest(
-            name: name, title: title, description: description, logoURL: logoURL, join: join)
-        return try await call(try APIRequest("POST", "/v1/groups").json(body), as: ConversationInfo.self)
+        try await createGroup(CreateConversationRequest(
+            name: name, title: title, description: description, logoURL: logoURL, join: join))
+    }
+
+    /// Creates a group as `request` says: its title, description and settings (who may
+    /// join, newcomers, slow mode, who may change the info).
+    @discardableResult
+    public func createGroup(_ request: CreateConversationRequest) async throws(IMClientError) -> ConversationInfo {
+        try await call(try APIRequest("POST", "/v1/groups").json(request), as: ConversationInfo.self)
     }
 
     /// Joins a group: an open one, or any the caller was invited to (`NOT_FOUND` for an

@@ -87,23 +87,58 @@ public struct ProfileStore: Sendable {
 
     // MARK: Logins
 
-    /// The last login of `username` on this machine, for tools that reuse it.
-    public func login(of username: String) -> SavedLogin? {
+    /// The last login of `username` on this machine, for tools that reuse it. `slot`
+    /// names a login kept apart from the command line's (`chat`, `chat-2`: each terminal
+    /// of the chat client keeps its own, since one login holds one live stream).
+    public func login(of username: String, slot: String? = nil) -> SavedLogin? {
         guard let folder = try? folder(username) else { return nil }
-        return read(SavedLogin.self, at: folder + "/login.json")
+        return read(SavedLogin.self, at: folder + "/" + Self.loginFile(slot))
     }
 
     /// The last login of the last user, if both are known.
     public var lastLogin: SavedLogin? { lastUsername.flatMap { login(of: $0) } }
 
     /// Saves a login, readable by the owner only (mode 0600).
-    public func saveLogin(_ login: SavedLogin) throws(IMClientError) {
-        try write(login, to: try folder(login.username) + "/login.json", mode: 0o600)
+    public func saveLogin(_ login: SavedLogin, slot: String? = nil) throws(IMClientError) {
+        try write(login, to: try folder(login.username) + "/" + Self.loginFile(slot), mode: 0o600)
     }
 
     /// Forgets the login of `username` (after logout).
-    public func removeLogin(of username: String) throws(IMClientError) {
-        try AtomicFile.remove(try folder(username) + "/login.json")
+    public func removeLogin(of username: String, slot: String? = nil) throws(IMClientError) {
+        try AtomicFile.remove(try folder(username) + "/" + Self.loginFile(slot))
+    }
+
+    private static func loginFile(_ slot: String?) -> String {
+        slot.map { "\($0.filter { $0.isLetter || $0.isNumber || $0 == "-" })-login.json" } ?? "login.json"
+    }
+
+    // MARK: This machine
+
+    /// A name for logins from this home that no other home shares: `prefix-<random>@<host>`,
+    /// made at the first call and kept in `device` (so a new login from here ends only an
+    /// earlier login from here, never one from another home or machine).
+    public func deviceName(prefix: String) throws(IMClientError) -> String {
+        let path = root + "/device"
+        if let data = AtomicFile.read(path), let id = String(data: data, encoding: .utf8)?
+            .trimmingCharacters(in: .whitespacesAndNewlines), !id.isEmpty, id.count <= 16
+        {
+            return Self.device(prefix, id)
+        }
+        let id = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        try AtomicFile.write(Data((id + "\n").utf8), to: path, mode: 0o600)
+        return Self.device(prefix, id)
+    }
+
+    private static func device(_ prefix: String, _ id: String) -> String {
+        let host = ProcessInfo.processInfo.hostName
+        return String("\(prefix)-\(id)@\(host)".prefix(Limits.deviceLength.upperBound - 4))
+    }
+
+    /// Claims the first free numbered place `name-1`, `name-2`, … under this home for as
+    /// long as the returned lock is held (the process's life at most): how several
+    /// terminals of one home tell each other apart.
+    public func claimSlot(_ name: String, most: Int = 99) throws(IMClientError) -> HomeSlot {
+        try HomeSlot.claim(folder: root + "/locks", name: name, most: most)
     }
 
     // MARK: Places for other stores

@@ -1,4 +1,5 @@
 import Foundation
+import IMChat
 import IMClient
 
 /// Where a command's text goes: standard output, standard error, or a test's buffer.
@@ -56,17 +57,26 @@ struct CommandContext: Sendable {
 }
 
 /// Writes a line to standard output.
+///
+/// Every line a command prints passes `TerminalText.sanitize` here (newlines and tabs
+/// kept): a message, nickname or description holding a carriage return, an escape
+/// sequence or a bidi override cannot draw a line that seems to come from someone else.
 func printOutput(_ line: String) {
-    CommandContext.current.output.write(line + "\n")
+    CommandContext.current.output.write(terminalLine(line))
 }
 
 /// Writes `switchboard: <message>` to standard error.
 func printError(_ message: String) {
-    CommandContext.current.errors.write("switchboard: \(message)\n")
+    CommandContext.current.errors.write(terminalLine("switchboard: \(message)"))
 }
 
 /// Writes a line to standard error as it is: for `file:line:column: message` reports,
 /// which editors recognise only at the start of a line.
 func printDiagnostic(_ line: String) {
-    CommandContext.current.errors.write(line + "\n")
+    CommandContext.current.errors.write(terminalLine(line))
+}
+
+/// `line` made safe for a terminal, with its line end: the line writer's one seam.
+func terminalLine(_ line: String) -> String {
+    TerminalText.sanitize(line, keeping: [.newlines, .tabs]) + "\n"
 }

@@ -1,3 +1,4 @@
+import Foundation
 import IMClient
 import YAMLCoding
 import IMProtocol
@@ -157,7 +158,10 @@ struct GroupCommand: Command {
 
     private func print(_ info: ConversationInfo) {
         var lines = ["name: \(info.name)", "title: \(info.title)"]
-        if !info.description.isEmpty { lines.append("description: \(info.description)") }
+        // A description's own lines are indented, so none of them reads as a field.
+        if !info.description.isEmpty {
+            lines.append("description: " + info.description.replacingOccurrences(of: "\n", with: "\n    "))
+        }
         lines += [
             "join: \(info.join?.rawValue ?? "invite")", "new members: \(info.newMembers?.rawValue ?? "full")",
             "slow mode: \(info.slowMode?.description ?? "off")", "info editable by: \(info.infoEditableBy?.rawValue ?? "admins")",
