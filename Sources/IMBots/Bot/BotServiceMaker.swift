@@ -101,13 +101,23 @@ public final class RunnerRoutes: Sendable {
         declared.withLock { $0 = paths }
     }
 
-    func handler(for path: String) -> Handler? { table.withLock { $0[path]?.handler } }
+    func handler(for path: String) -> Handler? { table.withLock { Self.lookup(path, in: $0)?.handler } }
 
     /// Whether a bot file declares `path`, which no service may answer yet.
-    func isDeclared(_ path: String) -> Bool { declared.withLock { $0[path] != nil } }
+    func isDeclared(_ path: String) -> Bool { declared.withLock { Self.lookup(path, in: $0) != nil } }
 
     /// The body limit of `path`; nil when neither a service nor a bot file names it.
     func bodyLimit(for path: String) -> Int? {
-        table.withLock { $0[path]?.bodyLimit } ?? declared.withLock { $0[path] }
+        table.withLock { Self.lookup(path, in: $0)?.bodyLimit } ?? declared.withLock { Self.lookup(path, in: $0) }
+    }
+
+    /// The entry of `path`, or of `<parent>/*`: a path added with `/*` takes one more
+    /// segment (a Slack webhook's URL carries its secret there).
+    private static func lookup<Value>(_ path: String, in table: [String: Value]) -> Value? {
+        if let exact = table[path] { return exact }
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return nil }
+        let last = path[path.index(after: slash)...]
+        guard !last.isEmpty, last != "*" else { return nil }
+        return table[path[..<slash] + "/*"]
     }
 }
