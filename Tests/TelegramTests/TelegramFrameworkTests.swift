@@ -8,7 +8,7 @@ import TestSupport
 /// documentation writes them (`Bots/`, only the base URL and token taken from the
 /// environment), as processes against a real server; a person on the other side uses the
 /// Switchboard API.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct TelegramFrameworkTests {
     struct Framework: Sendable, CustomStringConvertible {
         var name: String
@@ -37,6 +37,12 @@ struct TelegramFrameworkTests {
             let alice = try await Person("alice", on: server)
             let process = try FrameworkBot.start(script, bot: bot, in: server.directory)
             do {
+                // Started when its first getUpdates waits on the server (a framework's
+                // imports take seconds of CPU, many more on a loaded machine).
+                try await eventually("\(script) polling", hangGuard: .seconds(300)) {
+                    if let status = process.process.exitStatus { throw TestFailure("\(script) exited with \(status)") }
+                    return server.parkedPolls >= 1
+                }
                 try await body(server, bot, alice)
             } catch {
                 await process.stop()

@@ -108,7 +108,7 @@ final class Person: @unchecked Sendable {  // used by one test task at a time
     }
 
     /// Reads the feed until `condition` holds; `HangError` after `hangGuard`.
-    func waitFor(_ what: String, hangGuard: Duration = .seconds(90), _ condition: (Person) -> Bool) async throws {
+    func waitFor(_ what: String, hangGuard: Duration = .seconds(180), _ condition: (Person) -> Bool) async throws {
         let giveUp = ContinuousClock.now + hangGuard
         while !condition(self) {
             guard ContinuousClock.now < giveUp else {
@@ -124,7 +124,7 @@ final class Person: @unchecked Sendable {  // used by one test task at a time
     /// Waits for a message from `sender` in `address` whose text passes `test`.
     @discardableResult
     func waitForMessage(
-        from sender: String, in address: String, hangGuard: Duration = .seconds(90), where test: @escaping (String) -> Bool
+        from sender: String, in address: String, hangGuard: Duration = .seconds(180), where test: @escaping (String) -> Bool
     ) async throws -> Message {
         var found: Message?
         try await waitFor("a message from \(sender) in \(address)", hangGuard: hangGuard) { person in
