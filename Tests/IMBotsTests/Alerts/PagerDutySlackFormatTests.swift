@@ -194,3 +194,25 @@ import Testing
             PagerDutyFormatTests.event(PagerDutyFormatTests.trigger))))
     }
 }
+
+/// `check` knows what the two formats' rules may read and do.
+@Suite struct PagerDutySlackCheckTests {
+    @Test func checkFollowsTheirFieldsAndRefusesAnIncidentOfASlackMessage() {
+        let errors = Bots.errors("""
+            bot: b
+            account: { username: b, password: secret-password }
+            webhooks:
+              - { path: /hooks/slack, format: slack, secret: s3cret-token }
+              - { path: /hooks/pd, format: pagerduty, secret: r0uting-key-xyz }
+            rules:
+              - { name: s, when: { webhook: /hooks/slack }, do: [ { send: { to: "group:x", text: "{{payload.txt}}" } } ] }
+              - { name: p, when: { webhook: /hooks/pd }, do: [ { send: { to: "group:x", text: "{{payload.payload.sumary}}" } } ] }
+              - { name: i, when: { webhook: /hooks/slack }, do: [ { incident: { to: "group:x" } } ] }
+              - { name: ok, when: { webhook: /hooks/pd }, do: [ { incident: { to: "group:x" } }, { send: { to: "group:x", text: "{{payload.event_action}} {{payload.commonLabels.severity}}" } } ] }
+            """)
+        #expect(errors.count == 3, "\(errors)")
+        #expect(errors.contains { $0.contains("payload.txt") && $0.contains("payload.text") }, "\(errors)")
+        #expect(errors.contains { $0.contains("payload.payload.sumary") && $0.contains("payload.payload.summary") }, "\(errors)")
+        #expect(errors.contains { $0.contains("'incident' needs an alert route") && $0.contains("slack") }, "\(errors)")
+    }
+}
