@@ -15,8 +15,9 @@ import IMStore
 /// | `role_changed` | `chat_member` between `member`, `administrator` and `creator` |
 ///
 /// Other events (the bot's own messages, deletions, reads, profile changes) make none.
-/// An invitation of the bot is accepted at once: Telegram's bots are added to groups, not
-/// invited (`my_chat_member` follows with the joining).
+/// Telegram's bots are added to groups, not invited: an invitation is accepted when it is
+/// made (`TelegramInvitations`), and one made before the bot had its token when the bot
+/// reads it here (`my_chat_member` follows with the joining).
 struct TelegramUpdateMaker {
     let objects: TelegramObjects
     var bot: UserID { objects.bot }

@@ -48,34 +48,24 @@ final class AlertmanagerCluster: Sendable {
     /// `receiver`, when given, is the YAML of the receiver's configs instead (indented
     /// under `- name: chat`, e.g. `telegram_configs:`), for the other senders.
     static func config(webhookURL: String, bearerToken: String, receiver: String? = nil) -> String {
-        if let receiver {
-            return """
-                route:
-                  receiver: chat
-                  group_by: [alertname]
-                  group_wait: 1s
-                  group_interval: 1s
-                  repeat_interval: 1h
-                receivers:
-                  - name: chat
-
-                """ + receiver.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n") + "\n"
-        }
-        return """
-        route:
-          receiver: chat
-          group_by: [alertname]
-          group_wait: 1s
-          group_interval: 1s
-          repeat_interval: 1h
-        receivers:
-          - name: chat
+        let configs = receiver ?? """
             webhook_configs:
               - url: '\(webhookURL)'
                 send_resolved: true
                 http_config:
                   authorization: { type: Bearer, credentials: '\(bearerToken)' }
-        """
+            """
+        return """
+            route:
+              receiver: chat
+              group_by: [alertname]
+              group_wait: 1s
+              group_interval: 1s
+              repeat_interval: 1h
+            receivers:
+              - name: chat
+
+            """ + configs.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n") + "\n"
     }
 
     /// A peer exited while the cluster started: most likely it lost one of its ports to
