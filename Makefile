@@ -5,15 +5,18 @@ SWIFT        ?= swift
 CONFIG       ?= config.yaml
 TEST_WIDTH   ?= 12
 DEB_PACKAGES := pkg-config libcurl4-openssl-dev libyaml-dev libsqlite3-dev libpq-dev \
-                libmicrohttpd-dev libargon2-dev libssl-dev libpcre2-dev
+                libmicrohttpd-dev libargon2-dev libssl-dev libpcre2-dev libsixel-dev
 BENCH_PACKAGES := wrk
 # Programs the tests start: a private PostgreSQL cluster (Tests/PostgresTestSupport), a
 # real Alertmanager pair (Tests/IMBotsTests/Alerts), tmux, the terminal the chat
 # client's end-to-end test runs in (Tests/IMChatTests), promtool (from prometheus), which
 # lints the server's /metrics, and nginx, run in front of server nodes as
 # examples/nginx.conf sets it up, with openssl making its test certificate
-# (Tests/DeploymentTests).
-TEST_PACKAGES := postgresql prometheus-alertmanager tmux prometheus nginx openssl
+# (Tests/DeploymentTests). Chromium, its driver and Selenium (Debian's, so Selenium never
+# downloads a driver) run the web client and the operator console headless, with CJK and
+# emoji fonts for the pages' screenshots (Tests/WebTests).
+TEST_PACKAGES := postgresql prometheus-alertmanager tmux prometheus nginx openssl \
+                 chromium chromium-driver python3-selenium fonts-noto-cjk fonts-noto-color-emoji
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 # $(call install-missing,PACKAGES): apt-get install those not installed yet (apt-get

@@ -33,6 +33,7 @@ let package = Package(
                        providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8",
                        providers: [.apt(["libpcre2-dev"])]),
+        .systemLibrary(name: "CSixel", pkgConfig: "libsixel", providers: [.apt(["libsixel-dev"])]),
 
         // MARK: Libraries
         .target(name: "IMProtocol"),
@@ -41,16 +42,22 @@ let package = Package(
         .target(name: "SwitchboardCrypto", dependencies: ["CCrypto"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Lifecycle"]),
         .target(name: "IMStore", dependencies: ["IMProtocol", "CSQLite", "CPostgres", "Lifecycle"]),
+        // The web client (app/) and the runner's operator console (console/): HTML, CSS and
+        // JavaScript kept in Web/, copied beside the binary as its resources and served
+        // from memory (docs/web.md).
+        .target(name: "WebAssets", dependencies: ["HTTPServer", "SwitchboardCrypto"], path: "Web",
+                exclude: ["README.md"], resources: [.copy("app"), .copy("console")]),
         // IMClient for its libcurl transport only: the Telegram dialect posts updates to bots' webhooks.
         .target(name: "IMServer",
-                dependencies: ["IMProtocol", "IMStore", "HTTPServer", "IMClient", "SwitchboardCrypto", "Logging", "Lifecycle"]),
+                dependencies: ["IMProtocol", "IMStore", "HTTPServer", "IMClient", "SwitchboardCrypto", "Logging", "Lifecycle",
+                               "WebAssets"]),
         .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl", "Logging", "SwitchboardCrypto"]),
         .target(name: "YAMLCoding", dependencies: ["CYAML"]),
         .target(name: "Templates"),
-        .target(name: "IMChat", dependencies: ["IMClient", "IMProtocol"]),
+        .target(name: "IMChat", dependencies: ["IMClient", "IMProtocol", "CSixel"]),
         .target(name: "IMBots",
                 dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
-                               "SwitchboardCrypto", "Logging", "Lifecycle", "CPCRE2"]),
+                               "SwitchboardCrypto", "Logging", "Lifecycle", "CPCRE2", "WebAssets"]),
         // Linked with lld and packed relative relocations (DT_RELR, glibc 2.36+): the
         // 13,600 relative relocations take 4 KiB instead of 327 KiB, which the loader
         // reads at every start and which then stay resident; the executable's resident
@@ -82,6 +89,11 @@ let package = Package(
                     exclude: ["Snapshots"]),
         .testTarget(name: "TelegramTests", dependencies: ["IMServer", "IMClient", "HTTPServer", "TestSupport", "Lifecycle"],
                     exclude: ["Bots"]),
+        // The web client and the operator console in a real browser (headless Chromium
+        // driven by Selenium scripts in Tests/WebTests/Browser), against `switchboard up`.
+        .testTarget(name: "WebTests", dependencies: ["WebAssets", "HTTPServer", "IMProtocol", "IMBots", "IMClient",
+                                                   "Lifecycle", "TestSupport"],
+                    exclude: ["Browser"]),
         .testTarget(name: "DeploymentTests", dependencies: ["IMServer", "HTTPServer", "IMProtocol", "TestSupport"]),
         .testTarget(name: "SwitchboardCLITests", dependencies: ["switchboard", "IMServer", "IMStore", "TestSupport", "Lifecycle"]),
 

@@ -24,15 +24,18 @@ import Testing
         var model = Fixture.loggedIn()
         model.press(.character("2"), .character("+"), .character("g"))
         model.type("ops")
-        #expect(model.contacts.prompt?.join == .invite)
+        #expect(model.contacts.groupForm?.join == .invite)
         #expect(model.screenText.contains("[invited only]"))
-        model.press(.tab)
-        #expect(model.contacts.prompt?.join == .open)
-        model.press(.tab)
+        // Tab goes to the next field; on a choice ←→ change it.
+        model.press(.tab, .tab, .tab)
+        #expect(model.contacts.groupForm?.focus == .join)
+        model.press(.right)
+        #expect(model.contacts.groupForm?.join == .open)
+        model.press(.right)
         #expect(model.screenText.contains("[on approval]"))
         #expect(model.screenText.contains("an admin approves each request"))
-        model.press(.tab, .backTab)
-        #expect(model.press(.enter) == [.createGroup("ops", join: .approval)])
+        model.press(.right, .left)
+        #expect(model.press(.enter) == [.createGroup(CreateConversationRequest(name: "ops", join: .approval))])
     }
 
     @Test func anInvitationShowsFirstInContactsAndEnterJoins() {
@@ -132,7 +135,9 @@ import Testing
         model.press(.character("2"))
         model.press(.enter)  // bob
         #expect(model.screenText.split(separator: "\n").last?.contains("b block") == true)
-        #expect(model.press(.character("b")) == [.block("bob")])
+        #expect(model.press(.character("b")) == [])  // asks first
+        #expect(model.confirmation == .block("bob"))
+        #expect(model.press(.character("y")) == [.block("bob")])
         _ = model.handle(.result(.blockChanged("bob", blocked: true)))
         #expect(model.contacts.blocked == ["bob"])
         #expect(model.screenText.contains("bob is blocked"))

@@ -31,7 +31,7 @@ import Testing
         let key = DialogueKey(address: .group("club"))
         switch await runner.perform(.send(key, text: text, replyTo: nil, clientID: id)) {
         case .sent?: return nil
-        case .sendFailed(_, _, let reason, let block)?:
+        case .sendFailed(_, _, let reason, let block, _)?:
             guard let block else { throw TestFailure("refused with no reason the input line can show: \(reason)") }
             return block
         default: throw TestFailure("no answer to the send")
@@ -53,7 +53,7 @@ import Testing
     @Test func requestsRefusalsAndListsAsTheServerDecides() async throws {
         try await Self.withAliceAndBob { alice, bob in
             // A group that takes requests, with newcomers waiting and slow mode.
-            guard case .joined? = await bob.perform(.createGroup("club", join: .approval)) else { throw TestFailure("no club") }
+            guard case .joined? = await bob.perform(.createGroup(CreateConversationRequest(name: "club", join: .approval))) else { throw TestFailure("no club") }
             let club = try #require(bob.client)
             try await club.updateGroupSettings("club", GroupSettings(newMembers: .restricted, slowMode: ConfigDuration("1h")))
             guard case .joinRequested(let request)? = await alice.perform(.joinGroup("club")) else {
@@ -98,7 +98,7 @@ import Testing
 
     @Test func invitationsDeclinedAndBlocksShowInTheLists() async throws {
         try await Self.withAliceAndBob { alice, bob in
-            guard case .joined(let inner)? = await bob.perform(.createGroup("inner", join: .invite)) else {
+            guard case .joined(let inner)? = await bob.perform(.createGroup(CreateConversationRequest(name: "inner", join: .invite))) else {
                 throw TestFailure("no group")
             }
             #expect(inner.join == .invite)
@@ -120,6 +120,28 @@ import Testing
             }
             #expect(refused.hasPrefix("cannot invite nobody to #inner"))
             guard case .blockChanged("bob", blocked: false)? = await alice.perform(.unblock("bob")) else { throw TestFailure("not unblocked") }
+        }
+    }
+
+    @Test func theDirectoryAndAGroupsSettingsAsTheServerKeepsThem() async throws {
+        try await Self.withAliceAndBob { alice, bob in
+            let request = CreateConversationRequest(
+                name: "chess", title: "Chess Club", description: "Tuesdays", join: .open, newMembers: .restricted,
+                slowMode: ConfigDuration("30s"))
+            guard case .joined(let created)? = await bob.perform(.createGroup(request)) else { throw TestFailure("no group") }
+            #expect(created.title == "Chess Club" && created.newMembers == .restricted && created.slowMode?.seconds == 30)
+            guard case .directory(let page, "CHESS", nil)? = await alice.perform(.loadDirectory(search: "CHESS", after: nil)) else {
+                throw TestFailure("no directory")
+            }
+            #expect(page.groups == [DirectoryGroup(name: "chess", title: "Chess Club", description: "Tuesdays", join: .open, members: 1)])
+            #expect(page.nextAfter == nil)
+            guard case .joined? = await alice.perform(.joinGroup("chess")) else { throw TestFailure("not joined") }
+            // The owner changes the settings later: only what changed is sent.
+            let update = ConversationInfoUpdate(join: .approval, slowMode: ConfigDuration(seconds: 0))
+            guard case .infoUpdated(let changed)? = await bob.perform(.updateInfo(.group, "chess", update)) else {
+                throw TestFailure("not changed")
+            }
+            #expect(changed.join == .approval && changed.slowMode == nil && changed.newMembers == .restricted)
         }
     }
 }

@@ -66,7 +66,7 @@ import Testing
         try await tmux.press("+")
         try await tmux.wait(for: "Create a group")
         try await tmux.press("g")
-        try await tmux.wait(for: "Name of the new group")
+        try await tmux.wait(for: "Create a group")
         try await tmux.type("ops")
         try await tmux.press("Enter")
         try await tmux.wait(for: "alice created the group")
@@ -161,6 +161,8 @@ import Testing
         try await tmux.wait(for: "[1 Sessions]")
         try await logOut(tmux)
         try await tmux.press("C-c")
+        try await tmux.wait(for: "Quit switchboard chat?")
+        try await tmux.press("C-c")
         let after = try await tmux.wait(for: "chat exited 0")
         #expect(!after.contains("Switchboard · Log in"))
     }
@@ -215,10 +217,12 @@ import Testing
                 try await tmux.press("Enter")
                 try await tmux.wait(for: "No conversations yet.")
                 try await server.awaitParkedPolls(1)
-                // The client's device name is chat@<host>: a login under it ends the client's.
-                let other = IMClient(
-                    serverURL: server.baseURL, transport: TestClient.sharedTransport,
-                    device: "chat@" + ProcessInfo.processInfo.hostName)
+                // The client's device is its home's, chat-<id>@<host> (the id is kept in the
+                // home): another login under it ends the client's, as the seed's kick-out does.
+                let id = try String(contentsOfFile: folder + "/home/device", encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                let device = String("chat-\(id)@\(ProcessInfo.processInfo.hostName)".prefix(60))
+                let other = IMClient(serverURL: server.baseURL, transport: TestClient.sharedTransport, device: device)
                 try await other.login(username: "alice", password: "alice-password")
                 try await tmux.wait(for: "Logged in elsewhere")
                 try await tmux.press("Enter")

@@ -44,7 +44,7 @@ import Testing
             Fixture.message(4, "thanks, see you there", from: "alice"),
         ]
         _ = model.handle(.result(.history(key, MessagePage(messages: messages.reversed(), nextBefore: nil), before: nil)))
-        _ = model.handle(.result(.members(group: "ops", [Fixture.member(Fixture.alice, .admin), Fixture.member(Fixture.bob)])))
+        _ = model.handle(.result(.members(.group, "ops", [Fixture.member(Fixture.alice, .admin), Fixture.member(Fixture.bob)])))
         return model
     }
 
@@ -81,7 +81,7 @@ import Testing
         try Snapshot.check(ChatView.render(slow), named: "dialogue-slow-mode")
 
         var newcomer = Self.dialogue()
-        _ = newcomer.handle(.result(.members(group: "ops", [Fixture.member(Fixture.alice, restricted: true)])))
+        _ = newcomer.handle(.result(.members(.group, "ops", [Fixture.member(Fixture.alice, restricted: true)])))
         try Snapshot.check(ChatView.render(newcomer), named: "dialogue-restricted")
 
         var removed = Self.dialogue()

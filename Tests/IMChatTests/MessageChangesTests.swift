@@ -14,10 +14,10 @@ import Testing
             Fixture.conversation(Fixture.opsID, .group("ops"), name: "Operations", last: Fixture.message(3, "third"), unread: 0, read: 3),
         ])
         let effects = model.press(.enter)
-        #expect(effects == [.loadHistory(key, before: nil, limit: 50), .loadMembers(group: "ops")])
+        #expect(effects == [.loadHistory(key, before: nil, limit: 50), .loadMembers(.group, "ops")])
         let messages = [Fixture.message(1, "first"), Fixture.message(2, "mine, with a typo", from: "alice"), Fixture.message(3, "third")]
         _ = model.handle(.result(.history(key, MessagePage(messages: messages.reversed(), nextBefore: nil), before: nil)))
-        _ = model.handle(.result(.members(group: "ops", [Fixture.member(Fixture.alice, role), Fixture.member(Fixture.bob)])))
+        _ = model.handle(.result(.members(.group, "ops", [Fixture.member(Fixture.alice, role), Fixture.member(Fixture.bob)])))
         return model
     }
 
@@ -44,7 +44,7 @@ import Testing
         var edited = Fixture.message(2, "mine, fixed", from: "alice")
         edited.editedAt = Fixture.time(9)
         _ = model.handle(.result(.messageChanged(Self.key, edited)))
-        #expect(model.screenText.contains("alice      mine, fixed (edited)"))
+        #expect(model.screenText.contains("Alice Lid… mine, fixed (edited)"))
     }
 
     @Test func escCancelsAnEditAndAnUnchangedOneSendsNothing() {
@@ -87,7 +87,7 @@ import Testing
         gone.deletedAt = Fixture.time(9)
         _ = model.handle(.result(.messageChanged(Self.key, gone)))
         #expect(!model.screenText.contains("mine, with a typo"))
-        #expect(model.screenText.contains("alice      (message deleted)"))
+        #expect(model.screenText.contains("Alice Lid… (message deleted)"))
         #expect(model.dialogue?.actions(for: .message(2), me: "alice") == [])
     }
 
@@ -109,13 +109,13 @@ import Testing
         var edited = Fixture.message(3, "third, reworded")
         edited.editedAt = Fixture.time(10)
         _ = model.handle(Fixture.event(1, .messageEdited, message: edited))
-        #expect(model.screenText.contains("bob        third, reworded (edited)"))
+        #expect(model.screenText.contains("Bob        third, reworded (edited)"))
         #expect(model.sessions.row(Fixture.opsID)?.lastMessage?.text == "third, reworded")
         var deleted = Fixture.message(1, "")
         deleted.deletedAt = Fixture.time(11)
         _ = model.handle(Fixture.event(2, .messageDeleted, message: deleted, by: "bob"))
         #expect(!model.screenText.contains("first"))
-        #expect(model.screenText.contains("bob        (message deleted)"))
+        #expect(model.screenText.contains("Bob        (message deleted)"))
         // A deleted message no longer counts as something to reply to or quote.
         #expect(model.dialogue?.actions(for: .message(1), me: "alice") == [])
     }
@@ -132,7 +132,7 @@ import Testing
         let text = model.screenText
         #expect(text.contains("said better (edited)"))
         #expect(text.contains("(message deleted)"))
-        #expect(text.contains("↪ bob: (message deleted)"))
+        #expect(text.contains("↪ Bob: (message deleted)"))
     }
 
     @Test func theEditedMarkTakesALineOfItsOwnWhenTheLastOneIsFull() {

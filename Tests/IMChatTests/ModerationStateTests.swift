@@ -60,7 +60,7 @@ import Testing
 
     @Test func aRestrictedNewcomerSeesWhyFromTheMembersList() {
         var model = Self.openOps()
-        _ = model.handle(.result(.members(group: "ops", [Fixture.member(Fixture.bob, .owner), Fixture.member(Fixture.alice, restricted: true)])))
+        _ = model.handle(.result(.members(.group, "ops", [Fixture.member(Fixture.bob, .owner), Fixture.member(Fixture.alice, restricted: true)])))
         #expect(model.dialogue?.posting == .restricted)
         #expect(Self.inputLine(model).contains("Newcomers here post once an admin lets them"))
         // The unmute that lets her post arrives live.
@@ -72,7 +72,7 @@ import Testing
         var model = Self.openOps()
         _ = model.handle(Fixture.event(1, .memberMuted, user: Fixture.alice, by: "bob", until: nil))
         #expect(Self.inputLine(model) == "> You are muted here until a moderator unmutes you.")
-        _ = model.handle(.result(.members(group: "ops", [Fixture.member(Fixture.alice)])))
+        _ = model.handle(.result(.members(.group, "ops", [Fixture.member(Fixture.alice)])))
         #expect(model.dialogue?.posting == nil)
     }
 

@@ -49,7 +49,7 @@ import Testing
         let server = try SharedServer.current(store)
         let (owner, _) = try await server.client.newUser("owner")
         let tag = Names.unique("find")
-        for (suffix, title) in [("doctors", "Ärzte Am Markt"), ("chess", "Chess Club"), ("plain", "")] {
+        for (suffix, title) in [("doctors", "Ärzte Am Markt"), ("chess", "Chess Club"), ("plain", nil)] {
             expectStatus(try await owner.send("POST", "/v1/groups", json: CreateConversationRequest(
                 name: "\(tag)-\(suffix)", title: title, join: .open)), 201)
         }

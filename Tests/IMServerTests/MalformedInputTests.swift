@@ -119,7 +119,9 @@ import Testing
 
     static let routes: [BadInput] = [
         BadInput("unknown path", "GET", "/v1/nothing", code: .notFound),
-        BadInput("the root", "GET", "/", code: .notFound),
+        // `/` is the web client's page (WebTests); other paths outside /v1 are not found.
+        BadInput("a page that is not there", "GET", "/index.php", code: .notFound),
+        BadInput("a web client file that is not there", "GET", "/web/nothing.js", code: .notFound),
         BadInput("another API version", "GET", "/v2/me", code: .notFound),
         BadInput("too deep a path", "GET", "/v1/conversations/{group}/messages/1/2", code: .notFound),
         BadInput("an unknown user", "GET", "/v1/users/nobody-here", code: .notFound),

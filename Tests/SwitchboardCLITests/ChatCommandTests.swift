@@ -26,4 +26,22 @@ import Testing
         #expect(result.status == 2)
         #expect(result.errorLines.first == "switchboard: chat takes no arguments, only options")
     }
+
+    @Test func aDeviceNameWithSpacesOrTooLongIsAUsageError() async {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        for name in ["my laptop", String(repeating: "x", count: 61), ""] {
+            let result = await sandbox.run(["chat", "--device", name])
+            #expect(result.status == 2)
+            #expect(result.errorLines.first?.hasPrefix("switchboard: --device") == true)
+        }
+    }
+
+    @Test func withoutATerminalItSaysSoAfterClaimingItsPlaceInTheHome() async {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let result = await sandbox.run(["chat", "--device", "desk-1"])
+        #expect(result.status == 2)
+        #expect(result.errorLines.first == "switchboard: switchboard chat needs a terminal (standard input and output are not one)")
+    }
 }

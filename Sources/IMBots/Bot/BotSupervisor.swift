@@ -33,6 +33,8 @@ final class BotSupervisor: Service, BotSlot {
     private let outbox: Outbox
     private let lanes: ConversationLanes
     private let journal: BotJournal
+    /// The bot's journal, read by the operator console.
+    var consoleJournal: BotJournal? { journal }
     /// The makers' services: started before the event loop, stopped after it, in the
     /// reverse order, before the outbox and the journal.
     private let services: [any Service]

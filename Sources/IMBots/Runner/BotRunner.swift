@@ -32,6 +32,7 @@ public final class BotRunner: Service {
     private let reloads = ReloadQueue()
     private let running = Mutex<[String: any BotSlot]>([:])
     private let listenerPort = Mutex<Int?>(nil)
+    private let reloadingNow = Atomic<Bool>(false)
     /// This runner as its bots' leases name it (`runner.journal: server`): its id and a
     /// suffix of this process, so that a runner started again takes its bots afresh.
     let leaseHolder: String
@@ -68,6 +69,12 @@ public final class BotRunner: Service {
     /// The bots running now, by name (with journals on the server, those this runner
     /// runs or tries to take: `LeasedBot`).
     public var botNames: [String] { running.withLock { $0.keys.sorted() } }
+
+    /// The bots running now (or, with journals on the server, tried for), by name.
+    var slotsByName: [String: any BotSlot] { running.withLock { $0 } }
+
+    /// Whether a reload is being applied now.
+    var isReloading: Bool { reloadingNow.load(ordering: .relaxed) }
 
     /// The `/healthz` answer: ``health`` over the bots running now and, with journals on
     /// the server, who runs each of them.
@@ -140,7 +147,9 @@ public final class BotRunner: Service {
             }
             // Ends when this task is cancelled: the runner stops.
             while let requests = await reloads.next() {
+                reloadingNow.store(true, ordering: .relaxed)
                 let problems = await reload(handles: &handles, shared)
+                reloadingNow.store(false, ordering: .relaxed)
                 for request in requests { request.reply?(problems) }
             }
             reloads.close()
@@ -301,7 +310,7 @@ public final class BotRunner: Service {
             throw RunnerError("the runner's listener cannot start: \((error as? HTTPServerError)?.message ?? "\(error)")")
         }
         listenerPort.withLock { $0 = server.port }
-        logger.info("runner listening on http://\(address.host):\(server.port) (/metrics, /healthz, bots' webhooks)")
+        logger.info("runner listening on http://\(address.host):\(server.port) (/metrics, /healthz, /console, bots' webhooks)")
         return server
     }
 }

@@ -14,6 +14,9 @@ protocol BotSlot: AnyObject, Sendable {
     func discard() async
     /// Who runs the bot, for a bot run by lease; nil for one of the state folder.
     var holding: BotLeaseKeeper.Holding? { get }
+    /// The journal of the bot running now, for the operator console to read; nil while
+    /// none runs here.
+    var consoleJournal: BotJournal? { get }
 }
 
 extension BotSlot {

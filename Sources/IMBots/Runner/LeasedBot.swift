@@ -81,6 +81,8 @@ final class LeasedBot: BotSlot {
 
     var holding: BotLeaseKeeper.Holding? { keeper.holding }
 
+    var consoleJournal: BotJournal? { state.withLock { $0.running }?.consoleJournal }
+
     func replace(_ definition: BotDefinition) {
         let running = state.withLock { state -> BotSupervisor? in
             state.definition = definition

@@ -5,20 +5,30 @@ import SwitchboardCrypto
 
 /// The runner's listener: `/healthz` (`ok`, or `degraded` with the bot files the runner
 /// could not take; with journals on the server, who runs each bot), `/metrics` (behind
-/// `runner.metrics_token` when one is set, compared in constant time), and the paths
-/// bots' services added (webhooks).
+/// `runner.metrics_token` when one is set, compared in constant time), the operator
+/// console (`/console`, ``OperatorConsole``) and the paths bots' services added (webhooks).
 ///
 /// A body may have the size its path allows (a webhook route's `max_body`, 1 MiB by
 /// default); the runner's own paths take none worth speaking of. Every error, the HTTP
 /// library's own (413, 431, 503) included, is the API's JSON envelope.
 struct RunnerResponder: HTTPResponder {
     let runner: BotRunner
+    let console: OperatorConsole
+
+    init(runner: BotRunner) {
+        self.runner = runner
+        console = OperatorConsole(runner: runner)
+    }
 
     /// The body limit of the runner's own paths (and of paths nobody serves).
     static let smallBody = 16 * 1024
 
+    /// The body limit of the console's explain box: a webhook body to try.
+    static let explainBody = 256 * 1024
+
     func bodyLimit(for head: RequestHead) -> Int? {
-        runner.routes.bodyLimit(for: head.path) ?? Self.smallBody
+        if head.path == "/console/api/explain" { return Self.explainBody }
+        return runner.routes.bodyLimit(for: head.path) ?? Self.smallBody
     }
 
     func errorResponse(status: Int, message: String) -> Response {
@@ -41,6 +51,7 @@ struct RunnerResponder: HTTPResponder {
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                 body: Data(runner.metrics.render().utf8))
         default:
+            if let answer = await console.respond(to: request) { return answer }
             if let handler = runner.routes.handler(for: request.path) { return await handler(request) }
             if runner.routes.isDeclared(request.path) {
                 // Its bot is starting (or restarting after a reload): the sender retries.

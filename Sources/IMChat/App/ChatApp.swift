@@ -35,7 +35,13 @@ public struct ChatApp: Sendable {
     public func run() async throws {
         let terminal = try Terminal(mouse: configuration.mouse)
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
-        let effects = ChatEffectRunner(configuration: configuration)
+        try terminal.start()
+        // Pictures: what the environment says, else what the terminal answers about sixel.
+        let graphics = configuration.graphics
+            ?? TerminalGraphics.fromAttributes(terminal.ask(TerminalGraphics.attributesQuery, final: UInt8(ascii: "c"), timeout: 300))
+        let pictures = Pictures(graphics: graphics)
+        if let cell = terminal.cellPixels { pictures.setCellSize(width: cell.width, height: cell.height) }
+        let effects = ChatEffectRunner(configuration: configuration, pictures: graphics == .none ? nil : pictures)
         // Live events waiting in `inputs`: the live task waits while too many are, so a
         // burst from the server cannot grow the queue without bound.
         let queuedLive = Backlog()
@@ -51,6 +57,7 @@ public struct ChatApp: Sendable {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if number == SIGWINCH {
+                    if let cell = terminal.cellPixels { pictures.setCellSize(width: cell.width, height: cell.height) }
                     let size = terminal.size
                     continuation.yield(.model(.resize(columns: size.columns, rows: size.rows)))
                 } else {
@@ -60,7 +67,6 @@ public struct ChatApp: Sendable {
             source.resume()
             return source
         }
-        try terminal.start()
         reader.start()
         var live: Task<Void, Never>?
         // The title is the terminal's: the old one is saved on xterm's title stack and put back.
@@ -77,7 +83,8 @@ public struct ChatApp: Sendable {
             server: configuration.server, columns: size.columns, rows: size.rows, widths: configuration.widths,
             time: .local, idPrefix: "chat-" + UUID().uuidString.lowercased().prefix(8))
         model.bell = configuration.bell
-        var renderer = ScreenRenderer()
+        model.graphics = graphics
+        var renderer = ScreenRenderer(graphics: graphics, picture: pictures.bytes)
         var shownTitle = ""
         func draw() {
             var bytes = renderer.render(ChatView.render(model))

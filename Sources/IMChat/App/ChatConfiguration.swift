@@ -28,6 +28,8 @@ public struct ChatConfiguration: Sendable {
     public var bell: Bool
     /// Show the unread count in the terminal's title.
     public var title: Bool
+    /// How the terminal draws pictures; nil: ask the terminal at start.
+    public var graphics: TerminalGraphics?
 
     /// A configuration with the usual defaults.
     public init(
@@ -35,7 +37,7 @@ public struct ChatConfiguration: Sendable {
         client: IMClient.Configuration = IMClient.Configuration(), events: EventStreamOptions = EventStreamOptions(),
         profileStore: ProfileStore = ProfileStore(), widths: WidthTable = .standard, mouse: Bool = false,
         device: String = "chat@" + ProcessInfo.processInfo.hostName, loginSlot: String = "chat", bell: Bool = false,
-        title: Bool = false
+        title: Bool = false, graphics: TerminalGraphics? = TerminalGraphics.none
     ) {
         self.server = server
         self.transport = transport
@@ -48,5 +50,6 @@ public struct ChatConfiguration: Sendable {
         self.loginSlot = loginSlot
         self.bell = bell
         self.title = title
+        self.graphics = graphics
     }
 }

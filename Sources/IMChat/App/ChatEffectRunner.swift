@@ -10,10 +10,14 @@ import Synchronization
 /// survives into the next.
 final class ChatEffectRunner: Sendable {
     let configuration: ChatConfiguration
-    private let current = Mutex<IMClient?>(nil)
+    /// Where avatars' pictures are made ready to draw (nil: the terminal draws none).
+    let pictures: Pictures?
+    /// The client of the current login (a new one per login).
+    let current = Mutex<IMClient?>(nil)
 
-    init(configuration: ChatConfiguration) {
+    init(configuration: ChatConfiguration, pictures: Pictures? = nil) {
         self.configuration = configuration
+        self.pictures = pictures
     }
 
     /// The longest `Retry-After` a send waits out before the failure is shown.
@@ -22,7 +26,7 @@ final class ChatEffectRunner: Sendable {
     /// The client of the current login.
     var client: IMClient? { current.withLock { $0 } }
 
-    private var store: ProfileStore { configuration.profileStore }
+    var store: ProfileStore { configuration.profileStore }
 
     /// Runs `command`; nil when it has no answer for the state.
     func perform(_ command: ChatEffect) async -> ChatResult? {
@@ -35,6 +39,8 @@ final class ChatEffectRunner: Sendable {
             return .localProfile(username: name, store.profile(of: name))
         case .resumeLogin(let username):
             return await resume(username)
+        case .loadPicture(let key):
+            return .picture(key, ready: await picture(key))
         case .login(let username, let password):
             return await logIn(username) { client throws(IMClientError) in
                 try await client.login(username: username, password: password)
@@ -62,71 +68,6 @@ final class ChatEffectRunner: Sendable {
             } catch {
                 return failure(of: command, error)
             }
-        }
-    }
-
-    /// A client for this app's logins.
-    private func makeClient(token: String? = nil) -> IMClient {
-        var settings = configuration.client
-        // Slow mode answers 429 with the wait left: the input line says so, instead of a
-        // send that shows "…" for up to a minute. Short waits (the general rate limit)
-        // are still waited out inside the call.
-        settings.sendRetry.maxRetryAfter = min(settings.sendRetry.maxRetryAfter, Self.longestQuietWait)
-        return IMClient(
-            serverURL: configuration.server, transport: configuration.transport, token: token,
-            device: configuration.device, configuration: settings)
-    }
-
-    private func logIn(
-        _ username: String, failure: (String) -> ChatResult = ChatResult.loginFailed,
-        _ call: (IMClient) async throws(IMClientError) -> AuthResponse
-    ) async -> ChatResult {
-        let client = makeClient()
-        let auth: AuthResponse
-        do {
-            auth = try await call(client)
-        } catch {
-            return failure(error.message)
-        }
-        current.withLock { $0 = client }
-        keep(auth)
-        // The Login screen shows this user next time, with their avatar.
-        if !auth.user.avatarURL.isEmpty, let image = try? await client.avatar(of: auth.user, cache: store.avatarCache) {
-            try? store.saveAvatar(image, for: auth.user.username)
-        }
-        return .loggedIn(auth.user)
-    }
-
-    /// Keeps a login on this machine (0600) for the next start, as `send` and `tail` do.
-    private func keep(_ auth: AuthResponse) {
-        try? store.setLastUsername(auth.user.username)
-        try? store.saveProfile(auth.user)
-        try? store.saveLogin(
-            SavedLogin(username: auth.user.username, serverURL: configuration.server, token: auth.token,
-                       device: configuration.device),
-            slot: configuration.loginSlot)
-    }
-
-    /// Goes on with the login kept for `username`: no password. A login the server ended
-    /// is forgotten (the Login screen asks again); a server that cannot be reached now
-    /// is tried by the live stream, which says so.
-    private func resume(_ username: String) async -> ChatResult {
-        guard let kept = store.login(of: username, slot: configuration.loginSlot), kept.serverURL == configuration.server
-        else { return .loginFailed("no login of \(username) is kept here: log in") }
-        let client = makeClient(token: kept.token)
-        do {
-            let user = try await client.me()
-            try? store.saveProfile(user)
-            current.withLock { $0 = client }
-            return .loggedIn(user)
-        } catch where error.apiCode == .unauthorized {
-            try? store.removeLogin(of: username, slot: configuration.loginSlot)
-            return .loginFailed("The login kept here has ended (\(error.message)): log in again.")
-        } catch {
-            guard let saved = store.profile(of: username) else { return .loginFailed(error.message) }
-            client.use(token: kept.token, user: saved)
-            current.withLock { $0 = client }
-            return .loggedIn(saved)
         }
     }
 

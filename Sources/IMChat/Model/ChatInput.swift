@@ -77,6 +77,9 @@ public enum ChatEffect: Sendable, Equatable {
     case updateInfo(ConversationKind, String, ConversationInfoUpdate)
     case updateProfile(ProfileUpdate)
     case uploadAvatar(path: String)
+    /// Fetches an avatar's image (its URL, or `local:<username>` for one kept here) and
+    /// makes it ready to draw.
+    case loadPicture(String)
     /// Rings the terminal's bell (when asked for with `--bell`).
     case bell
     /// Feeds `wake` back after `seconds`.
@@ -131,6 +134,8 @@ public enum ChatResult: Sendable {
     case directoryFailed(String, search: String)
     /// The password changed; this client holds the new login.
     case passwordChanged(User)
+    /// An avatar's picture is ready to draw, or cannot be drawn.
+    case picture(String, ready: Bool)
     case infoUpdated(ConversationInfo)
     case profileUpdated(User)
     /// A command failed; `message` says what and why.

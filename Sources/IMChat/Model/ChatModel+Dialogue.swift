@@ -37,12 +37,13 @@ extension ChatModel {
     }
 
     /// Rows the input takes: it grows with its text up to a third of the screen.
-    func composeRows(_ dialogue: DialogueState) -> Int {
+    public func composeRows(_ dialogue: DialogueState) -> Int {
         let most = max(1, rows / 3)
         return min(most, dialogue.compose.rows(width: max(4, columns - 3), layout: text).rows.count)
     }
 
-    var messageRows: Int {
+    /// Rows of the open dialogue's message area.
+    public var messageRows: Int {
         DialogueLayout.messageRows(screenRows: rows, composeRows: dialogue.map(composeRows) ?? 1)
     }
 
@@ -295,39 +296,6 @@ extension ChatModel {
         if !sessions.apply(message, me: myName, seen: onScreen) { commands.append(.loadConversation(key.address)) }
         if bell, !onScreen, message.type == .chat, message.sender.lowercased() != myName { commands.append(.bell) }
         return commands + followUp()
-    }
-
-    /// The newest message with a line on screen.
-    func newestOnScreen(_ state: DialogueState) -> Int64? {
-        let all = lines(state)
-        let bottom = all.count - min(state.scroll, max(0, all.count - messageRows))
-        let top = max(0, bottom - messageRows)
-        var newest: Int64?
-        for line in all[top..<bottom] {
-            if case .message(let seq)? = line.entry { newest = max(newest ?? seq, seq) }
-        }
-        return newest
-    }
-
-    /// The read marker due for what is now on screen: the newest message that is on
-    /// screen (not only once the bottom is in view: a conversation read part-way counts
-    /// down), unless a jump to older unread messages is under way.
-    private func readMarkerDue(_ state: DialogueState) -> (seq: Int64, key: DialogueKey)? {
-        guard screen == .dialogue, interruption == nil, confirmation == nil || confirmation == .quit, state.loaded,
-            !state.jumpPending, let seen = newestOnScreen(state), seen > state.readSent
-        else { return nil }
-        return (seen, state.key)
-    }
-
-    /// After any change to the open dialogue: sends the read marker that is due, and
-    /// counts the Sessions row down to what is still unseen.
-    mutating func followUp() -> [ChatEffect] {
-        guard let state = dialogue, let (seq, key) = readMarkerDue(state) else { return [] }
-        dialogue?.readSent = seq
-        if let id = key.id ?? state.newest?.conversationID {
-            sessions.markRead(id, seq: seq, unread: state.unseen(after: seq, me: myName))
-        }
-        return [.markRead(key, seq: seq)]
     }
 }
 

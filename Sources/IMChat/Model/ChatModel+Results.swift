@@ -84,6 +84,7 @@ extension ChatModel {
             state.beginEditing(message)
             state.compose.set(text)
             state.notice = "Not edited: \(reason)"
+            status = ("not edited: \(reason)", true)  // whole, however long
             if let block { state.posting = block }
             dialogue = state
             return []
@@ -173,6 +174,9 @@ extension ChatModel {
         case .directoryFailed(let reason, let search):
             contacts.directory?.failed(reason, search: search)
             return []
+        case .picture(let key, let ready):
+            if ready { pictures.insert(key) }
+            return []
         case .passwordChanged(let user):
             me = user
             profile.password = nil
@@ -216,7 +220,7 @@ extension ChatResult {
     /// True for answers that matter while nobody is logged in.
     var isAboutLoggingIn: Bool {
         switch self {
-        case .lastUser, .localProfile, .loggedIn, .loginFailed, .registerFailed, .loggedOut: true
+        case .lastUser, .localProfile, .loggedIn, .loginFailed, .registerFailed, .loggedOut, .picture: true
         default: false
         }
     }

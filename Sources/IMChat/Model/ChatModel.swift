@@ -59,6 +59,11 @@ public struct ChatModel: Sendable {
     public var nicknames: [String: String] = [:]
     /// Ring the bell for a message that arrives out of sight.
     public var bell = false
+    /// How the terminal draws pictures; avatars are initials without.
+    public var graphics = TerminalGraphics.none
+    /// Avatars whose pictures are ready to draw, and those asked for.
+    public var pictures: Set<String> = []
+    private var picturesAsked: Set<String> = []
     public var showHelp = false
     /// The help shows the slash commands (`/help`) instead of the keys.
     public var showCommands = false
@@ -98,6 +103,41 @@ public struct ChatModel: Sendable {
 
     /// Applies one input and returns what to do about it.
     public mutating func handle(_ input: ChatInput) -> [ChatEffect] {
+        let effects = apply(input)
+        guard graphics != .none else { return effects }
+        // Pictures of the avatars now on screen that nobody asked for yet.
+        let wanted = picturesOnScreen.filter { !picturesAsked.contains($0) }
+        picturesAsked.formUnion(wanted)
+        return effects + wanted.map(ChatEffect.loadPicture)
+    }
+
+    /// The large avatars the screen in front shows: the Login screen's saved one, this
+    /// user's on Profile, a contact's, group's or room's on its info page.
+    var picturesOnScreen: [String] {
+        switch screen {
+        case .login:
+            guard let saved = login.savedProfile, login.profileFor == saved.username, !saved.avatarURL.isEmpty else { return [] }
+            return ["local:" + saved.username]
+        case .profile:
+            return me.map { $0.avatarURL.isEmpty ? [] : [$0.avatarURL] } ?? []
+        case .contacts:
+            switch contacts.info?.item {
+            case .contact(let user)?: return user.avatarURL.isEmpty ? [] : [user.avatarURL]
+            case .group(let info)?, .room(let info)?: return info.logoURL.isEmpty ? [] : [info.logoURL]
+            default: return []
+            }
+        default:
+            return []
+        }
+    }
+
+    /// `key` when its picture is ready to draw.
+    func picture(_ key: String?) -> String? {
+        guard let key, graphics != .none, pictures.contains(key) else { return nil }
+        return key
+    }
+
+    private mutating func apply(_ input: ChatInput) -> [ChatEffect] {
         switch input {
         case .key(let key):
             status = nil
@@ -182,6 +222,7 @@ public struct ChatModel: Sendable {
         }
         switch question {
         case .quit: return [.quit]
+        case .logout: return [.logout]
         case .block(let name): return [.block(name)]
         case .removeContact(let name): return [.removeContact(name)]
         case .leave(let kind, let name): return [.leave(kind, name)]
@@ -193,8 +234,10 @@ public struct ChatModel: Sendable {
     private mutating func interruptionKey(_ key: Key, _ interruption: Interruption) -> [ChatEffect] {
         switch (interruption, key) {
         case (.kickedOut(let reason), .enter), (.loginEnded(let reason), .enter):
+            // The login kept here is forgotten first: its answer (`loggedOut`) then loads
+            // the Login screen's last user, which must not find it to resume.
             resetToLogin(note: reason)
-            return [.logout, .loadLastUser]
+            return [.logout]
         case (_, .character("q")):
             confirmation = .quit
             return []
@@ -203,21 +246,22 @@ public struct ChatModel: Sendable {
         }
     }
 
+    /// The "Connection lost" screen takes Enter (try again now) and Esc (put it aside);
+    /// any other key puts it aside too and goes on to the screen below, so nothing typed
+    /// while the connection went is lost to it (and no single letter there logs out or
+    /// quits).
     private mutating func connectionLostKey(_ key: Key) -> [ChatEffect] {
         switch key {
-        case .escape:
-            lostDismissed = true
-        case .character("r"):
+        case .enter:
             connection = .connecting
             return [.startLive]
-        case .character("l"):
-            return [.logout]
-        case .character("q"):
-            confirmation = .quit
+        case .escape:
+            lostDismissed = true
+            return []
         default:
-            break
+            lostDismissed = true
+            return handleKey(key)
         }
-        return []
     }
 
     /// Back to the Login screen with nothing of the last login kept in memory.

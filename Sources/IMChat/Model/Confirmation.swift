@@ -5,6 +5,7 @@ import IMProtocol
 /// someone, removes a contact, leaves a group or quits.
 public enum Confirmation: Sendable, Equatable {
     case quit
+    case logout
     case block(String)
     case removeContact(String)
     case leave(ConversationKind, String)
@@ -17,6 +18,7 @@ public enum Confirmation: Sendable, Equatable {
     public var question: String {
         switch self {
         case .quit: "Quit switchboard chat? y quits (so does Ctrl-C again) · any other key stays"
+        case .logout: "Log out? This machine forgets the login. y logs out · any other key stays"
         case .block(let name): "Block \(name)? Their messages to you will be refused. y blocks · any other key keeps them"
         case .removeContact(let name): "Remove \(name) from your contacts? y removes · any other key keeps them"
         case .leave(let kind, let name):

@@ -41,7 +41,7 @@ public struct DialogueLayout: Sendable {
         _ state: DialogueState, pending: [Outbox.Item] = [], online: Bool = true, me: String, width: Int,
         text: TextLayout, time: TimeFormat, name: (String) -> String = { $0 }
     ) -> [Line] {
-        var lines: [Line] = [top(state, time: time)]
+        var lines: [Line] = top(state, width: width, text: text, time: time)
         let prefix = 5 + 1 + nameWidth + 1
         let textWidth = max(10, width - prefix)
         let indent = String(repeating: " ", count: prefix)
@@ -108,7 +108,8 @@ public struct DialogueLayout: Sendable {
         }
         for send in pending {
             let entry = Entry.pending(send.clientID)
-            let body = text.wrap(TextLayout.sanitize(send.text, keepNewlines: true), width: textWidth)
+            let shownText = SlashCommand.action(send.text).map { "* \(name(me)) \($0)" } ?? send.text
+            let body = text.wrap(TextLayout.sanitize(shownText, keepNewlines: true), width: textWidth)
             let shownName = text.pad(TextLayout.sanitize(name(me)), width: nameWidth)
             let (mark, note, style): (String, String?, Style) = switch send.state {
             case .sending: ("  …   ", nil, .muted)
@@ -130,20 +131,22 @@ public struct DialogueLayout: Sendable {
         return lines
     }
 
-    private static func top(_ state: DialogueState, time: TimeFormat) -> Line {
+    /// The first lines: where the history stands (a failure to load it whole, wrapped).
+    private static func top(_ state: DialogueState, width: Int, text layout: TextLayout, time: TimeFormat) -> [Line] {
         let text: String
         let style: Style
         if state.loadingOlder || !state.loaded {
             (text, style) = (state.loaded ? "  loading older…" : "  loading…", .marker)
         } else if let error = state.historyError {
-            (text, style) = ("  ! history not loaded: \(error)", .error)
+            let wrapped = layout.wrap(TextLayout.sanitize("! history not loaded: \(error)"), width: max(10, width - 4))
+            return wrapped.map { Line(spans: [Span(text: "  " + $0, style: .error)]) }
         } else if state.reachedStart {
             (text, style) = ("  · beginning of the conversation", .muted)
         } else {
             (text, style) = ("  ↑ PgUp for older messages", .muted)
         }
         let day = state.messages.first.map { "  · " + time.day($0.createdAt) } ?? ""
-        return Line(spans: [Span(text: text, style: style), Span(text: day, style: .muted)])
+        return [Line(spans: [Span(text: text, style: style), Span(text: day, style: .muted)])]
     }
 
     private static func divider(_ label: String, width: Int) -> String {

@@ -82,7 +82,9 @@ public struct GroupForm: Sendable, Equatable {
             focus = fields[(index + 1) % fields.count]
         case .backTab, .up:
             focus = fields[(index + fields.count - 1) % fields.count]
-        case .left, .right, .character(" ") where focusedText == nil:
+        case .left, .right, .character(" "):
+            // On a choice they change it; in a text field they move or type as usual.
+            guard focusedText == nil else { return edit(key) }
             let step = key == .left ? -1 : 1
             switch focus {
             case .join: join = Self.cycle(GroupForm.policies, join, step)

@@ -123,4 +123,6 @@ public enum SlashCommand: Sendable, Equatable {
 /// A `/word` the input line does not know.
 public struct UnknownCommand: Error, Sendable, Equatable {
     public var word: String
+
+    public init(word: String) { self.word = word }
 }

@@ -16,6 +16,29 @@ public struct Cell: Hashable, Sendable {
     static let blank = Cell()
 }
 
+/// A picture over a block of cells (an avatar, where the terminal draws images).
+public struct ImagePlacement: Hashable, Sendable {
+    /// Which picture: the image's URL, or `local:<username>` for one kept on this machine.
+    public var key: String
+    public var column: Int
+    public var row: Int
+    public var columns: Int
+    public var rows: Int
+
+    public init(key: String, column: Int, row: Int, columns: Int, rows: Int) {
+        self.key = key
+        self.column = column
+        self.row = row
+        self.columns = columns
+        self.rows = rows
+    }
+
+    /// True when the cell lies under the picture.
+    func covers(_ column: Int, _ row: Int) -> Bool {
+        (self.column..<self.column + columns).contains(column) && (self.row..<self.row + rows).contains(row)
+    }
+}
+
 /// The whole screen in memory: views draw into it, the renderer sends only what changed
 /// since the last frame, and golden tests compare its text with stored snapshots.
 public struct CellGrid: Equatable, Sendable {
@@ -26,6 +49,8 @@ public struct CellGrid: Equatable, Sendable {
     private(set) var cells: [Cell]
     /// Where the terminal's cursor goes after drawing (a text field's caret), or nil to hide it.
     public var cursor: (column: Int, row: Int)?
+    /// Pictures drawn over the cells, in order.
+    public var images: [ImagePlacement] = []
 
     /// A blank grid.
     public init(width: Int, height: Int) {
@@ -105,6 +130,6 @@ public struct CellGrid: Equatable, Sendable {
 
     public static func == (lhs: CellGrid, rhs: CellGrid) -> Bool {
         lhs.width == rhs.width && lhs.height == rhs.height && lhs.cells == rhs.cells
-            && lhs.cursor?.column == rhs.cursor?.column && lhs.cursor?.row == rhs.cursor?.row
+            && lhs.cursor?.column == rhs.cursor?.column && lhs.cursor?.row == rhs.cursor?.row && lhs.images == rhs.images
     }
 }

@@ -47,6 +47,31 @@ public final class Terminal: Sendable {
         return (Int(size.ws_col), Int(size.ws_row))
     }
 
+    /// The size of one cell in pixels, when the terminal reports it.
+    public var cellPixels: (width: Int, height: Int)? {
+        var size = winsize()
+        guard ioctl(output, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0, size.ws_xpixel > 0,
+            size.ws_ypixel > 0
+        else { return nil }
+        return (Int(size.ws_xpixel) / Int(size.ws_col), Int(size.ws_ypixel) / Int(size.ws_row))
+    }
+
+    /// Sends `query` and reads the answer up to and including `final`, for at most
+    /// `timeout` milliseconds (a terminal that does not answer costs that once). Only
+    /// before the input is read for keys.
+    public func ask(_ query: String, final: UInt8, timeout: Int32) -> [UInt8] {
+        write(query)
+        var answer: [UInt8] = []
+        var byte: UInt8 = 0
+        while answer.count < 256 {
+            var descriptor = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, timeout) > 0, read(input, &byte, 1) == 1 else { break }
+            answer.append(byte)
+            if byte == final, answer.count > 2 { break }
+        }
+        return answer
+    }
+
     /// Raw mode, the alternate screen, bracketed paste, and (if asked) wheel reports.
     public func start() throws(TerminalError) {
         var settings = termios()

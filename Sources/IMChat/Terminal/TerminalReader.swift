@@ -8,8 +8,8 @@ import Glibc
 /// Reads the terminal's input on a thread of its own (a blocking `poll`/`read` must not
 /// hold a thread of the cooperative pool) and hands decoded keys to `deliver`.
 ///
-/// `poll` wakes every 100 ms to notice `stop`; a lone ESC waits 30 ms for the rest of a
-/// sequence before it counts as the Esc key. `deliver(nil)` says the terminal is gone.
+/// `poll` wakes every 100 ms to notice `stop`; a lone ESC waits 50 ms for the rest of a
+/// sequence (Alt with a key is ESC and the key) before it counts as the Esc key. `deliver(nil)` says the terminal is gone.
 final class TerminalReader: Sendable {
     private let fd: Int32
     private let deliver: @Sendable ([Key]?) -> Void
@@ -53,7 +53,7 @@ final class TerminalReader: Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !stopped.load(ordering: .relaxed) {
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, decoder.hasPending ? 30 : 100)
+            let ready = poll(&descriptor, 1, decoder.hasPending ? 50 : 100)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return

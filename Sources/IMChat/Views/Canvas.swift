@@ -88,8 +88,14 @@ struct Canvas {
         put("[ \(label) ]", column, row, focused ? .focusedField : .plain)
     }
 
-    /// An avatar as a coloured block of `columns`×`rows` with the initials in the middle.
-    mutating func avatar(_ avatar: Avatar, _ column: Int, _ row: Int, columns: Int = 2, rows: Int = 1) {
+    /// An avatar as a coloured block of `columns`×`rows` with the initials in the middle,
+    /// or, given a picture ready to draw, blank cells the picture goes over.
+    mutating func avatar(_ avatar: Avatar, _ column: Int, _ row: Int, columns: Int = 2, rows: Int = 1, picture: String? = nil) {
+        if let picture {
+            for offset in 0..<rows { fill(row + offset, .plain, from: column, count: columns) }
+            grid.images.append(ImagePlacement(key: picture, column: column, row: row, columns: columns, rows: rows))
+            return
+        }
         for offset in 0..<rows { fill(row + offset, avatar.style, from: column, count: columns) }
         put(avatar.initials, column + (columns - 2) / 2, row + rows / 2, avatar.style)
     }

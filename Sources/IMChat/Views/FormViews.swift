@@ -7,7 +7,7 @@ enum FormViews {
         let saved = state.profileFor == name ? state.savedProfile : nil
         let avatar = Avatar(name: saved?.nickname ?? (name.isEmpty ? "?" : name), key: name.isEmpty ? "?" : name, widths: model.text.widths)
         let middle = canvas.width / 2
-        canvas.avatar(avatar, middle - 4, 2, columns: 8, rows: 3)
+        canvas.avatar(avatar, middle - 4, 2, columns: 8, rows: 3, picture: model.picture(saved.map { "local:" + $0.username }))
         let caption = saved.map { "\($0.nickname) (@\($0.username)), welcome back" }
             ?? (name.isEmpty ? "Welcome" : "@\(name)")
         canvas.center(caption, 6, saved == nil ? .muted : .plain)

@@ -7,12 +7,12 @@ enum GroupFormView {
     static func draw(_ form: GroupForm, _ model: ChatModel, _ canvas: inout Canvas) {
         let width = min(72, canvas.width - 2)
         let left = max(0, (canvas.width - width) / 2)
-        let height = form.fields.count * 2 + 3
+        let height = form.fields.count * 2 + 2
         let top = max(1, min(3, canvas.height - height - 1))
         let title = form.editing.map { "Change #\($0.name)" } ?? "Create a group"
         canvas.box(left, top, width, height, title: title)
-        let fieldLeft = left + 18
-        let fieldWidth = max(8, width - 20)
+        let fieldLeft = left + 19
+        let fieldWidth = max(8, width - 21)
         for (index, field) in form.fields.enumerated() {
             let y = top + 1 + index * 2
             let focused = form.focus == field
@@ -23,7 +23,7 @@ enum GroupFormView {
             case .description: canvas.field(form.description, fieldLeft, y, width: fieldWidth, focused: focused)
             case .slowMode:
                 canvas.field(form.slowMode, fieldLeft, y, width: 10, focused: focused)
-                canvas.put("e.g. 30s, 10m; empty: off (admins are not slowed)", fieldLeft + 12, y, .muted, limit: width - 32)
+                canvas.put("e.g. 30s, 10m; empty: off", fieldLeft + 12, y, .muted, limit: width - 32)
             case .join:
                 choice(GroupForm.policies.map { (MainViews.joinLabel($0), $0 == form.join) }, fieldLeft, y, focused, &canvas)
                 canvas.put(canvas.text.truncate(MainViews.joinMeaning(form.join), width: fieldWidth), fieldLeft, y + 1, .muted)

@@ -5,7 +5,13 @@ import IMProtocol
 enum InfoView {
     static func draw(_ info: ContactsState.Info, _ model: ChatModel, _ canvas: inout Canvas) {
         let item = info.item
-        canvas.avatar(Avatar(name: item.title, key: item.address.description, widths: model.text.widths), 3, 2, columns: 8, rows: 3)
+        let picture: String? = switch item {
+        case .contact(let user): user.avatarURL
+        case .group(let info), .room(let info): info.logoURL
+        default: nil
+        }
+        canvas.avatar(Avatar(name: item.title, key: item.address.description, widths: model.text.widths), 3, 2, columns: 8, rows: 3,
+                      picture: model.picture(picture))
         canvas.put(item.title, 13, 2, .heading)
         canvas.put(item.address.description, 13, 3, .muted)
         switch item {

@@ -26,7 +26,7 @@ enum KeyHelp {
             if model.profile.password != nil { return [("Tab", "next field"), ("Enter", "next / save"), ("Esc", "cancel")] }
             if model.profile.confirmingLogout { return [("y", "log out"), ("any key", "stay")] }
             return [("n", "nickname"), ("s", "signature"), ("a", "avatar"), ("p", "password"), ("o", "log out"),
-                    ("Tab", "sessions"), ("?", "help")]
+                    ("?", "help")]
         case .dialogue:
             guard let dialogue = model.dialogue else { return [] }
             if dialogue.confirmingDelete != nil { return [("y", "delete for everyone"), ("any other key", "keep it")] }

@@ -4,17 +4,20 @@ import IMProtocol
 enum MainViews {
     /// The title bar with the three tabs, the account and the connection.
     static func tabs(_ model: ChatModel, _ canvas: inout Canvas) {
-        var left: [(String, Style)] = [("Switchboard", .titleBold)]
         let unread = model.sessions.totalUnread
         let waiting = model.waiting.count
         let names: [(ChatModel.Screen, String)] = [
             (.sessions, "1 Sessions" + (unread > 0 ? " (\(unread))" : "")),
             (.contacts, "2 Contacts" + (waiting > 0 ? " (\(waiting) waiting)" : "")), (.profile, "3 Profile"),
         ]
+        var left: [(String, Style)] = []
         for (screen, name) in names {
             left.append(("  ", .title))
             left.append((model.screen == screen ? "[\(name)]" : " \(name) ", model.screen == screen ? .titleBold : .title))
         }
+        // The connection state always shows: the name of the program gives way first.
+        let used = left.reduce(0) { $0 + canvas.text.width($1.0) } + canvas.text.width(connection(model)) + 3
+        if used + 11 < canvas.width { left.insert(("Switchboard", .titleBold), at: 0) }
         canvas.titleBar(left, right: connection(model))
     }
 
@@ -23,8 +26,8 @@ enum MainViews {
     static func connection(_ model: ChatModel) -> String {
         let state = switch model.connection {
         case .online: "● online"
-        case .connecting: "◌ connecting…"
-        case .lost(_, let seconds): "○ offline, retrying" + (seconds > 0 ? " in \(seconds) s" : "")
+        case .connecting: "◌ connecting"
+        case .lost: "○ offline"
         }
         return "\(model.me?.username ?? "") " + state
     }
@@ -231,7 +234,7 @@ enum MainViews {
         switch policy {
         case .invite: "only people its admins invite; hidden from everyone else"
         case .open: "anyone may join it and read its info"
-        case .approval: "anyone may ask to join; an admin approves each request"
+        case .approval: "anyone may ask; an admin approves each request"
         }
     }
 
@@ -241,7 +244,8 @@ enum MainViews {
         tabs(model, &canvas)
         guard let me = model.me else { return }
         let state = model.profile
-        canvas.avatar(Avatar(name: me.nickname, key: me.username, widths: model.text.widths), 3, 2, columns: 8, rows: 3)
+        canvas.avatar(Avatar(name: me.nickname, key: me.username, widths: model.text.widths), 3, 2, columns: 8, rows: 3,
+                      picture: model.picture(me.avatarURL))
         canvas.put(me.nickname, 13, 2, .heading)
         canvas.put("@\(me.username)" + (me.isBot ? " (bot)" : ""), 13, 3, .muted)
         canvas.put("on \(model.server)", 13, 4, .muted)

@@ -29,8 +29,8 @@ enum Overlays {
         screen(
             title: "Connection lost", reason: reason,
             status: "trying again \(seconds > 0 ? "in \(seconds) s" : "now"); this screen closes once connected",
-            keys: ["r      try again now", "Esc    keep reading what is loaded (typed messages wait, queued)",
-                   "l      log out", "q      quit"], &canvas)
+            keys: ["Enter  try again now", "Esc    keep reading what is loaded; other keys go on there",
+                   "       (messages typed meanwhile wait, queued, and go once connected)"], &canvas)
     }
 
     private static func screen(title: String, reason: String, status: String?, keys: [String], _ canvas: inout Canvas) {

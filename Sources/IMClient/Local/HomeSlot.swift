@@ -23,8 +23,11 @@ public final class HomeSlot: Sendable {
 
     /// The first free place, up to `most`.
     static func claim(folder: String, name: String, most: Int) throws(IMClientError) -> HomeSlot {
-        if mkdir(folder, 0o700) != 0, errno != EEXIST {
-            throw IMClientError(.localStorage, "cannot create \(folder): \(String(cString: strerror(errno)))")
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw IMClientError(.localStorage, "cannot create \(folder): \(error.localizedDescription)")
         }
         for number in 1...max(1, most) {
             let path = "\(folder)/\(name)-\(number).lock"

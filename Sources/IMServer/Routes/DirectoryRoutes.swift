@@ -47,7 +47,7 @@ enum DirectoryRoutes {
         var cursor = after
         var scanned = 0
         while true {
-            let step = search == nil ? limit + 1 : batch
+            let step = search == nil ? limit + 1 : min(batch, max(1, scanLimit - scanned))
             let rows = try await store.listedGroups(after: cursor, limit: step)
             for row in rows {
                 scanned += 1

@@ -33,6 +33,9 @@ struct ChatCommand: Command {
         environment:
           SWITCHBOARD_HOME     where the last username, logins, profiles and avatars are
                                kept (default ~/.local/share/switchboard)
+          SWITCHBOARD_GRAPHICS kitty, sixel or none: how avatars are drawn (default: kitty
+                               in kitty, WezTerm and Ghostty, sixel where the terminal
+                               says it draws sixel, else initials)
           SWITCHBOARD_WIDTHS   column widths for characters your terminal draws
                                differently, e.g. 1F1E6-1F1FF=1,2605=2 (hex code points
                                or ranges, or one character, =1 or =2)
@@ -74,7 +77,8 @@ struct ChatCommand: Command {
         configuration = ChatConfiguration(
             server: server, transport: context.transport, client: context.client,
             profileStore: context.profileStore, widths: widths, mouse: arguments.has("mouse"),
-            bell: arguments.has("bell"), title: arguments.has("title"))
+            bell: arguments.has("bell"), title: arguments.has("title"),
+            graphics: TerminalGraphics.fromEnvironment(context.environment))
     }
 
     func run() async throws -> Int32 {
