@@ -95,8 +95,13 @@ struct TelegramMethodTests {
             // Tokens: a wrong secret, a person's login, no method.
             let wrong = try await bot.raw("GET", "/bot\(bot.id):AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/getMe")
             #expect(wrong.status == 401 && wrong.description == "Unauthorized")
+            // A person's login is no Telegram token: that path is not the dialect's.
             let personal = try await bot.raw("GET", "/bot\(person.token ?? "")/getMe")
-            #expect(personal.status == 401)
+            #expect(personal.status == 404 && personal.object["ok"] == nil)
+            // The bot's secret under another id.
+            let secret = bot.token.split(separator: ":").last ?? ""
+            let borrowed = try await bot.raw("GET", "/bot\(bot.id + 1):\(secret)/getMe")
+            #expect(borrowed.status == 401 && borrowed.description == "Unauthorized")
             let bare = try await bot.raw("GET", "/bot\(bot.token)/")
             #expect(bare.status == 404 && bare.errorCode == 404)
         }

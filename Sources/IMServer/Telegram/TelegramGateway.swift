@@ -8,9 +8,16 @@ import IMStore
 /// services the `/v1` routes use, as the bot whose token is in the path: the same
 /// checks, budgets and events (docs/telegram.md lists the methods and how they map).
 enum TelegramGateway {
-    /// Whether a path is the Telegram dialect's.
+    /// Whether a path is the Telegram dialect's: `/bot` or `/file/bot` followed by a
+    /// token, which starts with the bot's id (so `/bot.png` and the like stay the web
+    /// client's).
     static func handles(_ path: String) -> Bool {
-        path.hasPrefix("/bot") || path.hasPrefix("/file/bot")
+        let utf8 = path.utf8
+        for prefix in ["/bot", "/file/bot"] where path.hasPrefix(prefix) {
+            let next = utf8.dropFirst(prefix.utf8.count).first
+            return next.map { (0x30...0x39).contains($0) } ?? false
+        }
+        return false
     }
 
     /// Uploads (a document's bytes) may be larger than a JSON body.
