@@ -55,6 +55,39 @@ struct TelegramWebhookTests {
         }
     }
 
+    @Test func aBotCutOffIsPostedNothingMore() async throws {
+        let catcher = try WebhookCatcher()
+        defer { Task { await catcher.stop() } }
+        try await withServer(Self.allowingLoopback) { server in
+            let bot = try await TelegramBot.create("hooked", on: server)
+            let alice = try await Person("alice", on: server)
+            let admin = try await server.localAdministrator()
+            try await bot.ok("setWebhook", ["url": catcher.url])
+            try await alice.send("first", to: "user:hooked")
+            try await eventually("the first update", hangGuard: .seconds(60)) { catcher.updates.count == 1 }
+            // Suspended: its token ends, nothing is posted while it is.
+            #expect(try await admin.send("POST", "/v1/admin/users/hooked/suspend").status == 200)
+            try await alice.send("while suspended", to: "user:hooked")
+            #expect(try await admin.send("POST", "/v1/admin/users/hooked/unsuspend").status == 200)
+            // A new token: the webhook kept its place and gets what waited.
+            let reissued = try await admin.send("POST", "/v1/admin/users/hooked/telegram-token")
+            let token = try #require(try reissued.decode(AdminUser.self).telegramToken)
+            try await eventually("the update that waited", hangGuard: .seconds(60)) { catcher.updates.count == 2 }
+            let texts = catcher.updates.compactMap { ($0["message"] as? [String: Any])?["text"] as? String }
+            #expect(texts == ["first", "while suspended"])
+            // Revoked: the webhook goes with the token; what comes next waits for getUpdates.
+            #expect(try await admin.send("DELETE", "/v1/admin/users/hooked/telegram-token").status == 204)
+            try await alice.send("after the revocation", to: "user:hooked")
+            let last = try await admin.send("POST", "/v1/admin/users/hooked/telegram-token")
+            let again = TelegramBot(server: server, user: bot.user, token: try #require(try last.decode(AdminUser.self).telegramToken))
+            #expect((try await again.ok("getWebhookInfo").resultObject["url"] as? String) == "")
+            let pending = try await again.ok("getUpdates").resultList
+            #expect(pending.compactMap { ($0["message"] as? [String: Any])?["text"] as? String } == ["after the revocation"])
+            #expect(catcher.updates.count == 2)
+            _ = token
+        }
+    }
+
     @Test func aWebhookOnAnAddressThatIsNotPublicNeedsTheServersAllowance() async throws {
         try await withServer { server in
             let bot = try await TelegramBot.create("hooked", on: server)

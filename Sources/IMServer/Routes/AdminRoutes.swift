@@ -41,6 +41,8 @@ enum AdminRoutes {
         let record = try await UserRoutes.existingUser(context, try context.parameter("name"))
         let (token, replaced) = try await TelegramToken.issue(for: record, in: core.store)
         endLogins(core, replaced)
+        // A webhook kept from before (a suspension ended its token) is posted to again.
+        core.telegramWebhooks.changed(record.id)
         var answer = adminUser(record)
         answer.telegramToken = token
         return try .json(answer, status: 201, encoder: core.encoder)
@@ -53,6 +55,7 @@ enum AdminRoutes {
         let ended = try await TelegramToken.revoke(for: record.id, in: core.store, now: core.now())
         guard !ended.isEmpty else { throw APIError(.notFound, "'\(record.user.username)' has no Telegram token") }
         endLogins(core, ended)
+        core.telegramWebhooks.changed(record.id)
         return .noContent
     }
 

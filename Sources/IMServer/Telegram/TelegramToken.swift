@@ -45,10 +45,14 @@ enum TelegramToken {
         return (token, replaced)
     }
 
-    /// Ends the bot's Telegram logins; returns them.
+    /// Ends the bot's Telegram logins, and its webhook with them (nothing more is posted
+    /// for a bot cut off); returns the logins.
     static func revoke(for userID: UserID, in store: any IMStorage, now: Timestamp) async throws -> [TokenRecord] {
         let live = try await store.liveTokens(of: userID, at: now).filter { $0.device == device }
         for token in live { try await store.revokeToken(id: token.id, reason: "logout") }
+        if !live.isEmpty, try await store.telegramBot(userID)?.webhook != nil {
+            try await store.setTelegramWebhook(userID, nil)
+        }
         return live
     }
 }

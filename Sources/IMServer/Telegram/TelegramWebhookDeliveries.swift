@@ -78,7 +78,8 @@ struct TelegramWebhookWorker: Sendable {
     func run() async {
         while !Task.isCancelled {
             do {
-                guard let record = try await core.store.telegramBot(bot), let webhook = TelegramWebhook.decode(record.webhook)
+                guard try await mayDeliver(), let record = try await core.store.telegramBot(bot),
+                    let webhook = TelegramWebhook.decode(record.webhook)
                 else { return }
                 let batch = try await TelegramUpdateReader(core: core, bot: bot)
                     .read(from: record.acknowledged, limit: 100, settings: TelegramBotSettings.decode(record.settings))
@@ -100,6 +101,17 @@ struct TelegramWebhookWorker: Sendable {
                 do { try await core.time.sleep(for: .seconds(5)) } catch { return }
             }
         }
+    }
+
+    /// Whether the bot may still be given its updates: its account is neither suspended
+    /// nor deleted and its Telegram token is live. A bot cut off stops here (checked again
+    /// before each batch: suspending an account wakes its waits); `setWebhook` or the
+    /// server's restart starts it again.
+    private func mayDeliver() async throws -> Bool {
+        guard let record = try await core.store.user(id: bot), record.suspendedAt == nil, record.deletedAt == nil else {
+            return false
+        }
+        return try await core.store.liveTokens(of: bot, at: core.now()).contains { $0.device == TelegramToken.device }
     }
 
     /// Posts one update until its webhook takes it or the tries run out.
