@@ -298,6 +298,38 @@ struct TelegramMethodTests {
         }
     }
 
+    @Test func aBotReadsAGroupsEarlierMessagesButARoomsOnlySinceItEntered() async throws {
+        try await withServer { server in
+            let bot = try await TelegramBot.create("helper", on: server)
+            let alice = try await Person("alice", on: server)
+            // A group: what was said before the bot joined is the group's history, its to read.
+            let group = try await alice.client.send("POST", "/v1/groups", json: CreateConversationRequest(name: "ops"))
+                .decode(ConversationInfo.self)
+            let early = try await alice.send("said before the bot came", to: "group:ops")
+            _ = try await alice.client.send("POST", "/v1/groups/ops/invites", json: ["user": "helper"])
+            try await bot.ok("getUpdates")
+            let copied = try await bot.call(
+                "forwardMessage", ["chat_id": alice.user.id.rawValue, "from_chat_id": TelegramBot.chatID(of: group.id), "message_id": early.seq])
+            #expect(copied.ok && copied.resultObject["text"] as? String == "said before the bot came", "\(copied.text)")
+
+            // A room: only what was said while the bot is there.
+            let room = try await alice.client.send("POST", "/v1/rooms", json: CreateConversationRequest(name: "lounge"))
+                .decode(ConversationInfo.self)
+            let before = try await alice.send("said before the bot entered", to: "room:lounge")
+            let botClient = try await server.client.login("helper")
+            let entered = try await botClient.send("POST", "/v1/rooms", json: CreateConversationRequest(name: "lounge"))
+            #expect(entered.status == 200, "\(entered.text)")
+            let after = try await alice.send("said while the bot is there", to: "room:lounge")
+            let chat = TelegramBot.chatID(of: room.id)
+            let refused = try await bot.call(
+                "forwardMessage", ["chat_id": alice.user.id.rawValue, "from_chat_id": chat, "message_id": before.seq])
+            #expect(refused.status == 400 && refused.description.contains("not found"), "\(refused.text)")
+            let forwarded = try await bot.call(
+                "forwardMessage", ["chat_id": alice.user.id.rawValue, "from_chat_id": chat, "message_id": after.seq])
+            #expect(forwarded.ok && forwarded.resultObject["text"] as? String == "said while the bot is there", "\(forwarded.text)")
+        }
+    }
+
     @Test func chatsAndMembersAsTelegramDescribesThem() async throws {
         try await withGroup { server, bot, alice, group in
             let chat = TelegramBot.chatID(of: group)

@@ -78,7 +78,8 @@ extension TelegramCall {
         guard seq > 0, let entry = chat.entry else { throw missing }
         let access = ConversationAccess(core: core, session: session)
         guard let resolved = try await access.resolve(.id(entry.id)) else { throw missing }
-        let found = try await core.store.messages(entry.id, after: max(seq - 1, resolved.membership.joinedSeq), before: seq + 1, limit: 1)
+        let found = try await core.store.messages(
+            entry.id, after: max(seq - 1, resolved.historyFloor), before: seq + 1, limit: 1)
         guard let message = found.first, message.seq == seq else { throw missing }
         return message
     }
