@@ -57,6 +57,38 @@ extension ServerSuites {
             }
         }
 
+        @Test func triggerAcknowledgeAndResolveMoveOneIncidentAnsweredAsPagerDutyAnswers() async throws {
+            let bot = AlertWorld.bot(rules: """
+                  - name: page
+                    when: { webhook: /hooks/pagerduty }
+                    do: [ { incident: { to: "group:oncall", flap_hold: 0s } } ]
+                """, webhooks: "  - { path: /hooks/pagerduty, format: pagerduty, secret: \(AlertWorld.token) }")
+            try await withAlertWorld(bot: bot) { world in
+                func event(_ action: String, _ extra: String = "") async throws -> [String: Any] {
+                    let body = #"{"routing_key":"\#(AlertWorld.token)","event_action":"\#(action)","dedup_key":"disk/db-7"\#(extra)}"#
+                    let answer = try await world.post(Data(body.utf8), path: "/hooks/pagerduty", token: nil)
+                    #expect(answer.status == 202, "\(action): \(String(decoding: answer.body, as: UTF8.self))")
+                    return try JSONSerialization.jsonObject(with: answer.body) as? [String: Any] ?? [:]
+                }
+                let payload = #","payload":{"summary":"Disk 97% full on db-7","source":"db-7","severity":"critical","custom_details":{"free":"3%"}},"client":"Nagios""#
+                let triggered = try await event("trigger", payload)
+                #expect(triggered["status"] as? String == "success" && triggered["message"] as? String == "Event processed")
+                #expect(triggered["dedup_key"] as? String == "disk/db-7")
+                let opened = try await world.awaitMessages("the incident opened") {
+                    $0.contains { $0.text.hasPrefix("🔥 FIRING") && $0.text.contains("Disk 97% full on db-7") }
+                }.first { $0.text.hasPrefix("🔥 FIRING") }
+                let incident = try #require(opened)
+                _ = try await event("acknowledge", #","client":"Nagios""#)
+                try await world.awaitMessages("the incident acknowledged") { messages in
+                    messages.contains { $0.id == incident.id && $0.text.contains("acknowledged by Nagios") }
+                }
+                _ = try await event("resolve")
+                try await world.awaitMessages("the incident closed") { messages in
+                    messages.contains { $0.id == incident.id && $0.text.hasPrefix("✅ RESOLVED") }
+                }
+            }
+        }
+
         @Test func slackMessagesAreSentAsPlainText() async throws {
             let bot = AlertWorld.bot(rules: """
                   - name: relay
