@@ -81,6 +81,9 @@ import Testing
          "payload.severity"),
         (#"{"routing_key":"k","event_action":"trigger","payload":{"summary":"s","severity":"info"}}"#, "payload.source"),
         (#"{"event_action":"trigger"}"#, "routing_key"),
+        (#"{"routing_key":"k","event_action":"resolve","dedup_key":"\#(String(repeating: "k", count: 256))"}"#, "dedup_key"),
+        (#"{"routing_key":"k","event_action":"trigger","payload":{"summary":"\#(String(repeating: "s", count: 1025))","source":"x","severity":"info"}}"#,
+         "payload.summary"),
     ])
     func anInvalidEventNamesItsField(_ body: String, _ field: String) {
         do {
