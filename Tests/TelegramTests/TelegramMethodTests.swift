@@ -142,8 +142,18 @@ struct TelegramMethodTests {
             let emoji = try await bot.ok("sendMessage", ["chat_id": chat, "text": "😀 *b*", "parse_mode": "MarkdownV2"]).resultObject
             let bold = (emoji["entities"] as? [[String: Any]])?.first
             #expect(bold?["offset"] as? Int == 3 && bold?["length"] as? Int == 1)
+            // Entities given are answered back, but those outside the text (and past the
+            // 100th) are dropped.
+            let given: [[String: Any]] = [
+                ["type": "bold", "offset": 0, "length": 2], ["type": "italic", "offset": -5, "length": 99],
+                ["type": "code", "offset": 1, "length": 2], ["type": "underline", "offset": 0, "length": 0],
+            ] + Array(repeating: ["type": "bold", "offset": 0, "length": 1], count: 200)
+            let kept = try await bot.ok("sendMessage", ["chat_id": chat, "text": "hi", "entities": given]).resultObject
+            let keptEntities = kept["entities"] as? [[String: Any]] ?? []
+            #expect(keptEntities.count == 100 && keptEntities.first?["type"] as? String == "bold", "\(keptEntities.prefix(3))")
+            #expect(!keptEntities.contains { ["italic", "code", "underline"].contains($0["type"] as? String) })
             // The person reads plain text.
-            try await alice.waitFor("the formatted messages") { $0.messages(in: "user:helper").count == 4 }
+            try await alice.waitFor("the formatted messages") { $0.messages(in: "user:helper").count == 5 }
             #expect(alice.messages(in: "user:helper").first?.text == "bold it under gone secret code link 1.5")
         }
     }

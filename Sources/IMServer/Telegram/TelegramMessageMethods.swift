@@ -131,8 +131,14 @@ extension TelegramCall {
         }
         guard !text.allSatisfy(\.isWhitespace) else { throw TelegramError.badRequest("message text is empty") }
         guard text.count <= Limits.messageTextLength.upperBound else { throw TelegramError.badRequest("message is too long") }
-        return (text, entities)
+        // As Telegram does: entities outside the text are dropped, and those past the 100th.
+        let units = text.utf16.count
+        let inside = entities.filter { $0.offset >= 0 && $0.length > 0 && $0.offset <= units - $0.length }
+        return (text, Array(inside.prefix(Self.maxEntities)))
     }
+
+    /// The most entities a sent message keeps.
+    static let maxEntities = 100
 
     /// The message a send replies to: `reply_parameters` or `reply_to_message_id`, in this
     /// chat; a missing one is refused unless `allow_sending_without_reply`.
