@@ -84,6 +84,9 @@ run() {  # run NAME TOKEN FILTER...: one schemathesis run
     # The summary: operations and test cases, then each distinct failure's title.
     grep -E "^(API Operations|Test Phases|Test cases|Seed|[0-9]+ (passed|failed))|passed|failed|errors? in " "$out/$name.txt" | tail -6 | sed 's/^/   /'
     grep -E "^_+ (GET|POST|PUT|PATCH|DELETE|HEAD) " "$out/$name.txt" | sort -u | sed 's/^/   FAILED /' || true
+    # And the first failure whole (its check, the request as curl, the answer), so that a
+    # failure seen once can be reproduced from this output alone.
+    awk '/^_+ (GET|POST|PUT|PATCH|DELETE|HEAD) /{n++} n==1' "$out/$name.txt" | head -40 | sed 's/^/   | /'
 }
 run person "$person" --exclude-path-regex '^/v1/(admin|logout|me/password|me/sessions/|groups/[^/]+/leave|rooms/[^/]+/leave)'
 run admin "$admin" --include-path-regex '^/v1/admin' --exclude-name 'DELETE /v1/admin/users/{name}'
