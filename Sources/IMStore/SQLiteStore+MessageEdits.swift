@@ -19,13 +19,16 @@ extension SQLiteStore: MessageEditStore {
             guard stored.deletedAt == nil else {
                 throw StoreError.invalidState("message \(stored.id) was deleted: there is nothing to edit")
             }
-            // An edit is a post: someone muted, or blocked by the other side, cannot say
-            // something new through it (slow mode counts posts, not edits).
-            try checkPosting(editor, in: edit.conversationID, at: now, slowed: false, connection)
             guard stored.text != edit.text else { return stored }
+            // An edit is a post: someone muted, slowed down, or blocked by the other side
+            // cannot say something new through it, and it starts slow mode's wait again.
+            try checkPosting(editor, in: edit.conversationID, at: now, slowed: true, connection)
             try connection.execute(
                 "UPDATE messages SET text = ?, edited_at = ? WHERE id = ?", edit.text, now.milliseconds,
                 edit.messageID.rawValue)
+            try connection.execute(
+                "UPDATE members SET last_posted_at = ? WHERE conversation_id = ? AND user_id = ?", now.milliseconds,
+                edit.conversationID.rawValue, edit.editor.rawValue)
             try appendConversationEvent(
                 context, type: .messageEdited, conversationID: edit.conversationID, messageID: edit.messageID, at: now)
             return try storedMessage(edit.messageID, in: edit.conversationID, connection)

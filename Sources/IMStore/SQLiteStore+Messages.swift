@@ -66,7 +66,7 @@ extension SQLiteStore: MessageStore {
     }
 
     /// Throws why `sender` may not post in the conversation now: muted, a restricted
-    /// newcomer, slowed down in a group (when `slowed`: edits are not), or blocked by the
+    /// newcomer, slowed down in a group (when `slowed`), or blocked by the
     /// other side of a one-to-one conversation.
     func checkPosting(
         _ sender: MemberState, in conversationID: ConversationID, at now: Timestamp, slowed: Bool = true,

@@ -176,7 +176,7 @@ import Testing
             ])
     }
 
-    @Test func plannedFeaturesSayTheyAreNotAvailableYet() throws {
+    @Test func aWebhookRulesExampleSendsAPayload() throws {
         let text = header + """
             webhooks: [ { path: /hooks/x, format: json, secret: s } ]
             rules:
@@ -187,7 +187,8 @@ import Testing
                   - { text: "x", from: alice, expect: nothing }
             """
         #expect(Bots.errors(text) == [
-            "bot.yaml:9:9: examples are not available for webhook rules in this version",
+            "bot.yaml:9:9: a webhook rule's example sends a notification: give payload (the body, inline) or "
+                + "payload_file (a file next to the bot file) with expect, or notifications",
         ])
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HTTPServer
 @testable import IMBots
@@ -91,6 +94,58 @@ extension ServerSuites {
                 #expect(request.query.map(\.name) == ["q", "page"])
                 #expect(request.query("q") == "cats&page=9#x/../../admin")
                 #expect(request.query("page") == "1")
+            }
+        }
+
+        @Test func aValueOfDotOrDotDotCannotClimbThePath() async throws {
+            try await withFetcher(url: "http://127.0.0.1:PORT/api/users/{{argv.1}}/profile", allow: ["127.0.0.1"]) {
+                endpoint, running, alice, _ in
+                for value in ["..", "."] {
+                    try await alice.say("/fetch \(value)", to: "fetcher")
+                    try await running.logs.line(containing: "the URL's path would hold the segment '\(value)'")
+                }
+                #expect(endpoint.received.isEmpty, "\(endpoint.received.map(\.path))")
+                let start = try await alice.cursorNow()
+                try await alice.say("/fetch %2e%2e", to: "fetcher")
+                _ = try await alice.messages(from: "fetcher", count: 1, after: start)
+                try await alice.say("/fetch bob", to: "fetcher")
+                _ = try await alice.messages(from: "fetcher", count: 2, after: start)
+                let paths = endpoint.received.map(\.path)
+                #expect(paths.count == 2)
+                #expect(paths.last == "/api/users/bob/profile")
+                #expect(paths.allSatisfy { $0.hasPrefix("/api/users/") && $0.hasSuffix("/profile") }, "\(paths)")
+            }
+        }
+
+        /// A runner process started with `http_proxy` in its environment: its `http`
+        /// actions connect directly (and so meet the address filter), never through it.
+        @Test func theEnvironmentsProxyIsNotUsedSoItCannotReachPastTheAddressFilter() async throws {
+            let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
+            try await withEndpoint({ _, _ in Response(status: 200, body: Data("via the proxy".utf8)) }) { proxy in
+                try await withBotsFolder { server, fixture, _ in
+                    try await server.createAccount("fetcher", password: "fetcher-password", bot: true)
+                    try fixture.write(Self.fetchBot("http://10.255.255.1/admin"), as: "fetcher.yaml")
+                    let config = try fixture.processConfig(server: server.baseURL, extra: """
+                          http: { allow: ["127.0.0.1"] }
+                        """)
+                    var environment = ProcessInfo.processInfo.environment
+                    environment["http_proxy"] = "http://127.0.0.1:\(proxy.port)"
+                    environment["https_proxy"] = "http://127.0.0.1:\(proxy.port)"
+                    environment["no_proxy"] = "127.0.0.1,localhost"
+                    let runner = try SpawnedProcess(binary, ["run", "--config", config], environment: environment)
+                    try await ensuring({
+                        let (alice, _) = try await server.client.register("alice")
+                        try await server.awaitParkedPolls(1)
+                        try await alice.say("/fetch", to: "fetcher")
+                        try await eventually("the request refused at the address filter", hangGuard: .seconds(60)) {
+                            runner.errors.contains("10.255.255.1 is at 10.255.255.1, a private address")
+                        }
+                        #expect(proxy.received.isEmpty, "the proxy was asked: \(proxy.received.map(\.path))")
+                        #expect(try await runner.stop(SIGTERM) == 0, "\(runner.errors)")
+                    }) {
+                        if runner.exitStatus == nil { _ = try? await runner.stop(SIGKILL) }
+                    }
+                }
             }
         }
 

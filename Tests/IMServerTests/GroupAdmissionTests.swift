@@ -172,6 +172,8 @@ import Testing
         let first = try await newcomer.send(
             "POST", "/v1/conversations/group:\(name)/messages", json: SendMessageRequest(text: "buy my stuff"))
         expectError(first, .forbidden, reason: "restricted")
+        #expect(first.error?.message.contains("answer the question its moderator bot sent you in a direct message") == true,
+                "the refusal says what to do")
         let listed = try await owner.get("/v1/groups/\(name)/members").decode(MemberList.self).members
         #expect(listed.first { $0.user.id == newcomerUser.id }?.restricted == true)
         let lifted = try await owner.send(

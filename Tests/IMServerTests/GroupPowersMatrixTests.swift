@@ -113,6 +113,9 @@ import Testing
             case .info: return .ok()
             case .join where actor == .banned: return .forbidden("banned")
             case .join: return policy == .open ? .ok() : .ok(202)
+            // Told they are banned, as joining says, where the group is not invite-only.
+            case .send, .history, .deleteOthersMessage, .editOthersMessage:
+                return actor == .banned && policy != .invite ? .forbidden("banned") : .forbidden("not_member")
             default: return .forbidden("not_member")
             }
         case .anonymous:

@@ -107,9 +107,11 @@ import Testing
             #expect(banned.first?.reason == "spam" && banned.first?.by == owner.user.username)
             let until = Timestamp(milliseconds: time.wallMilliseconds + 86_400_000)
 
-            expectError(
-                try await member.send("POST", "/v1/conversations/group:\(name)/messages", json: SendMessageRequest(text: "hi")),
-                .forbidden, reason: "not_member")
+            // Told they are banned, and until when, not to join first.
+            let post = try await member.send("POST", "/v1/conversations/group:\(name)/messages", json: SendMessageRequest(text: "hi"))
+            expectError(post, .forbidden, reason: "banned")
+            #expect(post.error?.message.hasPrefix("you are banned from group '\(name)' until ") == true)
+            #expect(post.error?.until == Timestamp(milliseconds: time.wallMilliseconds + 86_400_000))
             let join = try await member.send("POST", "/v1/groups/\(name)/join")
             expectError(join, .forbidden, reason: "banned")
             #expect(join.error?.until == until)

@@ -31,11 +31,15 @@ import Testing
             #expect(try await post(member, "group:\(name)", "still too soon").error?.retryAfter == 1)
             time.advance(by: .seconds(1))
             try await member.message("group:\(name)", "second, in time")
-            // Edits are not posts; the owner (and admins) are not slowed.
-            let edited = try await member.send(
-                "PATCH", "/v1/conversations/group:\(name)/messages/\(try await member.history("group:\(name)").messages[0].id)",
-                json: EditMessageRequest(text: "second, edited"))
-            expectStatus(edited, 200)
+            // An edit is a post: refused within the interval, and it starts the interval again.
+            let path = "/v1/conversations/group:\(name)/messages/\(try await member.history("group:\(name)").messages[0].id)"
+            let early = try await member.send("PATCH", path, json: EditMessageRequest(text: "second, edited"))
+            expectError(early, .rateLimited, reason: "slow_mode")
+            time.advance(by: .seconds(30))
+            expectStatus(try await member.send("PATCH", path, json: EditMessageRequest(text: "second, edited")), 200)
+            #expect(try await post(member, "group:\(name)", "right after the edit").error?.reason == "slow_mode")
+            time.advance(by: .seconds(30))
+            // The owner (and admins) are not slowed.
             for index in 1...3 { try await owner.message("group:\(name)", "announcement \(index)") }
             let texts = try await owner.history("group:\(name)").messages.filter { $0.type == .chat }.map(\.text)
             #expect(!texts.contains("second") && !texts.contains("still too soon"))

@@ -197,7 +197,7 @@ struct ExplainCommandTests {
             "",
             "welcome: not matched — member: how 'dave' joined is not known, rule wants open or invite",
             "boss: not matched — member: the member is 'dave', rule wants [boss]",
-            "chat: not matched — event: event is member_joined, rule wants message",
+            "chat: not matched — event: event is member_joined, rule wants message, message_edited",
             "",
             "no rule fires: the bot would do nothing",
         ])

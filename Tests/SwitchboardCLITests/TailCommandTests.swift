@@ -90,6 +90,61 @@ struct TailCommandTests {
             }
         }
     }
+    /// Issue 26 §6: a reply, an edit and a deletion made from the shell with `send`, and
+    /// seen as they happen in `tail --ids`, which shows the ids `send` takes.
+    @Test func sendRepliesEditsAndDeletesFromAShellAndTailShowsEachAsItHappens() async throws {
+        try await withServer { server in
+            let (alice, _) = try await server.client.register("alice", password: Self.password)
+            let (bob, _) = try await server.client.register("bob", password: Self.password)
+            #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open))
+                .status == 201)
+            #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
+            try await Self.withTail(server, as: "bob", ["--ids", "group:team"]) { output, tail in
+                let sender = Sandbox()
+                defer { sender.remove() }
+                func send(_ arguments: [String]) async -> CLIResult {
+                    await sender.run(["send", "--server", server.baseURL, "--user", "alice", "--to", "group:team"] + arguments,
+                                     environment: ["SWITCHBOARD_PASSWORD": Self.password])
+                }
+                let first = try await alice.send("POST", "/v1/conversations/group:team/messages",
+                                                 json: SendMessageRequest(text: "who takes the pager?"))
+                let id = try first.decode(Message.self).id
+                let reply = await send(["--reply-to", "\(id)", "I do"])
+                #expect(reply.status == 0, "\(reply.errors)")
+                #expect(reply.outputLines.first?.hasSuffix(", replying to message \(id)") == true, "\(reply.outputLines)")
+                let edit = await send(["--edit", "\(id)", "who takes the pager next week?"])
+                #expect(edit.outputLines == ["edited message \(id) in group:team"], "\(edit.errors)")
+                let delete = await send(["--delete", "\(id)"])
+                #expect(delete.outputLines == ["deleted message \(id) in group:team"], "\(delete.errors)")
+                try await withHangGuard("the deletion in tail's output") {
+                    await output.waitFor("deleted their message")
+                }
+                tail.cancel()
+                _ = try await withHangGuard("tail stopping") { await tail.value }
+                let lines = output.lines.map { $0.split(separator: " ", maxSplits: 2).last.map(String.init) ?? $0 }
+                #expect(lines.count == 4, "\(lines)")
+                #expect(lines.first == "group:team [\(id)] alice: who takes the pager?")
+                #expect(lines.dropFirst().first?.hasSuffix(
+                    " alice (replying to alice: \"who takes the pager?\"): I do") == true, "\(lines)")
+                #expect(lines.dropFirst(2).first
+                    == "group:team [\(id)] alice (edited, was \"who takes the pager?\"): who takes the pager next week?")
+                #expect(lines.last == "group:team * alice deleted their message \"who takes the pager next week?\"")
+            }
+        }
+    }
+
+    @Test func misusedSendOptionsAreUsageErrors() async throws {
+        let sandbox = Sandbox()
+        defer { sandbox.remove() }
+        let both = await sandbox.run(["send", "--server", "http://127.0.0.1:9", "--user", "alice", "--to", "group:team", "--edit", "3", "--delete", "3"])
+        #expect(both.status == 2)
+        #expect(both.errors.contains("give one of --reply-to, --edit and --delete, not --edit and --delete"))
+        let text = await sandbox.run(["send", "--server", "http://127.0.0.1:9", "--user", "alice", "--to", "group:team", "--delete", "3", "oops"])
+        #expect(text.errors.contains("--delete takes no text"))
+        let id = await sandbox.run(["send", "--server", "http://127.0.0.1:9", "--user", "alice", "--to", "group:team", "--reply-to", "x", "hi"])
+        #expect(id.errors.contains("--reply-to 'x' is not a message id"))
+    }
+
     @Test func aBanIsPrintedAsTheServersNoticeOrElseAsWhatHappened() {
         let group = ConversationRef(id: ConversationID(rawValue: 3), kind: .group, address: .group("team"))
         let dave = User(id: UserID(rawValue: 5), username: "dave", nickname: "Dave", createdAt: Timestamp(milliseconds: 0))

@@ -1,3 +1,5 @@
+import IMProtocol
+import Lifecycle
 import TestSupport
 import Testing
 
@@ -141,6 +143,45 @@ struct UserCommandTests {
             #expect(listed.outputLines.contains("mallory\tmallory  [suspended]"))
             #expect(deleted.outputLines == ["deleted mallory"], "\(deleted.errors)")
             #expect(!again.output.contains("mallory"))
+        }
+    }
+
+    /// Issue 26 §5: a runner's administration credential that does not expire: a login of
+    /// an administrator's bot account, made on the data folder, which still creates bot
+    /// accounts a year later and ends with the account's other logins.
+    @Test func aRunnerCredentialIsALoginOfAnAdministratorsBotThatNeverExpires() async throws {
+        let time = ManualTime(wallMilliseconds: SystemTime().wallMilliseconds)
+        try await withServer(time: time) { server in
+            let sandbox = Sandbox()
+            defer { sandbox.remove() }
+            let secret = ["SWITCHBOARD_NEW_PASSWORD": Self.password]
+            _ = await sandbox.run(["user", "add", "person", "--data", server.directory], environment: secret)
+            let refused = await sandbox.run(["user", "runner-token", "person", "--data", server.directory])
+            #expect(refused.status == 1)
+            #expect(refused.errors.contains("'person' is not an administrator's bot account"), "\(refused.errors)")
+            #expect(await sandbox.run(["user", "runner-token", "runner"]).status == 2, "needs --data or --store")
+
+            let made = await sandbox.run(["user", "add", "runner", "--bot", "--admin", "--data", server.directory],
+                                         environment: secret)
+            #expect(made.outputLines == ["created runner (bot) (admin)"], "\(made.errors)")
+            let issued = await sandbox.run(["user", "runner-token", "runner", "--data", server.directory])
+            #expect(issued.status == 0, "\(issued.errors)")
+            let token = try #require(issued.outputLines.first)
+            #expect(token.hasPrefix("sbr_"))
+
+            // A year on the server's clock: a person's login would have expired long ago.
+            time.advance(by: .seconds(365 * 86_400))
+            let runner = server.client.with(token: token)
+            let created = try await runner.send("POST", "/v1/admin/users",
+                                                json: AdminCreateUser(username: "helper", password: Self.password, bot: true))
+            #expect(created.status == 201, "\(created.text)")
+
+            // Ended like every login of the account.
+            _ = await sandbox.run(["user", "passwd", "runner", "--data", server.directory], environment: secret)
+            try await eventually("the credential is refused", hangGuard: .seconds(60)) {
+                time.advance(by: .seconds(31))
+                return try await runner.get("/v1/admin/users").status == 401
+            }
         }
     }
 

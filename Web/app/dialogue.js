@@ -5,6 +5,7 @@
 
 import { h, text, richText, shortTime, $, showError } from './dom.js';
 import { seg } from './api.js';
+import { splitMessage, characters, MAX_CHARACTERS } from './split.js';
 
 const PAGE = 50;
 export const MAX_ROWS = 150;
@@ -25,7 +26,7 @@ export class Dialogue {
     $('composer').addEventListener('submit', (e) => { e.preventDefault(); this.submit(); });
     const box = $('composer-text');
     box.addEventListener('keydown', (e) => this.onKey(e));
-    box.addEventListener('input', () => this.grow());
+    box.addEventListener('input', () => { this.grow(); this.disarmSplit(); });
     this.list.addEventListener('click', (e) => this.onAction(e));
   }
 
@@ -387,11 +388,25 @@ export class Dialogue {
       this.grow();
       return;
     }
-    this.app.outbox.add(this.conv.address, value, this.replyTo?.id);
+    // Longer than one message: said first, sent as several on a second Send, never cut off.
+    const parts = splitMessage(value);
+    if (parts.length > 1 && this.splitArmed !== value) {
+      this.splitArmed = value;
+      $('composer-error').textContent = `${characters(value).length.toLocaleString()} characters: a message holds ${MAX_CHARACTERS.toLocaleString()}. Send again to send it as ${parts.length} messages, or edit it.`;
+      return;
+    }
+    this.disarmSplit();
+    parts.forEach((part, index) => this.app.outbox.add(this.conv.address, part, index === 0 ? this.replyTo?.id : undefined));
     box.value = '';
     this.cancelCompose();
     this.grow();
     this.toEnd(false);
+  }
+
+  disarmSplit() {
+    if (this.splitArmed === undefined) return;
+    this.splitArmed = undefined;
+    showError($('composer-error'), null);
   }
 
   async onAction(e) {

@@ -101,9 +101,9 @@ function infoForm(app, info, c) {
       await app.refreshInfo();
     });
   } },
-  h('label', { for: 'info-title' }, 'Title'), h('input', { id: 'info-title', name: 'title', value: c.title || c.name, maxlength: '64', 'data-test': 'info-title' }),
+  h('label', { for: 'info-title' }, 'Title'), h('input', { id: 'info-title', name: 'title', value: c.title || c.name, 'data-test': 'info-title' }),
   h('label', { for: 'info-description' }, 'Description'),
-  (() => { const t = h('textarea', { id: 'info-description', name: 'description', maxlength: '1024', 'data-test': 'info-description-edit' }); t.value = c.description || ''; return t; })(),
+  (() => { const t = h('textarea', { id: 'info-description', name: 'description', 'data-test': 'info-description-edit' }); t.value = c.description || ''; return t; })(),
   h('button', { type: 'submit', 'data-test': 'info-save' }, 'Save info'));
 }
 

@@ -37,6 +37,8 @@ public enum ActionKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case showCase = "case"
     /// A mute or ban case reversed (`/undo N`).
     case undo
+    /// A member's strike counters shown (`/strikes @user`).
+    case strikes
     /// An alert group's living message (webhook rules).
     case incident
 

@@ -13,6 +13,13 @@ extension RuleRun {
         guard HTTPSpec.isHTTPURL(url) else {
             throw fail(.invalidURL, "'\(url)' is not an http:// or https:// URL (from '\(spec.url.source)')")
         }
+        // A value of `.` or `..` is a whole path segment once rendered: libcurl and the
+        // receiver would fold it away and climb the path (`/users/{{argv.1}}/profile`
+        // with `..` is `/profile`), so the request is not made.
+        if let segment = HTTPSpec.dotSegment(in: url) {
+            throw fail(.invalidURL, "the URL's path would hold the segment '\(segment)' ('\(url.prefix(200))', from "
+                       + "'\(spec.url.source)'): a value may not climb the path; the request was not made")
+        }
         var headers = spec.headers.map { (name: $0.key, value: $0.value.render(root)) }
         var body: Data?
         switch spec.body {

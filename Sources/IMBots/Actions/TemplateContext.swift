@@ -21,7 +21,7 @@ enum TemplateContext {
         } else if let actor = event.actor {
             root["sender"] = ["username": .string(actor), "nickname": .string(actor), "is_bot": false]
         }
-        if event.type == .message, let message = event.event.message {
+        if event.carriesText, let message = event.event.message {
             root["message"] = [
                 "id": .string(message.id.description), "text": .string(message.text), "seq": .int(Int(message.seq)),
                 "created_at": .string(message.createdAt.rfc3339),

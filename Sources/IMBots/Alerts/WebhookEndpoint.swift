@@ -17,6 +17,16 @@ public struct WebhookEndpoint: Sendable {
     public var generatesSecret: Bool
     /// The variable the secret is read from, for messages that say what to set.
     public var secretVariable: String?
+    /// How often the open incidents of the route are checked against what its peers hold
+    /// (`reconcile:`); nil: only on `/refresh` and when a silence ends or is lifted.
+    public var reconcileEvery: Duration? = WebhookEndpoint.defaultReconcile
+
+    /// The period of reconciliation when the entry sets none: 5 minutes.
+    public static let defaultReconcile: Duration? = .seconds(300)
+
+    /// Whether the desk can ask the route's peers about its incidents: Alertmanager's
+    /// API, configured.
+    var reconciles: Bool { route.format == .alertmanager && !alertmanagers.isEmpty }
 
     /// The body limit when the entry sets none: 1 MiB.
     public static let defaultBodyBytes = 1 << 20

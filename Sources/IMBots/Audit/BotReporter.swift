@@ -89,6 +89,14 @@ struct BotReporter: Sendable {
                            conversation: nil, event: nil, detail: "\(path): \(reason); answered 503 with Retry-After"))
     }
 
+    /// What a chat command of the bot's own did (a silence made or lifted, an incident
+    /// closed by hand): who, where, what.
+    func command(_ name: String, by user: String, in conversation: String, detail: String, version: String) {
+        logger.notice("bot \(bot): /\(name) by \(user) in \(conversation): \(detail)")
+        audit.record(entry(rule: "alert-commands", version: version, action: name, mode: "enforce", outcome: "done",
+                           conversation: conversation, event: nil, detail: "by \(user): \(detail)"))
+    }
+
     /// A feed event a full conversation lane dropped.
     func shed(_ event: Event, cap: Int, version: String) {
         metrics.shed(bot: bot, .event)

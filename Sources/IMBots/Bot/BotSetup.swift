@@ -60,6 +60,7 @@ struct BotSetup: Sendable {
             }
         }
         await ModLogSetup(parts: parts).ensure()
+        await ModeratorSetup(parts: parts).run()
     }
 
     private func joinGroup(_ name: String) async throws(IMClientError) {

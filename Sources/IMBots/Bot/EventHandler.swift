@@ -98,7 +98,8 @@ struct EventHandler: Sendable {
     private func decide(_ event: Event, _ rules: LiveRules.Current) async -> Decided? {
         let actedOnOther = event.by != nil && event.by?.lowercased() != event.user?.username.lowercased()
         // A `member_joined` event says how the member came in (`via`), which `member: {via: …}` reads.
-        var botEvent = BotEvent(event: event, sender: event.type == .message || actedOnOther ? nil : event.user)
+        let written = event.type == .message || event.type == .messageEdited
+        var botEvent = BotEvent(event: event, sender: written || actedOnOther ? nil : event.user)
         let lookups = rules.engine.decisionLookups
         if lookups.contains(.profile) { botEvent.sender = await senders.profile(causing: event) }
         if lookups.contains(.role) { botEvent.senderRole = await senders.role(of: botEvent.actor, in: event) }
@@ -111,6 +112,7 @@ struct EventHandler: Sendable {
             now: Timestamp(milliseconds: parts.time.wallMilliseconds), timezone: rules.definition.timezone ?? "UTC")
         context.windows = parts.moderation.windows
         context.modLog = rules.definition.moderation.log
+        context.strikeCounters = rules.definition.strikeCounters
         let decision = rules.engine.decide(botEvent, context: context)
         guard !decision.firings.isEmpty else {
             // Nothing fired, but the event still counts for the rules' `rate` and `repeated`.

@@ -51,7 +51,7 @@ actor SenderDirectory {
     /// lookup gives the last one known, or nil.
     func profile(causing event: Event) async -> User? {
         var name: String?
-        if event.type == .message {
+        if event.type == .message || event.type == .messageEdited {
             name = event.message?.sender
         } else if let by = event.by, by.lowercased() != event.user?.username.lowercased() {
             name = by

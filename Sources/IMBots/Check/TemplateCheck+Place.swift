@@ -31,6 +31,7 @@ extension TemplateCheck {
                 if later.contains(root) {
                     return "template variable '\(name)' is used before the http action that sets '\(root)' (as: \(root))"
                 }
+                if let hint = payloadHint(for: name) { return hint }
                 let roots = shape.fields.filter { provided.contains($0.shape.source) }.map(\.name).sorted()
                 if let inner = frames.last(where: { !$0.shape.fields.isEmpty }) {
                     let close = Self.suggestion(for: root, among: inner.shape.fields.map(\.name))
@@ -54,6 +55,20 @@ extension TemplateCheck {
         /// unknown shape (which may); nil when only the root can.
         private static func holder(of name: String, in frames: [Frame]) -> Frame? {
             frames.last { $0.shape.type == .any || $0.shape.field(name) != nil }
+        }
+
+        /// In a webhook rule, a name that is a field of the body without its root
+        /// (`{{commonLabels.alertname}}`): the body is `payload` in every template of the
+        /// rule, its dedupe key included.
+        private func payloadHint(for name: String) -> String? {
+            guard rule.webhook != nil, let payload = shape.field("payload"), provided.contains(payload.source) else {
+                return nil
+            }
+            let root = String(name.prefix { $0 != "." })
+            guard payload.type == .any || payload.field(root) != nil else { return nil }
+            return "unknown template variable '\(name)' (did you mean 'payload.\(name)'?): a webhook rule names the "
+                + "body 'payload' in its templates and its dedupe key ('{{payload.\(name)}}'); only match: paths start "
+                + "at the body"
         }
 
         /// The values the sections around `reference` push, outermost first; nil when a
@@ -149,6 +164,8 @@ extension TemplateCheck {
                 return head + "'\(root)' holds the groups of a text 'regex', which the rule does not have"
             case .webhook:
                 return head + "'\(root)' is a webhook's body, and the rule is not a webhook rule (when: { webhook: PATH })"
+            case .strike:
+                return head + "'\(root)' is set only in a strike's warning (strike: { escalate: [ { warn: TEXT } ] })"
             default:
                 return head + "'\(root)' is set for \(source.description), and the rule handles \(rule.events) events"
                     + " (its 'event:' says which)"

@@ -46,6 +46,10 @@ struct TemplateCheck {
     /// Each template of `action` with what it reads: the rule's variables, except for an
     /// incident's `title:` (`incident`) and `line:` (`alert`).
     private static func places(of action: Action, rule: Rule, _ place: Place) -> [(TemplateText, Place)] {
+        if case .moderation(.strike(let spec)) = action.spec {
+            let warning = Place(rule: rule, provided: place.provided.union([.strike]), shape: place.shape, later: place.later)
+            return spec.escalate.compactMap(\.warning).map { ($0, warning) }
+        }
         guard case .incident(let spec) = action.spec else { return action.spec.templates.map { ($0, place) } }
         func own(_ shape: TemplateShape) -> Place { Place(rule: rule, provided: [.webhook], shape: shape, later: []) }
         return [(spec.to.text, place)] + [spec.title.map { ($0, own(AlertTemplatePaths.title())) },

@@ -74,11 +74,13 @@ struct TemplateVariable: Sendable {
         case state
         /// An earlier `http` action of the rule with `as:`.
         case httpResult
+        /// The strike a warning of `escalate` is about (`{warn: …}`).
+        case strike
 
         /// The event kinds that carry it; nil when it does not depend on the event.
         var eventTypes: [EventType]? {
             switch self {
-            case .messageEvents: [.message]
+            case .messageEvents: [.message, .messageEdited]
             case .memberEvents: BotEvent.memberEventTypes
             default: nil
             }
@@ -90,13 +92,14 @@ struct TemplateVariable: Sendable {
             case .always: "every event"
             case .feed: "every feed event"
             case .webhook: "webhook rules"
-            case .messageEvents: "message events"
+            case .messageEvents: "message events (and their edits)"
             case .memberEvents:
                 "member events (" + BotEvent.memberEventTypes.map(\.rawValue).joined(separator: ", ") + ")"
             case .command: "a 'command' matcher"
             case .regex: "a text 'regex'"
             case .state: "the bot's state"
             case .httpResult: "an earlier http action with 'as:'"
+            case .strike: "a strike's warning (escalate: [{warn: …}])"
             }
         }
     }

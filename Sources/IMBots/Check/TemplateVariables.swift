@@ -49,6 +49,12 @@ enum TemplateVariables {
             TemplateVariable("payload.{payload}", .any, .webhook,
                              "the webhook's body: checked to the leaf on `alertmanager` and `grafana` routes (their "
                                  + "fields are in alerts.md), not below `payload` on `json` routes"),
+            TemplateVariable("strike.counter", .text, .strike, "the strike's counter (`spam`)"),
+            TemplateVariable("strike.count", .number, .strike, "the member's points on it after this strike"),
+            TemplateVariable("strike.step", .number, .strike,
+                             "the step of `escalate` the points reached, counting from 1"),
+            TemplateVariable("strike.steps", .number, .strike, "how many steps `escalate` has"),
+            TemplateVariable("strike.next", .text, .strike, "what the next strike does: `mute 1d`, `ban`"),
             TemplateVariable("{as}.status", .number, .httpResult, "the response's status code"),
             TemplateVariable("{as}.ok", .boolean, .httpResult, "true for a 2xx status"),
             TemplateVariable("{as}.text", .text, .httpResult, "the body as text"),

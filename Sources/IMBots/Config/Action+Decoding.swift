@@ -6,7 +6,7 @@ extension Action: Decodable {
     enum Key: String, CodingKey, CaseIterable {
         case reply, send, forward, updateProfile, http, set, increment, stop, incident
         case delete, mute, unmute, kick, ban, unban, warn, approve, deny, slowMode, joinPolicy, strike, report, verify
-        case `case`, undo
+        case `case`, undo, strikes
     }
 
     /// One `do` item: a mapping with exactly one action name as its key.
@@ -49,7 +49,7 @@ extension Action: Decodable {
             }
             spec = .stop
         case .delete, .mute, .unmute, .kick, .ban, .unban, .warn, .approve, .deny, .slowMode, .joinPolicy, .strike,
-             .report, .verify, .case, .undo:
+             .report, .verify, .case, .undo, .strikes:
             spec = .moderation(try ModerationSpec.decode(key, in: container, context: context))
         }
         self.init(spec: spec, location: SourceLocation(file: context.file, mark: node.mark))

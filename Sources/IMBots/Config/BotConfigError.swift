@@ -32,10 +32,8 @@ public struct BotConfigError: Error, Sendable, Hashable, CustomStringConvertible
         case unknownReference = "unknown_reference"
         /// Two bot files that define the same bot or account.
         case duplicateBot = "duplicate_bot"
-        /// A file the bot refers to (its avatar) does not exist.
+        /// A file the bot refers to (its avatar, an example's payload) does not exist.
         case missingFile = "missing_file"
-        /// A part of the bot language this version does not implement yet.
-        case notAvailable = "not_available"
     }
 
     /// What kind of problem this is.

@@ -12,6 +12,8 @@ final class BotDecoding: Sendable {
 
     /// The file as given to the loader.
     let file: String
+    /// The folder files the bot file names are read from (examples' `payload_file:`).
+    let directory: String
     /// The source text split into lines, without line terminators.
     let lines: [Substring]
     /// Precise codes of errors raised by bot types, by where and what; the YAML layer
@@ -28,8 +30,9 @@ final class BotDecoding: Sendable {
         var message: String
     }
 
-    init(file: String, text: String) {
+    init(file: String, text: String, directory: String = ".") {
         self.file = file
+        self.directory = directory
         self.lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.last == "\r" ? line.dropLast() : line
         }

@@ -16,6 +16,10 @@ extension BotDefinition {
             let start = YAMLMark(line: rule.location.line, column: rule.location.column)
             guard let trigger = rule.webhook else {
                 if let dedupe = rule.dedupe { fail(.invalidValue, "dedupe applies to webhook rules only", dedupe.mark) }
+                for example in rule.examples where example.webhook != nil {
+                    fail(.invalidValue, "a payload example is for a webhook rule (when: { webhook: PATH }); this rule "
+                         + "takes feed events: give from and text (or event)", mark(of: example))
+                }
                 for action in rule.actions where action.kind == .incident {
                     fail(.invalidValue, "'incident' runs in webhook rules only (when: { webhook: PATH })", mark(of: action))
                 }
@@ -28,9 +32,11 @@ extension BotDefinition {
                 continue
             }
             let format = endpoint.route.format
-            if let example = rule.examples.first {
-                fail(.notAvailable, "examples are not available for webhook rules in this version",
-                     YAMLMark(line: example.location.line, column: example.location.column))
+            for clause in trigger.match?.clauses ?? [] {
+                if let problem = clause.path.problem(for: format) { fail(.invalidValue, problem, clause.mark ?? start) }
+            }
+            for example in rule.examples {
+                for problem in problems(of: example, route: endpoint.route) { fail(problem.code, problem.message, problem.mark) }
             }
             for action in rule.actions {
                 for problem in problems(of: action, format: format) { fail(problem.code, problem.message, problem.mark) }
@@ -44,7 +50,12 @@ extension BotDefinition {
             }
             guard let spec = rule.dedupe ?? (format == .json ? nil : DedupeSpec(defaultAt: start)) else { continue }
             do {
-                keys[rule.name] = try spec.resolved(for: format, file: file)
+                let key = try spec.resolved(for: format, file: file)
+                if spec.key != nil {
+                    let check = TemplateCheck(file: file, state: nil)
+                    check.problems(inDedupeKey: key, of: rule, format: format, at: spec.keyMark ?? spec.mark).forEach(report)
+                }
+                keys[rule.name] = key
             } catch {
                 for problem in error.errors { fail(.missingKey, problem.message, problem.mark ?? start) }
             }
@@ -74,6 +85,42 @@ extension BotDefinition {
             return [Problem(code: .invalidValue, message: "'\(action.kind)' cannot run for a webhook (it has no "
                             + "conversation, message or sender); use send with to:, or incident", mark: at)]
         }
+    }
+
+    /// What is wrong with an example of a webhook rule on `route`: it must send payloads
+    /// that read as the route's format, and expect what a webhook can do.
+    private static func problems(of example: RuleExample, route: WebhookRoute) -> [Problem] {
+        guard let steps = example.webhook else {
+            return [Problem(code: .invalidValue, message: "a webhook rule's example sends a notification: give payload "
+                            + "(the body, inline) or payload_file (a file next to the bot file) with expect, or "
+                            + "notifications", mark: mark(of: example))]
+        }
+        var problems: [Problem] = []
+        for step in steps {
+            if let body = step.body {
+                do {
+                    _ = try route.format.decode(body, limits: route.limits)
+                } catch {
+                    problems.append(Problem(code: .invalidValue, message: "the payload (\(step.source)) does not read "
+                                            + "as a \(route.format.rawValue) notification: \(error.message)",
+                                            mark: step.payloadMark))
+                }
+            }
+            let expected = step.expectation
+            let feedOnly = [("reply", expected.replies != nil), ("forward", expected.forwards != nil),
+                            ("update_profile", expected.profileUpdates != nil), ("actions", expected.actions != nil),
+                            ("a moderation count or case", expected.moderation?.isEmpty == false)]
+            for (name, given) in feedOnly where given {
+                problems.append(Problem(code: .invalidValue, message: "a webhook example expects incident, send, "
+                                        + "state, rule or nothing; not \(name) (a webhook has no conversation to act in)",
+                                        mark: YAMLMark(line: step.location.line, column: step.location.column)))
+            }
+        }
+        return problems
+    }
+
+    private static func mark(of example: RuleExample) -> YAMLMark {
+        YAMLMark(line: example.location.line, column: example.location.column)
     }
 
     private static func mark(of action: Action) -> YAMLMark {

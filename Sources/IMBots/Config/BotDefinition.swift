@@ -175,6 +175,15 @@ public struct BotDefinition: Sendable {
         listen.isEmpty || listen.contains { $0.matches(conversation) }
     }
 
+    /// Each strike counter of the rules, as its first `strike` action counts it.
+    var strikeCounters: [StrikeSpec] {
+        var seen: Set<String> = []
+        return rules.flatMap(\.actions).compactMap { action -> StrikeSpec? in
+            guard case .moderation(.strike(let spec)) = action.spec, seen.insert(spec.counter).inserted else { return nil }
+            return spec
+        }
+    }
+
     /// The rule with this name.
     public func rule(named name: String) -> Rule? {
         rules.first { $0.name == name }

@@ -56,7 +56,7 @@ public enum BotLoader {
 
     private static func load(text: String, file: String, directory: String, environment: [String: String],
                              version: String) -> FileRead {
-        let context = BotDecoding(file: file, text: text)
+        let context = BotDecoding(file: file, text: text, directory: directory)
         let decoder = YAMLDecoder(interpolation: .environment(environment),
                                   keyDecodingStrategy: .convertFromSnakeCase,
                                   userInfo: [BotDecoding.key: context])

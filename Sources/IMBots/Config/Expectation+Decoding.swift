@@ -4,7 +4,7 @@ import YAMLCoding
 
 extension Expectation: Decodable {
     enum Key: String, CodingKey, CaseIterable {
-        case reply, send, forward, updateProfile, state, rule, actions
+        case reply, send, forward, updateProfile, state, rule, actions, incident
         case delete, mute, unmute, kick, ban, unban, warn, approve, deny, slowMode, joinPolicy, report, undo, strike, `case`
     }
 
@@ -34,10 +34,14 @@ extension Expectation: Decodable {
         rules = try container.decodeIfPresent(OneOrMany<Located<String>>.self, forKey: .rule)?.items
         actions = try container.decodeIfPresent([ExpectedEffect].self, forKey: .actions)
         moderation = try ModerationExpectation(from: container)
+        if container.contains(.incident) {
+            incidentsMark = try container.decode(YAMLNode.self, forKey: .incident).mark
+            incidents = try container.decode(OneOrMany<ExpectedIncident>.self, forKey: .incident).items
+        }
         if container.allKeys.isEmpty {
             throw context.failure(.invalidValue,
-                "expect needs one of: reply, send, forward, update_profile, state, rule, actions (or write "
-                    + "'expect: nothing')", at: decoder.mark, path: decoder.codingPath)
+                "expect needs one of: reply, send, forward, update_profile, state, rule, actions, incident (or "
+                    + "write 'expect: nothing')", at: decoder.mark, path: decoder.codingPath)
         }
     }
 }
@@ -128,5 +132,31 @@ extension ExpectedEffect: Decodable {
         case .updateProfile: self = .updateProfile(try container.decode(ExpectedProfile.self, forKey: key))
         case .http: self = .http(try container.decode(String.self, forKey: key))
         }
+    }
+}
+
+extension ExpectedIncident: Decodable {
+    enum Key: String, CodingKey, CaseIterable { case to, group, title, state, firing, resolved, lines, replies, message }
+
+    /// `{to, group, title, state, firing, resolved, lines, replies, message}`, each optional.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        self.init()
+        to = try container.decodeIfPresent(ExpectedAddress.self, forKey: .to)?.address
+        group = try container.decodeIfPresent(String.self, forKey: .group)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        if let written = try container.decodeIfPresent(Located<String>.self, forKey: .state) {
+            guard ["firing", "resolved"].contains(written.value) else {
+                throw decoder.botDecoding.failure(.invalidValue, "an incident's state is firing or resolved, not "
+                                                  + "'\(written.value)'", at: written.mark,
+                                                  path: container.codingPath + [Key.state])
+            }
+            state = written.value
+        }
+        firing = try container.decodeIfPresent(Int.self, forKey: .firing)
+        resolved = try container.decodeIfPresent(Int.self, forKey: .resolved)
+        lines = try container.decodeIfPresent(OneOrMany<String>.self, forKey: .lines)?.items
+        replies = try container.decodeIfPresent(OneOrMany<String>.self, forKey: .replies)?.items
+        message = try container.decodeIfPresent(String.self, forKey: .message)
     }
 }

@@ -103,6 +103,20 @@ extension HTTPSpec: Decodable {
         return String(rest[..<end])
     }
 
+    /// The first path segment of `url` that is `.` or `..` (written so, or as `%2e`),
+    /// which a client or server would fold away; nil when there is none.
+    static func dotSegment(in url: String) -> String? {
+        guard let scheme = url.range(of: "://") else { return nil }
+        let rest = url[scheme.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        let path = rest[slash...].prefix { $0 != "?" && $0 != "#" }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: true) {
+            let plain = segment.lowercased().replacingOccurrences(of: "%2e", with: ".")
+            if plain == "." || plain == ".." { return String(segment) }
+        }
+        return nil
+    }
+
     static func isHTTPURL(_ text: String) -> Bool {
         let lowered = text.trimmedWhitespace.lowercased()
         return (lowered.hasPrefix("http://") && lowered.count > 7)

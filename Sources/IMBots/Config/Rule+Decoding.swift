@@ -4,7 +4,7 @@ import YAMLCoding
 extension Rule: Decodable {
     enum Key: String, CodingKey, CaseIterable {
         case name, when, `do`, mode, examples
-        case dedupe
+        case dedupe, onEdit
     }
 
     /// Decodes one rule; its templates are checked with the rest of the file
@@ -27,6 +27,12 @@ extension Rule: Decodable {
         let when = try context.attempt { try container.decodeIfPresent(ConditionSet.self, forKey: .when) }
         let mode = (try context.attempt { try container.decodeIfPresent(RuleMode.self, forKey: .mode) } ?? nil)
             ?? .enforce
+        let onEdit = try container.decodeIfPresent(Located<Bool>.self, forKey: .onEdit)
+        if let onEdit, let when = when ?? nil, when.events != nil || when.webhook != nil {
+            context.report(.invalidValue, when.webhook != nil
+                ? "on_edit applies to rules that take messages; a webhook rule has no edits"
+                : "on_edit applies to rules without 'event:'; list message_edited in 'event:' instead", at: onEdit.mark)
+        }
         let rawActions = try container.decode(YAMLNode.self, forKey: .do)
         let actions = try context.attempt { try container.decode([Action].self, forKey: .do) }
         let examples = (try context.attempt { try container.decodeIfPresent([RuleExample].self, forKey: .examples) }
@@ -44,6 +50,6 @@ extension Rule: Decodable {
         }
         self.init(name: name.value, mode: mode, location: SourceLocation(file: context.file, mark: decoder.mark),
                   when: (when ?? nil) ?? .empty, actions: actions ?? [], examples: examples, results: results,
-                  decodedWhen: when != nil, decodedActions: actions != nil, dedupe: dedupe)
+                  decodedWhen: when != nil, decodedActions: actions != nil, dedupe: dedupe, onEdit: onEdit?.value)
     }
 }

@@ -32,6 +32,9 @@ public struct BotContext: Sendable {
     public var windows: EventWindows?
     /// Where moderation actions log their cases (`moderation.log`); nil: nowhere.
     public var modLog: ConversationAddress?
+    /// The bot's strike counters, each as its first `strike` action counts it (decay,
+    /// escalation), for `/strikes` answers.
+    var strikeCounters: [StrikeSpec] = []
 
     /// Creates a context.
     public init(bot: Identity, state: [String: TemplateValue] = [:], now: Timestamp,
@@ -52,5 +55,6 @@ public struct BotContext: Sendable {
                   state: state ?? definition.initialState, now: now,
                   timezone: timezone ?? definition.timezone ?? "UTC")
         self.modLog = definition.moderation.log
+        self.strikeCounters = definition.strikeCounters
     }
 }

@@ -63,10 +63,14 @@ public struct BotEvent: Sendable {
     /// The conversation the event happened in, if any.
     public var conversation: ConversationRef? { event.conversation }
 
-    /// The message text of a `message` event; nil for every other kind.
+    /// The message text of a `message` event, or the new text of a `message_edited`
+    /// one; nil for every other kind.
     public var text: String? {
-        event.type == .message ? event.message?.text : nil
+        carriesText ? event.message?.text : nil
     }
+
+    /// Whether the event is a message someone wrote: a new one, or an edit of one.
+    var carriesText: Bool { event.type == .message || event.type == .messageEdited }
 
     /// Whether the event is a server notice (a `system` message).
     var isSystemMessage: Bool {
@@ -76,7 +80,7 @@ public struct BotEvent: Sendable {
     /// The username of whoever caused the event: a message's sender, otherwise the sender
     /// profile, the acting user (`by`), or the member the event is about.
     public var actor: String? {
-        if event.type == .message, let sender = event.message?.sender { return sender }
+        if carriesText, let sender = event.message?.sender { return sender }
         return sender?.username ?? event.by ?? event.user?.username
     }
 
@@ -131,7 +135,7 @@ extension BotEvent {
     public static func made(_ type: EventType, from sender: Person?, member: Person? = nil, via: JoinVia? = nil,
                             text: String? = nil, in address: ConversationAddress? = nil,
                             position: Int64, at time: Timestamp) -> BotEvent {
-        let isMessage = type == .message
+        let isMessage = type == .message || type == .messageEdited
         let member = isMessage ? nil : member ?? sender
         let sender = sender ?? member
         let senderUser = sender.map { syntheticUser($0, at: time) }
@@ -150,6 +154,16 @@ extension BotEvent {
                           by: actedOnOther ? sender?.username : nil)
         if type == .memberJoined { event.via = via.map(JoinPolicy.init) }
         return BotEvent(event: event, sender: senderUser, senderRole: sender?.role, memberRole: member?.role)
+    }
+
+    /// This message event as a `message_edited` event at `position`: the same message,
+    /// now saying `text`.
+    func edited(to text: String, position: Int64) -> BotEvent {
+        var edited = self
+        edited.event.position = position
+        edited.event.type = .messageEdited
+        edited.event.message?.text = text
+        return edited
     }
 
     /// The profile of a made-up person, with an id that is the same on every run.

@@ -110,6 +110,29 @@ enum Condition: Sendable {
         }
     }
 
+    /// Whether it judges what a message says (its text, links, mentions) or counts
+    /// messages (`rate`, `repeated`): a rule with one judges edits as well, unless it
+    /// says `on_edit: false`.
+    var judgesText: Bool {
+        switch self {
+        case .text, .mentionsMe, .moderation(.window), .moderation(.count): true
+        case .any(let alternatives): alternatives.contains { $0.judgesText }
+        case .not(let inner): inner.judgesText
+        default: false
+        }
+    }
+
+    /// Whether it is, or holds, a `command` matcher: a command acts once, so an edit of
+    /// one does not run it again.
+    var hasCommand: Bool {
+        switch self {
+        case .command: true
+        case .any(let alternatives): alternatives.contains { $0.hasCommand }
+        case .not(let inner): inner.hasCommand
+        default: false
+        }
+    }
+
     /// Relative evaluation cost: cheap conditions run first, so expensive ones (regexes)
     /// only run for events that passed the rest.
     var cost: Int {
@@ -180,6 +203,12 @@ final class ConditionSet: Sendable {
     var cost: Int { conditions.map(\.cost).max() ?? 1 }
 
     var lookups: SenderLookups { conditions.reduce([]) { $0.union($1.lookups) } }
+
+    /// Whether a condition judges what a message says (``Condition/judgesText``).
+    var judgesText: Bool { conditions.contains { $0.judgesText } }
+
+    /// Whether a condition is or holds a `command` matcher.
+    var hasCommand: Bool { conditions.contains { $0.hasCommand } }
 
     /// The webhook trigger, when this is a webhook rule's `when`.
     var webhook: WebhookCondition? {

@@ -14,8 +14,12 @@ public final class Rule: Sendable {
     public let actions: [Action]
     /// Its `examples:`, run by `switchboard test`.
     public let examples: [RuleExample]
-    /// The kinds of events it considers.
+    /// The kinds of events it considers. Without `event:`, messages, and their edits too
+    /// when the rule judges what a message says (``ConditionSet/judgesText``) and takes no
+    /// command, unless it says `on_edit: false`.
     public let events: EventFilter
+    /// `on_edit:` as written: nil lets the rule's conditions decide.
+    let onEdit: Bool?
     /// Whether it holds a `stop` action, which ends evaluation when it fires (unless
     /// it is a shadow rule).
     public let stops: Bool
@@ -43,7 +47,7 @@ public final class Rule: Sendable {
     init(name: String, mode: RuleMode, location: SourceLocation, when: ConditionSet,
          actions: [Action], examples: [RuleExample],
          results: [(name: String, location: SourceLocation)] = [], decodedWhen: Bool = true,
-         decodedActions: Bool = true, dedupe: DedupeSpec? = nil) {
+         decodedActions: Bool = true, dedupe: DedupeSpec? = nil, onEdit: Bool? = nil) {
         self.results = results
         self.decodedWhen = decodedWhen
         self.decodedActions = decodedActions
@@ -55,10 +59,17 @@ public final class Rule: Sendable {
         self.examples = examples
         self.dedupe = dedupe
         self.webhook = when.webhook
-        self.events = when.webhook != nil ? .only([]) : when.events ?? .messages
+        self.onEdit = onEdit
+        self.events = when.webhook != nil ? .only([]) : when.events ?? Self.defaultEvents(when, onEdit: onEdit)
         self.stops = actions.contains { $0.kind == .stop }
         self.actionLookups = SenderLookups.of(actions)
         self.callsOut = mode == .enforce && actions.contains { $0.kind == .http }
+    }
+
+    /// What a rule without `event:` considers: messages, and edits of them when it judges
+    /// their text (or `on_edit: true` says so).
+    static func defaultEvents(_ when: ConditionSet, onEdit: Bool?) -> EventFilter {
+        onEdit ?? (when.judgesText && !when.hasCommand) ? .only([.message, .messageEdited]) : .messages
     }
 
     /// Whether the rule's `stop` ends evaluation when it fires.

@@ -142,7 +142,7 @@ public struct RuleEngine: Sendable {
     private func isOwn(_ event: BotEvent, context: BotContext) -> Bool {
         if let actor = event.actor, EventFacts.lowercasedName(actor) == context.bot.username { return true }
         guard let id = context.bot.id else { return false }
-        if event.type == .message, let sender = event.event.message?.senderID { return sender == id }
+        if event.carriesText, let sender = event.event.message?.senderID { return sender == id }
         return event.sender?.id == id
     }
 }

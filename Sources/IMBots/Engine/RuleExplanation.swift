@@ -24,6 +24,9 @@ public struct RuleExplanation: Sendable, CustomStringConvertible {
     public let reason: String
     /// What the match bound, when the rule matched.
     public let bindings: Bindings?
+    /// More lines under the verdict: each `match:` entry of a webhook rule, held or not,
+    /// with the values seen.
+    public var details: [String] = []
 
     /// `greet: fired — ...`, one line.
     public var description: String { "\(rule): \(verdict.rawValue) — \(reason)" }
@@ -49,6 +52,16 @@ extension RuleEngine {
             }
             if let webhook = rule.webhook, event.webhookPath == nil {
                 return result(.notMatched, "webhook: the rule takes webhooks on \(webhook.path), not feed events")
+            }
+            if let path = event.webhookPath {
+                guard let webhook = rule.webhook else {
+                    return result(.notMatched, "the rule takes feed events, not webhooks")
+                }
+                var explanation = explainWebhook(rule, webhook, path: path, event: event, &facts, stoppedBy: &stoppedBy)
+                if let payload = event.payload, webhook.path == path {
+                    explanation.details = webhook.match?.explanation(of: payload.templateValue) ?? []
+                }
+                return explanation
             }
             guard rule.events.accepts(event.type) else {
                 return result(.notMatched, "event: event is \(event.type.rawValue), rule wants \(rule.events)")
@@ -77,6 +90,30 @@ extension RuleEngine {
             }
             return result(.fired, reason, bindings)
         }
+    }
+
+    /// A webhook rule's verdict on a delivery.
+    private func explainWebhook(_ rule: Rule, _ webhook: WebhookCondition, path: String, event: BotEvent,
+                                _ facts: inout EventFacts, stoppedBy: inout String?) -> RuleExplanation {
+        func result(_ verdict: RuleExplanation.Verdict, _ reason: String) -> RuleExplanation {
+            RuleExplanation(rule: rule.name, mode: rule.mode, location: rule.location, verdict: verdict, reason: reason,
+                            bindings: nil)
+        }
+        guard webhook.path == path else { return result(.notMatched, "webhook: the rule takes \(webhook.path), not \(path)") }
+        var bindings = Bindings()
+        if let failure = rule.when.firstFailure(&facts, &bindings) { return result(.notMatched, failure) }
+        var reason = webhook.match == nil ? "no match: takes every payload on \(path)" : "every match: entry holds"
+        if webhook.absentFor != nil {
+            reason += "; a dead-man's switch: this payload re-arms it (and ends it, when it has fired)"
+        }
+        if let stopper = stoppedBy {
+            return result(.suppressed, "matches, but rule '\(stopper)' stopped evaluation before it")
+        }
+        if rule.endsEvaluation {
+            stoppedBy = rule.name
+            reason += "; its stop ends evaluation"
+        }
+        return result(.fired, reason)
     }
 
     /// ` (match.0 = 'hi', args = '...')`, or nothing.

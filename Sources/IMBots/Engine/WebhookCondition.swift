@@ -27,7 +27,7 @@ struct WebhookCondition: Sendable {
         }
         guard arrived == path else { return "webhook: the payload came in on \(arrived), the rule takes \(path)" }
         guard let clause = match?.firstFailure(in: payload.templateValue) else { return "holds" }
-        return "match: \(clause.path) does not hold"
+        return "match: \(clause.path) \(clause.condition.summary) does not hold"
     }
 
     var summary: String {

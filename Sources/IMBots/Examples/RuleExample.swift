@@ -1,3 +1,4 @@
+import Foundation
 import IMProtocol
 import Templates
 import YAMLCoding
@@ -11,6 +12,15 @@ public struct RuleExample: Sendable {
     let from: ExampleUser?
     /// The message text.
     let text: String?
+    /// Texts the repetitions of `times:` send in turn (`texts: [...]`), instead of `text`.
+    var texts: [String]? = nil
+    /// What each message is edited to after it is posted (`edit:`): a `message_edited`
+    /// event about the same message follows each one.
+    var edit: String? = nil
+    /// A webhook rule's example: the notifications it sends, in order, each with what it
+    /// expects (`payload:` or `payload_file:` with `expect:`, or `notifications:`); nil
+    /// for an example of feed events.
+    var webhook: [WebhookExampleStep]? = nil
     /// Where it happens; the direct conversation with the sender when nil.
     let conversation: ConversationAddress?
     let event: EventType
@@ -34,6 +44,29 @@ public struct RuleExample: Sendable {
 
     /// The time examples run at when they give none: Monday 2025-01-06, 10:00 UTC.
     public static let defaultNow = Timestamp(milliseconds: 1_736_157_600_000)
+
+    /// The text the `repetition`th message says: `texts:` in turn, else `text`.
+    func text(at repetition: Int) -> String? {
+        guard let texts, !texts.isEmpty else { return text }
+        return texts[repetition % texts.count]
+    }
+}
+
+/// One notification of a webhook rule's example: a body as it arrives on the wire, when
+/// it arrives, and what the rules do with it.
+struct WebhookExampleStep: Sendable {
+    /// Where the step is written.
+    let location: SourceLocation
+    /// The body; nil for a step in which only time passes (`after:` alone), for held
+    /// resolves and dead-man's switches.
+    let body: Data?
+    /// `inline payload` or the file it was read from, for messages.
+    let source: String
+    /// Where the payload (or its file name) is written, for errors in the body.
+    let payloadMark: YAMLMark
+    /// The time since the step before (the first: since the example's `now`).
+    let after: ConfigDuration
+    let expectation: Expectation
 }
 
 /// A user as an example names one: `alice`, or `{username, nickname, is_bot, role, via}`.
@@ -69,6 +102,31 @@ struct Expectation: Sendable {
     var actions: [ExpectedEffect]?
     /// Cases and strikes (`delete: 1`, `strike: 2`, `case: [...]`).
     var moderation: ModerationExpectation?
+    /// The incidents a webhook example's notification leaves (`incident:`).
+    var incidents: [ExpectedIncident]?
+    /// Where `incident:` is written, for the error when a feed example expects one.
+    var incidentsMark: YAMLMark?
+}
+
+/// An incident as a webhook example expects it after a notification: fields left nil are
+/// not compared.
+struct ExpectedIncident: Sendable, Hashable {
+    /// The conversation of its living message.
+    var to: ConversationAddress?
+    /// The alert group (`groupKey`).
+    var group: String?
+    /// The title its message shows (`DiskFull`).
+    var title: String?
+    /// `firing` or `resolved`.
+    var state: String?
+    var firing: Int?
+    var resolved: Int?
+    /// The alert lines its message shows, with their `•` or `✓`, in order.
+    var lines: [String]?
+    /// The replies to its message this notification adds (`🔥 1 new: db-11`).
+    var replies: [String]?
+    /// The whole living message.
+    var message: String?
 }
 
 /// An expected `send` or `forward`: fields left nil are not compared.

@@ -4,8 +4,10 @@ import Synchronization
 
 /// How the runner makes the requests of `http` actions: its own transport (never the
 /// one that talks to the IM server), which refuses private, loopback and link-local
-/// addresses unless `runner.http.allow` lists them, never follows redirects, stops a
-/// response past 1 MiB, and waits at most 30 s per attempt.
+/// addresses unless `runner.http.allow` lists them, goes through no proxy unless
+/// `runner.http.proxy` names one (never the environment's `http_proxy`, which would
+/// connect past the address filter), never follows redirects, stops a response past
+/// 1 MiB, and waits at most 30 s per attempt.
 ///
 /// Server trouble (`429`, `502`, `503`, `504`) and connections that failed or broke are
 /// tried again, three attempts in all: the request carries an `Idempotency-Key`, so a
@@ -19,10 +21,12 @@ final class HTTPActionClient: Sendable {
     /// Made at the first request: most runners have no `http` action, and a transport is a thread.
     private let made = Mutex<CurlTransport?>(nil)
     private let allow: HTTPAllowList
+    private let proxy: CurlTransport.Configuration.Proxy
     private let retrier: Retrier
 
-    init(allow: HTTPAllowList, time: any TimeSource) {
+    init(allow: HTTPAllowList, proxy: String? = nil, time: any TimeSource) {
         self.allow = allow
+        self.proxy = proxy.map { .url($0) } ?? .none
         retrier = Retrier(attempts: 3, backoff: BackoffPolicy(base: .milliseconds(500), cap: .seconds(8)), time: time)
     }
 
@@ -32,7 +36,7 @@ final class HTTPActionClient: Sendable {
             let allow = self.allow
             let transport = CurlTransport(configuration: .init(
                 maxResponseBytes: Self.maximumResponseBytes, maxConnectionsPerHost: 16, maxTotalConnections: 64,
-                maxCachedConnections: 64, connectFilter: { allow.refusal($0) }))
+                maxCachedConnections: 64, connectFilter: { allow.refusal($0) }, proxy: proxy))
             made = transport
             return transport
         }

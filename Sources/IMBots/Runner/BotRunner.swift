@@ -108,7 +108,8 @@ public final class BotRunner: Service {
         }
         noteProblems(of: catalog, running: [:], reload: false)
         routes.declare(Self.webhookPaths(of: definitions))
-        let shared = Shared(http: HTTPActionClient(allow: configuration.httpAllow, time: configuration.time),
+        let shared = Shared(http: HTTPActionClient(allow: configuration.httpAllow, proxy: configuration.httpProxy,
+                                                      time: configuration.time),
                             writer: JournalWriter(time: configuration.time))
         shared.groups.note(definitions)
         var bots: [any BotSlot] = []

@@ -28,6 +28,10 @@ public struct RunnerConfiguration: Sendable {
     public var metricsToken: String?
     /// Where `http` actions may connect besides public addresses (`runner.http.allow`).
     public var httpAllow: HTTPAllowList
+    /// The proxy `http` actions go through (`runner.http.proxy`); nil: none, whatever
+    /// `http_proxy` and `https_proxy` in the environment say (a proxy connects for the
+    /// runner, past the address filter).
+    public var httpProxy: String?
     /// The clock of the runner and its bots: budgets, loop guard, backlog, retries,
     /// outbox pauses and the file watcher. Tests pass a `ManualTime`.
     public var time: any TimeSource

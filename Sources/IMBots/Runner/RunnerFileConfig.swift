@@ -16,7 +16,8 @@ public struct RunnerFileConfig: Decodable, Sendable {
     public var adminToken: String?
     /// When set, `/metrics` on the runner's listener needs it as a bearer token.
     public var metricsToken: String?
-    /// `http: {allow: [...]}`: private addresses, networks and hosts `http` actions may reach.
+    /// `http: {allow: [...], proxy: URL}`: private addresses, networks and hosts `http`
+    /// actions may reach, and the proxy they go through (none unless set).
     public var http: HTTPSection?
     /// Where bots' journals live: `folder` (the default: the state folder) or `server`
     /// (on the IM server, so that several runners share the bots by leases).
@@ -41,8 +42,14 @@ public struct RunnerFileConfig: Decodable, Sendable {
     /// `runner.http`.
     public struct HTTPSection: Decodable, Sendable {
         public var allow: [String]?
+        /// The proxy `http` actions go through; none unless set (the environment's
+        /// `http_proxy` is not used).
+        public var proxy: String?
 
-        public init(allow: [String]? = nil) { self.allow = allow }
+        public init(allow: [String]? = nil, proxy: String? = nil) {
+            self.allow = allow
+            self.proxy = proxy
+        }
     }
 
     enum CodingKeys: String, CodingKey {

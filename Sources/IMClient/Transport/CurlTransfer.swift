@@ -30,6 +30,7 @@ final class CurlTransfer: @unchecked Sendable {
     let maxResponseBytes: Int
     let log: (@Sendable (String) -> Void)?
     let connectFilter: CurlTransport.ConnectFilter?
+    let proxy: CurlTransport.Configuration.Proxy
     /// Why the connect filter refused a connection, when it did.
     var refusedConnection: String?
 
@@ -41,6 +42,7 @@ final class CurlTransfer: @unchecked Sendable {
         maxResponseBytes = configuration.maxResponseBytes
         log = configuration.log
         connectFilter = configuration.connectFilter
+        proxy = configuration.proxy
     }
 
     deinit {
@@ -132,6 +134,12 @@ final class CurlTransfer: @unchecked Sendable {
                      "CURLOPT_CONNECTTIMEOUT_MS")
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1, "CURLOPT_TCP_KEEPALIVE")
         try easy.set(CURLOPT_USERAGENT, userAgent, "CURLOPT_USERAGENT")
+        switch proxy {
+        case .environment: break
+        // An empty proxy is libcurl's "none, whatever the environment says".
+        case .none: try easy.set(CURLOPT_PROXY, "", "CURLOPT_PROXY")
+        case .url(let url): try easy.set(CURLOPT_PROXY, url, "CURLOPT_PROXY")
+        }
         // libcurl's receive buffer lives as long as the transfer, and a runner keeps a
         // parked poll open per bot: 4 KiB instead of the default 16 KiB per transfer
         // (a large answer takes more reads, each a few microseconds).

@@ -22,6 +22,20 @@ extension CurlTransport {
         /// Asked before every new connection with the address it goes to; nil allows all.
         /// The bot runner's `http` actions use it to keep away from private addresses.
         public var connectFilter: ConnectFilter?
+        /// Which proxy requests go through.
+        public var proxy: Proxy
+
+        /// Which proxy a transport's requests go through.
+        public enum Proxy: Sendable, Hashable {
+            /// The one the environment names (`http_proxy`, `https_proxy`, `no_proxy`), as
+            /// libcurl reads it: the client core's default, as for any command-line client.
+            case environment
+            /// None, whatever the environment says: a proxy would connect for us, past the
+            /// connect filter.
+            case none
+            /// This one (`http://host:port`), whatever the environment says.
+            case url(String)
+        }
 
         /// Creates a configuration; the defaults suit a client or a bot process.
         public init(
@@ -31,7 +45,8 @@ extension CurlTransport {
             maxTotalConnections: Int = 0,
             maxCachedConnections: Int = 2048,
             log: (@Sendable (String) -> Void)? = nil,
-            connectFilter: ConnectFilter? = nil
+            connectFilter: ConnectFilter? = nil,
+            proxy: Proxy = .environment
         ) {
             self.maxResponseBytes = maxResponseBytes
             self.userAgent = userAgent
@@ -40,6 +55,7 @@ extension CurlTransport {
             self.maxCachedConnections = maxCachedConnections
             self.log = log
             self.connectFilter = connectFilter
+            self.proxy = proxy
         }
 
         /// Rejects values libcurl would misread.
@@ -54,6 +70,12 @@ extension CurlTransport {
             guard maxCachedConnections > 0 else { throw invalid("maxCachedConnections must be positive") }
             guard !userAgent.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
                 throw invalid("userAgent contains a line break or NUL")
+            }
+            if case .url(let url) = proxy {
+                guard url.hasPrefix("http://") || url.hasPrefix("https://"),
+                      !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+                    throw invalid("proxy '\(url.prefix(64))' must be an http:// or https:// URL without blanks")
+                }
             }
         }
     }

@@ -5,8 +5,9 @@
 /// server. Timeouts are millisecond-precise. Create one per process (or per server) and
 /// share it; requests still outstanding when it is shut down or released end with `.cancelled`.
 ///
-/// Redirects are not followed (a 3xx is a response). libcurl honours the `http_proxy`,
-/// `https_proxy` and `no_proxy` environment variables.
+/// Redirects are not followed (a 3xx is a response). By default libcurl honours the
+/// `http_proxy`, `https_proxy` and `no_proxy` environment variables; a transport whose
+/// ``Configuration/proxy`` says otherwise does not.
 public final class CurlTransport: HTTPTransport {
     /// The settings this transport was created with.
     public let configuration: Configuration

@@ -72,6 +72,27 @@ public final class AccountAdministration: Sendable {
         try await store.storage.setAdmin(try await existing(username).id, isAdmin)
     }
 
+    /// The device a runner's administration credential is a login of: it marks the
+    /// credential's kind (a login kept for a runner, never ended to make room for others).
+    public static let runnerCredentialDevice = "runner-credential"
+
+    /// A new administration credential for a bot runner (`runner.admin_token`): a login of
+    /// `username`, which must be an administrator's bot account, that never expires (bot
+    /// logins do not). It names its kind (`sbr_`, device ``runnerCredentialDevice``) and
+    /// ends, like every login of the account, with `user passwd`, `suspend` or `delete`.
+    public func runnerCredential(for username: String) async throws -> String {
+        let record = try await existing(username)
+        guard record.user.isBot, record.isAdmin else {
+            throw APIError(.invalidRequest, "'\(record.user.username)' is not an administrator's bot account: a runner's "
+                           + "credential is a login of one, so that it never expires (make one with 'switchboard user "
+                           + "add runner --bot --admin')", field: "user")
+        }
+        let token = "sbr_" + SecureRandom.token(bits: 256)
+        _ = try await store.storage.createToken(hash: Authenticator.hash(token), userID: record.id,
+                                                device: Self.runnerCredentialDevice, expiresAt: nil)
+        return token
+    }
+
     private func existing(_ username: String) async throws -> UserRecord {
         let name = username.lowercased()
         guard let record = try await store.storage.user(named: name), record.deletedAt == nil else {

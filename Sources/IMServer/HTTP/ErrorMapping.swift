@@ -62,7 +62,8 @@ enum ErrorMapping {
             return (APIError(.forbidden, "you are muted in this conversation \(end)", reason: "muted", until: until), .no)
         case .restricted:
             return (APIError(
-                .forbidden, "newcomers to this group may post once an admin lets them", reason: "restricted"), .no)
+                .forbidden, "newcomers to this group may not post yet: answer the question its moderator bot sent "
+                    + "you in a direct message, or wait for an admin to let you post", reason: "restricted"), .no)
         case .banned(let until):
             let end = until.map { "until \($0)" } ?? "until an admin unbans you"
             return (APIError(.forbidden, "you are banned from this group \(end)", reason: "banned", until: until), .no)

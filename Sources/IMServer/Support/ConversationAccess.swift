@@ -53,12 +53,19 @@ struct ConversationAccess {
 
     /// The refusal for a caller who is not in the conversation: by id, 404 whatever it is
     /// (ids reveal nothing); by name, as `notMember(_:)` says, with the group's policy as
-    /// it is now.
+    /// it is now, or, to someone banned from a group that is not invite-only, that they
+    /// are banned and until when (as joining it says).
     func refusal(_ entry: ConversationDirectory.Entry, address: ConversationAddress) async throws -> APIError {
         if case .id(let id) = address { return APIError(.notFound, "no conversation \(id)") }
         switch entry.kind {
         case .group:
             guard let record = try await core.store.conversation(id: entry.id) else { return Self.noSuchGroup(entry.name) }
+            // As joining says it; an invite-only group stays invisible to those it banned.
+            if record.joinPolicy != .invite, let ban = try await core.store.activeBan(entry.id, session.userID) {
+                let end = ban.until.map { "until \($0)" } ?? "until an admin unbans you"
+                return APIError(.forbidden, "you are banned from group '\(record.name)' \(end)", reason: "banned",
+                                until: ban.until)
+            }
             return Self.notMember(record)
         case .room:
             return APIError(.forbidden, "you are not in room '\(entry.name)': enter it first", reason: "not_present")

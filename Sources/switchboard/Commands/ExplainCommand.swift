@@ -10,6 +10,7 @@ struct ExplainCommand: Command {
         usage: switchboard explain --bot NAME [--config FILE] [--from USER] [--role ROLE] [--in ADDRESS] [--at TIME]
                                    [--state DIR] TEXT...
                switchboard explain --bot NAME --event KIND --member USER [--via HOW] [--from USER] [--in ADDRESS] ...
+               switchboard explain [--bot NAME] --webhook PATH [--payload FILE] [--at TIME]
                switchboard explain --file FILE ...
 
         Treats TEXT (the remaining words, joined by spaces; after '--' when they start
@@ -21,6 +22,13 @@ struct ExplainCommand: Command {
         its listen list, its own message). Then, as a dry run, what the fired rules'
         actions would do, templates rendered: nothing is sent, and http actions are not
         called (they get an empty 200 answer). Needs no server.
+
+        With --webhook, the event is a webhook body arriving on PATH (read from
+        --payload FILE, or standard input when it is '-' or left out): for each rule, which
+        of its match: entries held or failed and the values they saw; the dedupe key each
+        firing rule files it under; then what the bridge would post, edit or send for it,
+        as the first notification of its alert group. The bot is the one serving PATH
+        unless --bot or --file says.
 
         options:
           --bot NAME         the bot, found by name among the bot files of the bots folder
@@ -37,6 +45,8 @@ struct ExplainCommand: Command {
                              (default: the direct conversation with the sender)
           --at TIME          when, in RFC 3339 (2025-01-06T09:30:00+01:00; default: now),
                              for hours/days matchers and {{now}}
+          --webhook PATH     explain a webhook body arriving on PATH (a webhooks: entry's path)
+          --payload FILE     the body, as the sender posts it (default: standard input)
           --state DIR        the runner's state folder (runner.state): start from the bot's
                              state variables, strikes and cases as it kept them, and show the
                              sender's points on each strike counter (rate and repeated
@@ -44,7 +54,8 @@ struct ExplainCommand: Command {
 
         exit codes: 0 explained, 2 unknown bot, a bot file with problems, or usage
         """
-    static let options: Set<String> = ["bot", "file", "config", "from", "role", "in", "at", "event", "member", "via", "state"]
+    static let options: Set<String> = ["bot", "file", "config", "from", "role", "in", "at", "event", "member", "via", "state",
+                                       "webhook", "payload"]
     static let flags: Set<String> = []
 
     var bot: String?
@@ -58,12 +69,28 @@ struct ExplainCommand: Command {
     var time: Timestamp?
     var stateFolder: String?
     var text: String
+    /// `--webhook PATH` and where its body comes from (`-`: standard input).
+    var webhook: (path: String, payload: String)?
 
     init(arguments: Arguments) throws {
         bot = arguments[option: "bot"]
         let file = arguments[option: "file"]
-        guard bot != nil || file != nil else { throw UsageError(message: "say which bot with --bot NAME (or --file FILE)") }
         selection = BotSelection(configPath: arguments[option: "config"], paths: file.map { [$0] } ?? [])
+        if let path = arguments[option: "webhook"] {
+            guard path.hasPrefix("/") else { throw UsageError(message: "--webhook '\(path)' is a path such as /hooks/alertmanager") }
+            for option in ["event", "member", "via", "from", "role", "in", "state"] where arguments[option: option] != nil {
+                throw UsageError(message: "--\(option) describes a feed event; a webhook has a payload only (--payload FILE)")
+            }
+            guard arguments.positionals.isEmpty else {
+                throw UsageError(message: "a webhook has no text: give its body with --payload FILE (or on standard input)")
+            }
+            webhook = (path, arguments[option: "payload"] ?? "-")
+        } else if arguments[option: "payload"] != nil {
+            throw UsageError(message: "--payload is the body of a webhook: give --webhook PATH too")
+        }
+        guard bot != nil || file != nil || webhook != nil else {
+            throw UsageError(message: "say which bot with --bot NAME (or --file FILE)")
+        }
         type = try Self.eventType(arguments[option: "event"])
         sender = try arguments[option: "from"].map { try Self.username($0, "--from") }
         member = try arguments[option: "member"].map { try Self.username($0, "--member") }
@@ -93,7 +120,9 @@ struct ExplainCommand: Command {
         }
         stateFolder = arguments[option: "state"]
         text = arguments.positionals.joined(separator: " ")
-        if type == .message {
+        if webhook != nil {
+            // Checked above.
+        } else if type == .message || type == .messageEdited {
             guard !text.isEmpty else { throw UsageError(message: "give the message text after the options") }
             guard member == nil, via == nil else {
                 throw UsageError(message: "--member and --via describe a member event: give --event too")
@@ -107,6 +136,7 @@ struct ExplainCommand: Command {
     }
 
     func run() async throws -> Int32 {
+        if let webhook { return try await explainWebhook(path: webhook.path, payload: webhook.payload) }
         let definition = try await findBot()
         let now = time ?? .now()
         let senderPerson = (sender ?? (member == nil ? "someone" : nil)).map { BotEvent.Person($0, role: role) }
@@ -183,8 +213,16 @@ struct ExplainCommand: Command {
     }
 
     /// The bot asked for, or a configuration error that says why there is none (listing
-    /// the bots there are).
-    private func findBot() async throws -> BotDefinition {
+    /// the bots there are); with neither --bot nor --file, the one serving `servingPath`.
+    func findBot(servingPath: String? = nil) async throws -> BotDefinition {
+        if bot == nil, selection.paths.isEmpty, let path = servingPath {
+            let loaded = await selection.load(environment: CommandContext.current.environment)
+            if let found = loaded.bots.first(where: { $0.webhook(path: path) != nil }) { return found }
+            for problem in loaded.problems { printDiagnostic(problem) }
+            let served = loaded.bots.flatMap { bot in bot.webhooks.map { "\($0.path) (\(bot.name))" } }
+            throw ConfigurationError("no bot serves \(path)" + (served.isEmpty ? ": no bot has webhooks"
+                                     : "; served: " + served.joined(separator: ", ")))
+        }
         let loaded = await selection.load(environment: CommandContext.current.environment)
         if let file = selection.paths.first {
             guard let result = loaded.results.first(where: { $0.file == file }) else {

@@ -8,12 +8,13 @@ import IMServer
 /// is made.
 struct UserCommand: Command {
     static let name = "user"
-    static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete, telegram-token"
+    static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete, runner-token, telegram-token"
     static let help = """
         usage: switchboard user add NAME [--nickname TEXT] [--bot] [--admin] [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user list [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user passwd NAME [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user suspend|unsuspend|delete NAME [--server URL] [--user ADMIN]
+               switchboard user runner-token NAME [--data DIR | --store URL]
                switchboard user telegram-token NAME [--revoke] [--data DIR | --store URL | --server URL --user ADMIN]
 
         add        creates an account (works while registration is closed); its password comes
@@ -25,6 +26,10 @@ struct UserCommand: Command {
         suspend    ends every login of NAME and refuses new ones until unsuspend
         delete     deletes NAME: its logins, memberships, contacts and media go; its messages
                    stay, shown as from a deleted account; the name can be taken again
+        runner-token
+                   prints a new administration credential for a bot runner (runner.admin_token):
+                   a login of NAME, an administrator's bot account (user add runner --bot --admin),
+                   that never expires; it ends with NAME's other logins (passwd, suspend, delete)
         telegram-token
                    prints a new token for bot NAME to use with the Telegram Bot API
                    (docs/telegram.md), ending the one before; --revoke ends it instead.
@@ -42,8 +47,8 @@ struct UserCommand: Command {
                              budget, and rules can tell it apart (add; administrators only)
           --admin            make the new account an administrator (add)
           --revoke           end the bot's Telegram token without a new one (telegram-token)
-          --data DIR         the server's data folder (add, list, passwd)
-          --store URL        the server's PostgreSQL database, postgres://… (add, list, passwd)
+          --data DIR         the server's data folder (add, list, passwd, runner-token, telegram-token)
+          --store URL        the server's PostgreSQL database, postgres://… (add, list, passwd, runner-token, telegram-token)
         \(ClientLogin.help)
 
         exit codes: 0 done, 1 refused or failed, 2 usage
@@ -57,6 +62,7 @@ struct UserCommand: Command {
         case passwd(String)
         case suspend(String, Bool)
         case delete(String)
+        case runnerToken(String)
         case telegramToken(String, revoke: Bool)
     }
 
@@ -82,12 +88,14 @@ struct UserCommand: Command {
         case ("suspend", 2): action = .suspend(words[1].lowercased(), true)
         case ("unsuspend", 2): action = .suspend(words[1].lowercased(), false)
         case ("delete", 2): action = .delete(words[1].lowercased())
+        case ("runner-token", 2): action = .runnerToken(words[1].lowercased())
         case ("telegram-token", 2): action = .telegramToken(words[1].lowercased(), revoke: arguments.has("revoke"))
-        case (let word?, _) where ["add", "list", "passwd", "suspend", "unsuspend", "delete", "telegram-token"].contains(word):
+        case (let word?, _)
+        where ["add", "list", "passwd", "suspend", "unsuspend", "delete", "runner-token", "telegram-token"].contains(word):
             throw UsageError(message: word == "list" ? "'user list' takes no name" : "'user \(word)' needs one NAME")
         default:
-            throw UsageError(
-                message: "say what to do: user add NAME, list, passwd NAME, suspend NAME, unsuspend NAME, delete NAME or telegram-token NAME")
+            throw UsageError(message: "say what to do: user add NAME, list, passwd NAME, suspend NAME, unsuspend NAME, "
+                             + "delete NAME, runner-token NAME or telegram-token NAME")
         }
         nickname = arguments[option: "nickname"]
         bot = arguments.has("bot")
@@ -99,7 +107,7 @@ struct UserCommand: Command {
                 throw UsageError(message: "--data and --store work on the database itself: give one, without --server and --user")
             }
             switch action {
-            case .add, .list, .passwd, .telegramToken: break
+            case .add, .list, .passwd, .runnerToken, .telegramToken: break
             case .suspend, .delete:
                 throw UsageError(
                     message: "suspend, unsuspend and delete go through the running server (to end its logins at once): use --server and --user")
@@ -113,6 +121,9 @@ struct UserCommand: Command {
                 target = .data(data ?? "data")
             }
         } else {
+            if case .runnerToken = action {
+                throw UsageError(message: "runner-token works on the database itself: give --data DIR (or --store URL)")
+            }
             target = .server(try ClientLogin(arguments: arguments))
         }
     }
@@ -159,6 +170,8 @@ struct UserCommand: Command {
         case .passwd(let name):
             try await local.setPassword(of: name, to: try newPassword(name))
             printOutput("password of \(name) changed; its logins have ended")
+        case .runnerToken(let name):
+            printOutput(try await local.runnerCredential(for: name))
         case .telegramToken(let name, let revoke):
             reportToken(name, try await local.telegramToken(of: name, revoke: revoke))
         case .suspend, .delete:
@@ -193,6 +206,8 @@ struct UserCommand: Command {
             } else {
                 reportToken(name, try await client.adminIssueTelegramToken(username: name))
             }
+        case .runnerToken:
+            break
         }
     }
 

@@ -34,6 +34,7 @@ extension ConfigFile {
             listen: section.listen ?? ListenAddress(host: "127.0.0.1", port: 8090),
             environment: CommandContext.current.environment, adminToken: adminToken,
             metricsToken: section.metricsToken, httpAllow: allow)
+        configuration.httpProxy = section.http?.proxy.flatMap { $0.isEmpty ? nil : $0 }
         configuration.journal = try Self.journalPlacement(section)
         return configuration
     }

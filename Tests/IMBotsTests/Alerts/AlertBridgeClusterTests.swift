@@ -11,33 +11,10 @@ extension ServerSuites {
     /// pointed at the runner, a group member silencing from chat.
     @Suite(.timeLimit(.minutes(5))) struct AlertBridgeClusterTests {
         @Test func anHAPairDeliversTwiceTheGroupGetsOneMessageResolvedInPlaceAndSilencesComeFromChat() async throws {
-            try await withAlertServer { server, fixture, adminToken, alice in
-                // A gate in front of the runner holds each notification until its twin has
-                // come: Alertmanager logs a delivery only once answered, so both peers deliver.
-                let gate = try WebhookReceiver(twins: 2)
-                let gateServer = HTTPServer(configuration: HTTPServerConfiguration(port: 0), responder: gate)
-                try gateServer.start()
-                let cluster = try await AlertmanagerCluster.start(
-                    webhookURL: "http://127.0.0.1:\(gateServer.port)/hooks/alertmanager", bearerToken: AlertWorld.token)
-                do {
-                    let peers = cluster.peers.map { "\"\($0.url)\"" }.joined(separator: ", ")
-                    let webhooks = """
-                          - path: /hooks/alertmanager
-                            format: alertmanager
-                            secret: \(AlertWorld.token)
-                            alertmanager: [\(peers)]
-                            silence_role: owner
-                        """
-                    try fixture.write(AlertWorld.bot(rules: AlertWorld.incidentRule, webhooks: webhooks), as: "alerts.yaml")
-                    try await withAlertRunner(server, fixture, adminToken, alice) { world in
-                        gate.target = "http://127.0.0.1:\(world.port)"
-                        try await exercise(world, cluster)
-                    }
-                } catch {
-                    Issue.record("\(error)\n\(cluster.logs)")
-                }
-                await cluster.stop()
-                await gateServer.shutdown()
+            // A gate in front of the runner holds each notification until its twin has
+            // come: Alertmanager logs a delivery only once answered, so both peers deliver.
+            try await withAlertCluster(twins: 2, routeOptions: "    silence_role: owner") { world, cluster in
+                try await exercise(world, cluster)
             }
         }
 
@@ -59,18 +36,13 @@ extension ServerSuites {
             #expect(try await world.botMessages().count == 1, "one message for two POSTs")
 
             // /silence from chat, in reply to the alert: a preview, then /confirm.
-            func say(_ text: String, replyTo: MessageID? = nil) async throws {
-                let answer = try await world.alice.send("POST", "/v1/conversations/group:oncall/messages",
-                                                        json: SendMessageRequest(text: text, replyTo: replyTo))
-                guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
-            }
-            try await say("/silence 2h deploying the fix", replyTo: living.id)
+            try await world.alice.say("/silence 2h deploying the fix", replyTo: living.id)
             let preview = try await world.awaitMessages("the preview") { messages in
                 messages.contains { $0.text.hasPrefix("Silence for 2h with matchers:") }
             }.first { $0.text.hasPrefix("Silence for 2h") }?.text ?? ""
             #expect(preview.contains(#"alertname="DiskFull""#))
             #expect(preview.contains("It mutes 2 alerts of this incident: db-7, db-9."), "asked of Alertmanager: \(preview)")
-            try await say("/confirm")
+            try await world.alice.say("/confirm")
             let created = try await world.awaitMessages("the silence") { messages in
                 messages.contains { $0.text.hasPrefix("🔕 Silenced until") }
             }.first { $0.text.hasPrefix("🔕 Silenced until") }?.text ?? ""
@@ -84,13 +56,13 @@ extension ServerSuites {
                     }
                 }
             }
-            try await say("/silences")
+            try await world.alice.say("/silences")
             try await world.awaitMessages("the list") { messages in
-                messages.contains { $0.text.hasPrefix("Active silences:") && $0.text.contains(String(id)) }
+                messages.contains { $0.text.hasPrefix("Active silences of this group's alerts:") && $0.text.contains(String(id)) }
             }
-            try await say("/unsilence \(id)")
+            try await world.alice.say("/unsilence \(id)")
             try await world.awaitMessages("expired") { messages in
-                messages.contains { $0.text == "🔔 Silence \(id) expired." }
+                messages.contains { $0.text.hasPrefix("🔔 Silence \(id) expired.") }
             }
             for peer in cluster.peers {
                 let one = try AlertmanagerClient(peers: [peer.url], transport: cluster.http)

@@ -151,7 +151,7 @@ extension ServerSuites {
             let rules = """
                   - name: log
                     when: { webhook: /hooks/build }
-                    dedupe: { key: "{{id}}" }
+                    dedupe: { key: "{{payload.id}}" }
                     do: [ { send: { to: "group:oncall", text: "{{#payload.lines}}{{.}}\\n{{/payload.lines}}" } } ]
                 """
             try await withAlertWorld(bot: AlertWorld.bot(rules: rules, webhooks: webhooks)) { world in

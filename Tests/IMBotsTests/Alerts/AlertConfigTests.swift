@@ -52,9 +52,9 @@ struct AlertConfigTests {
 
     @Test("dedupe: key and time, the alert default, and a json route that must say its key")
     func dedupe() throws {
-        let custom = try DedupeKey(yaml: node(#"{ key: "{{groupKey}}/{{status}}", for: 30m }"#), file: "f", format: .alertmanager)
+        let custom = try DedupeKey(yaml: node(#"{ key: "{{payload.groupKey}}/{{payload.status}}", for: 30m }"#), file: "f", format: .alertmanager)
         #expect(custom.lifetime == .seconds(1800))
-        #expect(custom.template.source == "{{groupKey}}/{{status}}")
+        #expect(custom.template.source == "{{payload.groupKey}}/{{payload.status}}")
         let defaulted = try DedupeKey(yaml: node("{ for: 2h }"), file: "f", format: .grafana)
         #expect(defaulted.template.source == DedupeKey.defaultAlertSource)
         #expect(errors { _ = try DedupeKey(yaml: try node("{ for: 1h }"), file: "f", format: .json) }.first?

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 @testable import IMBots
 import IMClient
 import IMProtocol
@@ -147,5 +148,49 @@ enum AlertBodies {
             "externalURL": "http://alertmanager.example", "alerts": alerts,
         ]
         return (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
+    }
+}
+
+/// The real Alertmanager pair in front of an ``AlertWorld``: the pair delivers to a gate
+/// (a ``WebhookReceiver`` holding each notification until `twins` copies came), which
+/// passes them on to the runner once it listens; the bot's route names both peers for
+/// silences, with `routeOptions` (indented keys of the `webhooks:` entry) added.
+func withAlertCluster(twins: Int = 1, sendResolved: Bool = true, routeOptions: String = "",
+                      _ body: (AlertWorld, AlertmanagerCluster) async throws -> Void) async throws {
+    try await withAlertServer { server, fixture, adminToken, alice in
+        let gate = try WebhookReceiver(twins: twins)
+        let gateServer = HTTPServer(configuration: HTTPServerConfiguration(port: 0), responder: gate)
+        try gateServer.start()
+        let cluster = try await AlertmanagerCluster.start(
+            webhookURL: "http://127.0.0.1:\(gateServer.port)/hooks/alertmanager", bearerToken: AlertWorld.token,
+            sendResolved: sendResolved)
+        do {
+            let peers = cluster.peers.map { "\"\($0.url)\"" }.joined(separator: ", ")
+            let webhooks = """
+                  - path: /hooks/alertmanager
+                    format: alertmanager
+                    secret: \(AlertWorld.token)
+                    alertmanager: [\(peers)]
+                \(routeOptions)
+                """
+            try fixture.write(AlertWorld.bot(rules: AlertWorld.incidentRule, webhooks: webhooks), as: "alerts.yaml")
+            try await withAlertRunner(server, fixture, adminToken, alice) { world in
+                gate.target = "http://127.0.0.1:\(world.port)"
+                try await body(world, cluster)
+            }
+        } catch {
+            Issue.record("\(error)\n\(cluster.logs)")
+        }
+        await cluster.stop()
+        await gateServer.shutdown()
+    }
+}
+
+extension TestClient {
+    /// Posts `text` to `address` (a reply to `replyTo`), as a person types a command there.
+    func say(_ text: String, in address: String = "group:oncall", replyTo: MessageID? = nil) async throws {
+        let answer = try await send("POST", "/v1/conversations/\(address)/messages",
+                                    json: SendMessageRequest(text: text, replyTo: replyTo))
+        guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
     }
 }

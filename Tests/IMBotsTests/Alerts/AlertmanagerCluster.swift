@@ -47,11 +47,11 @@ final class AlertmanagerCluster: Sendable {
     ///
     /// `receiver`, when given, is the YAML of the receiver's configs instead (indented
     /// under `- name: chat`, e.g. `telegram_configs:`), for the other senders.
-    static func config(webhookURL: String, bearerToken: String, receiver: String? = nil) -> String {
+    static func config(webhookURL: String, bearerToken: String, sendResolved: Bool = true, receiver: String? = nil) -> String {
         let configs = receiver ?? """
             webhook_configs:
               - url: '\(webhookURL)'
-                send_resolved: true
+                send_resolved: \(sendResolved)
                 http_config:
                   authorization: { type: Bearer, credentials: '\(bearerToken)' }
             """
@@ -80,7 +80,8 @@ final class AlertmanagerCluster: Sendable {
     /// `peerTimeout` is how long the second peer waits for the first one's delivery to
     /// be gossiped before it delivers itself (Alertmanager's HA dedupe).
     static func start(peers count: Int = 2, webhookURL: String = "", bearerToken: String = "",
-                      peerTimeout: Duration = .seconds(2), receiver: String? = nil) async throws -> AlertmanagerCluster {
+                      peerTimeout: Duration = .seconds(2), sendResolved: Bool = true,
+                      receiver: String? = nil) async throws -> AlertmanagerCluster {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw TestFailure("\(binary) is missing: `make test` installs prometheus-alertmanager")
         }
@@ -88,7 +89,7 @@ final class AlertmanagerCluster: Sendable {
         while true {
             do {
                 return try await startOnce(peers: count, webhookURL: webhookURL, bearerToken: bearerToken,
-                                           peerTimeout: peerTimeout, receiver: receiver)
+                                           peerTimeout: peerTimeout, sendResolved: sendResolved, receiver: receiver)
             } catch is PeerExited where attempt < 3 {
                 attempt += 1
             }
@@ -96,10 +97,10 @@ final class AlertmanagerCluster: Sendable {
     }
 
     private static func startOnce(peers count: Int, webhookURL: String, bearerToken: String,
-                                  peerTimeout: Duration, receiver: String?) async throws -> AlertmanagerCluster {
+                                  peerTimeout: Duration, sendResolved: Bool, receiver: String?) async throws -> AlertmanagerCluster {
         let directory = TestServer.temporaryDirectory()
         let configPath = directory + "/alertmanager.yml"
-        try config(webhookURL: webhookURL, bearerToken: bearerToken, receiver: receiver)
+        try config(webhookURL: webhookURL, bearerToken: bearerToken, sendResolved: sendResolved, receiver: receiver)
             .write(toFile: configPath, atomically: true, encoding: .utf8)
         // Ports are reserved by binding them, then released just before the peers start;
         // a peer that loses the race exits, the readiness wait reports it and `start`
@@ -206,6 +207,14 @@ final class AlertmanagerCluster: Sendable {
     /// Posts the same alerts to every peer, as Prometheus does for an HA pair.
     func postToAll(alerts: [[String: Any]]) async throws {
         for peer in peers { try await post(alerts: alerts, to: peer) }
+    }
+
+    /// The alerts of `alertname` a peer holds now (`GET /api/v2/alerts`: resolved ones are
+    /// not listed).
+    func alerts(named alertname: String, on peer: Peer) async throws -> Int {
+        let query = "filter=" + "alertname=\"\(alertname)\"".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let answer = try await request("GET", peer.url + "/api/v2/alerts?" + query)
+        return (try JSONSerialization.jsonObject(with: answer.body) as? [Any])?.count ?? 0
     }
 
     /// One request to a peer.

@@ -129,7 +129,7 @@ extension ServerSuites {
                 let incident = try #require(bridge.incidents.book.incidents.values.first)
 
                 let command = try AlertCommand.parse("/silence 2h deploying the fix")
-                guard case .silence(let duration, let reason)? = command else {
+                guard case .silence(let duration, _, let reason)? = command else {
                     Issue.record("parsed \(String(describing: command))")
                     return
                 }

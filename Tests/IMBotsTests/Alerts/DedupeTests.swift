@@ -63,7 +63,7 @@ struct DedupeTests {
 
     @Test("a custom key template renders against the payload")
     func customKey() throws {
-        let key = try DedupeKey(source: "{{build.id}}")
+        let key = try DedupeKey(source: "{{payload.build.id}}")
         let a = try WebhookFormat.json.decode(AlertFixtures.json(#"{"build":{"id":1,"try":1}}"#))
         let b = try WebhookFormat.json.decode(AlertFixtures.json(#"{"build":{"id":1,"try":2}}"#))
         let c = try WebhookFormat.json.decode(AlertFixtures.json(#"{"build":{"id":2}}"#))

@@ -19,15 +19,12 @@ extension ServerSuites {
                 // store webhooks, but not deliver them, so the kill surely lands between the two.
                 let unreachable = try LoopbackSocket()
                 defer { close(unreachable.descriptor) }
-                try config(fixture, server: "http://127.0.0.1:\(unreachable.port)").write(
-                    toFile: fixture.root + "/first.yaml", atomically: true, encoding: .utf8)
-                try config(fixture, server: server.baseURL).write(
-                    toFile: fixture.root + "/second.yaml", atomically: true, encoding: .utf8)
+                let firstConfig = try fixture.processConfig(server: "http://127.0.0.1:\(unreachable.port)", name: "first.yaml")
+                let secondConfig = try fixture.processConfig(server: server.baseURL, name: "second.yaml")
 
-                let first = try SpawnedProcess(binary, ["run", "--config", fixture.root + "/first.yaml"])
+                let first = try SpawnedProcess(binary, ["run", "--config", firstConfig])
                 try await ensuring({
-                    let port = try await listenerPort(of: first)
-                    try await eventually("the webhook route is served") { first.errors.contains("takes webhooks on") }
+                    let port = try await first.runnerListenerPort()
                     let answer = try await TestClient.sharedTransport.send(TransportRequest(
                         method: "POST", url: "http://127.0.0.1:\(port)/hooks/alertmanager",
                         headers: [("Authorization", "Bearer \(AlertWorld.token)")],
@@ -40,7 +37,7 @@ extension ServerSuites {
                 }
                 #expect(try await groupMessages(alice).isEmpty, "nothing was delivered before the kill")
 
-                let second = try SpawnedProcess(binary, ["run", "--config", fixture.root + "/second.yaml"])
+                let second = try SpawnedProcess(binary, ["run", "--config", secondConfig])
                 try await ensuring({
                     var texts: [String] = []
                     try await eventually("the stored alert delivered", hangGuard: .seconds(60)) {
@@ -54,28 +51,6 @@ extension ServerSuites {
                     if second.exitStatus == nil { _ = try? await second.stop(SIGTERM) }
                 }
             }
-        }
-
-        func config(_ fixture: RunnerFixture, server: String) -> String {
-            """
-            log_level: info
-            runner:
-              server: \(server)
-              listen: 127.0.0.1:0
-              bots: \(fixture.bots)
-              state: \(fixture.state)
-            """
-        }
-
-        /// The listener's port, from the runner's log line.
-        func listenerPort(of process: SpawnedProcess) async throws -> Int {
-            var port: Int?
-            try await eventually("the runner's listener") {
-                guard let range = process.errors.range(of: "runner listening on http://127.0.0.1:") else { return false }
-                port = Int(process.errors[range.upperBound...].prefix { $0.isNumber })
-                return port != nil
-            }
-            return port ?? 0
         }
 
         func groupMessages(_ alice: TestClient) async throws -> [String] {

@@ -37,7 +37,7 @@ struct WebhookConfigTests {
                 do: [ { incident: { to: "group:oncall", flap_hold: 1m, line: "{{alert.labels.instance}}" } } ]
               - name: builds
                 when: { webhook: /hooks/build, match: { build.status: failed } }
-                dedupe: { key: "{{build.id}}", for: 10m }
+                dedupe: { key: "{{payload.build.id}}", for: 10m }
                 do: [ { send: { to: "group:ci", text: "build {{payload.build.id}} failed" } } ]
               - name: watchdog
                 when: { webhook: /hooks/alertmanager, match: { commonLabels.alertname: Watchdog }, absent_for: 5m }

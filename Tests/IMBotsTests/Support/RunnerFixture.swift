@@ -36,6 +36,23 @@ struct RunnerFixture {
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 
+    /// Writes the config file a runner process (`switchboard run --config`) reads: this
+    /// folder's bots and state, `server`, a listener on port 0, and `extra` lines of the
+    /// `runner:` section (indented by two). Returns its path.
+    func processConfig(server: String, name: String = "config.yaml", extra: String = "") throws -> String {
+        let path = root + "/" + name
+        try """
+            log_level: info
+            runner:
+              server: \(server)
+              listen: 127.0.0.1:0
+              bots: \(bots)
+              state: \(state)
+            \(extra)
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     /// A bot that answers every direct message with `prefix` and the text.
     static func echoBot(prefix: String = "echo", username: String = "echo") -> String {
         """
@@ -166,5 +183,22 @@ func withRunner(
             try await server.awaitParkedPolls(1)
             try await body(server, fixture, running, alice)
         }
+    }
+}
+
+extension SpawnedProcess {
+    /// The port of a runner process's listener, from its log line, once a bot serves a
+    /// webhook route when `webhooks` says so.
+    func runnerListenerPort(webhooks: Bool = true) async throws -> Int {
+        var port: Int?
+        try await eventually("the runner's listener", hangGuard: .seconds(60)) {
+            guard let range = errors.range(of: "runner listening on http://127.0.0.1:") else { return false }
+            port = Int(errors[range.upperBound...].prefix { $0.isNumber })
+            return port != nil
+        }
+        if webhooks {
+            try await eventually("the webhook route", hangGuard: .seconds(60)) { errors.contains("takes webhooks on") }
+        }
+        return port ?? 0
     }
 }

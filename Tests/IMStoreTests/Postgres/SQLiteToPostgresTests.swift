@@ -82,8 +82,9 @@ import Testing
             ModerationAct(conversationID: ops.id, by: ActingUser(id: alice.id), action: .mute, target: carol.id,
                 until: Timestamp(milliseconds: TestClock.start + 400 * 86_400_000), reason: "calm down", notice: "muted"))
         let edited = try await store.send("tpyo", to: ops.id, from: bob.id)
+        // Slow mode: a member posts once in 30 seconds, and an edit counts as a post.
+        clock.advance(milliseconds: 31_000)
         _ = try await store.editMessage(MessageEdit(conversationID: ops.id, messageID: edited.id, editor: bob.id, text: "typo"))
-        // Slow mode: a member posts once in 30 seconds.
         clock.advance(milliseconds: 31_000)
         let deleted = try await store.send("oops", to: ops.id, from: bob.id)
         _ = try await store.deleteMessage(

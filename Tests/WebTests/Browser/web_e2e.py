@@ -123,6 +123,7 @@ class Scenario:
         self.chat_live(alice, bob)
         self.keyboard(alice)
         self.edit_and_delete(alice, bob)
+        self.long_text(alice)
         self.reply_and_moderation(alice, bob)
         self.unread_with_terminal(alice, bob)
         self.notifications_and_title(alice)
@@ -293,6 +294,25 @@ class Scenario:
         b.test("dialogue-info").send_keys(Keys.ESCAPE)
         b.wait("Esc closes the info panel", lambda: not b.test("info").is_displayed())
         self.report.check("keyboard: Esc closes the info panel", True)
+
+    def long_text(self, b):
+        box = b.wait_visible('[data-test="composer"]')
+        box.click()
+        # A pasted text longer than one message: said first, then sent whole as two.
+        long = " ".join(["word"] * 900) + " 👨‍👩‍👧 café"
+        mine = lambda: [m.find_element("css selector", '[data-test="message-text"]').text
+                        for m in b.all('[data-test="message"][data-sender="alice"]') if m.get_attribute("data-type") != "system"]
+        before = len(mine())
+        b.insert_text(box, long)
+        box.send_keys(Keys.ENTER)
+        b.wait("the too-long notice", lambda: "Send again" in b.test("composer-error").text)
+        self.report.check("long text: the first Enter only says it will be split",
+                          len(mine()) == before and box.get_attribute("value") == long, b.test("composer-error").text)
+        box.send_keys(Keys.ENTER)
+        b.wait("two parts sent", lambda: len(mine()) >= before + 2)
+        parts = mine()[before:before + 2]
+        self.report.check("long text: sent as two messages that together are the text",
+                          " ".join(parts) == long and all(len(p) <= 4096 for p in parts), [len(p) for p in parts])
 
     def edit_and_delete(self, alice, bob):
         box = alice.wait_visible('[data-test="composer"]')

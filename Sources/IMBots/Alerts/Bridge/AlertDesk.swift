@@ -11,22 +11,32 @@ import Lifecycle
 /// A step and its messages are one journal record: after a crash it is either done,
 /// messages queued, or it runs again from the stored delivery with the same client ids.
 actor AlertDesk {
-    private let parts: BotParts
+    let parts: BotParts
     private let outbox: Outbox
+    /// Called after each step is kept, so the loop that waits for the next deadline (a
+    /// silence's end, a held resolve) looks again.
+    private let changed: @Sendable () -> Void
     /// Whether the last step waited for room in the outbox (logged once until it fits).
     private var waitingForRoom = false
+    /// When each route's open incidents were last reconciled with its peers (wall ms).
+    var reconciledAt: [String: Int64] = [:]
+    /// Incidents whose silence ended, not to be asked about again before then (wall ms):
+    /// a peer that does not answer is not asked in a loop.
+    var silenceChecks: [String: Int64] = [:]
+    /// When the desk started: the first periodic reconciliation is a period later.
+    let startedAt: Int64
 
-    init(parts: BotParts, outbox: Outbox) {
+    init(parts: BotParts, outbox: Outbox, changed: @escaping @Sendable () -> Void = {}) {
         self.parts = parts
         self.outbox = outbox
+        self.changed = changed
+        startedAt = parts.time.wallMilliseconds
     }
 
-    /// What a rule's actions asked for, for one payload.
-    private struct Ran {
-        var notification: AlertNotification?
-        var messages: [OutgoingMessage]
-        var incidents: [IncidentRequest]
-        var operations: [StateOperation]
+    /// The bridge's rules as the bot's file says now.
+    private nonisolated var rules: AlertRules {
+        let current = parts.rules.now
+        return AlertRules(definition: current.definition, engine: current.engine)
     }
 
     // MARK: Starting, deliveries, timers
@@ -58,144 +68,52 @@ actor AlertDesk {
     /// Shows the held resolves whose time has come and checks the dead-man's switches.
     /// False when the alerts of it do not fit the outbox now (it is tried again).
     func advance() async -> Bool {
-        let now = parts.time.wallMilliseconds
-        let definition = parts.rules.now.definition
-        var change = AlertChange()
-        var ran: [Ran] = []
-        let switches = parts.journal.read { $0.alerts.switches }
-        for rule in definition.rules {
-            if let interval = rule.webhook?.absentFor, switches[rule.name] == nil {
-                change.switches[rule.name] = DeadMansSwitch(interval: interval, now: now)
-                parts.logger.info("bot \(parts.name): dead-man's switch \(rule.name) armed: it fires unless what it "
+        let (alerts, variables) = parts.journal.read { ($0.alerts, $0.variables) }
+        let (change, ran, notes) = await rules.advance(now: parts.time.wallMilliseconds, alerts: alerts,
+                                                       variables: variables)
+        for note in notes {
+            switch note {
+            case .armed(let rule, let interval):
+                parts.logger.info("bot \(parts.name): dead-man's switch \(rule) armed: it fires unless what it "
                                   + "expects comes within \(SilenceDraft.format(interval))")
+            case .fired(let rule, let path, let interval):
+                parts.logger.warning("bot \(parts.name): dead-man's switch \(rule) fired: nothing it expects came on "
+                                     + "\(path) for \(SilenceDraft.format(interval))")
             }
         }
-        for (name, state) in switches.sorted(by: { $0.key < $1.key }) {
-            guard let rule = definition.rule(named: name), let trigger = rule.webhook, let interval = trigger.absentFor else {
-                change.droppedSwitches.append(name)
-                continue
-            }
-            var next = state
-            next.interval = interval
-            let since = next.lastSeen
-            if case .fired = next.check(now: now) {
-                parts.logger.warning("bot \(parts.name): dead-man's switch \(name) fired: nothing it expects came on "
-                                     + "\(trigger.path) for \(SilenceDraft.format(interval))")
-                let payload = DeadMansSwitch.alert(rule: name, path: trigger.path, status: .firing, since: since,
-                                                   interval: interval, now: now)
-                ran.append(await run(rule, payload, path: trigger.path, number: 0, scope: "d\(since)", at: now))
-            }
-            if next != state { change.switches[name] = next }
-        }
-        var books = parts.journal.read { $0.alerts.books }
-        showHeldResolves(&books, now: now, definition: definition, into: &change)
-        apply(ran, to: &books, at: now, scope: "d\(now)", into: &change)
+        record(ran)
         guard !change.isEmpty else { return true }
         return commit(change, waitForRoom: true)
     }
 
     /// When ``advance()`` has something to do next (wall milliseconds); nil: nothing held.
     nonisolated var nextDeadline: Int64? {
-        let definition = parts.rules.now.definition
-        let (books, switches) = parts.journal.read { ($0.alerts.books, $0.alerts.switches) }
-        var deadlines = switches.values.compactMap(\.deadline)
-        for (key, book) in books {
-            guard let action = IncidentAction(book: key, in: definition) else { continue }
-            if let deadline = IncidentTracker(policy: action.policy, book: book).nextDeadline { deadlines.append(deadline) }
-        }
-        if definition.rules.contains(where: { $0.webhook?.absentFor != nil && switches[$0.name] == nil }) {
-            deadlines.append(parts.time.wallMilliseconds)
-        }
-        return deadlines.min()
+        rules.nextDeadline(parts.journal.read { $0.alerts }, now: parts.time.wallMilliseconds)
     }
 
     private func process(_ delivery: WebhookDelivery) async -> AlertChange {
-        var change = AlertChange(delivery: delivery.number)
         let payload: WebhookPayload
         do {
             payload = try delivery.format.decode(Data(delivery.body.utf8))
         } catch {
             parts.logger.error("bot \(parts.name): stored webhook \(delivery.number) on \(delivery.path) cannot be "
                                + "read again (\(error)); it is dropped")
-            return change
+            return AlertChange(delivery: delivery.number)
         }
-        let definition = parts.rules.now.definition
-        let scope = "w\(delivery.number)"
-        var ran: [Ran] = []
-        for name in delivery.rules {
-            guard let rule = definition.rule(named: name), let trigger = rule.webhook, trigger.path == delivery.path
-            else { continue }
-            guard let interval = trigger.absentFor else {
-                ran.append(await run(rule, payload, path: delivery.path, number: delivery.number, scope: scope,
-                                     at: delivery.receivedAt))
-                continue
-            }
-            var state = parts.journal.read { $0.alerts.switches[name] }
-                ?? DeadMansSwitch(interval: interval, now: delivery.receivedAt)
-            let since = state.lastSeen
-            if case .recovered = state.observe(now: delivery.receivedAt) {
-                let back = DeadMansSwitch.alert(rule: name, path: trigger.path, status: .resolved, since: since,
-                                                interval: interval, now: delivery.receivedAt)
-                ran.append(await run(rule, back, path: delivery.path, number: delivery.number, scope: scope,
-                                     at: delivery.receivedAt))
-            }
-            change.switches[name] = state
-        }
-        var books = parts.journal.read { $0.alerts.books }
-        apply(ran, to: &books, at: delivery.receivedAt, scope: scope, into: &change)
+        let (alerts, variables) = parts.journal.read { ($0.alerts, $0.variables) }
+        let (change, ran) = await rules.process(payload, rules: delivery.rules, path: delivery.path,
+                                                number: delivery.number, receivedAt: delivery.receivedAt,
+                                                alerts: alerts, variables: variables)
+        record(ran)
         return change
     }
 
-    /// Runs one webhook rule's actions for `payload`.
-    private func run(_ rule: Rule, _ payload: WebhookPayload, path: String, number: Int64, scope: String,
-                     at time: Int64) async -> Ran {
-        let rules = parts.rules.now
-        let now = Timestamp(milliseconds: time)
-        let event = BotEvent.webhook(path: path, payload: payload, number: number, scope: scope, at: now)
-        let context = BotContext(definition: rules.definition, state: parts.journal.variables, now: now)
-        let effects = AlertEffects()
-        parts.metrics.count(bot: parts.name, rule: rule.name, .matched)
-        let decision = Decision(bot: parts.name, firings: [Decision.Firing(rule: rule, bindings: .none)])
-        let report = await ActionRunner.run(decision, event: event, context: context, effects: effects)
-        parts.reporter.record(report, event: nil, version: rules.definition.version)
-        return Ran(notification: payload.notification, messages: effects.messages, incidents: effects.incidents,
-                   operations: report.operations)
-    }
-
-    /// Folds what the rules asked for into the incidents and the step's messages.
-    private func apply(_ ran: [Ran], to books: inout [String: IncidentBook], at now: Int64, scope: String,
-                       into change: inout AlertChange) {
+    /// Counts and audits what the rules' actions did.
+    private func record(_ ran: [AlertRules.Ran]) {
+        let version = parts.rules.now.definition.version
         for result in ran {
-            change.state += result.operations
-            change.messages += result.messages.flatMap { PendingMessage.parts(of: $0, position: 0, sheddable: false) }
-            guard let notification = result.notification else { continue }
-            for request in result.incidents {
-                let key = IncidentBookKey(rule: request.rule, action: request.actionIndex,
-                                          conversation: request.to.description).description
-                let old = books[key] ?? IncidentBook()
-                var tracker = IncidentTracker(policy: IncidentPolicy(flapHold: request.flapHold),
-                                              renderer: IncidentRenderer(templates: request.templates), book: old)
-                let effects = tracker.receive(notification, now: now)
-                change.incidents += IncidentUpdate.changes(in: key, from: old, to: tracker.book,
-                                                          touched: effects.groups.union([notification.groupKey]))
-                change.messages += IncidentMessages(bot: parts.name, book: key, conversation: request.to,
-                                                    rule: request.rule).pending(effects, scope: scope)
-                books[key] = tracker.book
-            }
-        }
-    }
-
-    /// Makes final the held resolves whose hold has passed: edits and `✅` replies.
-    private func showHeldResolves(_ books: inout [String: IncidentBook], now: Int64, definition: BotDefinition,
-                                  into change: inout AlertChange) {
-        for key in books.keys.sorted() {
-            guard let book = books[key], let action = IncidentAction(book: key, in: definition) else { continue }
-            var tracker = IncidentTracker(policy: action.policy, renderer: action.renderer, book: book)
-            guard let deadline = tracker.nextDeadline, deadline <= now else { continue }
-            let effects = tracker.advance(now: now)
-            change.incidents += IncidentUpdate.changes(in: key, from: book, to: tracker.book, touched: effects.groups)
-            change.messages += action.messages.pending(effects, scope: "t\(now)")
-            books[key] = tracker.book
+            parts.metrics.count(bot: parts.name, rule: result.rule, .matched)
+            parts.reporter.record(result.report, event: nil, version: version)
         }
     }
 
@@ -209,17 +127,27 @@ actor AlertDesk {
     /// `/ack` of the incident whose living message is `messageID`: shows who. Nil when
     /// no incident has that message; false when `user` had acknowledged it already.
     func acknowledge(messageID: MessageID, by user: String) -> Bool? {
+        step(onMessage: messageID, scope: "a") { tracker, now in
+            tracker.acknowledge(messageID: messageID, by: user, now: now)
+        }
+    }
+
+    /// A command's step on the incident whose living message is `messageID`, journaled
+    /// with its messages: nil when no incident has that message, false when the step
+    /// changed nothing. `scope` names the step in its messages' client ids.
+    func step(onMessage messageID: MessageID, scope: String,
+              _ body: (inout IncidentTracker, Int64) -> [IncidentEffect]?) -> Bool? {
         let now = parts.time.wallMilliseconds
         guard let found = incident(messageID: messageID),
               let action = IncidentAction(book: found.book, in: parts.rules.now.definition) else { return nil }
         let old = parts.journal.read { $0.alerts.books[found.book] } ?? IncidentBook()
         var tracker = IncidentTracker(policy: action.policy, renderer: action.renderer, book: old)
-        guard let effects = tracker.acknowledge(messageID: messageID, by: user, now: now) else { return nil }
+        guard let effects = body(&tracker, now) else { return nil }
         guard !effects.isEmpty else { return false }
         var change = AlertChange()
         change.incidents = IncidentUpdate.changes(in: found.book, from: old, to: tracker.book,
                                                    touched: [found.incident.groupKey])
-        change.messages = action.messages.pending(effects, scope: "a\(now)")
+        change.messages = action.messages.pending(effects, scope: "\(scope)\(now)")
         _ = commit(change, waitForRoom: false)
         return true
     }
@@ -251,7 +179,7 @@ actor AlertDesk {
 
     /// Journals a step and queues its messages. With `waitForRoom`, a step whose alerts
     /// do not all fit the outbox now is not taken (false), to be taken again later.
-    private func commit(_ change: AlertChange, waitForRoom: Bool) -> Bool {
+    func commit(_ change: AlertChange, waitForRoom: Bool) -> Bool {
         if waitForRoom, !outbox.hasRoom(for: change.messages) {
             if !waitingForRoom {
                 parts.logger.warning("bot \(parts.name): the outbox is full of alerts; new alerts wait in the inbox "
@@ -266,6 +194,7 @@ actor AlertDesk {
             parts.journal.record(.done(clientMessageID: refused.clientMessageID))
             parts.reporter.refused(refused, version: parts.rules.now.definition.version)
         }
+        changed()
         return true
     }
 }

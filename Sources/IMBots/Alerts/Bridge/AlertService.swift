@@ -12,12 +12,15 @@ final class AlertService: Service {
     let desk: AlertDesk
     private let parts: BotParts
     private let served = ServedRoutes()
-    private let bell = Doorbell()
+    private let bell: Doorbell
 
     init(parts: BotParts, outbox: Outbox) {
         name = "alerts \(parts.name)"
         self.parts = parts
-        desk = AlertDesk(parts: parts, outbox: outbox)
+        let bell = Doorbell()
+        self.bell = bell
+        // A step a command took (a silence noted, a /refresh) may bring a deadline nearer.
+        desk = AlertDesk(parts: parts, outbox: outbox, changed: { bell.ring() })
     }
 
     func run() async throws {
@@ -39,9 +42,10 @@ final class AlertService: Service {
             let started = parts.time.elapsed
             let processed = await desk.processInbox()
             let advanced = await desk.advance()
+            await desk.reconcileDue()
             // Alerts that waited for room in the outbox are tried again in a second.
             var wait: Duration? = processed && advanced ? nil : .seconds(1)
-            if let deadline = desk.nextDeadline {
+            for deadline in [desk.nextDeadline, await desk.nextReconcile()].compactMap({ $0 }) {
                 let due = Duration.milliseconds(max(0, deadline - parts.time.wallMilliseconds))
                 wait = min(wait ?? due, due)
             }

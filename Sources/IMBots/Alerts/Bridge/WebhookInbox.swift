@@ -37,12 +37,6 @@ struct WebhookInbox: Sendable {
         case full
     }
 
-    /// A rule that fires for the payload, with its dedupe key.
-    private struct Candidate: Sendable {
-        var rule: String
-        var mark: DedupeMark?
-    }
-
     func receive(_ request: Request) async -> Response {
         // The route's path: a Slack URL's secret after it is never a label or a log's.
         guard let (route, pathSecret) = routes.route(matching: request.path) else {
@@ -93,27 +87,15 @@ struct WebhookInbox: Sendable {
     }
 
     /// The webhook rules that fire for `payload`, each with its dedupe key.
-    private func candidates(for payload: WebhookPayload, path: String, now: Int64) -> [Candidate] {
+    private func candidates(for payload: WebhookPayload, path: String, now: Int64) -> [AlertRules.Candidate] {
         let rules = parts.rules.now
-        let time = Timestamp(milliseconds: now)
-        let event = BotEvent.webhook(path: path, payload: payload, number: 0, scope: "", at: time)
-        let decision = rules.engine.decide(webhook: event, context: BotContext(definition: rules.definition, now: time))
-        return decision.firings.map { firing in
-            let name = firing.rule.name
-            let mark = rules.definition.dedupe[name].map { key in
-                DedupeMark(rule: name, key: key.key(for: payload), lifetime: key.lifetime.milliseconds)
-            }
-            return Candidate(rule: name, mark: mark)
-        }
+        return AlertRules(definition: rules.definition, engine: rules.engine).candidates(for: payload, path: path, now: now)
     }
 
     /// The journal step: the rules whose dedupe has not seen the payload take it.
-    private static func admit(_ candidates: [Candidate], into alerts: AlertState, path: String, format: WebhookFormat,
-                              body: String, now: Int64) -> (JournalRecord.Change?, Admission) {
-        let fresh = candidates.filter { candidate in
-            guard let mark = candidate.mark else { return true }
-            return !(alerts.seen[candidate.rule]?.contains(mark.key, now: now) ?? false)
-        }
+    private static func admit(_ candidates: [AlertRules.Candidate], into alerts: AlertState, path: String,
+                              format: WebhookFormat, body: String, now: Int64) -> (JournalRecord.Change?, Admission) {
+        let fresh = AlertRules.fresh(candidates, in: alerts, now: now)
         guard !fresh.isEmpty else { return (nil, candidates.isEmpty ? .unmatched : .duplicate) }
         let bytes = alerts.inbox.reduce(body.utf8.count) { $0 + $1.body.utf8.count }
         guard alerts.inbox.count < capacity, bytes <= capacityBytes else { return (nil, .full) }

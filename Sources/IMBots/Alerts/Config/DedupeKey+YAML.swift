@@ -13,6 +13,8 @@ public struct DedupeSpec: Sendable {
     let mark: YAMLMark
     /// Whether `for:` was written (otherwise the format's default applies).
     let lifetimeGiven: Bool
+    /// Where its `key:` value is written, when it has one.
+    let keyMark: YAMLMark?
 
     /// Reads the mapping; throws every problem with its position.
     public init(yaml node: YAMLNode, file: String) throws(YAMLErrors) {
@@ -44,6 +46,7 @@ public struct DedupeSpec: Sendable {
         self.lifetime = lifetime
         lifetimeGiven = given
         mark = node.mark
+        keyMark = node["key"]?.mark
     }
 
     /// The spec of a rule that says nothing: the format's default key for an hour.
@@ -52,6 +55,7 @@ public struct DedupeSpec: Sendable {
         lifetime = .seconds(3600)
         lifetimeGiven = false
         self.mark = mark
+        keyMark = nil
     }
 
     /// The key for a route of `format`: the rule's, or the format's default
@@ -60,7 +64,7 @@ public struct DedupeSpec: Sendable {
     public func resolved(for format: WebhookFormat, file: String) throws(YAMLErrors) -> DedupeKey {
         if let key { return key }
         guard let source = DedupeKey.defaultSource(for: format) else {
-            throw YAMLErrors([YAMLError(.missingKey, "dedupe on a json route needs a key, e.g. key: \"{{id}}\"",
+            throw YAMLErrors([YAMLError(.missingKey, "dedupe on a json route needs a key, e.g. key: \"{{payload.id}}\"",
                                         file: file, mark: mark)])
         }
         do {

@@ -17,7 +17,7 @@ extension PayloadMatch {
                 continue
             }
             if let condition = Self.condition(pair.value, path: text, reader: &reader) {
-                clauses.append(Clause(path: path, condition: condition))
+                clauses.append(Clause(path: path, condition: condition, mark: pair.key.mark))
             }
         }
         try reader.check()

@@ -3,7 +3,7 @@ import YAMLCoding
 
 extension WebhookRoute {
     /// The keys a `webhooks:` entry may have.
-    static let keys = ["path", "format", "secret", "alertmanager", "silence_role", "max_body"]
+    static let keys = ["path", "format", "secret", "alertmanager", "silence_role", "max_body", "reconcile"]
 
     /// Builds one `webhooks:` entry:
     ///
@@ -16,6 +16,8 @@ extension WebhookRoute {
     ///   alertmanager: [http://am-1:9093, http://am-2:9093]   # peers for silences
     ///   silence_role: admin                   # member | admin | owner (default admin)
     ///   max_body: 1MiB                        # bytes, KiB or MiB; at most 16MiB
+    ///   reconcile: 5m                         # how often open incidents are checked against
+    ///                                         # the peers' alerts; off: only on /refresh
     /// ```
     ///
     /// A plain `secret:` is a bearer token for `alertmanager` and `json` routes, the HMAC
@@ -28,6 +30,7 @@ extension WebhookRoute {
         var reader = AlertYAML(file: file)
         var path: String?, format: WebhookFormat?, secret: YAMLNode?, peers: [String] = []
         var role = MemberRole.admin, maxBody = WebhookEndpoint.defaultBodyBytes
+        var reconcile: Duration? = WebhookEndpoint.defaultReconcile
         for (key, value) in reader.keyed(node, "a webhooks entry", known: keys) {
             switch key {
             case "path":
@@ -49,6 +52,14 @@ extension WebhookRoute {
                 guard let text = reader.text(value, "silence_role") else { continue }
                 if let parsed = MemberRole(rawValue: text) { role = parsed } else {
                     reader.fail(.invalidValue, "silence_role '\(text)' is not a group role; use member, admin or owner", at: value)
+                }
+            case "reconcile":
+                if node["reconcile"]?.scalar?.text == "off" {
+                    reconcile = nil
+                } else if let every = reader.duration(value, "reconcile") {
+                    if every >= .seconds(1) { reconcile = every } else {
+                        reader.fail(.invalidValue, "reconcile is a period of at least 1s (e.g. 5m), or off", at: value)
+                    }
                 }
             case "max_body":
                 guard let text = reader.text(value, "max_body") else { continue }
@@ -82,7 +93,7 @@ extension WebhookRoute {
         guard let path, let format, let auth else { throw YAMLErrors([]) }
         return WebhookEndpoint(route: WebhookRoute(path: path, format: format, auth: auth), alertmanagers: peers,
                                silenceRole: role, maxBodyBytes: maxBody, generatesSecret: generated,
-                               secretVariable: node["secret"].flatMap { variable($0.mark) })
+                               secretVariable: node["secret"].flatMap { variable($0.mark) }, reconcileEvery: reconcile)
     }
 
     /// `1048576`, `256KiB`, `1MiB`.

@@ -9,6 +9,11 @@ public enum IncidentChange: Sendable, Hashable {
     case flapped([String])
     /// Alerts whose resolve became final.
     case resolved([String])
+    /// Alerts Alertmanager no longer holds, resolved without a notification (it sends none
+    /// for silenced alerts): found by reconciling with its API.
+    case gone([String], whileSilenced: Bool)
+    /// Closed by hand (`/resolve`), by this user.
+    case closedByHand(String)
 }
 
 extension Incident {

@@ -26,6 +26,12 @@ public struct Incident: Sendable, Hashable, Codable {
         public var state: InstanceState
         /// Times it resolved and fired again within the hold.
         public var flaps: Int
+        /// The silences muting it, as Alertmanager last said (or as `/confirm` made them);
+        /// nil or empty: not silenced.
+        public var silencedBy: [String]?
+
+        /// Whether a silence mutes it.
+        public var isSilenced: Bool { !(silencedBy ?? []).isEmpty }
 
         /// Whether the message shows it as firing (a held resolve still shows firing).
         public var showsFiring: Bool {
@@ -65,6 +71,11 @@ public struct Incident: Sendable, Hashable, Codable {
     /// Alerts of the latest notification left out because the incident already held its
     /// maximum of instances.
     public var droppedInstances = 0
+    /// The silences muting some of its alerts (who made them, until when).
+    public var silences: [IncidentSilence]?
+    /// How it closed when no resolved notification closed it: `resolved while silenced`,
+    /// `closed by alice`.
+    public var closedNote: String?
 
     /// Opens an incident for the group of `notification` (nothing folded yet).
     public init(opening notification: AlertNotification, now: Int64) {
@@ -112,6 +123,22 @@ public struct Incident: Sendable, Hashable, Codable {
 
     mutating func update(at index: Int, _ change: (inout Instance) -> Void) {
         change(&instances[index])
+    }
+}
+
+/// A silence muting alerts of an incident, as the living message shows it.
+public struct IncidentSilence: Sendable, Hashable, Codable {
+    /// Alertmanager's id of the silence.
+    public var id: String
+    /// Who made it.
+    public var createdBy: String
+    /// When it ends, wall milliseconds.
+    public var endsAt: Int64
+
+    public init(id: String, createdBy: String, endsAt: Int64) {
+        self.id = id
+        self.createdBy = createdBy
+        self.endsAt = endsAt
     }
 }
 

@@ -47,7 +47,18 @@ public struct IncidentRenderer: Sendable {
         var facts = ["\(incident.firingCount) firing", "\(incident.resolvedCount) resolved"]
         if incident.flapCount > 0 { facts.append("flapped \(incident.flapCount)×") }
         if let user = incident.acknowledgedBy { facts.append("acknowledged by \(user)") }
+        if closed, let note = incident.closedNote { facts.append(note) }
         head.append(facts.joined(separator: " · "))
+        if !closed {
+            let silences = incident.activeSilences
+            for silence in silences.prefix(3) {
+                let muted = incident.instances.filter { $0.showsFiring && ($0.silencedBy ?? []).contains(silence.id) }.count
+                let count = muted == incident.firingCount ? "" : " (\(muted) of \(incident.firingCount) alerts)"
+                head.append("🔕 silenced by \(silence.createdBy.singleLine) until \(Self.time(silence.endsAt))\(count)"
+                    .truncated(to: maxLineLength))
+            }
+            if silences.count > 3 { head.append("🔕 and \(silences.count - 3) more silences") }
+        }
         let shared = incident.commonLabels.filter { $0.key != "alertname" }
             .sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         if !shared.isEmpty { head.append(shared.truncated(to: maxLineLength)) }
@@ -58,9 +69,14 @@ public struct IncidentRenderer: Sendable {
             tail.append("(\(incident.droppedInstances) more alerts not tracked: this incident is full)")
         }
 
+        return Self.fit(head: head, lines: lines(for: incident), tail: tail, limit: limit)
+    }
+
+    /// One line per alert, firing ones first, as the living message lists them (before
+    /// it is fitted to the limit).
+    public func lines(for incident: Incident) -> [String] {
         let ordered = incident.instances.filter(\.showsFiring) + incident.instances.filter { !$0.showsFiring }
-        let lines = ordered.map { line(for: $0, commonLabels: incident.commonLabels) }
-        return Self.fit(head: head, lines: lines, tail: tail, limit: limit)
+        return ordered.map { line(for: $0, commonLabels: incident.commonLabels) }
     }
 
     /// The short reply for one change, nil for changes shown only in the message (flaps).
@@ -80,10 +96,20 @@ public struct IncidentRenderer: Sendable {
             text = "🔥 firing again: \(names(fingerprints))"
         case .resolved(let fingerprints):
             text = incident.isClosed ? "✅ all resolved: \(title(of: incident))" : "✅ resolved: \(names(fingerprints))"
-        case .flapped:
+        case .gone(let fingerprints, let silenced):
+            let how = silenced ? "while silenced" : "(no longer in Alertmanager)"
+            text = incident.isClosed ? "✅ all resolved \(how): \(title(of: incident))"
+                : "✅ resolved \(how): \(names(fingerprints))"
+        case .flapped, .closedByHand:
+            // A flap shows as a count; a close by hand is answered by its command.
             return nil
         }
         return text.truncated(to: limit)
+    }
+
+    /// `2026-01-05 11:00 UTC`.
+    static func time(_ milliseconds: Int64) -> String {
+        Timestamp(milliseconds: milliseconds).rfc3339.prefix(16).replacingOccurrences(of: "T", with: " ") + " UTC"
     }
 
     /// The incident's title: the user template, or the alert name, or the group labels.

@@ -77,6 +77,38 @@ public struct IncidentTracker: Sendable {
         return effects
     }
 
+    /// Folds what Alertmanager holds now for `groupKey` (``Incident/reconcile(present:silences:asked:now:)``).
+    public mutating func reconcile(groupKey: String, present: [String: [String]], silences: [IncidentSilence],
+                                   asked: Set<String>, now: Int64) -> [IncidentEffect] {
+        guard var incident = book[groupKey], !incident.isClosed else { return [] }
+        let changes = incident.reconcile(present: present, silences: silences, asked: asked, now: now)
+        return store(&incident, changes: changes, now: now)
+    }
+
+    /// `/resolve` in reply to a living message: closes its incident by hand. Nil when no
+    /// incident has that message; empty when it is closed already.
+    public mutating func resolve(messageID: MessageID, by user: String, now: Int64) -> [IncidentEffect]? {
+        guard var incident = book.incident(messageID: messageID) else { return nil }
+        guard let changes = incident.resolve(by: user, now: now) else { return [] }
+        return store(&incident, changes: changes, now: now)
+    }
+
+    /// A silence made from chat: shown on the living message of `groupKey` at once.
+    public mutating func noteSilence(groupKey: String, _ silence: IncidentSilence, matchers: [SilenceMatcher],
+                                     now: Int64) -> [IncidentEffect] {
+        guard var incident = book[groupKey], incident.noteSilence(silence, matchers: matchers, now: now) else { return [] }
+        return store(&incident, changes: [], now: now)
+    }
+
+    /// Renders `incident` after `changes` and keeps it; the effects, none when its message
+    /// reads the same and nothing changed.
+    private mutating func store(_ incident: inout Incident, changes: [IncidentChange], now: Int64) -> [IncidentEffect] {
+        let effects = render(&incident, changes: changes)
+        book[incident.groupKey] = incident
+        book.prune(now: now, policy: policy)
+        return effects
+    }
+
     /// The message for the incident's current state, and a reply for each change.
     private func render(_ incident: inout Incident, changes: [IncidentChange]) -> [IncidentEffect] {
         let text = renderer.message(for: incident)

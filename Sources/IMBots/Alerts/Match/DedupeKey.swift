@@ -4,7 +4,8 @@ import Templates
 /// A rule's `dedupe:`: a key template rendered against each payload, and how long a key
 /// suppresses repeats.
 ///
-/// The default for alert notifications is `{{groupKey}}/{{status}}/{{alertKeys}}`: both
+/// The key names the body as `payload`, as action templates do. The default for alert
+/// notifications is `{{payload.groupKey}}/{{payload.status}}/{{payload.alertKeys}}`: both
 /// peers of an HA Alertmanager pair send the same group, status and alerts (each by
 /// fingerprint, status and start), so the second copy folds into the first, while a
 /// changed notification (one more alert firing, one resolved in a group still firing, an
@@ -12,7 +13,7 @@ import Templates
 /// resolve inside a firing group, and a flap, into the notification before them.
 public struct DedupeKey: Sendable {
     /// The default key template for `alertmanager` and `grafana` routes.
-    public static let defaultAlertSource = "{{groupKey}}/{{status}}/{{alertKeys}}"
+    public static let defaultAlertSource = "{{payload.groupKey}}/{{payload.status}}/{{payload.alertKeys}}"
 
     /// The key a rule of a `format` route dedupes by when it names none; nil for `json`
     /// (whose bodies cannot be known). A PagerDuty event's action is in its key (an
@@ -53,7 +54,7 @@ public struct DedupeKey: Sendable {
     /// The key of `payload`: the rendered template, hashed so keys stay small whatever a
     /// group's size (a thousand fingerprints make a long key).
     public func key(for payload: WebhookPayload) -> String {
-        let rendered = template.render(payload.templateValue, escaping: .none)
+        let rendered = template.render(.object(["payload": payload.templateValue]), escaping: .none)
         return Digest.hex(Digest.sha256(Array(rendered.utf8)))
     }
 }

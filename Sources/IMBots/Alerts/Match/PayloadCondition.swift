@@ -14,6 +14,16 @@ public enum PayloadCondition: Sendable {
     /// Some value's text is one of these.
     case oneOf([String])
 
+    /// What the condition asks, for `explain`: `equals 'critical'`, `in [critical, page]`.
+    public var summary: String {
+        switch self {
+        case .equals(let value): "equals '\(value)'"
+        case .regex(let regex): "matches regex '\(regex.description)'"
+        case .present(let wanted): wanted ? "is present" : "is absent"
+        case .oneOf(let options): "in [" + options.joined(separator: ", ") + "]"
+        }
+    }
+
     /// Whether the condition holds for what a path reached.
     public func holds(for values: [TemplateValue]) -> Bool {
         switch self {

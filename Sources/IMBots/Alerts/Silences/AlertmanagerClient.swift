@@ -69,6 +69,32 @@ public struct AlertmanagerClient: Sendable {
         return try decode([ClusterAlert].self, response, from: peer)
     }
 
+    /// What every peer holds that `matchers` select, each peer asked in turn: alerts are
+    /// not gossiped (Prometheus sends each peer its own), so an alert one peer lost may
+    /// still be on the other. The union of the answers, how many peers answered, and what
+    /// the others said.
+    public func alertsOnEveryPeer(matching matchers: [SilenceMatcher]) async
+        -> (alerts: [ClusterAlert], answered: Int, failures: [String])
+    {
+        var alerts: [String: ClusterAlert] = [:]
+        var answered = 0
+        var failures: [String] = []
+        for peer in peers {
+            do {
+                let one = try AlertmanagerClient(peers: [peer], transport: transport, timeout: timeout)
+                for alert in try await one.alerts(matching: matchers) {
+                    var merged = alerts[alert.fingerprint] ?? alert
+                    merged.status.silencedBy = Array(Set(merged.status.silencedBy + alert.status.silencedBy)).sorted()
+                    alerts[alert.fingerprint] = merged
+                }
+                answered += 1
+            } catch {
+                failures.append(error.message)
+            }
+        }
+        return (alerts.values.sorted { $0.fingerprint < $1.fingerprint }, answered, failures)
+    }
+
     private static let queryValue: CharacterSet = {
         var set = CharacterSet.alphanumerics
         set.insert(charactersIn: "-._~")

@@ -27,11 +27,14 @@ public struct SilenceMatcher: Sendable, Hashable, Codable, CustomStringConvertib
         return "\(name)\(op)\"\(escaped)\""
     }
 
-    /// Whether an alert with `labels` matches (equality matchers only; a regex matcher is
-    /// Alertmanager's to evaluate and counts as a match here).
+    /// Whether an alert with `labels` matches, as Alertmanager judges it: a missing label
+    /// is empty, and a regex matches the whole value (anchored, as `=~` is).
     public func matches(_ labels: [String: String]) -> Bool {
-        if isRegex { return true }
-        return (labels[name] ?? "") == value ? isEqual : !isEqual
+        let label = labels[name] ?? ""
+        guard isRegex else { return (label == value) == isEqual }
+        guard let pattern = try? PCRE2Pattern("^(?:" + value + ")$", caseless: false) else { return false }
+        if case .match = pattern.firstMatch(in: Array(label.utf8)) { return isEqual }
+        return !isEqual
     }
 }
 

@@ -22,22 +22,32 @@ public struct SilenceDraft: Sendable, Hashable, Codable {
 
     /// Drafts a silence of `incident`'s group: one equality matcher per label that
     /// names the group (`groupLabels`, or `commonLabels` when the route groups by
-    /// nothing), so it mutes this group and nothing wider.
-    public init?(incident: Incident, duration: Duration, reason: String?, proposedBy: String,
-                 now: Int64, confirmWithin: Duration = .seconds(300), renderer: IncidentRenderer = IncidentRenderer()) {
-        let labels = incident.groupLabels.isEmpty ? incident.commonLabels : incident.groupLabels
-        guard !labels.isEmpty else { return nil }
-        matchers = labels.keys.sorted().map { SilenceMatcher(name: $0, value: labels[$0] ?? "") }
+    /// nothing), so it mutes this group and nothing wider, narrowed by the `extra`
+    /// matchers `/silence` was given (`instance=api-2`); one of those on a label of the
+    /// group takes that label's place.
+    public init?(incident: Incident, duration: Duration, matchers extra: [SilenceMatcher] = [], reason: String?,
+                 proposedBy: String, now: Int64, confirmWithin: Duration = .seconds(300),
+                 renderer: IncidentRenderer = IncidentRenderer()) {
+        let names = Set(extra.map(\.name))
+        let matchers = Self.groupMatchers(of: incident).filter { !names.contains($0.name) } + extra
+        guard !matchers.isEmpty else { return nil }
+        self.matchers = matchers
         self.duration = duration
         self.reason = reason
         self.proposedBy = proposedBy
         groupKey = incident.groupKey
-        let matchers = self.matchers
         mutedAlerts = incident.instances
             .filter { instance in matchers.allSatisfy { $0.matches(instance.labels) } }
             .map { renderer.displayName($0, commonLabels: incident.commonLabels) }
         expiresAt = now + confirmWithin.milliseconds
         self.confirmWithin = confirmWithin
+    }
+
+    /// One equality matcher per label that names `incident`'s group: its `groupLabels`,
+    /// or its `commonLabels` when the route groups by nothing.
+    static func groupMatchers(of incident: Incident) -> [SilenceMatcher] {
+        let labels = incident.groupLabels.isEmpty ? incident.commonLabels : incident.groupLabels
+        return labels.keys.sorted().map { SilenceMatcher(name: $0, value: labels[$0] ?? "") }
     }
 
     /// The reply asking for `/confirm`.

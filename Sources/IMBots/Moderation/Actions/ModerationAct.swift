@@ -9,6 +9,8 @@ public enum ModerationAct: Sendable, Hashable, CustomStringConvertible {
     case member(ModerationAction, group: String, user: String, duration: ConfigDuration?, reason: String?)
     /// Approves (true) or denies a join request.
     case joinRequest(approve: Bool, group: String, user: String)
+    /// Approves (true) or denies every join request waiting in a group.
+    case allJoinRequests(approve: Bool, group: String)
     /// Changes a group's settings: who may join, slow mode.
     case settings(group: String, GroupSettings)
 
@@ -21,6 +23,8 @@ public enum ModerationAct: Sendable, Hashable, CustomStringConvertible {
             return "\(action.rawValue) \(user) in group:\(group)" + (duration.map { " for \($0)" } ?? "")
         case .joinRequest(let approve, let group, let user):
             return (approve ? "approve" : "deny") + " the join request of \(user) to group:\(group)"
+        case .allJoinRequests(let approve, let group):
+            return (approve ? "approve" : "deny") + " every waiting join request to group:\(group)"
         case .settings(let group, let settings):
             var parts: [String] = []
             if let join = settings.join { parts.append("join \(join.rawValue)") }
@@ -34,7 +38,7 @@ public enum ModerationAct: Sendable, Hashable, CustomStringConvertible {
     public var user: String? {
         switch self {
         case .member(_, _, let user, _, _), .joinRequest(_, _, let user): user
-        case .delete, .settings: nil
+        case .delete, .settings, .allJoinRequests: nil
         }
     }
 }

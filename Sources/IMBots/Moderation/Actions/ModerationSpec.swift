@@ -11,19 +11,25 @@ enum ModerationSpec: Sendable {
     case warn(TemplateText)
     /// `approve` / `deny` the join request the event is about.
     case joinRequest(approve: Bool)
+    /// `approve: all` / `deny: all`: every join request waiting in the event's group (or
+    /// `group`), as after a raid.
+    case allJoinRequests(approve: Bool, group: TemplateText?)
     /// `slow_mode: 30s` or `off`.
     case slowMode(ConfigDuration, group: TemplateText?)
     /// `join_policy: approval`.
     case joinPolicy(JoinPolicy, group: TemplateText?)
     case strike(StrikeSpec)
-    /// `report: TEXT`: a case and a line in the mod-log.
-    case report(TemplateText?)
+    /// `report: TEXT`: a case and a line in the mod-log; `{text, case: raid}` names the
+    /// case's kind, about the group rather than a member (`#5 raid in group:lobby`).
+    case report(TemplateText?, kind: String?)
     /// `verify: {text, answer, within, fail}`: a newcomer's challenge.
     case verify(VerifySpec)
     /// `case: "{{args}}"`: answers with the case's line.
     case showCase(TemplateText)
     /// `undo: "{{args}}"`: reverses a mute or ban case.
     case undo(TemplateText)
+    /// `strikes: "{{args}}"`: answers with a member's strike counters and their decay.
+    case showStrikes(TemplateText)
 
     var kind: ActionKind {
         switch self {
@@ -37,7 +43,7 @@ enum ModerationSpec: Sendable {
             default: .unban
             }
         case .warn: .warn
-        case .joinRequest(let approve): approve ? .approve : .deny
+        case .joinRequest(let approve), .allJoinRequests(let approve, _): approve ? .approve : .deny
         case .slowMode: .slowMode
         case .joinPolicy: .joinPolicy
         case .strike: .strike
@@ -45,6 +51,7 @@ enum ModerationSpec: Sendable {
         case .verify: .verify
         case .showCase: .showCase
         case .undo: .undo
+        case .showStrikes: .strikes
         }
     }
 
@@ -53,10 +60,11 @@ enum ModerationSpec: Sendable {
         switch self {
         case .delete, .joinRequest: []
         case .member(_, let spec): [spec.user, spec.group, spec.reason].compactMap { $0 }
-        case .warn(let text), .showCase(let text), .undo(let text): [text]
+        case .warn(let text), .showCase(let text), .undo(let text), .showStrikes(let text): [text]
+        case .allJoinRequests(_, let group): [group].compactMap { $0 }
         case .slowMode(_, let group), .joinPolicy(_, let group): [group].compactMap { $0 }
         case .strike(let spec): spec.escalate.compactMap(\.warning)
-        case .report(let text): [text].compactMap { $0 }
+        case .report(let text, _): [text].compactMap { $0 }
         case .verify(let spec): [spec.text]
         }
     }

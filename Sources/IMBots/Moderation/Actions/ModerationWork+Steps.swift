@@ -25,7 +25,7 @@ extension ModerationWork {
         }
         switch spec.escalate[step] {
         case .warn(let template):
-            let text = template?.render(root)
+            let text = template?.render(Self.adding(strike: outcome, of: spec, to: root))
                 ?? "@\(user), please keep to the rules of this group: this is a warning (\(outcome.label))."
             try await warn(text, &effect)
             try await open(draft("warn", user: user, text: event.text, strike: outcome.label), &effect)
@@ -36,6 +36,18 @@ extension ModerationWork {
         case .ban(let duration):
             try await member(.ban, user, duration, outcome, root, &effect)
         }
+    }
+
+    /// `root` with `strike`: what a warning of the escalation reads (`{{strike.step}}`).
+    static func adding(strike outcome: StrikeOutcome, of spec: StrikeSpec, to root: TemplateValue) -> TemplateValue {
+        guard case .object(var members) = root else { return root }
+        let step = outcome.step ?? 0
+        let next = spec.escalate.isEmpty ? "" : spec.escalate[min(step + 1, spec.escalate.count - 1)].description
+        members["strike"] = .object([
+            "counter": .string(outcome.counter), "count": .int(outcome.points), "step": .int(step + 1),
+            "steps": .int(spec.escalate.count), "next": .string(next),
+        ])
+        return .object(members)
     }
 
     private mutating func member(_ action: ModerationAction, _ user: String, _ duration: ConfigDuration?,
@@ -58,6 +70,11 @@ extension ModerationWork {
         }
         let group = try self.group(nil, root, for: "verify")
         let user = member.username.lowercased()
+        if effects.moderation?.isModerator(id: member.id.rawValue) == true {
+            try await act(.member(.unmute, group: group, user: user, duration: nil, reason: "a moderator"), &effect)
+            effect.note = "no challenge: \(user) is a moderator"
+            return
+        }
         if let via = event.event.via, via != .open {
             try await act(.member(.unmute, group: group, user: user, duration: nil,
                                   reason: via == .invite ? "invited" : "approved"), &effect)

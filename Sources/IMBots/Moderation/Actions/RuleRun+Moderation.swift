@@ -11,8 +11,8 @@ extension RuleRun {
         var work = ModerationWork(run: self, key: key, index: index, effects: effects)
         switch spec {
         case .delete:
-            guard event.type == .message, let message = event.event.message, let conversation = event.conversation else {
-                throw fail(.notApplicable, "delete: the event is not a message")
+            guard event.carriesText, let message = event.event.message, let conversation = event.conversation else {
+                throw fail(.notApplicable, "delete: the event is not a message or an edit of one")
             }
             try await work.act(.delete(message.id, in: conversation.address), &effect)
             try await work.open(work.draft("delete", user: event.actor, text: message.text), &effect)
@@ -34,6 +34,11 @@ extension RuleRun {
             let group = try work.group(nil, root, for: approve ? "approve" : "deny")
             try await work.act(.joinRequest(approve: approve, group: group, user: member.username), &effect)
             try await work.open(work.draft(approve ? "approve" : "deny", user: member.username, group: group), &effect)
+        case .allJoinRequests(let approve, let target):
+            let group = try work.group(target, root, for: approve ? "approve" : "deny")
+            try await work.act(.allJoinRequests(approve: approve, group: group), &effect)
+            try await work.open(work.draft(approve ? "approve" : "deny", detail: "every waiting request", group: group),
+                                &effect)
         case .slowMode(let interval, let target):
             let group = try work.group(target, root, for: "slow_mode")
             try await work.act(.settings(group: group, GroupSettings(slowMode: interval)), &effect)
@@ -49,12 +54,13 @@ extension RuleRun {
             try await work.open(work.draft("join_policy", detail: policy.rawValue, group: group), &effect)
         case .strike(let strike):
             try await work.strike(strike, root, &effect)
-        case .report(let template):
+        case .report(let template, let kind):
             guard context.modLog != nil else {
                 throw fail(.notApplicable, "report needs a mod-log: set moderation.log in the bot file")
             }
             let text = template?.render(root) ?? event.text ?? ""
-            try await work.open(work.draft("report", user: event.actor, text: text), &effect)
+            // A case of its own kind (a raid) is about the group, not whoever's event set it off.
+            try await work.open(work.draft(kind ?? "report", user: kind == nil ? event.actor : nil, text: text), &effect)
         case .verify(let verify):
             try await work.verify(verify, root, &effect)
         case .showCase(let template):
@@ -63,6 +69,12 @@ extension RuleRun {
             try await work.answer(found?.line ?? "No case #\(number) is kept.", &effect)
         case .undo(let template):
             try await work.undo(work.caseNumber(template.render(root)), &effect)
+        case .showStrikes(let template):
+            let user = try work.user(template, root)
+            let lines = effects.moderation?.strikeLines(of: user, counters: context.strikeCounters,
+                                                        at: context.now.milliseconds) ?? []
+            try await work.answer(lines.isEmpty ? "@\(user) has no strikes (no rule of this bot counts any)."
+                                  : "Strikes of @\(user):\n" + lines.joined(separator: "\n"), &effect)
         }
         return .moderation(effect)
     }

@@ -8,8 +8,10 @@ struct ModerationExpectation: Sendable {
     var counts: [(action: String, count: Int)] = []
     var strikes: Int?
     var cases: [String]?
+    /// The warnings' texts (`warn: TEXT` or a list), in order, instead of their count.
+    var warnings: [String]?
 
-    var isEmpty: Bool { counts.isEmpty && strikes == nil && cases == nil }
+    var isEmpty: Bool { counts.isEmpty && strikes == nil && cases == nil && warnings == nil }
 
     /// The actions an example may count, with the expectation keys that name them.
     static let counted: [(Expectation.Key, String)] = [
@@ -20,6 +22,11 @@ struct ModerationExpectation: Sendable {
 
     init(from container: KeyedDecodingContainer<Expectation.Key>) throws {
         for (key, action) in Self.counted {
+            if key == .warn, let node = try container.decodeIfPresent(YAMLNode.self, forKey: key),
+               !(node.scalarValue.map { if case .int = $0 { true } else { false } } ?? false) {
+                warnings = try container.decode(OneOrMany<String>.self, forKey: key).items
+                continue
+            }
             if let count = try container.decodeIfPresent(Int.self, forKey: key) { counts.append((action, count)) }
         }
         strikes = try container.decodeIfPresent(Int.self, forKey: .strike)
@@ -37,6 +44,13 @@ extension ObservedEffects {
             let actual = cases.filter { $0.action == action }.count
             if actual != count {
                 problems.append("expected \(count) \(action) case(s), got \(actual)" + firedNote)
+            }
+        }
+        if let warnings = expected.warnings {
+            let actual = moderation.flatMap(\.messages).filter { $0.action == .warn }.map(\.text)
+            if actual != warnings {
+                problems.append("expected warnings [" + warnings.map(Self.quote).joined(separator: ", ") + "], got ["
+                                + actual.map(Self.quote).joined(separator: ", ") + "]" + firedNote)
             }
         }
         if let strikes = expected.strikes {

@@ -9,15 +9,19 @@ public struct ModerationSettings: Sendable, Hashable {
     public var log: ConversationAddress?
     /// Accounts the bot invites into the mod-log group when it starts.
     public var moderators: [String]
+    /// The moderators listed with their account's id (`NAME#ID`): only that account is
+    /// bound to the name, so nobody who registers the name first can claim it.
+    public var accountIDs: [String: Int64]
 
     /// No mod-log.
-    public init(log: ConversationAddress? = nil, moderators: [String] = []) {
+    public init(log: ConversationAddress? = nil, moderators: [String] = [], accountIDs: [String: Int64] = [:]) {
         self.log = log
         self.moderators = moderators
+        self.accountIDs = accountIDs
     }
 }
 
-/// `moderation: {log: "group:mods", moderators: [alice, bob]}`.
+/// `moderation: {log: "group:mods", moderators: [alice, "bob#17"]}`.
 struct ModerationSection: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable { case log, moderators }
 
@@ -36,10 +40,19 @@ struct ModerationSection: Decodable, Sendable {
             }
             settings.log = .group(name)
         }
-        for name in try container.decodeIfPresent([Located<String>].self, forKey: .moderators) ?? [] {
-            guard let username = try? Validate.username(name.value.lowercased()) else {
-                throw context.failure(.invalidValue, "'\(name.value)' is not a username",
-                                      at: name.mark, path: container.codingPath + [CodingKeys.moderators])
+        for entry in try container.decodeIfPresent([Located<String>].self, forKey: .moderators) ?? [] {
+            let parts = entry.value.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let username = try? Validate.username(parts[0].lowercased()) else {
+                throw context.failure(.invalidValue, "'\(entry.value)' is not a username (or NAME#ID)",
+                                      at: entry.mark, path: container.codingPath + [CodingKeys.moderators])
+            }
+            if parts.count == 2 {
+                guard let id = Int64(parts[1]), id > 0 else {
+                    throw context.failure(.invalidValue, "'\(entry.value)': after '#' comes the account's id, a number "
+                                          + "(the \"id\" of GET /v1/users/\(username))",
+                                          at: entry.mark, path: container.codingPath + [CodingKeys.moderators])
+                }
+                settings.accountIDs[username] = id
             }
             settings.moderators.append(username)
         }

@@ -33,7 +33,16 @@ extension ModerationSpec {
         case .warn:
             return .warn(try container.decode(TemplateText.self, forKey: key))
         case .approve, .deny:
-            try flag()
+            if node.scalar?.text == "all" { return .allJoinRequests(approve: key == .approve, group: nil) }
+            if node.mapping != nil {
+                let spec = try container.decode(AllRequestsWire.self, forKey: key)
+                guard spec.all else { throw fail("write '\(Action.text(key)): all', or {all: true, group: NAME}") }
+                return .allJoinRequests(approve: key == .approve, group: spec.group)
+            }
+            guard case .bool(true)? = node.scalarValue else {
+                throw fail("write '\(Action.text(key)): true' (the event's join request) or '\(Action.text(key)): all' "
+                           + "(every waiting request)")
+            }
             return .joinRequest(approve: key == .approve)
         case .slowMode:
             let spec = try container.decode(SettingWire.self, forKey: key)
@@ -56,17 +65,55 @@ extension ModerationSpec {
         case .strike:
             return .strike(try container.decode(StrikeSpec.self, forKey: key))
         case .report:
-            if node.scalarValue == .bool(true) { return .report(nil) }
-            return .report(try container.decode(TemplateText.self, forKey: key))
+            if node.scalarValue == .bool(true) { return .report(nil, kind: nil) }
+            if node.mapping != nil {
+                let spec = try container.decode(ReportWire.self, forKey: key)
+                if let kind = spec.kind, !kind.value.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") })
+                    || (spec.kind?.value.isEmpty ?? false) || (spec.kind?.value.count ?? 0) > 32 {
+                    throw fail("a report's case is a word such as raid (letters, _ and -)", spec.kind?.mark)
+                }
+                return .report(spec.text, kind: spec.kind?.value)
+            }
+            return .report(try container.decode(TemplateText.self, forKey: key), kind: nil)
         case .verify:
             return .verify(try container.decode(VerifySpec.self, forKey: key))
         case .case:
             return .showCase(try container.decode(TemplateText.self, forKey: key))
         case .undo:
             return .undo(try container.decode(TemplateText.self, forKey: key))
+        case .strikes:
+            return .showStrikes(try container.decode(TemplateText.self, forKey: key))
         default:
             throw fail("'\(Action.text(key))' is not a moderation action")
         }
+    }
+}
+
+/// `approve: {all: true, group: lobby}`.
+private struct AllRequestsWire: Decodable {
+    enum Key: String, CodingKey, CaseIterable { case all, group }
+
+    var all: Bool
+    var group: TemplateText?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        all = try container.decodeIfPresent(Bool.self, forKey: .all) ?? false
+        group = try container.decodeIfPresent(TemplateText.self, forKey: .group)
+    }
+}
+
+/// `report: {text: TEXT, case: raid}`.
+private struct ReportWire: Decodable {
+    enum Key: String, CodingKey, CaseIterable { case text, `case` }
+
+    var text: TemplateText?
+    var kind: Located<String>?
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        text = try container.decodeIfPresent(TemplateText.self, forKey: .text)
+        kind = try container.decodeIfPresent(Located<String>.self, forKey: .case)
     }
 }
 

@@ -24,6 +24,10 @@ enum ModerationCalls {
             } catch where error.apiCode == .notFound {
                 // The request was withdrawn or handled meanwhile.
             }
+        case .allJoinRequests(let approve, let group):
+            for request in try await client.groupJoinRequests(group) {
+                try await perform(.joinRequest(approve: approve, group: group, user: request.user), with: client)
+            }
         case .settings(let group, let settings):
             _ = try await client.updateGroupSettings(group, settings)
         }

@@ -14,14 +14,14 @@ struct ModerationObserver: Sendable {
     static let hints = 3
 
     /// Re-arms the `quiet` triggers that watch this kind of event in its conversation, ends
-    /// the verification of a member who left, and promotes a moderator who joined the mod-log.
+    /// the verification of a member who left, and makes a moderator (by account, never by
+    /// name) who joined the mod-log or a moderated group its admin, able to post.
     func observe(_ event: Event, _ definition: BotDefinition) async {
         guard let conversation = event.conversation else { return }
-        if event.type == .memberJoined, conversation.address == definition.moderation.log, let user = event.user,
-           definition.moderation.moderators.contains(user.username.lowercased()),
-           case .group(let group) = conversation.address {
+        if event.type == .memberJoined, let user = event.user, book.isModerator(id: user.id.rawValue),
+           case .group(let group) = conversation.address, ModeratorSetup.groups(of: definition).contains(group) {
             do {
-                _ = try await parts.client.moderate(group: group, .promote, user: user.username)
+                try await ModeratorSetup.makeModerator(user.username, member: nil, in: group, client: parts.client)
             } catch {
                 parts.logger.warning("bot \(parts.name): cannot make moderator \(user.username) an admin of "
                                      + "group:\(group): \(error.message)")

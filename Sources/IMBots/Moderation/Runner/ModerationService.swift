@@ -36,7 +36,7 @@ final class ModerationService: Service {
     }
 
     static func needed(by definition: BotDefinition) -> Bool {
-        definition.rules.contains { rule in
+        !definition.moderation.moderators.isEmpty || definition.rules.contains { rule in
             rule.trigger != nil || rule.actions.contains { $0.kind == .verify }
         }
     }
@@ -47,19 +47,32 @@ final class ModerationService: Service {
         // Calls need the login; what fell due meanwhile runs right after.
         await session.loggedIn.wait()
         let started = parts.time.wallMilliseconds
+        // The set-up after the login looked the moderators up just now.
+        var moderatorLookup = started + ModeratorSetup.retry.milliseconds
+        parts.rules.onReplace { [book] in book.changed.ring() }
         while !Task.isCancelled {
-            let next = await tick(started: started)
+            let next = await tick(started: started, moderatorLookup: &moderatorLookup)
             await sleep(until: next)
         }
     }
 
     /// Does what is due now; the wall time (ms) of the next thing due, if any.
-    private func tick(started: Int64) async -> Int64? {
+    private func tick(started: Int64, moderatorLookup: inout Int64) async -> Int64? {
         let now = parts.time.wallMilliseconds
         let rules = parts.rules.now.definition.rules
         let state = book.state
         var next: Int64?
         func later(_ time: Int64?) { if let time { next = min(next ?? time, time) } }
+
+        // Moderators whose account did not exist yet (or who were listed by a reload).
+        let listed = parts.rules.now.definition.moderation.moderators
+        if listed.contains(where: { book.moderator(named: $0) == nil }) || listed.count != (state.moderators ?? [:]).count {
+            if moderatorLookup <= now {
+                await ModeratorSetup(parts: parts).run()
+                moderatorLookup = now + ModeratorSetup.retry.milliseconds
+            }
+            later(moderatorLookup)
+        }
 
         for rule in rules {
             guard let trigger = rule.trigger, case .schedule(let cron, let zone, let missed) = trigger.kind else { continue }

@@ -60,6 +60,30 @@ public final class ModerationBook: Sendable {
         return StrikeOutcome(counter: counter, user: user.lowercased(), points: result, step: nil)
     }
 
+    /// One line per counter of `counters` on which `user` has points at `now`: the
+    /// points, when the next one falls off and what the next strike does
+    /// (`spam: 2 points; one falls off in 23h 58m (one per 1d without a strike); the next
+    /// strike: mute 1d`).
+    func strikeLines(of user: String, counters: [StrikeSpec], at now: Int64) -> [String] {
+        counters.compactMap { spec in
+            let stateKey = ModerationState.strikeKey(spec.counter, user.lowercased())
+            guard let count = current.withLock({ $0.strikes[stateKey] })?.current(at: now, decay: spec.decayMilliseconds),
+                  count.points > 0 else { return nil }
+            var line = "\(spec.counter): \(count.points) point\(count.points == 1 ? "" : "s")"
+            if let decay = spec.decayMilliseconds, let text = spec.decay?.description {
+                line += "; one falls off in " + SilenceDraft.format(.milliseconds(max(0, count.since + decay - now)))
+                    + " (one per \(text) without a strike)"
+            } else {
+                line += "; they never fall off"
+            }
+            if !spec.escalate.isEmpty {
+                let next = spec.escalate[min(count.points + spec.points, spec.escalate.count) - 1]
+                line += "; the next strike: \(next.description)"
+            }
+            return line
+        }
+    }
+
     /// `user`'s points on a counter at `now`, decayed.
     func points(counter: String, user: String, decay: Int64?, at now: Int64) -> Int {
         let stateKey = ModerationState.strikeKey(counter, user.lowercased())
@@ -123,6 +147,23 @@ public final class ModerationBook: Sendable {
             return .quiet(key: key, watch: watch)
         }
         changed.ring()
+    }
+
+    // MARK: Moderators
+
+    /// The account `name` of `moderation.moderators` is bound to, if any.
+    func moderator(named name: String) -> Int64? {
+        current.withLock { $0.moderators?[name.lowercased()] }
+    }
+
+    /// Whether the account `id` is a bound moderator.
+    func isModerator(id: Int64) -> Bool {
+        current.withLock { $0.moderators?.values.contains(id) ?? false }
+    }
+
+    /// Binds `name` to the account `id`, for good (until the name leaves the file).
+    func bindModerator(_ name: String, id: Int64?) {
+        change { state in state.moderators?[name.lowercased()] == id ? nil : .moderator(name: name.lowercased(), id: id) }
     }
 
     /// Notes that a schedule rule ran (or skipped its missed runs) up to `at`.

@@ -16,6 +16,10 @@ struct ModerationState: Sendable, Equatable, Codable {
     var quiet: [String: QuietWatch] = [:]
     /// The wall time (ms) of each schedule rule's last run, by rule.
     var schedules: [String: Int64] = [:]
+    /// The account each name of `moderation.moderators` is bound to, by name: the first
+    /// account the bot saw with that name. A name that later belongs to another account
+    /// (deleted and registered again) is not a moderator. Nil in journals from before.
+    var moderators: [String: Int64]?
 
     /// The most cases kept; older ones are forgotten (the mod-log still has them).
     static let caseLimit = 10_000
@@ -26,6 +30,7 @@ struct ModerationState: Sendable, Equatable, Codable {
 
     var isEmpty: Bool {
         strikes.isEmpty && cases.isEmpty && verifications.isEmpty && quiet.isEmpty && schedules.isEmpty
+            && (moderators ?? [:]).isEmpty
     }
 
     /// The case numbered `number`, if it is still kept.
@@ -75,6 +80,10 @@ struct ModerationState: Sendable, Equatable, Codable {
             quiet[key] = watch
         case .scheduled(let rule, let at):
             schedules[rule] = at
+        case .moderator(let name, let id):
+            var bound = moderators ?? [:]
+            bound[name] = id
+            moderators = bound.isEmpty ? nil : bound
         }
     }
 }
@@ -93,6 +102,8 @@ enum ModerationChange: Sendable, Equatable, Codable {
     case quiet(key: String, watch: QuietWatch?)
     /// A schedule rule ran (or its missed runs were skipped) up to this wall time (ms).
     case scheduled(rule: String, at: Int64)
+    /// A moderator's name bound to an account (its id), or unbound (nil).
+    case moderator(name: String, id: Int64?)
 }
 
 /// A newcomer who was sent a challenge and may not post until they answer it.

@@ -1,0 +1,54 @@
+/// `check` of a `match:` path against the payload its route's format gives: a path that
+/// can never reach a value (a typo such as `commonLabel.severity`) is an error with a
+/// suggestion, as a template's path is.
+extension PayloadPath {
+    /// Why this path reaches nothing in a body of `format`; nil when it may reach a value
+    /// (always for `json`, whose fields cannot be known).
+    func problem(for format: WebhookFormat) -> String? {
+        let root = AlertTemplatePaths.payload(format)
+        guard root.type != .any else { return nil }
+        if case .key("payload")? = segments.first, root.field("payload") == nil {
+            let rest = segments.dropFirst().map(\.text).joined(separator: ".")
+            return "match paths start at the body: write '\(rest.isEmpty ? "status" : rest)' (without 'payload.'; "
+                + "templates name the body 'payload', match does not)"
+        }
+        var node = root
+        for (index, segment) in segments.enumerated() {
+            guard node.type != .any else { return nil }
+            if case .list = node.type {
+                // A name applies to every item of a list; a number picks one.
+                guard let item = node.item else { return nil }
+                node = item
+                if case .index = segment { continue }
+            }
+            let name = segment.text
+            if let next = node.field(name) {
+                node = next
+                continue
+            }
+            let prefix = segments[..<index].map(\.text).joined(separator: ".")
+            let place = prefix.isEmpty ? "the body" : "'\(prefix)'"
+            let names = node.fields.map(\.name)
+            guard !names.isEmpty else {
+                return "unknown payload path '\(description)': \(place) is \(node.type), which has no fields"
+            }
+            let hint = TemplateCheck.Place.suggestion(for: name, among: names).map { close in
+                " (did you mean '" + (segments[..<index].map(\.text) + [close] + segments[(index + 1)...].map(\.text))
+                    .joined(separator: ".") + "'?)"
+            } ?? ""
+            return "unknown payload path '\(description)'\(hint): \(place) has no field '\(name)' (its fields: "
+                + node.fieldNames.joined(separator: ", ") + ")"
+        }
+        return nil
+    }
+}
+
+extension PayloadPath.Segment {
+    /// The segment as written.
+    var text: String {
+        switch self {
+        case .key(let name): name
+        case .index(let index): String(index)
+        }
+    }
+}
