@@ -163,7 +163,9 @@ struct UserCommandTests {
 
             let made = await sandbox.run(["user", "add", "runner", "--bot", "--admin", "--data", server.directory],
                                          environment: secret)
-            #expect(made.outputLines == ["created runner (bot) (admin)"], "\(made.errors)")
+            // Every bot account is made with its Telegram Bot API token (docs/telegram.md).
+            #expect(made.outputLines.first == "created runner (bot) (admin)", "\(made.errors)")
+            #expect(made.outputLines.dropFirst().allSatisfy { $0.hasPrefix("telegram token: ") }, "\(made.outputLines)")
             let issued = await sandbox.run(["user", "runner-token", "runner", "--data", server.directory])
             #expect(issued.status == 0, "\(issued.errors)")
             let token = try #require(issued.outputLines.first)

@@ -195,6 +195,14 @@ import Testing
         #expect(key.key(for: trigger) != key.key(for: ack), "an acknowledge is not its trigger's repeat")
         #expect(key.key(for: trigger) == key.key(for: try WebhookFormat.pagerduty.decode(
             PagerDutyFormatTests.event(PagerDutyFormatTests.trigger))))
+        var otherFields = PagerDutyFormatTests.trigger
+        otherFields["dedup_key"] = "another/incident"
+        let other = try WebhookFormat.pagerduty.decode(PagerDutyFormatTests.event(otherFields))
+        #expect(key.key(for: trigger) != key.key(for: other), "another incident is no repeat")
+        let slackKey = try DedupeKey(source: try #require(DedupeKey.defaultSource(for: .slack)))
+        let first = try WebhookFormat.slack.decode(Data(##"{"text":"disk full","channel":"#a"}"##.utf8))
+        let second = try WebhookFormat.slack.decode(Data(##"{"text":"disk fine","channel":"#a"}"##.utf8))
+        #expect(slackKey.key(for: first) != slackKey.key(for: second), "another text is no repeat")
     }
 }
 

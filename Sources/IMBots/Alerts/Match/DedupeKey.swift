@@ -23,8 +23,8 @@ public struct DedupeKey: Sendable {
     public static func defaultSource(for format: WebhookFormat) -> String? {
         switch format {
         case .alertmanager, .grafana: defaultAlertSource
-        case .pagerduty: "{{groupKey}}/{{event_action}}/{{alertKeys}}/{{payload.summary}}"
-        case .slack: "{{channel}}/{{username}}/{{text}}"
+        case .pagerduty: "{{payload.groupKey}}/{{payload.event_action}}/{{payload.alertKeys}}/{{payload.payload.summary}}"
+        case .slack: "{{payload.channel}}/{{payload.username}}/{{payload.text}}"
         case .json: nil
         }
     }
