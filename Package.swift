@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "PostgresTestSupport", dependencies: ["IMStore"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "IMStoreTests", dependencies: ["IMStore", "PostgresTestSupport", "TestSupport", "Lifecycle"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport", "Lifecycle"]),
+        .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport", "PostgresTestSupport", "Lifecycle"]),
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport", "Lifecycle"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),

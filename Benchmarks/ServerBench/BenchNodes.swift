@@ -60,7 +60,7 @@ final class BenchNodes: @unchecked Sendable {
                   max_connections: 30000
                   max_connections_per_address: 30000
                   password_hashing: { memory_kib: 256, iterations: 1, max_queued: 100000 }
-                  login_limits: { in_flight_per_address: 100000 }
+                  login_limits: { in_flight_per_address: 100000, checks_per_address_per_minute: 1000000, checks_per_account_per_minute: 1000000 }
                   rate_limits: { enabled: false }
                   store_writers: \(options.writers)
                 """

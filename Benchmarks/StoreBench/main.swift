@@ -7,16 +7,20 @@
 //   FeedBench's 64 wrk connections do;
 // - group: 64 tasks sending as the 50 members of one group.
 // It reports sends per second, the process's CPU per send (both cores: the writer thread,
-// the tasks, the hand-offs between them) and the writer thread's share.
+// the tasks, the hand-offs between them) and the writer thread's share. Each send is
+// charged to its sender's daily message quota, as the server's are (`--quota` bytes a
+// day, the server's default for people; `none`: no quota, to see what the quota costs).
 //
-//   .build/release/StoreBench [--seconds 6] [--durability full]
+//   .build/release/StoreBench [--seconds 6] [--durability full] [--quota 16777216|none]
 import BenchSupport
 import Foundation
 import IMProtocol
 import IMStore
 
-let arguments = BenchArguments(known: ["seconds", "durability"])
+let arguments = BenchArguments(known: ["seconds", "durability", "quota"])
 let seconds = arguments.int("seconds", 6)
+let quotaText = arguments.string("quota", String(16 << 20))
+let quota = Int(quotaText).map { MessageQuota(bytesPerDay: $0) }
 let durability = arguments.string("durability", "full")
 let synchronous: SQLiteDatabase.Synchronous = durability == "normal" ? .normal : .full
 
@@ -43,7 +47,8 @@ func measure(_ prepare: (SQLiteStore) async throws -> [(UserID, ConversationID)]
                 var sent = 0
                 while ContinuousClock.now < deadline {
                     _ = try await store.appendMessage(
-                        NewMessage(conversationID: conversation, senderID: sender, text: "message \(index)-\(sent)"))
+                        NewMessage(
+                            conversationID: conversation, senderID: sender, text: "message \(index)-\(sent)", quota: quota))
                     sent += 1
                 }
                 return sent
@@ -74,7 +79,7 @@ func report(_ name: String, _ run: Run) {
 }
 
 do {
-    print("Machine: \(Machine.describe()) (load average \(Machine.loadAverage()) at the start). \(seconds) s per part, durability \(durability).")
+    print("Machine: \(Machine.describe()) (load average \(Machine.loadAverage()) at the start). \(seconds) s per part, durability \(durability), quota \(quotaText) bytes a day.")
     print("")
     print("| the store alone, 64 sending tasks | result |")
     print("|---|---|")

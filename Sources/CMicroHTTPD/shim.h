@@ -22,6 +22,8 @@ struct sb_mhd_settings {
     unsigned int connection_limit;
     unsigned int connection_timeout;
     size_t connection_memory;
+    /* Query arguments a request may carry; 0 for no limit (see sb_mhd_query_guard). */
+    size_t max_query_arguments;
     MHD_AccessHandlerCallback access_handler;
     MHD_RequestCompletedCallback request_completed;
     MHD_NotifyConnectionCallback notify_connection;
@@ -29,6 +31,36 @@ struct sb_mhd_settings {
     /* Passed to every callback above. */
     void *cls;
 };
+
+/* The request context sb_mhd_query_guard gives a request whose query it emptied. Never a
+ * valid object's address, so the access handler tells it from its own contexts. */
+#define SB_MHD_TOO_MANY_ARGUMENTS ((void *) (uintptr_t) 1)
+
+/* MHD's URI log callback, called with the request line's URI before MHD parses the query
+ * (its `cls` is the argument limit). MHD keeps a record per query argument in the
+ * connection's memory pool, and when the pool runs out while parsing them (0.9.75) it
+ * leaves the client without an answer until the connection times out. So a query with
+ * more arguments than the limit is emptied here, in MHD's own read buffer, which MHD is
+ * about to cut at the '?' itself: nothing is parsed, and the request is marked for the
+ * access handler to answer 414 at once. */
+static inline void *sb_mhd_query_guard(void *cls, const char *uri, struct MHD_Connection *connection) {
+    (void) connection;
+    size_t limit = (size_t) (uintptr_t) cls;
+    char *query = uri != NULL ? strchr(uri, '?') : NULL;
+    if (query == NULL || limit == 0) return NULL;
+    size_t count = 1;
+    for (const char *p = query + 1; *p != '\0'; p++) {
+        if (*p == '&') count++;
+    }
+    if (count <= limit) return NULL;
+    query[1] = '\0';
+    return SB_MHD_TOO_MANY_ARGUMENTS;
+}
+
+/* Whether a request context is the mark of sb_mhd_query_guard. */
+static inline int sb_mhd_is_too_many_arguments(const void *context) {
+    return context == SB_MHD_TOO_MANY_ARGUMENTS;
+}
 
 /* Starts a daemon on an already listening socket (MHD_start_daemon is variadic). */
 static inline struct MHD_Daemon *sb_mhd_start(const struct sb_mhd_settings *s) {
@@ -47,6 +79,9 @@ static inline struct MHD_Daemon *sb_mhd_start(const struct sb_mhd_settings *s) {
         ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t) s->connection_timeout, NULL };
     if (s->connection_memory > 0)
         ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) s->connection_memory, NULL };
+    if (s->max_query_arguments > 0)
+        ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t) sb_mhd_query_guard,
+                                            (void *) (uintptr_t) s->max_query_arguments };
     ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     return MHD_start_daemon(s->flags, 0, NULL, NULL, s->access_handler, s->cls,
                             MHD_OPTION_ARRAY, ops, MHD_OPTION_END);

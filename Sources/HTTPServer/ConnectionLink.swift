@@ -23,13 +23,21 @@ final class ConnectionLink: @unchecked Sendable {
     let head: RequestHead
     /// The client (the peer, or whom a trusted proxy forwards for).
     let clientAddress: String
-    let bodyLimit: Int
-    /// The declared length, reserved once the body starts arriving (not before: a client
-    /// that only declares a length must not make the server allocate it).
-    let expectedBodyBytes: Int
+    /// Set when the admission is decided (at once, or after `checkedAdmission`).
+    var bodyLimit: Int
+    /// Waiting for `checkedAdmission(for:)`, with the connection suspended and none of
+    /// the body read; the decision arrives in `decidedAdmission`.
+    var awaitingAdmission = false
+    /// The body as it arrived: grown piece by piece, never reserved ahead from a declared
+    /// length (a client that only declares one must not make the server allocate it).
     var body = Data()
     var bodyBytes = 0
-    var bodyTooLarge = false
+    /// Bytes of `body` counted in the server's buffered total (given back when the
+    /// request ends or the body is dropped).
+    var bufferedBytes = 0
+    /// Why the rest of the body is dropped as it arrives and the request answered with an
+    /// error once it has ended; nil while it is read.
+    var bodyRefusal: BodyRefusal?
     /// The responder has been given the request.
     var dispatched = false
     /// Counted in `suspendedRequests` and not yet uncounted: the count drops when the
@@ -61,15 +69,32 @@ final class ConnectionLink: @unchecked Sendable {
     /// watcher's lock when they end.
     let deferralStarted = Atomic<Bool>(false)
 
+    // MARK: Admission (the check's task → MHD's thread)
+    /// The decision of `checkedAdmission(for:)`, stored before the connection is resumed.
+    private let decision = Mutex<BodyAdmission?>(nil)
+
+    /// Why a body is dropped.
+    enum BodyRefusal {
+        /// Past the request's limit: 413.
+        case tooLarge
+        /// Past the bytes the server buffers across all requests: 503.
+        case serverFull
+    }
+
     init(watcher: HangupWatcher, connection: ConnectionState, head: RequestHead, bodyLimit: Int,
-         expectedBodyBytes: Int, clientAddress: String) {
+         clientAddress: String) {
         self.watcher = watcher
         self.connection = connection
         self.head = head
         self.clientAddress = clientAddress
         self.bodyLimit = bodyLimit
-        self.expectedBodyBytes = expectedBodyBytes
     }
+
+    /// Stores the checked admission (from the check's task).
+    func decide(_ admission: BodyAdmission) { decision.withLock { $0 = admission } }
+
+    /// Takes the checked admission (MHD's thread, once resumed).
+    func takeDecision() -> BodyAdmission? { decision.withLock { $0.take() } }
 }
 
 /// The request's task runs on MHD's thread for its connection: it starts there, and when

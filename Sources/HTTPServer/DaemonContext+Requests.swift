@@ -12,10 +12,6 @@ import Glibc
 /// connection the same way. Responses are never queued on the first call except for
 /// early rejections: MHD would close the keep-alive connection.
 extension DaemonContext {
-    /// How much of a body past its limit is read (and dropped) so that a 413 can be sent
-    /// at the end; a client sending more is cut off.
-    static let discardAllowance = 16 << 20
-
     func connectionOpened(_ handle: OpaquePointer) -> ConnectionState {
         let state = ConnectionState(handle: handle, trustedProxies: configuration.trustedProxies)
         if !connections.add(state) {
@@ -29,65 +25,17 @@ extension DaemonContext {
         connections.remove(state)
     }
 
-    /// First call: the headers are in. Chooses the body limit, or rejects at once.
-    func headersReceived(
-        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-        context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    ) -> MHD_Result {
-        guard let state = connectionState(of: connection) else { return .NO }
-        connections.startDeadline(.body, for: state)
-        if shuttingDown.load(ordering: .relaxed) {
-            return queue(shuttingDownResponse(), on: connection, state: state)
-        }
-        let head = RequestHead(
-            method: HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET"),
-            path: url.map { String(cString: $0) } ?? "/",
-            headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND)))
-        let client = forwarded.client(of: head, on: state)
-        if client != state.peerAddress, !forwarded.admit(client) {
-            // Before any of the body is read; MHD closes the connection after this.
-            counters.refusedForwarded.add(1, ordering: .relaxed)
-            return queue(tooManyInFlightResponse(client), on: connection, state: state)
-        }
-        let limit = max(responder.bodyLimit(for: head) ?? configuration.maxBodyBytes, 0)
-        let declared = declaredBodyLength(connection)
-        if let declared, declared > limit {
-            if client != state.peerAddress { forwarded.release(client) }
-            counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
-            return queue(tooLargeResponse(limit: limit), on: connection, state: state)
-        }
-        let link = ConnectionLink(
-            watcher: watcher, connection: state, head: head, bodyLimit: limit,
-            expectedBodyBytes: declared ?? 0, clientAddress: client)
-        context.pointee = Unmanaged.passRetained(link).toOpaque()
-        return .YES
-    }
-
-    /// A piece of the body. Past the limit (a chunked body has no declared length) the
-    /// rest is dropped and a 413 sent once the body ends.
-    func bodyReceived(
-        link: ConnectionLink, data: UnsafeRawPointer?, size: UnsafeMutablePointer<Int>
-    ) -> MHD_Result {
-        let count = size.pointee
-        size.pointee = 0
-        link.bodyBytes += count
-        if link.bodyBytes > link.bodyLimit {
-            if !link.bodyTooLarge {
-                link.bodyTooLarge = true
-                link.body = Data()
-            }
-            return link.bodyBytes - link.bodyLimit > DaemonContext.discardAllowance ? .NO : .YES
-        }
-        if link.body.isEmpty { link.body.reserveCapacity(max(link.expectedBodyBytes, count)) }
-        if let data { link.body.append(data.assumingMemoryBound(to: UInt8.self), count: count) }
-        return .YES
-    }
-
     /// The request is complete: hand it to a task, and answer at once or suspend.
     func requestReceived(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
-        if link.bodyTooLarge {
+        switch link.bodyRefusal {
+        case .tooLarge:
             counters.rejectedBodyTooLarge.add(1, ordering: .relaxed)
             return queue(tooLargeResponse(limit: link.bodyLimit), on: connection, state: link.connection)
+        case .serverFull:
+            counters.refusedBufferFull.add(1, ordering: .relaxed)
+            return queue(serverFullResponse(), on: connection, state: link.connection)
+        case nil:
+            break
         }
         // The body is in: the server works now, and a parked request may wait long.
         link.connection.clearDeadline()
@@ -193,6 +141,7 @@ extension DaemonContext {
             // A task still waiting goes on without the connection.
             link.endSteps()
             leaveSuspension(link)
+            releaseBody(of: link)
             if link.clientAddress != link.connection.peerAddress { forwarded.release(link.clientAddress) }
         }
         if link?.dispatched == true { requestLeftFlight() }
@@ -201,7 +150,7 @@ extension DaemonContext {
     /// Uncounts a suspended request once, whichever comes first: the access handler's
     /// next call, or the end of the request (a client that went away while suspended is
     /// never called back).
-    private func leaveSuspension(_ link: ConnectionLink) {
+    func leaveSuspension(_ link: ConnectionLink) {
         guard link.countedSuspended else { return }
         link.countedSuspended = false
         if counters.suspendedRequests.subtract(1, ordering: .sequentiallyConsistent).newValue == 0,
@@ -219,19 +168,26 @@ extension DaemonContext {
 
     // MARK: Responses
 
-    private func tooLargeResponse(limit: Int) -> Response {
+    func tooLargeResponse(limit: Int) -> Response {
         responder.errorResponse(
             status: 413, message: "request body too large (limit \(limit) bytes)")
     }
 
-    private func tooManyInFlightResponse(_ client: String) -> Response {
+    private func serverFullResponse() -> Response {
+        var response = responder.errorResponse(
+            status: 503, message: "the server holds as many request bodies as it may: try again in a moment")
+        response.headers.set("Retry-After", "1")
+        return response
+    }
+
+    func tooManyInFlightResponse(_ client: String) -> Response {
         var response = responder.errorResponse(
             status: 429, message: "too many requests in flight from \(client): finish some first")
         response.headers.set("Retry-After", "1")
         return response
     }
 
-    private func shuttingDownResponse() -> Response {
+    func shuttingDownResponse() -> Response {
         var response = responder.errorResponse(status: 503, message: "server is shutting down")
         response.headers.set("Connection", "close")
         return response
@@ -264,27 +220,12 @@ extension DaemonContext {
 
     /// Headers or query arguments in the order they came, as MHD parsed (and for query
     /// arguments percent-decoded) them.
-    private func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
+    func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
         var fields: [(name: String, value: String)] = []
         withUnsafeMutablePointer(to: &fields) { pointer in
             _ = MHD_get_connection_values_n(connection, kind, collectValue, pointer)
         }
         return fields
-    }
-
-    private func declaredBodyLength(_ connection: OpaquePointer) -> Int? {
-        guard var digit = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length")
-        else { return nil }
-        // MHD has checked the value; this only reads its digits, saturating.
-        var length = 0
-        while (0x30...0x39).contains(digit.pointee) {
-            let (product, overflowed) = length.multipliedReportingOverflow(by: 10)
-            let (sum, carried) = product.addingReportingOverflow(Int(digit.pointee - 0x30))
-            if overflowed || carried { return Int.max }
-            length = sum
-            digit += 1
-        }
-        return length
     }
 }
 

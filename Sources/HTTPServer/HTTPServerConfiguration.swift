@@ -32,12 +32,21 @@ public struct HTTPServerConfiguration: Sendable {
     public var trustedProxies: [IPAddressRange]
     /// The default largest request body, in bytes (413 past it).
     public var maxBodyBytes: Int
+    /// Request body bytes held at once across all requests being read or answered; a
+    /// body arriving past it is dropped as it comes and answered 503 with `Retry-After`
+    /// (bodies are buffered as they arrive, never ahead of their declared length).
+    public var maxBufferedBodyBytes: Int
     /// Per-connection buffer for headers and I/O; bounds header size (431 past it).
     ///
     /// Once a connection has served a request the HTTP library keeps all of it in use for
     /// as long as the connection stays open, so this is most of what an idle keep-alive
     /// connection or a parked long-poll costs. 8 KiB takes header blocks of about 7 KiB.
     public var connectionMemory: Int
+    /// Query arguments (`?a=1&b=2` has two) a request may carry; past it the request is
+    /// answered 414 at once. Each argument takes room in the connection's memory
+    /// (`connectionMemory`), and the HTTP library, out of room, would leave the client
+    /// without an answer; 64 leave room for the headers in 8 KiB.
+    public var maxQueryArguments: Int
     /// Seconds `shutdown` waits for in-flight requests before closing anyway.
     public var shutdownGrace: Double
     /// Receives the HTTP library's error messages (one line each, no newline); standard
@@ -69,8 +78,8 @@ public struct HTTPServerConfiguration: Sendable {
         connectionLimit: Int = 16_384, idleTimeout: Int = 60, headerTimeout: Int = 10,
         bodyTimeout: Int = 30, sendTimeout: Int = 60, connectionsPerAddress: Int = 256,
         trustedProxies: [IPAddressRange] = [],
-        maxBodyBytes: Int = 1 << 20, connectionMemory: Int = 8 * 1024,
-        shutdownGrace: Double = 10
+        maxBodyBytes: Int = 1 << 20, maxBufferedBodyBytes: Int = 64 << 20, connectionMemory: Int = 8 * 1024,
+        maxQueryArguments: Int = 64, shutdownGrace: Double = 10
     ) {
         self.host = host
         self.port = port
@@ -83,6 +92,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionsPerAddress = connectionsPerAddress
         self.trustedProxies = trustedProxies
         self.maxBodyBytes = maxBodyBytes
+        self.maxBufferedBodyBytes = maxBufferedBodyBytes
+        self.maxQueryArguments = maxQueryArguments
         self.connectionMemory = connectionMemory
         self.shutdownGrace = shutdownGrace
     }

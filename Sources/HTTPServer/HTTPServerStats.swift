@@ -27,12 +27,22 @@ public struct HTTPServerStats: Sendable, Equatable {
     public var refusedForwarded: Int
     /// Counter: clients that hung up while their request was parked.
     public var clientHangups: Int
+    /// Gauge: request body bytes held now, across all requests.
+    public var bufferedBodyBytes: Int
+    /// Counter: requests answered 503 because the bodies held already took every byte
+    /// allowed (`maxBufferedBodyBytes`).
+    public var refusedBufferFull: Int
+    /// Counter: requests answered before any of their body was read (`BodyAdmission.refuse`).
+    public var refusedBeforeBody: Int
+    /// Counter: requests answered 414 for carrying too many query arguments.
+    public var refusedQueryArguments: Int
 
     public init(
         openConnections: Int = 0, parkedRequests: Int = 0, inFlightRequests: Int = 0,
         requestsTotal: Int = 0, rejectedBodyTooLarge: Int = 0, headerTimeouts: Int = 0,
         bodyTimeouts: Int = 0, sendTimeouts: Int = 0, refusedPerAddress: Int = 0, refusedForwarded: Int = 0,
-        clientHangups: Int = 0
+        clientHangups: Int = 0, bufferedBodyBytes: Int = 0, refusedBufferFull: Int = 0, refusedBeforeBody: Int = 0,
+        refusedQueryArguments: Int = 0
     ) {
         self.openConnections = openConnections
         self.parkedRequests = parkedRequests
@@ -45,6 +55,10 @@ public struct HTTPServerStats: Sendable, Equatable {
         self.refusedPerAddress = refusedPerAddress
         self.refusedForwarded = refusedForwarded
         self.clientHangups = clientHangups
+        self.bufferedBodyBytes = bufferedBodyBytes
+        self.refusedBufferFull = refusedBufferFull
+        self.refusedBeforeBody = refusedBeforeBody
+        self.refusedQueryArguments = refusedQueryArguments
     }
 }
 
@@ -61,6 +75,10 @@ final class ServerCounters: Sendable {
     let refusedPerAddress = Atomic<Int>(0)
     let refusedForwarded = Atomic<Int>(0)
     let clientHangups = Atomic<Int>(0)
+    let bufferedBodyBytes = Atomic<Int>(0)
+    let refusedBufferFull = Atomic<Int>(0)
+    let refusedBeforeBody = Atomic<Int>(0)
+    let refusedQueryArguments = Atomic<Int>(0)
     /// Requests whose connection is suspended in MHD while the responder works; MHD
     /// must not be stopped while any remain.
     let suspendedRequests = Atomic<Int>(0)
@@ -77,6 +95,10 @@ final class ServerCounters: Sendable {
             sendTimeouts: sendTimeouts.load(ordering: .relaxed),
             refusedPerAddress: refusedPerAddress.load(ordering: .relaxed),
             refusedForwarded: refusedForwarded.load(ordering: .relaxed),
-            clientHangups: clientHangups.load(ordering: .relaxed))
+            clientHangups: clientHangups.load(ordering: .relaxed),
+            bufferedBodyBytes: bufferedBodyBytes.load(ordering: .relaxed),
+            refusedBufferFull: refusedBufferFull.load(ordering: .relaxed),
+            refusedBeforeBody: refusedBeforeBody.load(ordering: .relaxed),
+            refusedQueryArguments: refusedQueryArguments.load(ordering: .relaxed))
     }
 }

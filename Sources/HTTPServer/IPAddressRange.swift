@@ -48,6 +48,19 @@ public struct IPAddressRange: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// The key one client's budgets are kept under: an IPv4 address as it is (also when
+    /// mapped into IPv6), an IPv6 address by its /64 network, written `2001:db8:1:2::/64`.
+    /// A /64 is what one subscriber usually gets, so walking through its addresses gains
+    /// nothing. Text that is no address is its own key.
+    public static func clientKey(of address: String) -> String {
+        guard let bytes = bytes(of: address) else { return address }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return bytes[12...].map(String.init).joined(separator: ".")
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
+    }
+
     private static func masked(_ bytes: [UInt8], _ length: Int) -> [UInt8] {
         bytes.enumerated().map { index, byte in
             let bits = min(max(length - index * 8, 0), 8)

@@ -6,8 +6,9 @@ import Glibc
 // calls it from its own threads. Each finds the `DaemonContext` through its closure pointer
 // and hands over at once.
 
-/// Access handler: called when a request's headers are in, for each piece of its body,
-/// when it is complete, and again after a suspended connection is resumed.
+/// Access handler: called when a request's headers are in (again, once the admission it
+/// waited for is decided), for each piece of its body, when it is complete, and again
+/// after a suspended connection is resumed.
 func mhdAccessHandler(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
     url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
@@ -20,7 +21,13 @@ func mhdAccessHandler(
         return core.headersReceived(
             connection: connection, url: url, method: method, context: context)
     }
+    if sb_mhd_is_too_many_arguments(raw) != 0 {
+        return core.tooManyArguments(connection: connection)
+    }
     let link = Unmanaged<ConnectionLink>.fromOpaque(raw).takeUnretainedValue()
+    if link.awaitingAdmission {
+        return core.admissionDecided(link: link, connection: connection)
+    }
     if uploadDataSize.pointee > 0 {
         return core.bodyReceived(
             link: link, data: UnsafeRawPointer(uploadData), size: uploadDataSize)
@@ -40,7 +47,7 @@ func mhdRequestCompleted(
     guard let cls else { return }
     let core = Unmanaged<DaemonContext>.fromOpaque(cls).takeUnretainedValue()
     var link: ConnectionLink?
-    if let raw = context?.pointee {
+    if let raw = context?.pointee, sb_mhd_is_too_many_arguments(raw) == 0 {
         link = Unmanaged<ConnectionLink>.fromOpaque(raw).takeRetainedValue()
         context?.pointee = nil
     }

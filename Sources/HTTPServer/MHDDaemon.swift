@@ -38,6 +38,7 @@ final class MHDDaemon: Sendable {
             connection_limit: UInt32(clamping: max(connectionLimit, 1)),
             connection_timeout: UInt32(clamping: max(configuration.idleTimeout, 0)),
             connection_memory: max(configuration.connectionMemory, 4096),
+            max_query_arguments: max(configuration.maxQueryArguments, 1),
             access_handler: mhdAccessHandler,
             request_completed: mhdRequestCompleted,
             notify_connection: mhdNotifyConnection,

@@ -65,18 +65,38 @@ extension String {
     }
 }
 
-/// What is known of a request before its body is read: enough to choose a body limit.
+/// What is known of a request before its body is read: enough to decide whether to read
+/// it, and how much of it.
 public struct RequestHead: Sendable {
     public var method: HTTPMethod
     /// The path without the query string, percent-decoded by the HTTP library.
     public var path: String
     public var headers: HTTPHeaders
+    /// The body's length as `Content-Length` declares it, 0 for a request without a body,
+    /// nil for a chunked body (whose length is known only once it has all arrived).
+    public var declaredBodyLength: Int?
 
-    public init(method: HTTPMethod, path: String, headers: HTTPHeaders) {
+    public init(method: HTTPMethod, path: String, headers: HTTPHeaders, declaredBodyLength: Int? = 0) {
         self.method = method
         self.path = path
         self.headers = headers
+        self.declaredBodyLength = declaredBodyLength
     }
+}
+
+/// What the server does with a request once its headers are in, before any of its body
+/// is read: a responder checks what it can from the head (who is asking, where to) so that
+/// nobody it would refuse gets a body buffered.
+public enum BodyAdmission: Sendable {
+    /// Read a body of at most `limit` bytes (nil: the server's `maxBodyBytes`); a larger
+    /// `Content-Length`, or a chunked body that grows past it, gets 413.
+    case read(limit: Int?)
+    /// Answer with this at once, reading none of the body; the connection is closed after
+    /// the answer (its unread body would otherwise be taken for the next request).
+    case refuse(Response)
+    /// Decide with `checkedAdmission(for:)`, which may wait (for a store, say); none of the
+    /// body is read meanwhile.
+    case check
 }
 
 /// A complete request, handed to an `HTTPResponder` once its body has been read.
@@ -157,10 +177,15 @@ public protocol HTTPResponder: Sendable {
     /// Produces the response to a request whose body has been read completely.
     func respond(to request: Request) async -> Response
 
-    /// The largest body accepted for this request, or nil for the server's default.
-    /// Called once the headers are in, before any of the body is read; a larger
-    /// `Content-Length`, or a chunked body that grows past it, gets 413.
-    func bodyLimit(for head: RequestHead) -> Int?
+    /// Whether to read the body of this request, and how much of it. Called on the HTTP
+    /// library's thread once the headers are in, before any of the body is read: it must
+    /// not wait (return `.check` to decide in `checkedAdmission(for:)` instead).
+    func admission(for head: RequestHead) -> BodyAdmission
+
+    /// The decision `admission(for:)` put off with `.check`, made in a task while the
+    /// connection waits with none of the body read. `.check` again counts as
+    /// `.read(limit: nil)`.
+    func checkedAdmission(for head: RequestHead) async -> BodyAdmission
 
     /// The response for an error the server produces itself (413, 431, 503 while
     /// shutting down), so every error has the responder's format.
@@ -171,7 +196,9 @@ public protocol HTTPResponder: Sendable {
 }
 
 extension HTTPResponder {
-    public func bodyLimit(for head: RequestHead) -> Int? { nil }
+    public func admission(for head: RequestHead) -> BodyAdmission { .read(limit: nil) }
+
+    public func checkedAdmission(for head: RequestHead) async -> BodyAdmission { .read(limit: nil) }
 
     public func decodesForm(for head: RequestHead) -> Bool { false }
 

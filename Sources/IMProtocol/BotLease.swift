@@ -50,28 +50,51 @@ public struct LeaseRequest: Codable, Sendable, Hashable {
     }
 }
 
-/// `GET /v1/me/journal`: the bot's journal as its runner last left it. The server keeps
-/// the texts as they were given and reads none of them.
+/// `GET /v1/me/journal`: one page of the bot's journal as its runner last left it. The
+/// server keeps the texts as they were given and reads none of them.
+///
+/// The first page (no `after`) carries the snapshot; every page carries records in order
+/// (at most `limit`, and `Limits.journalPageBytes` of them unless one alone is more) and
+/// `next_after`, the `after` of the next page, nil on the last. A reader that finds
+/// `compacted_through` changed between its pages (a snapshot replaced the records
+/// meanwhile) starts again.
 public struct StoredJournalBody: Codable, Sendable, Hashable {
-    /// The last snapshot; nil before the first compaction.
+    /// The last snapshot; nil before the first compaction, and on pages after the first.
     public var snapshot: String?
-    /// The records appended after it, in order.
+    /// Records appended after it, in order: this page's.
     public var records: [String]
-    /// UTF-8 bytes of `records` and of `snapshot`: what counts against the journal's limit.
+    /// What the records take against the journal's limit: their UTF-8 bytes and
+    /// `Limits.journalRecordOverhead` each (all of them, not this page's).
     public var recordBytes: Int
+    /// UTF-8 bytes of the snapshot.
     public var snapshotBytes: Int
+    /// How many records the journal holds (all of them).
+    public var recordCount: Int?
+    /// Where the next page starts (`?after=`); nil when this page is the last.
+    public var nextAfter: Int64?
+    /// The number of the last record the snapshot replaced (0: none yet).
+    public var compactedThrough: Int64?
 
-    public init(snapshot: String?, records: [String], recordBytes: Int, snapshotBytes: Int) {
+    public init(
+        snapshot: String?, records: [String], recordBytes: Int, snapshotBytes: Int, recordCount: Int? = nil,
+        nextAfter: Int64? = nil, compactedThrough: Int64? = nil
+    ) {
         self.snapshot = snapshot
         self.records = records
         self.recordBytes = recordBytes
         self.snapshotBytes = snapshotBytes
+        self.recordCount = recordCount
+        self.nextAfter = nextAfter
+        self.compactedThrough = compactedThrough
     }
 
     enum CodingKeys: String, CodingKey {
         case snapshot, records
         case recordBytes = "record_bytes"
         case snapshotBytes = "snapshot_bytes"
+        case recordCount = "record_count"
+        case nextAfter = "next_after"
+        case compactedThrough = "compacted_through"
     }
 }
 
@@ -125,4 +148,13 @@ extension Limits {
     public static let journalBytes = 16 << 20
     /// The most records one append may carry.
     public static let journalRecordsPerAppend = 10_000
+    /// The most records a bot's journal may hold; a snapshot empties it.
+    public static let journalRecords = 100_000
+    /// What each record counts against `journalBytes` besides its text: its row and key
+    /// take about this much, so empty records are not free.
+    public static let journalRecordOverhead = 64
+    /// Records one page of `GET /v1/me/journal` carries at most (`limit`, default the most).
+    public static let journalPageRecords = 1...10_000
+    /// Bytes of records one page carries at most (at least one record).
+    public static let journalPageBytes = 4 << 20
 }

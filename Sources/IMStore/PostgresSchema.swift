@@ -281,9 +281,54 @@ public enum PostgresSchema {
                     WHERE type <> 'chat' OR deleted_at IS NOT NULL;
                 """),
         Migration(
-            version: 7, name: "bots that speak the Telegram Bot API",
+            version: 7,
+            name: "what those who left may read of later edits; message quotas; journal records counted; the cluster channel closed to strangers",
             sql: """
-                -- as SQLite's version 7
+                -- as SQLite's version 7 (Schema.swift says what each column means)
+                CREATE TABLE message_versions (
+                    message_id bigint NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+                    until_position bigint NOT NULL,
+                    text text NOT NULL,
+                    edited_at bigint,
+                    PRIMARY KEY (message_id, until_position)
+                );
+                ALTER TABLE former_members ADD COLUMN joined_seq bigint NOT NULL DEFAULT 0;
+                CREATE INDEX former_members_by_conversation ON former_members(conversation_id, left_position);
+                CREATE TABLE message_quotas (
+                    user_id bigint PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    day bigint NOT NULL,
+                    bytes bigint NOT NULL
+                );
+                ALTER TABLE bot_journals ADD COLUMN record_count bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN last_seq bigint NOT NULL DEFAULT 0,
+                    ADD COLUMN compacted_through bigint NOT NULL DEFAULT 0;
+                UPDATE bot_journals j SET record_count = r.n, last_seq = r.last, record_bytes = j.record_bytes + 64 * r.n
+                FROM (SELECT user_id, count(*) AS n, max(seq) AS last FROM bot_journal_records GROUP BY user_id) r
+                WHERE r.user_id = j.user_id;
+
+                -- A node hears of another's commit as a hint and reads what it committed from
+                -- the tables (PostgresClusterFeed): the users' own events by position.
+                CREATE INDEX user_events_by_position ON user_events(position);
+
+                -- Any role that may connect may also send on the nodes' channel (NOTIFY needs no
+                -- grant), and read it: only the roles granted CONNECT may connect from now on.
+                -- The role migrating keeps it; docs/operations.md says what the nodes' role needs.
+                -- A role that does not own the database cannot change who may connect: then
+                -- the nodes warn at every start until its owner does.
+                DO $do$
+                BEGIN
+                    IF pg_has_role(current_user, (SELECT datdba FROM pg_database WHERE datname = current_database()), 'MEMBER')
+                    THEN
+                        EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), current_user);
+                        EXECUTE format('REVOKE CONNECT ON DATABASE %I FROM PUBLIC', current_database());
+                    END IF;
+                END
+                $do$;
+                """),
+        Migration(
+            version: 8, name: "bots that speak the Telegram Bot API",
+            sql: """
+                -- as SQLite's version 8
                 CREATE TABLE telegram_bots (
                     user_id bigint PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
                     acknowledged bigint NOT NULL,

@@ -82,8 +82,11 @@ extension PostgresStore: AccountStore {
             try Self.deleteIfUnreferenced(path: previousAvatar, connection)
         }
         let watchers = try connection.rows(
-            "SELECT user_id FROM contacts WHERE contact_id = $1 AND user_id != $1", userID.rawValue,
-            as: { UserID(rawValue: try $0.int(0)) })
+            """
+            SELECT user_id FROM contacts WHERE contact_id = $1 AND user_id != $1
+                AND \(FeedVisibility.takesEventsSQL(user: "contacts.user_id", from: "$1"))
+            """,
+            userID.rawValue, as: { UserID(rawValue: try $0.int(0)) })
         try Self.appendUserEvent(
             context, type: .profileUpdated, users: [userID] + watchers, payload: EventPayload(user: record.user), at: now)
         return record
@@ -197,7 +200,7 @@ extension PostgresStore: ContactStore {
             try Self.appendUserEvent(
                 context, type: .contactAdded, users: [userID], payload: EventPayload(user: contact, by: owner.username),
                 at: now)
-            if contactID != userID {
+            if contactID != userID, try Self.takesEvents(contactID, from: userID, connection) {
                 try Self.appendUserEvent(
                     context, type: .contactAdded, users: [contactID],
                     payload: EventPayload(user: owner, by: owner.username), at: now)

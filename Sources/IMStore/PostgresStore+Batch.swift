@@ -15,7 +15,7 @@ extension PostgresStore {
         guard !batch.isEmpty else { return }
         var payloads: [String] = []
         if !batch.events.isEmpty {
-            payloads += try storeEvents(batch, on: connection, node: node, order: order)
+            payloads.append(try storeEvents(batch, on: connection, node: node, order: order))
         }
         if !batch.revocations.isEmpty {
             payloads.append(try storeRevocations(batch, on: connection, node: node, now: now))
@@ -30,10 +30,11 @@ extension PostgresStore {
             PostgresValue.textArray(payloads))
     }
 
-    /// Gives the batch's events their positions and stores them; returns the payloads
-    /// that announce them, and arranges for this node's observers to hear of them.
+    /// Gives the batch's events their positions and stores them; returns the payload that
+    /// announces them (the range only: the other nodes read who they reached from the
+    /// tables), and arranges for this node's observers to hear of them.
     private static func storeEvents(_ batch: PostgresBatch, on connection: PostgresConnection, node: String, order: FeedOrder)
-        throws -> [String]
+        throws -> String
     {
         let count = Int64(batch.events.count)
         guard let last = try connection.first(
@@ -52,9 +53,7 @@ extension PostgresStore {
         try rows.store(on: connection)
         let update = entries.isEmpty ? nil : FeedUpdate(entries: entries)
         batch.afterCommit.append { order.arrived(first: first, last: last, update) }
-        return ClusterNotice.feedPayloads(
-            node: node, first: first, last: last,
-            entries: entries.map { ClusterNotice.Entry(position: $0.position, recipients: $0.recipients) })
+        return ClusterNotice.feedPayload(node: node, first: first, last: last)
     }
 
     /// Numbers the batch's revocations and logs them; returns their payload.
@@ -97,7 +96,8 @@ private struct EventRows {
     var conversation = (position: [Int64](), id: [Int64](), type: [String](), message: [Int64](), payload: [String](), at: [Int64]())
     var user = (user: [Int64](), position: [Int64](), type: [String](), conversation: [Int64](), payload: [String](), at: [Int64]())
     var joins = (conversation: [Int64](), user: [Int64](), position: [Int64]())
-    var leaves = (user: [Int64](), position: [Int64](), conversation: [Int64](), joined: [Int64]())
+    var leaves = (user: [Int64](), position: [Int64](), conversation: [Int64](), joined: [Int64](), seq: [Int64]())
+    var versions = (message: [Int64](), position: [Int64](), text: [String](), editedAt: [Int64]())
 
     mutating func add(_ event: PostgresBatch.Event, at position: Int64, first: Int64) {
         switch event.target {
@@ -108,6 +108,12 @@ private struct EventRows {
             conversation.message.append(messageID?.rawValue ?? 0)
             conversation.payload.append(event.payload ?? "")
             conversation.at.append(event.createdAt)
+            if let version = event.replaced {
+                versions.message.append(version.message.rawValue)
+                versions.position.append(position)
+                versions.text.append(version.text)
+                versions.editedAt.append(version.editedAt ?? 0)
+            }
             for member in event.joins {
                 joins.conversation.append(conversationID.rawValue)
                 joins.user.append(member.rawValue)
@@ -125,6 +131,7 @@ private struct EventRows {
                 leaves.position.append(position)
                 leaves.conversation.append(conversationID.rawValue)
                 leaves.joined.append(joined)
+                leaves.seq.append(leave.joinedSeq)
             }
         case .users(let conversationID):
             for recipient in event.recipients {
@@ -171,14 +178,24 @@ private struct EventRows {
                 PostgresValue.integerArray(joins.conversation), PostgresValue.integerArray(joins.user),
                 PostgresValue.integerArray(joins.position))
         }
+        if !versions.message.isEmpty {
+            try connection.execute(
+                """
+                INSERT INTO message_versions (message_id, until_position, text, edited_at)
+                SELECT m, p, t, nullif(e, 0) FROM unnest($1::int8[], $2::int8[], $3::text[], $4::int8[]) AS v(m, p, t, e)
+                """,
+                PostgresValue.integerArray(versions.message), PostgresValue.integerArray(versions.position),
+                PostgresValue.textArray(versions.text), PostgresValue.integerArray(versions.editedAt))
+        }
         if !leaves.user.isEmpty {
             try connection.execute(
                 """
-                INSERT INTO former_members (user_id, left_position, conversation_id, joined_position)
-                SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[])
+                INSERT INTO former_members (user_id, left_position, conversation_id, joined_position, joined_seq)
+                SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[], $5::int8[])
                 """,
                 PostgresValue.integerArray(leaves.user), PostgresValue.integerArray(leaves.position),
-                PostgresValue.integerArray(leaves.conversation), PostgresValue.integerArray(leaves.joined))
+                PostgresValue.integerArray(leaves.conversation), PostgresValue.integerArray(leaves.joined),
+                PostgresValue.integerArray(leaves.seq))
         }
     }
 }

@@ -1,6 +1,7 @@
 import IMProtocol
 
-/// Blocks: whom a user takes no one-to-one messages from (as `SQLiteStore+Blocks.swift`).
+/// Blocks: whom a user takes no one-to-one messages from, and no events addressed to them
+/// alone (as `SQLiteStore+Blocks.swift`).
 /// A send reads them in its own transaction, after locking the conversation's row.
 extension PostgresStore: BlockStore {
     public func block(_ userID: UserID, _ blockedID: UserID) async throws -> Bool {
@@ -29,5 +30,14 @@ extension PostgresStore: BlockStore {
                 """,
                 userID.rawValue, as: { try Self.userRecord($0).user })
         }
+    }
+}
+
+extension PostgresStore {
+    /// Whether `user` takes events of acts by `actor` addressed to them alone.
+    static func takesEvents(_ user: UserID, from actor: UserID, _ connection: PostgresConnection) throws -> Bool {
+        try connection.first(
+            "SELECT \(FeedVisibility.takesEventsSQL(user: "$1::int8", from: "$2::int8"))", user.rawValue, actor.rawValue,
+            as: { try $0.bool(0) }) ?? true
     }
 }

@@ -42,18 +42,24 @@ extension PostgresStore: BotJournalStore {
         }
     }
 
-    public func journal(of userID: UserID) async throws -> StoredJournal {
+    public func journal(of userID: UserID, after: Int64?, limit: Int) async throws -> StoredJournal {
         try await read { connection in
             try connection.transaction(.repeatableRead, readOnly: true) {
-                guard var journal = try connection.first(
-                    "SELECT snapshot, snapshot_bytes, record_bytes FROM bot_journals WHERE user_id = $1", userID.rawValue,
-                    as: { StoredJournal(snapshot: try $0.optionalText(0), recordBytes: Int(try $0.int(2)),
-                                        snapshotBytes: Int(try $0.int(1))) })
+                guard let journal = try connection.first(
+                    """
+                    SELECT snapshot, snapshot_bytes, record_bytes, record_count, compacted_through
+                    FROM bot_journals WHERE user_id = $1
+                    """,
+                    userID.rawValue,
+                    as: { StoredJournal(
+                        snapshot: after == nil ? try $0.optionalText(0) : nil, recordBytes: Int(try $0.int(2)),
+                        snapshotBytes: Int(try $0.int(1)), recordCount: Int(try $0.int(3)),
+                        compactedThrough: try $0.int(4)) })
                 else { return StoredJournal() }
-                journal.records = try connection.rows(
-                    "SELECT data FROM bot_journal_records WHERE user_id = $1 ORDER BY seq", userID.rawValue,
-                    as: { try $0.text(0) })
-                return journal
+                let rows = try connection.rows(
+                    "SELECT seq, data FROM bot_journal_records WHERE user_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                    userID.rawValue, after ?? 0, Int64(limit + 1), as: { (seq: try $0.int(0), data: try $0.text(1)) })
+                return journal.page(of: rows, limit: limit)
             }
         }
     }
@@ -63,18 +69,17 @@ extension PostgresStore: BotJournalStore {
     {
         try await write { context in
             let connection = context.connection
-            let sizes = try Self.writableJournal(userID, fence: fence, connection).appending(records, limit: limit)
-            var next = (try connection.first(
-                "SELECT coalesce(max(seq), 0) FROM bot_journal_records WHERE user_id = $1", userID.rawValue,
-                as: { try $0.int(0) }) ?? 0) + 1
-            for record in records {
-                try connection.execute(
-                    "INSERT INTO bot_journal_records (user_id, seq, data) VALUES ($1, $2, $3)", userID.rawValue, next,
-                    record)
-                next += 1
-            }
+            let (stored, last) = try Self.writableJournal(userID, fence: fence, connection)
+            let sizes = try stored.appending(records, limit: limit)
             try connection.execute(
-                "UPDATE bot_journals SET record_bytes = $1 WHERE user_id = $2", sizes.recordBytes, userID.rawValue)
+                """
+                INSERT INTO bot_journal_records (user_id, seq, data)
+                SELECT $1, $2 + ordinality, data FROM unnest($3::text[]) WITH ORDINALITY AS r(data, ordinality)
+                """,
+                userID.rawValue, last, PostgresValue.textArray(records))
+            try connection.execute(
+                "UPDATE bot_journals SET record_bytes = $1, record_count = $2, last_seq = $3 WHERE user_id = $4",
+                sizes.recordBytes, sizes.recordCount, last + Int64(records.count), userID.rawValue)
             return sizes
         }
     }
@@ -84,12 +89,16 @@ extension PostgresStore: BotJournalStore {
     {
         try await write { context in
             let connection = context.connection
-            _ = try Self.writableJournal(userID, fence: fence, connection)
-            let sizes = try StoredJournal.replaced(by: snapshot, limit: limit)
+            let (_, last) = try Self.writableJournal(userID, fence: fence, connection)
+            let sizes = try StoredJournal.replaced(by: snapshot, through: last, limit: limit)
             try connection.execute("DELETE FROM bot_journal_records WHERE user_id = $1", userID.rawValue)
             try connection.execute(
-                "UPDATE bot_journals SET snapshot = $1, snapshot_bytes = $2, record_bytes = 0 WHERE user_id = $3",
-                snapshot, sizes.snapshotBytes, userID.rawValue)
+                """
+                UPDATE bot_journals SET snapshot = $1, snapshot_bytes = $2, record_bytes = 0, record_count = 0,
+                    compacted_through = $3
+                WHERE user_id = $4
+                """,
+                snapshot, sizes.snapshotBytes, last, userID.rawValue)
             return sizes
         }
     }
@@ -112,18 +121,23 @@ extension PostgresStore: BotJournalStore {
             lease.holder, lease.fence, lease.expiresAt, userID.rawValue)
     }
 
-    /// The journal's sizes, its row locked, once the holding `fence` is found current;
-    /// `.leaseLost` otherwise.
+    /// The journal's sizes and the number of its newest record, its row locked, once the
+    /// holding `fence` is found current; `.leaseLost` otherwise.
     private static func writableJournal(_ userID: UserID, fence: Int64, _ connection: PostgresConnection) throws
-        -> StoredJournal
+        -> (StoredJournal, last: Int64)
     {
         guard let row = try connection.first(
-            "SELECT holder, fence, expires_at, snapshot_bytes, record_bytes FROM bot_journals WHERE user_id = $1 FOR UPDATE",
+            """
+            SELECT holder, fence, expires_at, snapshot_bytes, record_bytes, record_count, last_seq, compacted_through
+            FROM bot_journals WHERE user_id = $1 FOR UPDATE
+            """,
             userID.rawValue,
             as: { (LeaseRecord(holder: try $0.optionalText(0), fence: try $0.int(1), expiresAt: try $0.int(2)),
-                   StoredJournal(recordBytes: Int(try $0.int(4)), snapshotBytes: Int(try $0.int(3)))) }),
+                   StoredJournal(recordBytes: Int(try $0.int(4)), snapshotBytes: Int(try $0.int(3)),
+                                 recordCount: Int(try $0.int(5)), compactedThrough: try $0.int(7)),
+                   try $0.int(6)) }),
             LeaseRecord.admits(row.0, fence: fence)
         else { throw StoreError.leaseLost }
-        return row.1
+        return (row.1, row.2)
     }
 }

@@ -155,8 +155,8 @@ extension PostgresStore: ConversationStore {
         else { return false }
         // Everyone is told, the member included, who reads up to this event and no further.
         let event = try Self.announce(context, conversationID, member: userID, change: change, at: now)
-        if let joined = try Self.deleteMember(context, conversationID, userID) {
-            context.batch.events[event].leaves = [PostgresBatch.Leave(user: userID, joined: joined)]
+        if let leave = try Self.deleteMember(context, conversationID, userID) {
+            context.batch.events[event].leaves = [leave]
         }
         try connection.execute(
             "UPDATE conversations SET member_count = member_count - 1 WHERE id = $1", conversationID.rawValue)
@@ -201,7 +201,7 @@ extension PostgresStore: ConversationStore {
             user: user, by: byName, reason: change.reason, until: change.until, role: change.role, via: change.via)
         let event = try appendConversationEvent(
             context, type: change.event, conversationID: conversationID, messageID: notice?.id, payload: payload, at: now)
-        if tellingOutsider {
+        if tellingOutsider, try change.by.map({ try takesEvents(member, from: $0, connection) }) ?? true {
             try appendUserEvent(
                 context, type: change.event, users: [member], conversationID: conversationID, payload: payload, at: now)
         }

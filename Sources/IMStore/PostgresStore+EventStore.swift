@@ -5,38 +5,44 @@ import IMProtocol
 extension PostgresStore: EventStore {
     /// One statement, so one snapshot: the floor, the user's own events, and for every
     /// span of membership (`members`, and `former_members` whose leaving is after the
-    /// cursor) the oldest `limit` of the conversation's events inside it, through the index
-    /// `(conversation_id, position)` with `LATERAL`; merged by position and cut at
-    /// `limit`, then joined with each message's current row. A backlog in many
-    /// conversations costs about `limit` rows per span read from the index and `limit`
-    /// rows in all, in one round trip.
+    /// cursor) the oldest `limit` of the conversation's events inside it that the span may
+    /// read (`FeedVisibility`: in a room, none about a message from before it began),
+    /// through the index `(conversation_id, position)` with `LATERAL`; merged by position
+    /// and cut at `limit`, then joined with each message's current row, or for a span that
+    /// ended, with the text it showed then. A backlog in many conversations costs about
+    /// `limit` rows per span read from the index and `limit` rows in all, in one round trip.
     private static let feedSQL = """
         WITH spans AS (
-            SELECT mb.conversation_id AS c, mb.joined_position AS f, 9223372036854775807::int8 AS t
+            SELECT mb.conversation_id AS c, mb.joined_position AS f, 9223372036854775807::int8 AS t, mb.joined_seq AS q
             FROM members mb WHERE mb.user_id = $1
             UNION ALL
-            SELECT fm.conversation_id, fm.joined_position, fm.left_position FROM former_members fm
+            SELECT fm.conversation_id, fm.joined_position, fm.left_position, fm.joined_seq FROM former_members fm
             WHERE fm.user_id = $1 AND fm.left_position > $2
         ), chosen AS (
-            SELECT p.position FROM spans s CROSS JOIN LATERAL (
+            SELECT p.position, s.t FROM spans s JOIN conversations sc ON sc.id = s.c CROSS JOIN LATERAL (
                 SELECT e.position FROM conversation_events e
                 WHERE e.conversation_id = s.c AND e.position > greatest($2, s.f - 1) AND e.position <= s.t
+                    AND \(FeedVisibility.sql(
+                        kind: "sc.kind", messageSeq: FeedVisibility.messageSeqSQL("e.message_id"), joinedSeq: "s.q"))
                 ORDER BY e.position LIMIT $3) p
             ORDER BY p.position LIMIT $3
         ), feed AS (
-            SELECT e.position, e.type, e.created_at, e.payload, e.conversation_id, e.message_id
+            SELECT e.position, e.type, e.created_at, e.payload, e.conversation_id, e.message_id, chosen.t
             FROM chosen JOIN conversation_events e ON e.position = chosen.position
             UNION ALL
-            (SELECT ue.position, ue.type, ue.created_at, ue.payload, ue.conversation_id, ue.message_id
+            (SELECT ue.position, ue.type, ue.created_at, ue.payload, ue.conversation_id, ue.message_id, NULL::int8
              FROM user_events ue WHERE ue.user_id = $1 AND ue.position > $2 ORDER BY ue.position LIMIT $3)
         )
         SELECT (SELECT feed_floor FROM users WHERE id = $1), f.position, f.type, f.created_at, f.payload,
-            f.conversation_id, c.kind, c.name, \(otherNameSQL(viewer: 1)), \(messageColumns)
+            f.conversation_id, c.kind, c.name, \(otherNameSQL(viewer: 1)), \(messageColumns),
+            v.text IS NOT NULL, v.text, v.edited_at
         FROM (SELECT 1) AS one
         LEFT JOIN (SELECT * FROM feed ORDER BY position LIMIT $3) AS f ON true
         LEFT JOIN conversations c ON c.id = f.conversation_id
         LEFT JOIN messages m ON m.id = f.message_id
         LEFT JOIN users su ON su.id = m.sender_id
+        LEFT JOIN LATERAL (\(FeedVisibility.versionSQL(message: "f.message_id", through: "f.t"))) v
+            ON f.t < 9223372036854775807 AND m.edited_at IS NOT NULL
         ORDER BY f.position
         """
 
@@ -55,6 +61,11 @@ extension PostgresStore: EventStore {
                         address: Self.address(kind: kind, name: try row.text(7), other: try row.optionalText(8)))
                 }
                 event.message = try Self.message(row, at: 9)
+                // Someone who left reads an edited message as it was when they left.
+                if try row.bool(21) {
+                    event.message?.text = try row.text(22)
+                    event.message?.editedAt = try row.optionalInt(23).map { Timestamp(milliseconds: $0) }
+                }
                 SQLiteStore.apply(try row.optionalText(4), to: &event)
                 return (floor, event)
             }
@@ -80,6 +91,7 @@ extension PostgresStore: EventStore {
             let conversationRows = try connection.execute("DELETE FROM conversation_events WHERE position <= $1", cut)
             try connection.execute("DELETE FROM former_members WHERE left_position <= $1", cut)
             let userRows = try connection.execute("DELETE FROM user_events WHERE created_at < $1", before.milliseconds)
+            try connection.execute(FeedVisibility.pruneVersionsSQL)
             return conversationRows + userRows
         }
     }

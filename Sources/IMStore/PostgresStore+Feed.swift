@@ -102,16 +102,16 @@ extension PostgresStore {
     /// event of this batch), or nil when `user` was not a member. The caller ends the
     /// reading at its announcing event (`PostgresBatch.Event.leaves`).
     static func deleteMember(_ context: PostgresWriteContext, _ conversationID: ConversationID, _ user: UserID) throws
-        -> PostgresBatch.Start?
+        -> PostgresBatch.Leave?
     {
-        guard let joined = try context.connection.first(
-            "DELETE FROM members WHERE conversation_id = $1 AND user_id = $2 RETURNING joined_position",
-            conversationID.rawValue, user.rawValue, as: { try $0.int(0) })
+        guard let (joined, joinedSeq) = try context.connection.first(
+            "DELETE FROM members WHERE conversation_id = $1 AND user_id = $2 RETURNING joined_position, joined_seq",
+            conversationID.rawValue, user.rawValue, as: { (try $0.int(0), try $0.int(1)) })
         else { return nil }
         if joined == Int64.max, let event = context.batch.pendingJoin(of: user, in: conversationID) {
-            return .event(event)
+            return PostgresBatch.Leave(user: user, joined: .event(event), joinedSeq: joinedSeq)
         }
-        return .position(joined)
+        return PostgresBatch.Leave(user: user, joined: .position(joined), joinedSeq: joinedSeq)
     }
 
     static func text(_ payload: EventPayload) throws -> String {

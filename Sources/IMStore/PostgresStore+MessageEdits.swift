@@ -2,13 +2,14 @@ import IMProtocol
 
 /// Editing and deleting sent messages (as `SQLiteStore+MessageEdits.swift`). The row
 /// changes in place, so every later read on any node shows the change: history, the
-/// sessions list's last message, and every feed event that carries the message.
+/// sessions list's last message, and every feed event that carries the message, except
+/// as `FeedVisibility` says (those who left before an edit, room newcomers).
 extension PostgresStore: MessageEditStore {
     public func editMessage(_ edit: MessageEdit) async throws -> Message {
         try await write(lockOrder: edit.conversationID) { [clock] context in
             let now = clock()
             let connection = context.connection
-            _ = try Self.record(edit.conversationID, connection, forUpdate: true)
+            let conversation = try Self.record(edit.conversationID, connection, forUpdate: true)
             guard let editor = try Self.memberState(edit.conversationID, edit.editor, connection) else {
                 throw StoreError.notMember
             }
@@ -23,14 +24,25 @@ extension PostgresStore: MessageEditStore {
             // An edit is a post: someone muted, slowed down, or blocked by the other side
             // cannot say something new through it, and it starts slow mode's wait again.
             try Self.checkPosting(editor, in: edit.conversationID, at: now, slowed: true, connection)
+            if let quota = edit.quota {
+                try Self.chargeQuota(edit.editor, bytes: MessageQuota.cost(of: edit.text), quota, at: now, connection)
+            }
+            let keepsVersion = try connection.first(
+                "SELECT \(FeedVisibility.keepsVersionsSQL(conversation: "$1"))", edit.conversationID.rawValue,
+                as: { try $0.bool(0) }) ?? false
             try connection.execute(
                 "UPDATE messages SET text = $1, edited_at = $2 WHERE id = $3", edit.text, now.milliseconds,
                 edit.messageID.rawValue)
             try connection.execute(
                 "UPDATE members SET last_posted_at = $1 WHERE conversation_id = $2 AND user_id = $3", now.milliseconds,
                 edit.conversationID.rawValue, edit.editor.rawValue)
-            try Self.appendConversationEvent(
-                context, type: .messageEdited, conversationID: edit.conversationID, messageID: edit.messageID, at: now)
+            let event = try Self.appendConversationEvent(
+                context, type: .messageEdited, conversationID: edit.conversationID, messageID: edit.messageID, at: now,
+                recipients: try Self.recipients(ofChangeTo: stored, kind: conversation.kind, connection))
+            if keepsVersion {
+                context.batch.events[event].replaced = PostgresBatch.Version(
+                    message: stored.id, text: stored.text, editedAt: stored.editedAt?.milliseconds)
+            }
             return try Self.storedMessage(edit.messageID, in: edit.conversationID, connection)
         }
     }
@@ -47,23 +59,26 @@ extension PostgresStore: MessageEditStore {
             if stored.deletedAt != nil { return stored }
             let byOther = stored.senderID != deletion.by.id
             if byOther {
-                let kind = conversation.kind
-                let role = try Self.memberState(deletion.conversationID, deletion.by.id, connection)?.role ?? .member
-                guard kind == .group, deletion.by.isServerAdministrator || role >= .admin else {
-                    throw StoreError.refused(
-                        reason: "not_sender",
-                        message: kind == .group
-                            ? "only its sender or a group admin may delete a message"
-                            : "only its sender may delete a message")
-                }
+                try GroupRules.authorizeDeletion(
+                    in: conversation.kind,
+                    actor: .init(
+                        role: try Self.memberState(deletion.conversationID, deletion.by.id, connection)?.role,
+                        isServerAdministrator: deletion.by.isServerAdministrator),
+                    sender: try Self.memberState(deletion.conversationID, stored.senderID, connection)?.role)
             }
             try connection.execute(
                 "UPDATE messages SET text = '', deleted_at = $1 WHERE id = $2", now.milliseconds,
                 deletion.messageID.rawValue)
+            // The text is gone for everyone, those who left included (an edit earlier in
+            // this batch has not stored the text it replaced yet).
+            try connection.execute("DELETE FROM message_versions WHERE message_id = $1", deletion.messageID.rawValue)
+            for index in context.batch.events.indices where context.batch.events[index].replaced?.message == stored.id {
+                context.batch.events[index].replaced = nil
+            }
             try Self.appendConversationEvent(
                 context, type: .messageDeleted, conversationID: deletion.conversationID,
                 messageID: deletion.messageID, payload: EventPayload(by: try Self.username(deletion.by.id, connection)),
-                at: now)
+                at: now, recipients: try Self.recipients(ofChangeTo: stored, kind: conversation.kind, connection))
             if byOther {
                 let (notice, conversation, sides) = try Self.insertMessage(
                     context,
@@ -77,6 +92,21 @@ extension PostgresStore: MessageEditStore {
             }
             return try Self.storedMessage(deletion.messageID, in: deletion.conversationID, connection)
         }
+    }
+
+    /// Who hears of an edit or deletion of `message`: the members, less those in a room
+    /// who came after it (nil: the members).
+    private static func recipients(ofChangeTo message: Message, kind: ConversationKind, _ connection: PostgresConnection)
+        throws -> [UserID]?
+    {
+        guard kind == .room else { return nil }
+        return try connection.rows(
+            """
+            SELECT user_id FROM members WHERE conversation_id = $1
+                AND \(FeedVisibility.sql(kind: "'room'", messageSeq: "$2::int8", joinedSeq: "joined_seq"))
+            ORDER BY user_id
+            """,
+            message.conversationID.rawValue, message.seq, as: { UserID(rawValue: try $0.int(0)) })
     }
 
     /// A message of `conversationID` as stored now; `.notFound` when it is not one of its

@@ -51,6 +51,9 @@ extension PostgresStore: MessageStore {
                 try Self.checkPosting(
                     sender, kind: conversation.kind, slowMode: conversation.slowMode, blocked: blockedBySomeone, at: now)
             }
+            if let quota = new.quota, new.type == .chat {
+                try Self.chargeQuota(new.senderID, bytes: MessageQuota.cost(of: new.text), quota, at: now, connection)
+            }
             if let replyTo = new.replyTo {
                 let home = try connection.first(
                     "SELECT conversation_id FROM messages WHERE id = $1", replyTo.rawValue, as: { try $0.int(0) })
@@ -64,6 +67,17 @@ extension PostgresStore: MessageStore {
             return (message, false)
         }
     }
+
+    /// Counts `bytes` against the account's `quota` for today, in the job's transaction;
+    /// `.quotaExceeded` writes nothing.
+    static func chargeQuota(_ user: UserID, bytes: Int, _ quota: MessageQuota, at now: Timestamp, _ connection: PostgresConnection)
+        throws
+    {
+        let (id, day, added, limit) = quota.chargeArguments(user, bytes: bytes, at: now)
+        guard try connection.execute(chargeSQL, id, day, added, limit) == 1 else { throw quota.refusal(at: now) }
+    }
+
+    private static let chargeSQL = MessageQuota.chargeSQL { "$\($0)::int8" }
 
     /// Throws why `sender` may not post in the conversation now: muted, a restricted
     /// newcomer, slowed down in a group (when `slowed`: edits are not), or blocked by the

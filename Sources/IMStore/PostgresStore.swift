@@ -61,6 +61,8 @@ public final class PostgresStore: Sendable {
     /// The revocation epoch when the store opened: this node starts knowing every
     /// revocation up to it (it has no logins cached yet).
     public let openedAtRevocationEpoch: Int64
+    /// What the node should say at start about the database's set-up (who may connect).
+    public let warnings: [String]
 
     /// Opens the database: applies the migrations (once, whichever node starts first),
     /// creates the epoch on first use and reads the counters.
@@ -74,9 +76,9 @@ public final class PostgresStore: Sendable {
                 maxWaiting: configuration.maxWaiting, acquireTimeout: configuration.acquireTimeout),
             time: time)
         do {
-            let (epoch, earlier, position, revocations) = try await pool.withConnection { connection in
+            let (epoch, earlier, position, revocations, publicConnects) = try await pool.withConnection { connection in
                 try PostgresMigrator(migrations: PostgresSchema.migrations).migrate(connection)
-                return try connection.transaction { () -> (String, [String: Int64], Int64, Int64) in
+                return try connection.transaction { () -> (String, [String: Int64], Int64, Int64, Bool) in
                     var generator = SystemRandomNumberGenerator()
                     let fresh = String(UInt32.random(in: 1...UInt32.max, using: &generator), radix: 36)
                     try connection.execute(
@@ -89,12 +91,21 @@ public final class PostgresStore: Sendable {
                     }
                     let earlier = try connection.first(
                         "SELECT value FROM meta WHERE key = $1", FeedEpochs.key, as: { try $0.text(0) })
-                    return (epoch, FeedEpochs.parse(earlier), position, revocations)
+                    let publicConnects = try connection.first(
+                        "SELECT has_database_privilege('public', current_database(), 'CONNECT')", as: { try $0.bool(0) })
+                    return (epoch, FeedEpochs.parse(earlier), position, revocations, publicConnects ?? false)
                 }
+            }
+            var warnings: [String] = []
+            if publicConnects {
+                warnings.append(
+                    "any role may connect to this database (PUBLIC holds CONNECT), and so listen to the nodes' "
+                        + "channel and send on it; as the database's owner: REVOKE CONNECT ON DATABASE <name> FROM PUBLIC, "
+                        + "then GRANT CONNECT to the nodes' role (docs/operations.md)")
             }
             return PostgresStore(
                 configuration: configuration, pool: pool, epoch: epoch, earlierEpochs: earlier, position: position,
-                revocationEpoch: revocations, clock: clock, time: time)
+                revocationEpoch: revocations, warnings: warnings, clock: clock, time: time)
         } catch {
             await pool.close()
             throw error
@@ -103,9 +114,11 @@ public final class PostgresStore: Sendable {
 
     private init(
         configuration: Configuration, pool: PostgresPool, epoch: String, earlierEpochs: [String: Int64],
-        position: Int64, revocationEpoch: Int64, clock: @escaping @Sendable () -> Timestamp, time: any TimeSource
+        position: Int64, revocationEpoch: Int64, warnings: [String], clock: @escaping @Sendable () -> Timestamp,
+        time: any TimeSource
     ) {
         self.earlierEpochs = earlierEpochs
+        self.warnings = warnings
         var generator = SystemRandomNumberGenerator()
         let node = String(UInt64.random(in: 1...UInt64.max, using: &generator) % 2_821_109_907_456, radix: 36)
         let notifier = FeedNotifier()
@@ -159,6 +172,16 @@ public final class PostgresStore: Sendable {
             try connection.first("SELECT position FROM feed_clock") { try $0.int(0) } ?? 0
         }
         return max(position, order.newest)
+    }
+
+    /// The feed clock, read afresh: this node may not have read yet what another node
+    /// committed just before (it reads the tables when it hears of a commit), and a cursor
+    /// from before that commit would hand its client events older than its start.
+    public func freshCursorPosition() async throws -> Int64 {
+        let clock = try await pool.withConnection { connection in
+            try connection.first("SELECT position FROM feed_clock") { try $0.int(0) } ?? 0
+        }
+        return max(clock, order.through)
     }
 
     public func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void) {

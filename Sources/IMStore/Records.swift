@@ -172,10 +172,13 @@ public struct NewMessage: Sendable, Hashable {
     /// Checked in the same transaction as the append: the sender must be a member (and
     /// not muted), so a send cannot slip past a concurrent leave or mute.
     public var requireMembership: Bool
+    /// The sender's daily quota, charged in the same transaction (nil: not counted).
+    public var quota: MessageQuota?
 
     public init(
         conversationID: ConversationID, senderID: UserID, type: MessageType = .chat, text: String,
-        clientMessageID: String? = nil, replyTo: MessageID? = nil, requireMembership: Bool = true
+        clientMessageID: String? = nil, replyTo: MessageID? = nil, requireMembership: Bool = true,
+        quota: MessageQuota? = nil
     ) {
         self.conversationID = conversationID
         self.senderID = senderID
@@ -184,6 +187,7 @@ public struct NewMessage: Sendable, Hashable {
         self.clientMessageID = clientMessageID
         self.replyTo = replyTo
         self.requireMembership = requireMembership
+        self.quota = quota
     }
 }
 
@@ -257,12 +261,17 @@ public struct MessageEdit: Sendable, Hashable {
     public var messageID: MessageID
     public var editor: UserID
     public var text: String
+    /// The editor's daily quota, charged in the same transaction (nil: not counted).
+    public var quota: MessageQuota?
 
-    public init(conversationID: ConversationID, messageID: MessageID, editor: UserID, text: String) {
+    public init(
+        conversationID: ConversationID, messageID: MessageID, editor: UserID, text: String, quota: MessageQuota? = nil
+    ) {
         self.conversationID = conversationID
         self.messageID = messageID
         self.editor = editor
         self.text = text
+        self.quota = quota
     }
 }
 

@@ -91,8 +91,11 @@ extension SQLiteStore: AccountStore {
             try deleteIfUnreferenced(path: previousAvatar, connection)
         }
         let watchers = try connection.rows(
-            "SELECT user_id FROM contacts WHERE contact_id = ? AND user_id != ?", userID.rawValue, userID.rawValue,
-            as: { UserID(rawValue: $0.int(0)) })
+            """
+            SELECT user_id FROM contacts WHERE contact_id = ?1 AND user_id != ?1
+                AND \(FeedVisibility.takesEventsSQL(user: "contacts.user_id", from: "?1"))
+            """,
+            userID.rawValue, as: { UserID(rawValue: $0.int(0)) })
         try appendUserEvent(
             context, type: .profileUpdated, users: [userID] + watchers, payload: EventPayload(user: record.user),
             at: now)
@@ -219,7 +222,7 @@ extension SQLiteStore: ContactStore {
             try appendUserEvent(
                 context, type: .contactAdded, users: [userID], payload: EventPayload(user: contact, by: owner.username),
                 at: now)
-            if contactID != userID {
+            if contactID != userID, try takesEvents(contactID, from: userID, connection) {
                 try appendUserEvent(
                     context, type: .contactAdded, users: [contactID], payload: EventPayload(user: owner, by: owner.username),
                     at: now)

@@ -37,18 +37,23 @@ extension SQLiteStore: BotJournalStore {
         try await database.read { connection in try Self.lease(userID, connection) }
     }
 
-    public func journal(of userID: UserID) async throws -> StoredJournal {
+    public func journal(of userID: UserID, after: Int64?, limit: Int) async throws -> StoredJournal {
         try await database.read { connection in
             try connection.snapshot {
-                guard var journal = try connection.first(
-                    "SELECT snapshot, snapshot_bytes, record_bytes FROM bot_journals WHERE user_id = ?", userID.rawValue,
-                    as: { StoredJournal(snapshot: $0.optionalText(0), recordBytes: Int($0.int(2)),
-                                        snapshotBytes: Int($0.int(1))) })
+                guard let journal = try connection.first(
+                    """
+                    SELECT snapshot, snapshot_bytes, record_bytes, record_count, compacted_through
+                    FROM bot_journals WHERE user_id = ?
+                    """,
+                    userID.rawValue,
+                    as: { StoredJournal(
+                        snapshot: after == nil ? $0.optionalText(0) : nil, recordBytes: Int($0.int(2)),
+                        snapshotBytes: Int($0.int(1)), recordCount: Int($0.int(3)), compactedThrough: $0.int(4)) })
                 else { return StoredJournal() }
-                journal.records = try connection.rows(
-                    "SELECT data FROM bot_journal_records WHERE user_id = ? ORDER BY seq", userID.rawValue,
-                    as: { $0.text(0) })
-                return journal
+                let rows = try connection.rows(
+                    "SELECT seq, data FROM bot_journal_records WHERE user_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                    userID.rawValue, after ?? 0, limit + 1, as: { (seq: $0.int(0), data: $0.text(1)) })
+                return journal.page(of: rows, limit: limit)
             }
         }
     }
@@ -58,16 +63,17 @@ extension SQLiteStore: BotJournalStore {
     {
         try await database.write { context in
             let connection = context.connection
-            let sizes = try Self.writableJournal(userID, fence: fence, connection).appending(records, limit: limit)
-            var next = (try connection.scalar(
-                "SELECT max(seq) FROM bot_journal_records WHERE user_id = ?", userID.rawValue) ?? 0) + 1
+            let (stored, last) = try Self.writableJournal(userID, fence: fence, connection)
+            let sizes = try stored.appending(records, limit: limit)
+            var next = last + 1
             for record in records {
                 try connection.execute(
                     "INSERT INTO bot_journal_records (user_id, seq, data) VALUES (?, ?, ?)", userID.rawValue, next, record)
                 next += 1
             }
             try connection.execute(
-                "UPDATE bot_journals SET record_bytes = ? WHERE user_id = ?", sizes.recordBytes, userID.rawValue)
+                "UPDATE bot_journals SET record_bytes = ?, record_count = ?, last_seq = ? WHERE user_id = ?",
+                sizes.recordBytes, sizes.recordCount, next - 1, userID.rawValue)
             return sizes
         }
     }
@@ -77,12 +83,16 @@ extension SQLiteStore: BotJournalStore {
     {
         try await database.write { context in
             let connection = context.connection
-            _ = try Self.writableJournal(userID, fence: fence, connection)
-            let sizes = try StoredJournal.replaced(by: snapshot, limit: limit)
+            let (_, last) = try Self.writableJournal(userID, fence: fence, connection)
+            let sizes = try StoredJournal.replaced(by: snapshot, through: last, limit: limit)
             try connection.execute("DELETE FROM bot_journal_records WHERE user_id = ?", userID.rawValue)
             try connection.execute(
-                "UPDATE bot_journals SET snapshot = ?, snapshot_bytes = ?, record_bytes = 0 WHERE user_id = ?",
-                snapshot, sizes.snapshotBytes, userID.rawValue)
+                """
+                UPDATE bot_journals SET snapshot = ?, snapshot_bytes = ?, record_bytes = 0, record_count = 0,
+                    compacted_through = ?
+                WHERE user_id = ?
+                """,
+                snapshot, sizes.snapshotBytes, last, userID.rawValue)
             return sizes
         }
     }
@@ -105,17 +115,23 @@ extension SQLiteStore: BotJournalStore {
             userID.rawValue, lease.holder, lease.fence, lease.expiresAt)
     }
 
-    /// The journal's sizes, once the holding `fence` is found current; `.leaseLost` otherwise.
+    /// The journal's sizes and the number of its newest record, once the holding `fence`
+    /// is found current; `.leaseLost` otherwise.
     private static func writableJournal(_ userID: UserID, fence: Int64, _ connection: SQLiteConnection) throws
-        -> StoredJournal
+        -> (StoredJournal, last: Int64)
     {
         guard let row = try connection.first(
-            "SELECT holder, fence, expires_at, snapshot_bytes, record_bytes FROM bot_journals WHERE user_id = ?",
+            """
+            SELECT holder, fence, expires_at, snapshot_bytes, record_bytes, record_count, last_seq, compacted_through
+            FROM bot_journals WHERE user_id = ?
+            """,
             userID.rawValue,
             as: { (LeaseRecord(holder: $0.optionalText(0), fence: $0.int(1), expiresAt: $0.int(2)),
-                   StoredJournal(recordBytes: Int($0.int(4)), snapshotBytes: Int($0.int(3)))) }),
+                   StoredJournal(recordBytes: Int($0.int(4)), snapshotBytes: Int($0.int(3)), recordCount: Int($0.int(5)),
+                                 compactedThrough: $0.int(7)),
+                   $0.int(6)) }),
             LeaseRecord.admits(row.0, fence: fence)
         else { throw StoreError.leaseLost }
-        return row.1
+        return (row.1, row.2)
     }
 }

@@ -185,7 +185,7 @@ extension SQLiteStore: ConversationStore {
         try appendConversationEvent(
             context, type: change.event, conversationID: conversationID, messageID: notice?.id, payload: payload,
             at: now, position: position)
-        if tellingOutsider {
+        if tellingOutsider, try change.by.map({ try takesEvents(member, from: $0, connection) }) ?? true {
             try appendUserEvent(
                 context, type: change.event, users: [member], conversationID: conversationID, payload: payload, at: now)
         }

@@ -11,6 +11,8 @@ extension SQLiteStore: EventStore {
         var through: Int64
         var kind: ConversationKind
         var name: String
+        /// The conversation's newest message when the span began (`FeedVisibility`).
+        var joinedSeq: Int64
     }
 
     /// The user's own events merged with the events of every conversation they belong
@@ -57,6 +59,19 @@ extension SQLiteStore: EventStore {
                         Array(positions[start..<min(positions.count, start + Self.rowsPerRead)]), in: conversations,
                         connection)
                 }
+                // Someone who left reads each edited message as it was when they left.
+                var leftAt: [Int64: Int64] = [:]
+                for case let (position, index?) in chosen where spans[index].through != Int64.max {
+                    leftAt[position] = spans[index].through
+                }
+                if !leftAt.isEmpty {
+                    for index in events.indices {
+                        guard let through = leftAt[events[index].position], let message = events[index].message,
+                            message.editedAt != nil
+                        else { continue }
+                        events[index].message = try Self.message(message, asOf: through, connection)
+                    }
+                }
                 events.sort { $0.position < $1.position }
                 return events
             }
@@ -74,6 +89,20 @@ extension SQLiteStore: EventStore {
         LEFT JOIN users su ON su.id = m.sender_id
         WHERE e.position IN (\(Array(repeating: "?", count: rowsPerRead).joined(separator: ", ")))
         """
+
+    /// `message` as someone whose membership ended at `through` read it (`FeedVisibility`).
+    private static func message(_ message: Message, asOf through: Int64, _ connection: SQLiteConnection) throws
+        -> Message
+    {
+        guard let (text, editedAt) = try connection.first(
+            FeedVisibility.versionSQL(message: "?", through: "?"), message.id.rawValue, through,
+            as: { ($0.text(0), $0.optionalInt(1)) })
+        else { return message }
+        var earlier = message
+        earlier.text = text
+        earlier.editedAt = editedAt.map { Timestamp(milliseconds: $0) }
+        return earlier
+    }
 
     /// The positions of one membership's events after a cursor, read in growing batches
     /// as the merge asks for them.
@@ -96,9 +125,14 @@ extension SQLiteStore: EventStore {
         mutating func head(_ connection: SQLiteConnection) throws -> Int64? {
             if next < buffered.count { return buffered[next] }
             guard !exhausted else { return nil }
-            buffered = try connection.rows(
-                "SELECT position FROM conversation_events WHERE conversation_id = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?",
-                span.conversationID, after, span.through, batch, as: { $0.int(0) })
+            if span.kind == .room {
+                buffered = try connection.rows(Self.roomPositions, span.conversationID, after, span.through, span.joinedSeq,
+                                               batch, as: { $0.int(0) })
+            } else {
+                buffered = try connection.rows(
+                    "SELECT position FROM conversation_events WHERE conversation_id = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?",
+                    span.conversationID, after, span.through, batch, as: { $0.int(0) })
+            }
             next = 0
             exhausted = buffered.count < batch
             after = buffered.last ?? after
@@ -107,16 +141,25 @@ extension SQLiteStore: EventStore {
         }
 
         mutating func advance() { next += 1 }
+
+        /// A room's events someone present reads: none about a message from before they came.
+        private static let roomPositions = """
+            SELECT e.position FROM conversation_events e
+            WHERE e.conversation_id = ? AND e.position > ? AND e.position <= ?
+                AND \(FeedVisibility.sql(
+                    kind: "'room'", messageSeq: FeedVisibility.messageSeqSQL("e.message_id"), joinedSeq: "?"))
+            ORDER BY e.position LIMIT ?
+            """
     }
 
     private func spans(of userID: UserID, after position: Int64, _ connection: SQLiteConnection) throws -> [Span] {
         var spans: [Span] = []
         try connection.query(
             """
-            SELECT mb.conversation_id, mb.joined_position, NULL, c.kind, c.name
+            SELECT mb.conversation_id, mb.joined_position, NULL, c.kind, c.name, mb.joined_seq
             FROM members mb JOIN conversations c ON c.id = mb.conversation_id WHERE mb.user_id = ?1
             UNION ALL
-            SELECT f.conversation_id, f.joined_position, f.left_position, c.kind, c.name
+            SELECT f.conversation_id, f.joined_position, f.left_position, c.kind, c.name, f.joined_seq
             FROM former_members f JOIN conversations c ON c.id = f.conversation_id
             WHERE f.user_id = ?1 AND f.left_position > ?2
             """,
@@ -125,7 +168,7 @@ extension SQLiteStore: EventStore {
             spans.append(
                 Span(
                     conversationID: row.int(0), from: row.int(1), through: row.optionalInt(2) ?? Int64.max,
-                    kind: ConversationKind(rawValue: row.text(3)) ?? .group, name: row.text(4)))
+                    kind: ConversationKind(rawValue: row.text(3)) ?? .group, name: row.text(4), joinedSeq: row.int(5)))
         }
         return spans
     }
@@ -228,6 +271,7 @@ extension SQLiteStore: EventStore {
             let conversationRows = try connection.execute("DELETE FROM conversation_events WHERE position <= ?", cut)
             try connection.execute("DELETE FROM former_members WHERE left_position <= ?", cut)
             let userRows = try connection.execute("DELETE FROM user_events WHERE created_at < ?", before.milliseconds)
+            try connection.execute(FeedVisibility.pruneVersionsSQL)
             return conversationRows + userRows
         }
     }

@@ -107,16 +107,19 @@ extension SQLiteStore {
     func deleteMember(_ connection: SQLiteConnection, _ conversationID: ConversationID, _ user: UserID, position: Int64)
         throws -> Bool
     {
-        guard let joined = try connection.scalar(
-            "SELECT joined_position FROM members WHERE conversation_id = ? AND user_id = ?",
-            conversationID.rawValue, user.rawValue)
+        guard let (joined, joinedSeq) = try connection.first(
+            "SELECT joined_position, joined_seq FROM members WHERE conversation_id = ? AND user_id = ?",
+            conversationID.rawValue, user.rawValue, as: { ($0.int(0), $0.int(1)) })
         else { return false }
         try connection.execute(
             "DELETE FROM members WHERE conversation_id = ? AND user_id = ?", conversationID.rawValue, user.rawValue)
         if joined <= position {
             try connection.execute(
-                "INSERT INTO former_members (user_id, left_position, conversation_id, joined_position) VALUES (?, ?, ?, ?)",
-                user.rawValue, position, conversationID.rawValue, joined)
+                """
+                INSERT INTO former_members (user_id, left_position, conversation_id, joined_position, joined_seq)
+                VALUES (?, ?, ?, ?, ?)
+                """,
+                user.rawValue, position, conversationID.rawValue, joined, joinedSeq)
         }
         return true
     }

@@ -25,6 +25,9 @@ extension SQLiteStore: MessageStore {
                 }
                 if head.kind == .direct && roster.blocked.contains(new.senderID) { throw StoreError.blocked }
             }
+            if let quota = new.quota, new.type == .chat {
+                try chargeQuota(new.senderID, bytes: MessageQuota.cost(of: new.text), quota, at: now, connection)
+            }
             if let replyTo = new.replyTo {
                 let home = try connection.scalar("SELECT conversation_id FROM messages WHERE id = ?", replyTo.rawValue)
                 guard home == new.conversationID.rawValue else {
@@ -44,6 +47,17 @@ extension SQLiteStore: MessageStore {
             return (message, false)
         }
     }
+
+    /// Counts `bytes` against the account's `quota` for today (writer thread, in the
+    /// job's transaction); `.quotaExceeded` writes nothing.
+    func chargeQuota(_ user: UserID, bytes: Int, _ quota: MessageQuota, at now: Timestamp, _ connection: SQLiteConnection)
+        throws
+    {
+        let (id, day, added, limit) = quota.chargeArguments(user, bytes: bytes, at: now)
+        guard try connection.execute(Self.chargeSQL, id, day, added, limit) == 1 else { throw quota.refusal(at: now) }
+    }
+
+    private static let chargeSQL = MessageQuota.chargeSQL { "?\($0)" }
 
     /// What a message is appended to: the conversation's last number, kind, name and slow
     /// mode, read once per message.

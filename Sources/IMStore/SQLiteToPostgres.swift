@@ -28,8 +28,7 @@ public struct SQLiteToPostgres: Sendable {
         case integer, text, bytes, boolean
     }
 
-    /// The tables in the order their references need, with the columns of schema version 6
-    /// (as of version 5: 6 added an index).
+    /// The tables in the order their references need, with the columns of schema version 7.
     private static let tables: [(name: String, columns: [(String, Kind)])] = [
         ("users", [("id", .integer), ("username", .text), ("password_hash", .text), ("nickname", .text),
                    ("avatar_url", .text), ("signature", .text), ("attrs", .text), ("is_bot", .boolean),
@@ -48,12 +47,15 @@ public struct SQLiteToPostgres: Sendable {
                      ("last_read_seq", .integer), ("muted_until", .integer), ("joined_position", .integer),
                      ("restricted", .boolean), ("last_posted_at", .integer), ("joined_seq", .integer)]),
         ("former_members", [("user_id", .integer), ("left_position", .integer), ("conversation_id", .integer),
-                            ("joined_position", .integer)]),
+                            ("joined_position", .integer), ("joined_seq", .integer)]),
         ("invites", [("conversation_id", .integer), ("user_id", .integer), ("invited_by", .integer),
                      ("created_at", .integer)]),
         ("messages", [("id", .integer), ("conversation_id", .integer), ("seq", .integer), ("type", .text),
                       ("sender_id", .integer), ("text", .text), ("client_msg_id", .text), ("reply_to", .integer),
                       ("created_at", .integer), ("deleted_at", .integer), ("edited_at", .integer)]),
+        ("message_versions", [("message_id", .integer), ("until_position", .integer), ("text", .text),
+                              ("edited_at", .integer)]),
+        ("message_quotas", [("user_id", .integer), ("day", .integer), ("bytes", .integer)]),
         ("conversation_events", [("position", .integer), ("conversation_id", .integer), ("type", .text),
                                  ("message_id", .integer), ("payload", .text), ("created_at", .integer)]),
         ("user_events", [("user_id", .integer), ("position", .integer), ("type", .text), ("conversation_id", .integer),
@@ -65,7 +67,8 @@ public struct SQLiteToPostgres: Sendable {
         ("media", [("id", .text), ("owner_id", .integer), ("content_type", .text), ("bytes", .bytes),
                    ("created_at", .integer), ("size", .integer), ("sha256", .bytes)]),
         ("bot_journals", [("user_id", .integer), ("holder", .text), ("fence", .integer), ("expires_at", .integer),
-                          ("snapshot", .text), ("snapshot_bytes", .integer), ("record_bytes", .integer)]),
+                          ("snapshot", .text), ("snapshot_bytes", .integer), ("record_bytes", .integer),
+                          ("record_count", .integer), ("last_seq", .integer), ("compacted_through", .integer)]),
         ("bot_journal_records", [("user_id", .integer), ("seq", .integer), ("data", .text)]),
         ("telegram_bots", [("user_id", .integer), ("acknowledged", .integer), ("webhook", .text), ("settings", .text)]),
     ]

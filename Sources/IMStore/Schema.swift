@@ -290,7 +290,44 @@ public enum Schema {
                     WHERE type <> 'chat' OR deleted_at IS NOT NULL;
                 """),
         Migration(
-            version: 7, name: "bots that speak the Telegram Bot API",
+            version: 7, name: "what those who left may read of later edits; message quotas; journal records counted",
+            sql: """
+                -- the text (and edit time) a message showed before the edit at until_position:
+                -- someone who left before that edit reads this one (the first version after
+                -- their leaving), never what was written in later. A deletion drops them all.
+                CREATE TABLE message_versions (
+                    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+                    until_position INTEGER NOT NULL,
+                    text TEXT NOT NULL,
+                    edited_at INTEGER,
+                    PRIMARY KEY (message_id, until_position)
+                ) WITHOUT ROWID;
+
+                -- as members.joined_seq: someone who was in a room reads of its messages only
+                -- those said after it, edits and deletions included
+                ALTER TABLE former_members ADD COLUMN joined_seq INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX former_members_by_conversation ON former_members(conversation_id, left_position);
+
+                -- the message bytes an account stored on one day (days since 1970, UTC)
+                CREATE TABLE message_quotas (
+                    user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    day INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL
+                );
+
+                -- a journal's records: how many, the newest number given (numbers never go
+                -- back, so a paged read can go on from one), and the newest number a snapshot
+                -- replaced; record_bytes now counts an overhead per record (BotJournalStore)
+                ALTER TABLE bot_journals ADD COLUMN record_count INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE bot_journals ADD COLUMN last_seq INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE bot_journals ADD COLUMN compacted_through INTEGER NOT NULL DEFAULT 0;
+                UPDATE bot_journals SET
+                    record_count = (SELECT count(*) FROM bot_journal_records r WHERE r.user_id = bot_journals.user_id),
+                    last_seq = coalesce((SELECT max(seq) FROM bot_journal_records r WHERE r.user_id = bot_journals.user_id), 0);
+                UPDATE bot_journals SET record_bytes = record_bytes + 64 * record_count;
+                """),
+        Migration(
+            version: 8, name: "bots that speak the Telegram Bot API",
             sql: """
                 -- one row per bot account with a Telegram token: the first update id it has
                 -- not confirmed (getUpdates' offset, or a webhook's delivery), its webhook

@@ -167,11 +167,18 @@ public protocol EventStore: Sendable {
     /// several server nodes write, a cursor one of them handed out can be past another's
     /// `issuedPosition` until that one hears of the commit.
     func newestIssuedPosition() async throws -> Int64
+
+    /// Where a fresh cursor starts: every position up to it is committed, and this node
+    /// tells its parked polls of every commit after it.
+    func freshCursorPosition() async throws -> Int64
 }
 
 extension EventStore {
     /// `issuedPosition`: one writer knows of every position it handed out.
     public func newestIssuedPosition() async throws -> Int64 { issuedPosition }
+
+    /// `committedPosition`: one writer has told of every commit.
+    public func freshCursorPosition() async throws -> Int64 { committedPosition }
 }
 
 extension EventStore {

@@ -31,6 +31,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case cursorTooOld
     /// Storing this would pass the account's budget (of media bytes).
     case overBudget(used: Int, limit: Int)
+    /// The account stored its `MessageQuota` of message bytes today; the next UTC day
+    /// begins in `retryAfter` seconds.
+    case quotaExceeded(limit: Int, retryAfter: Int)
+    /// A bot's journal holds its most records (`BotJournalStore`); a snapshot empties it.
+    case tooManyRecords(limit: Int)
     /// A bot's journal write named a lease holding that is over (another runner took the bot).
     case leaseLost
     /// The store was closed.
@@ -56,6 +61,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .invalidReference(let message): message
         case .cursorTooOld: "the feed no longer holds events after this cursor"
         case .overBudget(let used, let limit): "over budget: \(used) of \(limit) bytes"
+        case .quotaExceeded(let limit, let seconds): "the day's \(limit) bytes of messages are stored: wait \(seconds) s"
+        case .tooManyRecords(let limit): "the journal holds its \(limit) records"
         }
     }
 }

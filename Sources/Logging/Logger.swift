@@ -86,10 +86,12 @@ public final class FileLogSink: LogSink {
 
     public init(_ file: LogFile) { self.file = file }
 
+    /// Every field is written through `LogText.escaped`: text a client sent (a path with
+    /// `%0A` in it, a name) can never start a line of its own or hide what follows.
     public func write(level: LogLevel, label: String, message: String, metadata: [(String, String)]) {
-        var line = "\(LogClock.now()) \(level) \(label): \(message)"
+        var line = "\(LogClock.now()) \(level) \(LogText.escaped(label)): \(LogText.escaped(message))"
         for (key, value) in metadata {
-            line += " \(key)=\(value.contains(" ") ? "\"\(value)\"" : value)"
+            line += " \(LogText.escaped(key))=\(LogText.value(value))"
         }
         line += "\n"
         // A line that cannot be written has nowhere to be reported: it is dropped.

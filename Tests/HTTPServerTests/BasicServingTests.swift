@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import HTTPServer
 import Testing
+import TestSupport
 
 @Suite struct BasicServingTests {
     @Test func simpleGetIsAnswered() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// Handles of deferred answers, handed from the responder to the test.
 final class DeferredHandles: Sendable {

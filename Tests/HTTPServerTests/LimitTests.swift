@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import HTTPServer
 import Testing
+import TestSupport
 
 @Suite struct LimitTests {
     static let echo = TestResponder { request in .text("got \(request.body.count)") }

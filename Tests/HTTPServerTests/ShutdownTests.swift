@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Testing
 import Synchronization
+import TestSupport
 
 @Suite struct ShutdownTests {
     @Test func shutdownAnswersParkedDrainsInFlightRefusesNewAndFreesThePort() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// A request's task runs on MHD's thread for its connection: after each wait its next
 /// step is handed back to the connection, not to a thread of the global pool, and a task

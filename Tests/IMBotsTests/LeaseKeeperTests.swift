@@ -257,6 +257,27 @@ final class WorkLog: Sendable {
     }
 }
 
+extension LeaseKeeperTests {
+    /// Issue 25: the server hands a journal out in pages; a runner taking a bot over reads
+    /// every page (here more records than one page holds).
+    @Test func aJournalOfManyRecordsLoadsWholeFromItsPages() async throws {
+        try await withServer { server in
+            let (bot, _) = try await server.createAccount("paged", password: "bot password", bot: true)
+            let client = IMClient(serverURL: server.baseURL, transport: TestClient.sharedTransport, token: bot.token)
+            let lease = try await client.takeLease(holder: "a", ttl: .seconds(30))
+            let store = ServerJournalStore(client: client, bot: "paged", fence: lease.fence, lost: {})
+            let records = (1...UInt64(Limits.journalPageRecords.upperBound + 50)).map {
+                JournalRecord(sequence: $0, change: .cursor("c\($0)"))
+            }
+            try await store.append(records)
+            let firstPage = try await client.journal()
+            #expect(firstPage.records.count == Limits.journalPageRecords.upperBound && firstPage.nextAfter != nil)
+            let contents = try await store.load()
+            #expect(contents.records == records && contents.warnings.isEmpty)
+        }
+    }
+}
+
 func expectHeld(_ answer: TestClient.Answer, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
     #expect(answer.status == 409 && answer.text.contains("lease_held"), "\(answer.text)", sourceLocation: sourceLocation)
 }

@@ -49,10 +49,15 @@ import Testing
         let append = try await first.send(
             "POST", "/v1/me/journal/records", json: JournalAppendRequest(fence: lease.fence, records: ["{\"seq\":1}"]))
         expectStatus(append, 200)
-        #expect(try append.decode(JournalSizesBody.self) == JournalSizesBody(recordBytes: 9, snapshotBytes: 0))
+        // Its 9 bytes and the overhead every record counts.
+        #expect(try append.decode(JournalSizesBody.self) == JournalSizesBody(recordBytes: 9 + 64, snapshotBytes: 0))
         // The same account's other login may write under the fence too: the lease is the bot's.
         let journal = try await second.get("/v1/me/journal").decode(StoredJournalBody.self)
-        #expect(journal == StoredJournalBody(snapshot: nil, records: ["{\"seq\":1}"], recordBytes: 9, snapshotBytes: 0))
+        #expect(
+            journal
+                == StoredJournalBody(
+                    snapshot: nil, records: ["{\"seq\":1}"], recordBytes: 73, snapshotBytes: 0, recordCount: 1,
+                    nextAfter: nil, compactedThrough: 0))
         #expect(try await other.get("/v1/me/journal").decode(StoredJournalBody.self).records.isEmpty)
 
         // Renewed under the same fence; a made-up fence is lost.
@@ -78,7 +83,8 @@ import Testing
             "PUT", "/v1/me/journal/snapshot", json: JournalSnapshotRequest(fence: next.fence, snapshot: "{\"s\":1}"))
         expectStatus(snapshot, 200)
         #expect(try await second.get("/v1/me/journal").decode(StoredJournalBody.self)
-                == StoredJournalBody(snapshot: "{\"s\":1}", records: [], recordBytes: 0, snapshotBytes: 7))
+                == StoredJournalBody(
+                    snapshot: "{\"s\":1}", records: [], recordBytes: 0, snapshotBytes: 7, recordCount: 0, compactedThrough: 1))
     }
 
     @Test(arguments: TestStore.allCases) func badLeaseAndJournalRequestsNameTheirField(_ store: TestStore) async throws {
@@ -129,7 +135,9 @@ import Testing
             let full = try await bot.send(
                 "POST", "/v1/me/journal/records", json: JournalAppendRequest(fence: lease.fence, records: [chunk]))
             expectError(full, .payloadTooLarge, reason: "journal_full")
-            #expect(try await bot.get("/v1/me/journal").decode(StoredJournalBody.self).recordBytes == 3 * chunk.utf8.count)
+            #expect(
+                try await bot.get("/v1/me/journal").decode(StoredJournalBody.self).recordBytes
+                    == 3 * (chunk.utf8.count + Limits.journalRecordOverhead))
             expectError(try await bot.send("PUT", "/v1/me/journal/snapshot",
                                            json: JournalSnapshotRequest(fence: lease.fence, snapshot: chunk + chunk + chunk + chunk)),
                         .payloadTooLarge, reason: "journal_full")
@@ -159,3 +167,81 @@ import Testing
         }
     }
 }
+
+/// Issue 25, §4 "Empty journal records are free": every record counts an overhead against
+/// the journal's bytes, a journal holds at most `Limits.journalRecords` records, and the
+/// journal is read in pages.
+@Suite struct BotJournalRecordTests {
+    private func append(_ bot: TestClient, _ fence: Int64, _ records: [String]) async throws -> TestClient.Answer {
+        try await bot.send("POST", "/v1/me/journal/records", json: JournalAppendRequest(fence: fence, records: records))
+    }
+
+    @Test(arguments: TestStore.allCases)
+    func emptyRecordsCountTheirOverheadAndAJournalHoldsAtMostItsRecords(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
+            let (bot, _) = try await server.createAccount(Names.unique("empty"), password: "bot password", bot: true)
+            let lease = try await BotJournalTests.take(bot, holder: "a").decode(BotLease.self)
+            let empty = Array(repeating: "", count: Limits.journalRecordsPerAppend)
+            for round in 1...(Limits.journalRecords / Limits.journalRecordsPerAppend) {
+                let answer = try await append(bot, lease.fence, empty)
+                expectStatus(answer, 200)
+                #expect(try answer.decode(JournalSizesBody.self).recordBytes == round * empty.count * Limits.journalRecordOverhead)
+            }
+            // The 100,001st record is refused, and nothing of its append is written.
+            expectError(try await append(bot, lease.fence, ["", ""]), .payloadTooLarge, reason: "journal_full")
+            let first = try await bot.get("/v1/me/journal").decode(StoredJournalBody.self)
+            #expect(first.recordCount == Limits.journalRecords && first.records.count == Limits.journalPageRecords.upperBound)
+            // A snapshot empties it, and writing goes on.
+            expectStatus(
+                try await bot.send(
+                    "PUT", "/v1/me/journal/snapshot", json: JournalSnapshotRequest(fence: lease.fence, snapshot: "{}")), 200)
+            expectStatus(try await append(bot, lease.fence, ["", ""]), 200)
+            let after = try await bot.get("/v1/me/journal").decode(StoredJournalBody.self)
+            #expect(after.recordCount == 2 && after.snapshot == "{}" && after.nextAfter == nil)
+            #expect(after.compactedThrough == Int64(Limits.journalRecords))
+        }
+    }
+
+    @Test func aSmallJournalFillsWithEmptyRecordsByTheirOverhead() async throws {
+        try await withServer({ $0.journalBytesPerBot = 64 * 1024 }) { server in
+            let (bot, _) = try await server.createAccount("overhead", password: "bot password", bot: true)
+            let lease = try await BotJournalTests.take(bot, holder: "a").decode(BotLease.self)
+            let fits = 64 * 1024 / Limits.journalRecordOverhead
+            expectStatus(try await append(bot, lease.fence, Array(repeating: "", count: fits)), 200)
+            expectError(try await append(bot, lease.fence, [""]), .payloadTooLarge, reason: "journal_full")
+        }
+    }
+
+    @Test(arguments: TestStore.allCases) func theJournalIsReadInPages(_ store: TestStore) async throws {
+        try await withServer(store: store) { server in
+            let (bot, _) = try await server.createAccount(Names.unique("pages"), password: "bot password", bot: true)
+            let lease = try await BotJournalTests.take(bot, holder: "a").decode(BotLease.self)
+            expectStatus(
+                try await bot.send(
+                    "PUT", "/v1/me/journal/snapshot", json: JournalSnapshotRequest(fence: lease.fence, snapshot: "{\"s\":1}")),
+                200)
+            expectStatus(try await append(bot, lease.fence, ["r1", "r2", "r3", "r4", "r5"]), 200)
+            var pages: [StoredJournalBody] = []
+            var query = "?limit=2"
+            while pages.count < 10 {
+                let page = try await bot.get("/v1/me/journal\(query)").decode(StoredJournalBody.self)
+                pages.append(page)
+                guard let next = page.nextAfter else { break }
+                query = "?limit=2&after=\(next)"
+            }
+            #expect(pages.map(\.records) == [["r1", "r2"], ["r3", "r4"], ["r5"]])
+            #expect(pages.map(\.snapshot) == ["{\"s\":1}", nil, nil])
+            #expect(pages.allSatisfy { $0.recordCount == 5 && $0.compactedThrough == 0 })
+            expectError(try await bot.get("/v1/me/journal?limit=0"), .invalidRequest, field: "limit")
+            expectError(try await bot.get("/v1/me/journal?limit=10001"), .invalidRequest, field: "limit")
+            expectError(try await bot.get("/v1/me/journal?after=-1"), .invalidRequest, field: "after")
+
+            // A page holds 4 MiB of records at most (one record always).
+            let big = String(repeating: "b", count: 3 << 20)
+            for _ in 0..<2 { expectStatus(try await append(bot, lease.fence, [big]), 200) }
+            let byBytes = try await bot.get("/v1/me/journal?after=\(pages[1].nextAfter ?? 0)").decode(StoredJournalBody.self)
+            #expect(byBytes.records.count == 2 && byBytes.records.last == big && byBytes.nextAfter != nil)
+        }
+    }
+}
+

@@ -69,14 +69,14 @@ import Testing
     @Test func aFullHashingQueueRefusesInsteadOfQueueing() async throws {
         let pool = HashingPool(hasher: TestServer.configuration(directory: "").passwordHasher, width: 1, queueLimit: 1)
         let release = Latch()
-        let running = Task { try await pool.run { while !release.isOpen { usleep(1_000) } } }
+        let running = Task { try await pool.run(for: "192.0.2.1") { while !release.isOpen { usleep(1_000) } } }
         try await eventually("the blocking job holds the queue") { pool.queued == 1 }
-        let error = await #expect(throws: APIError.self) { _ = try await pool.verify("pw", against: "$argon2id$x") }
+        let error = await #expect(throws: APIError.self) { _ = try await pool.verify("pw", against: "$argon2id$x", for: "192.0.2.2") }
         #expect(error?.code == .unavailable && error?.retryAfter == 1)
         #expect(pool.refused.load(ordering: .relaxed) == 1)
         release.open()
         try await running.value
-        #expect(try await pool.verify("pw", against: "$argon2id$x") == false)
+        #expect(try await pool.verify("pw", against: "$argon2id$x", for: "192.0.2.2") == false)
     }
 
     /// Item 10: guesses from one address lock that address out of the account, not the
@@ -128,8 +128,11 @@ import Testing
     @Test func anImpossibleUsernameIsRefusedBeforeAnyCheck() async throws {
         try await withServer { server in
             let before = try await server.metric("switchboard_password_checks_total") ?? 0
+            let long = try await Self.login(server, String(repeating: "a", count: 10_000), "whatever it is")
+            expectError(long, .invalidRequest, field: "username")
+            // Larger than an anonymous body may be: refused before it is read.
             let huge = try await Self.login(server, String(repeating: "a", count: 100_000), "whatever it is")
-            expectError(huge, .invalidRequest, field: "username")
+            expectError(huge, .payloadTooLarge)
             let odd = try await Self.login(server, "al ice\u{202E}", "whatever it is")
             expectError(odd, .invalidRequest, field: "username")
             #expect(try await server.metric("switchboard_password_checks_total") == before)

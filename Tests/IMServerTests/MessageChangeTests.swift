@@ -183,4 +183,45 @@ import Testing
             try await alice.send("DELETE", "/v1/conversations/\(direct.conversationID)/messages/\(direct.id)"),
             .forbidden, reason: "not_sender")
     }
+
+    /// Issue 25, §4: nobody acts above their role, deleting included. An admin deletes a
+    /// member's message (and one of someone who left) but not the owner's nor another
+    /// admin's; the owner deletes an admin's; a server administrator deletes the owner's.
+    @Test(arguments: TestStore.allCases) func deletingAnothersMessageNeedsARoleAboveTheirs(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
+        let (owner, _) = try await server.client.newUser("owner")
+        let (admin, adminUser) = try await server.client.newUser("admin")
+        let (peer, peerUser) = try await server.client.newUser("peer")
+        let (member, _) = try await server.client.newUser("member")
+        let (leaver, _) = try await server.client.newUser("leaver")
+        let (operatorClient, _) = try await server.createAccount(Names.unique("ops"), admin: true)
+        let group = Names.unique("ranks")
+        let address = "group:\(group)"
+        try await owner.create(.group, group, join: .open)
+        for client in [admin, peer, member, leaver] { try await client.join(.group, group) }
+        for name in [adminUser.username, peerUser.username] {
+            expectStatus(
+                try await owner.send(
+                    "POST", "/v1/groups/\(group)/moderation", json: ModerationRequest(action: .promote, user: name)), 200)
+        }
+        let byOwner = try await owner.message(address, "the owner's words")
+        let byPeer = try await peer.message(address, "another admin's words")
+        let byMember = try await member.message(address, "a member's words")
+        let byLeaver = try await leaver.message(address, "words of someone who left")
+        try await leaver.leave(.group, group)
+
+        expectError(try await admin.send("DELETE", path(address, byOwner)), .forbidden, reason: "outranked")
+        expectError(try await admin.send("DELETE", path(address, byPeer)), .forbidden, reason: "outranked")
+        expectError(try await member.send("DELETE", path(address, byPeer)), .forbidden, reason: "not_sender")
+        let history = try await owner.history(address).messages
+        #expect(history.first { $0.id == byOwner.id }?.text == "the owner's words")
+        #expect(history.first { $0.id == byPeer.id }?.text == "another admin's words")
+
+        expectStatus(try await admin.send("DELETE", path(address, byMember)), 200)
+        expectStatus(try await admin.send("DELETE", path(address, byLeaver)), 200)
+        expectStatus(try await owner.send("DELETE", path(address, byPeer)), 200)
+        expectStatus(try await operatorClient.send("DELETE", path(address, byOwner)), 200)
+        let after = try await owner.history(address).messages
+        #expect([byOwner, byPeer, byMember, byLeaver].allSatisfy { sent in after.first { $0.id == sent.id }?.text == "" })
+    }
 }

@@ -113,4 +113,36 @@ import Testing
         expectError(try await bob.send("PUT", "/v1/blocks/\(bobUser.username)"), .invalidRequest, field: "name")
         expectError(try await bob.send("PUT", "/v1/blocks/\(Names.unique("nobody"))"), .notFound)
     }
+
+    /// Issue 25, §4: blocked means no events from them at all. A blocked user who adds
+    /// their victim as a contact (again and again), changes their profile or invites the
+    /// victim to a group reaches nothing in the victim's feed; the acts themselves work.
+    @Test(arguments: TestStore.allCases) func aBlockedUsersContactAddsProfileChangesAndInvitationsReachNothing(_ store: TestStore) async throws {
+        let server = try SharedServer.current(store)
+        let (pest, pestUser) = try await server.client.newUser("pest")
+        let (victim, victimUser) = try await server.client.newUser("victim")
+        // The victim had added the pest as a contact before blocking them.
+        expectStatus(try await victim.send("PUT", "/v1/contacts/\(pestUser.username)"), 201)
+        expectStatus(try await victim.send("PUT", "/v1/blocks/\(pestUser.username)"), 201)
+        let cursor = try await victim.cursor()
+
+        for _ in 0..<3 {
+            expectStatus(try await pest.send("PUT", "/v1/contacts/\(victimUser.username)"), 201)
+            expectStatus(try await pest.send("DELETE", "/v1/contacts/\(victimUser.username)"), 204)
+        }
+        expectStatus(try await pest.send("PATCH", "/v1/me", json: ProfileUpdate(signature: "look at me")), 200)
+        let group = Names.unique("lure")
+        try await pest.create(.group, group)
+        try await pest.invite(victimUser.username, to: group)
+        #expect(try await victim.events(after: cursor).events.isEmpty)
+        // The invitation stands: the victim may still take it up, and is told nothing.
+        #expect(try await victim.join(.group, group).name == group)
+
+        // Unblocked, the pest's acts reach the victim again.
+        expectStatus(try await victim.send("DELETE", "/v1/blocks/\(pestUser.username)"), 204)
+        let later = try await victim.cursor()
+        expectStatus(try await pest.send("PUT", "/v1/contacts/\(victimUser.username)"), 201)
+        let events = try await victim.events(after: later).events
+        #expect(events.map(\.type) == [.contactAdded] && events.first?.by == pestUser.username)
+    }
 }

@@ -70,16 +70,23 @@ import Testing
             let lease = try Self.granted(try await store.acquireLease(bot.id, holder: "a", ttl: Self.ttl))
             _ = try await store.appendJournal(bot.id, fence: lease.fence, records: ["{\"a\":1}", "é"], limit: 1 << 20)
             let sizes = try await store.appendJournal(bot.id, fence: lease.fence, records: ["three"], limit: 1 << 20)
-            #expect(sizes.recordBytes == 7 + 2 + 5)
+            // Each record counts its UTF-8 bytes and the overhead of a record.
+            let overhead = Limits.journalRecordOverhead
+            #expect(sizes.recordBytes == 7 + 2 + 5 + 3 * overhead && sizes.recordCount == 3)
             #expect(try await store.journal(of: bot.id)
-                    == StoredJournal(snapshot: nil, records: ["{\"a\":1}", "é", "three"], recordBytes: 14, snapshotBytes: 0))
+                    == StoredJournal(snapshot: nil, records: ["{\"a\":1}", "é", "three"], recordBytes: 14 + 3 * overhead,
+                                     snapshotBytes: 0, recordCount: 3))
             #expect(try await store.journal(of: other.id) == StoredJournal())
 
             let compacted = try await store.replaceJournalSnapshot(bot.id, fence: lease.fence, snapshot: "{}", limit: 1 << 20)
-            #expect(compacted == StoredJournal(recordBytes: 0, snapshotBytes: 2))
+            #expect(compacted == StoredJournal(recordBytes: 0, snapshotBytes: 2, compactedThrough: 3))
             _ = try await store.appendJournal(bot.id, fence: lease.fence, records: ["four"], limit: 1 << 20)
+            // Numbers go on after a compaction: the fourth record is number 4.
             #expect(try await store.journal(of: bot.id)
-                    == StoredJournal(snapshot: "{}", records: ["four"], recordBytes: 4, snapshotBytes: 2))
+                    == StoredJournal(snapshot: "{}", records: ["four"], recordBytes: 4 + overhead, snapshotBytes: 2,
+                                     recordCount: 1, compactedThrough: 3))
+            #expect(try await store.journal(of: bot.id, after: 3, limit: 10).records == ["four"])
+            #expect(try await store.journal(of: bot.id, after: 4, limit: 10).records.isEmpty)
         }
     }
 
@@ -88,12 +95,14 @@ import Testing
         try await withStore(kind, clock: clock) { store in
             let bot = try await store.makeUser("echo", isBot: true)
             let old = try Self.granted(try await store.acquireLease(bot.id, holder: "a", ttl: Self.ttl))
-            _ = try await store.appendJournal(bot.id, fence: old.fence, records: ["1234"], limit: 10)
-            await #expect(throws: StoreError.overBudget(used: 4, limit: 10)) {
-                try await store.appendJournal(bot.id, fence: old.fence, records: ["a", "123456"], limit: 10)
+            let limit = 10 + 2 * Limits.journalRecordOverhead
+            _ = try await store.appendJournal(bot.id, fence: old.fence, records: ["1234"], limit: limit)
+            await #expect(throws: StoreError.overBudget(used: 4 + Limits.journalRecordOverhead, limit: limit)) {
+                try await store.appendJournal(bot.id, fence: old.fence, records: ["a", "1"], limit: limit)
             }
-            await #expect(throws: StoreError.overBudget(used: 0, limit: 10)) {
-                try await store.replaceJournalSnapshot(bot.id, fence: old.fence, snapshot: "12345678901", limit: 10)
+            await #expect(throws: StoreError.overBudget(used: 0, limit: limit)) {
+                try await store.replaceJournalSnapshot(
+                    bot.id, fence: old.fence, snapshot: String(repeating: "1", count: limit + 1), limit: limit)
             }
             clock.advance(milliseconds: Self.ttl)
             let new = try Self.granted(try await store.acquireLease(bot.id, holder: "b", ttl: Self.ttl))

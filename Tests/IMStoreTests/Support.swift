@@ -156,6 +156,8 @@ extension StoreError {
         case .cursorTooOld: "cursorTooOld"
         case .overBudget: "overBudget"
         case .leaseLost: "leaseLost"
+        case .quotaExceeded: "quotaExceeded"
+        case .tooManyRecords: "tooManyRecords"
         }
     }
 }

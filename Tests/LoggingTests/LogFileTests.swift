@@ -127,3 +127,25 @@ import Testing
         #expect(try mode(other) == 0o644)
     }
 }
+
+/// `LogText`: what could break or disguise a log line is escaped, in every field.
+@Suite struct LogTextTests {
+    @Test func controlSeparatorAndBidiCharactersAreEscaped() {
+        #expect(LogText.escaped("plain text, ünïcödé and emoji 🙂") == "plain text, ünïcödé and emoji 🙂")
+        #expect(LogText.escaped("a\nb\rc\td") == #"a\nb\rc\td"#)
+        #expect(LogText.escaped("\u{1B}[31mred\u{7F}\u{85}") == #"\u{1B}[31mred\u{7F}\u{85}"#)
+        #expect(LogText.escaped("x\u{2028}y\u{202E}z\u{2066}") == #"x\u{2028}y\u{202E}z\u{2066}"#)
+    }
+
+    @Test func everyFieldOfASinkLineIsEscaped() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("logtext-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = try LogFile(path: folder + "/x.log")
+        let logger = Logger(label: "serv\ner", sink: FileLogSink(file))
+        logger.warning("one\ntwo", [("pe\ner", "1.2.3.4\nforged"), ("said", #"a "quoted" word"#)])
+        let text = try String(contentsOfFile: folder + "/x.log", encoding: .utf8)
+        #expect(text.split(separator: "\n").count == 1)
+        #expect(text.hasSuffix(#"warning serv\ner: one\ntwo pe\ner=1.2.3.4\nforged said="a \"quoted\" word""# + "\n"))
+    }
+}

@@ -15,12 +15,8 @@ struct UpAlertsTests {
     @Test(.timeLimit(.minutes(3)))
     func theShippedAlertBridgeTakesAWebhookWithItsGeneratedSecretIntoTheOnCallGroup() async throws {
         try await ShippedUp.run { up in
-            // Each bot's start makes its account (a password hash): seconds alone, tens of
-            // them beside the whole suite on a loaded machine.
             for bot in ["alerts", "helpdesk"] {
-                try await eventually("bot \(bot) running", hangGuard: .seconds(90)) {
-                    up.process.errors.contains("bot \(bot) is running as \(bot)")
-                }
+                try await up.botRunning(bot)
             }
             let secretFile = up.sandbox.path("data/bots/alerts/webhook-hooks-alertmanager.secret")
             #expect(up.process.errors.contains("generated one, kept in \(secretFile)"), "the path is printed")

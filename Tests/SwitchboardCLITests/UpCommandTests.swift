@@ -17,7 +17,7 @@ struct UpCommandTests {
     func theShippedHelpDeskGetsItsAccountWithNothingSetAndAnswers() async throws {
         try await ShippedUp.run { up in
             let (alice, _) = try await TestClient(baseURL: up.baseURL).register("alice")
-            try await eventually("the help desk polls") { up.process.errors.contains("bot helpdesk is running as helpdesk") }
+            try await up.botRunning("helpdesk")
             #expect(up.process.errors.contains("created the bot account helpdesk"))
             let sent = try await alice.send(
                 "POST", "/v1/conversations/user:helpdesk/messages", json: SendMessageRequest(text: "/help"))
@@ -43,7 +43,7 @@ struct UpCommandTests {
     func sighupMovesTheAuditLogToANewFileAfterARename() async throws {
         try await ShippedUp.run { up in
             let (alice, _) = try await TestClient(baseURL: up.baseURL).register("alice")
-            try await eventually("the help desk polls") { up.process.errors.contains("bot helpdesk is running as helpdesk") }
+            try await up.botRunning("helpdesk")
             let audit = up.sandbox.path("data/bots/audit.log")
             func lines(_ path: String) -> [Substring] {
                 ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
@@ -54,16 +54,19 @@ struct UpCommandTests {
                 #expect(sent.status == 201)
             }
             try await ask()
-            try await eventually("the first action's audit line") { lines(audit).contains { $0.contains(#""bot":"helpdesk""#) } }
+            // The help rule's last line for the event says its stop ended the evaluation: only
+            // then is everything of the first action written (the reply's line comes first).
+            func evaluated(_ path: String) -> Bool {
+                lines(path).contains { $0.contains(#""bot":"helpdesk""#) && $0.contains(#""outcome":"stopped""#) }
+            }
+            try await eventually("the first action's audit lines") { evaluated(audit) }
             let first = lines(audit)
             try FileManager.default.moveItem(atPath: audit, toPath: audit + ".1")
 
             up.process.signal(SIGHUP)
             try await eventually("the audit log reopened") { up.process.errors.contains("reopened the audit log \(audit)") }
             try await ask()
-            try await eventually("the second action's audit line, in the new file") {
-                lines(audit).contains { $0.contains(#""bot":"helpdesk""#) }
-            }
+            try await eventually("the second action's audit lines, in the new file") { evaluated(audit) }
             #expect(lines(audit + ".1") == first)
             #expect(lines(audit).allSatisfy { !first.contains($0) })
             #expect(up.process.errors.contains("SIGHUP: reopening the audit log and reloading the bots"))

@@ -28,11 +28,11 @@ public final class SpawnedProcess: Sendable {
     /// Set once standard error reached its end (the child, and whatever it started, closed it).
     private let errorsEnded = Atomic<Bool>(false)
 
-    /// Starts `executable` with `arguments`, `environment` (nil: this process's) and the
-    /// file `standardInput` as its standard input.
+    /// Starts `executable` with `arguments`, `environment` (nil: this process's), the
+    /// file `standardInput` as its standard input, in `directory` (nil: this process's).
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-        standardInput: String = "/dev/null", output: Output = .collected
+        directory: String? = nil, standardInput: String = "/dev/null", output: Output = .collected
     ) throws {
         var pipeFDs: [Int32] = [-1, -1]
         let standardOutput: ChildSpawn.Output
@@ -50,7 +50,7 @@ public final class SpawnedProcess: Sendable {
         let child: pid_t
         do {
             child = try ChildSpawn.start(
-                executable, arguments, environment: environment, standardInput: standardInput,
+                executable, arguments, environment: environment, directory: directory, standardInput: standardInput,
                 standardOutput: standardOutput, standardError: standardError)
             if pipeFDs[1] >= 0 { close(pipeFDs[1]) }
         } catch {

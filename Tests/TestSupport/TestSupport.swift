@@ -36,6 +36,10 @@ public final class TestServer: Sendable {
         // Suites register many accounts at once: the hashing queue's bound is tested apart.
         config.hashQueueLimit = 100_000
         config.loginLimits.inFlightPerAddress = 1_000
+        // Every test client is 127.0.0.1 and logs in as often as it needs: the budgets of
+        // password checks are tested apart.
+        config.loginLimits.checksPerAddress = .init(rate: 10_000, burst: 100_000)
+        config.loginLimits.checksPerAccount = .init(rate: 10_000, burst: 100_000)
         // Every test client is 127.0.0.1; the per-address limit is tested apart.
         config.http.connectionsPerAddress = 100_000
         // A loaded machine must not turn a test's wait for a database session into a 503,

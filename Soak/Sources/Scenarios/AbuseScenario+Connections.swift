@@ -20,12 +20,13 @@ extension AbuseScenario {
         checkLatency("slowloris", measured, context, into: &report)
     }
 
-    /// A body one byte a second, after complete headers announcing 100 kB: each connection
-    /// must be closed by the body deadline.
+    /// A body one byte a second, after complete headers announcing 10 kB (within what an
+    /// anonymous request may send; a larger one is refused before it is read): each
+    /// connection must be closed by the body deadline.
     func slowBodies(_ context: Context, into report: inout Report) async throws {
         let swarm = ConnectionSwarm(
             count: slowConnections / 2, sources: Loopback.clientAddresses(10, from: 20), port: context.port,
-            prefix: Array("POST /v1/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n".utf8),
+            prefix: Array("POST /v1/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n".utf8),
             trickle: Array(#"{"username":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: 200),
             duration: Self.bodyTimeout + 6)
         let before = try await metric("switchboard_http_body_timeouts_total", context) ?? 0

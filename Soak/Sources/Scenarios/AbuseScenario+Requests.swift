@@ -43,9 +43,10 @@ extension AbuseScenario {
 
     /// Password guessing from many addresses at once against one account, then many
     /// accounts from one address. One address is locked out of one account after 5
-    /// failures (even the right password then gets 429); the account takes at most 100
-    /// failures from all addresses, and past that only its owner's recent addresses get in;
-    /// an address is refused after 50 failures.
+    /// failures (even the right password then gets 429); the account takes at most 10
+    /// checks a minute (right or wrong) from addresses it does not trust and at most 100
+    /// failures from all addresses, and its owner's recent addresses still get in; an
+    /// address is refused after 30 checks a minute (right or wrong) or 50 failures.
     func passwordGuessing(_ context: Context, into report: inout Report) async throws {
         let password = "the right password"
         _ = try await context.server.client.register("soak-victim", password: password)
@@ -86,13 +87,14 @@ extension AbuseScenario {
             }
             return (failures, login(attackers[0], password))
         }
-        report.check(lockedAfter == 5, "password guessing: one address was locked out of the account after \(lockedAfter) failures, not 5")
+        report.check(lockedAfter <= 5, "password guessing: one address had \(lockedAfter) failures checked against the account; its lock-out allows 5")
         report.check(right?.status == 429 && right?.header("Retry-After") != nil,
                      "password guessing: the right password from a locked-out address answered \(right?.summary ?? "nothing"), not 429 with Retry-After")
+        // From a new address: refused while the account's budget of checks from addresses
+        // it does not trust is spent (the guesses spent it), which comes back at 10 a minute.
         let stranger = await Threads.run { login("127.0.0.150", password) }
-        let strangerExpected = wrong >= 100 ? 429 : 200
-        report.check(stranger?.status == strangerExpected,
-                     "password guessing: the right password from a new address after \(wrong) failures answered \(stranger?.summary ?? "nothing"), expected \(strangerExpected)")
+        report.check(stranger?.status == 200 || (stranger?.status == 429 && stranger?.header("Retry-After") != nil),
+                     "password guessing: the right password from a new address after \(wrong) failures answered \(stranger?.summary ?? "nothing")")
         let owner = try await context.server.client.send("POST", "/v1/login", json: LoginRequest(username: "soak-victim", password: password))
         report.figure("password guessing: the right password", "from an address locked out after \(lockedAfter) failures \(right?.summary ?? "no answer"), "
             + "from a new address \(stranger?.summary ?? "no answer"), from the owner's address \(owner.summary)")
@@ -101,7 +103,8 @@ extension AbuseScenario {
         report.check(stillIn.status == 200, "password guessing: the victim's own login answered \(stillIn.summary)")
         checkLatency("password guessing", measured, context, into: &report)
 
-        // One address guessing many names: refused after 50 failures.
+        // One address guessing many names: refused once its 30 checks of the minute are
+        // spent (before its 50 failures), a few more as the budget comes back.
         let spray = await Threads.run {
             (0..<60).map { index in
                 RawSocket.exchange(from: "127.0.0.151", port: port, RawSocket.request(
@@ -110,7 +113,8 @@ extension AbuseScenario {
         }
         let refusedAt = spray.firstIndex(of: 429)
         report.figure("password spraying", "60 names from one address: \(spray.filter { $0 == 401 }.count) answered 401, then 429 from guess \(refusedAt.map { String($0 + 1) } ?? "never")")
-        report.check(spray.prefix(50).allSatisfy { $0 == 401 } && spray.dropFirst(50).allSatisfy { $0 == 429 },
-                     "password spraying: the address limit (50 failures) did not hold: \(spray)")
+        report.check(spray.prefix(30).allSatisfy { $0 == 401 } && spray.allSatisfy { $0 == 401 || $0 == 429 }
+                        && spray.filter { $0 == 401 }.count < 50,
+                     "password spraying: the address's budget (30 checks a minute) did not hold: \(spray)")
     }
 }

@@ -27,6 +27,20 @@ public struct WebhookRoute: Sendable {
         self.limits = limits
     }
 
+    /// Checks what can be checked before the body is read: the method and the
+    /// credentials the headers carry (``WebhookAuth/verifyBeforeBody(headers:nowMilliseconds:)``).
+    /// `pathSecret` is the segment of the request's path after the route's (a Slack URL's secret).
+    public func admit(method: HTTPMethod, headers: HTTPHeaders, nowMilliseconds: Int64, pathSecret: String? = nil)
+        throws(WebhookRejection)
+    {
+        guard method == .post else { throw .wrongMethod(method.rawValue) }
+        do {
+            try auth.verifyBeforeBody(headers: headers, nowMilliseconds: nowMilliseconds, pathSecret: pathSecret)
+        } catch {
+            throw .unauthorized(error)
+        }
+    }
+
     /// Checks the credentials and decodes the body; throws the answer to give otherwise.
     /// `pathSecret` is the segment of the request's path after the route's (a Slack URL's secret).
     public func accept(headers: HTTPHeaders, body: Data, nowMilliseconds: Int64, pathSecret: String? = nil)

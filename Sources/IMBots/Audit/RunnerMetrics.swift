@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// The runner's counters, served at `/metrics` on its listener in the Prometheus text
@@ -214,16 +215,16 @@ public final class RunnerMetrics: Sendable {
         let snapshot = state.withLock { $0 }
         var out = "# HELP switchboard_bot_rule_total Rule outcomes per bot and rule.\n# TYPE switchboard_bot_rule_total counter\n"
         for (key, value) in snapshot.rules.sorted(by: { ($0.key.bot, $0.key.rule, $0.key.outcome.rawValue) < ($1.key.bot, $1.key.rule, $1.key.outcome.rawValue) }) {
-            out += "switchboard_bot_rule_total{bot=\"\(key.bot)\",rule=\"\(escape(key.rule))\",outcome=\"\(key.outcome.rawValue)\"} \(value)\n"
+            out += "switchboard_bot_rule_total{bot=\"\(escape(key.bot))\",rule=\"\(escape(key.rule))\",outcome=\"\(key.outcome.rawValue)\"} \(value)\n"
         }
         out += "# HELP switchboard_bot_action_seconds Time to run an event's actions.\n# TYPE switchboard_bot_action_seconds histogram\n"
         for (bot, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
             for (index, bound) in Histogram.bounds.enumerated() {
-                out += "switchboard_bot_action_seconds_bucket{bot=\"\(bot)\",le=\"\(bound)\"} \(histogram.counts[index])\n"
+                out += "switchboard_bot_action_seconds_bucket{bot=\"\(escape(bot))\",le=\"\(bound)\"} \(histogram.counts[index])\n"
             }
-            out += "switchboard_bot_action_seconds_bucket{bot=\"\(bot)\",le=\"+Inf\"} \(histogram.total)\n"
-            out += "switchboard_bot_action_seconds_sum{bot=\"\(bot)\"} \(histogram.sum)\n"
-            out += "switchboard_bot_action_seconds_count{bot=\"\(bot)\"} \(histogram.total)\n"
+            out += "switchboard_bot_action_seconds_bucket{bot=\"\(escape(bot))\",le=\"+Inf\"} \(histogram.total)\n"
+            out += "switchboard_bot_action_seconds_sum{bot=\"\(escape(bot))\"} \(histogram.sum)\n"
+            out += "switchboard_bot_action_seconds_count{bot=\"\(escape(bot))\"} \(histogram.total)\n"
         }
         out += family("switchboard_bot_poll_lag_seconds", "gauge", "Age of the newest event when it reached the bot.",
                       snapshot.pollLag.mapValues { "\($0)" })
@@ -253,11 +254,11 @@ public final class RunnerMetrics: Sendable {
         }
         out += "# HELP switchboard_bot_shed_total Replies (message) and events (event) dropped from a full conversation queue.\n# TYPE switchboard_bot_shed_total counter\n"
         for (key, count) in snapshot.shed.sorted(by: { ($0.key.bot, $0.key.kind.rawValue) < ($1.key.bot, $1.key.kind.rawValue) }) {
-            out += "switchboard_bot_shed_total{bot=\"\(key.bot)\",kind=\"\(key.kind.rawValue)\"} \(count)\n"
+            out += "switchboard_bot_shed_total{bot=\"\(escape(key.bot))\",kind=\"\(key.kind.rawValue)\"} \(count)\n"
         }
         out += "# HELP switchboard_webhook_requests_total Webhook requests per bot, path and outcome.\n# TYPE switchboard_webhook_requests_total counter\n"
         for (key, count) in snapshot.webhooks.sorted(by: { ($0.key.bot, $0.key.path, $0.key.outcome.rawValue) < ($1.key.bot, $1.key.path, $1.key.outcome.rawValue) }) {
-            out += "switchboard_webhook_requests_total{bot=\"\(key.bot)\",path=\"\(escape(key.path))\",outcome=\"\(key.outcome.rawValue)\"} \(count)\n"
+            out += "switchboard_webhook_requests_total{bot=\"\(escape(key.bot))\",path=\"\(escape(key.path))\",outcome=\"\(key.outcome.rawValue)\"} \(count)\n"
         }
         out += family("switchboard_bot_alerts_refused_total", "counter",
                       "Alerts an outbox full of alerts could not take (audited; a webhook is answered 503 before that).",
@@ -272,11 +273,9 @@ public final class RunnerMetrics: Sendable {
     /// One metric with a value per bot, in bot order.
     private func family(_ name: String, _ type: String, _ help: String, _ values: [String: String]) -> String {
         var out = "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-        for (bot, value) in values.sorted(by: { $0.key < $1.key }) { out += "\(name){bot=\"\(bot)\"} \(value)\n" }
+        for (bot, value) in values.sorted(by: { $0.key < $1.key }) { out += "\(name){bot=\"\(escape(bot))\"} \(value)\n" }
         return out
     }
 
-    private func escape(_ label: String) -> String {
-        label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-    }
+    private func escape(_ label: String) -> String { PrometheusText.label(label) }
 }

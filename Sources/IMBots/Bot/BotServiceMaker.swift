@@ -61,9 +61,13 @@ public struct BotHandle: Sendable {
 public final class RunnerRoutes: Sendable {
     /// Answers one request.
     public typealias Handler = @Sendable (Request) async -> Response
+    /// The answer to a request given before any of its body is read (a missing or wrong
+    /// secret), or nil to read the body and hand the request to the handler.
+    public typealias Admission = @Sendable (RequestHead) -> Response?
 
     private struct Entry {
         var bodyLimit: Int
+        var admit: Admission
         var handler: Handler
     }
 
@@ -78,12 +82,16 @@ public final class RunnerRoutes: Sendable {
     public init() {}
 
     /// Answers `path` with `handler` until `remove(_:)`, taking bodies of up to
-    /// `bodyLimit` bytes (413 past it); false when the path is taken.
+    /// `bodyLimit` bytes (413 past it) from requests `admit` lets in; false when the path
+    /// is taken.
     @discardableResult
-    public func add(_ path: String, bodyLimit: Int = RunnerRoutes.defaultBodyLimit, _ handler: @escaping Handler) -> Bool {
+    public func add(
+        _ path: String, bodyLimit: Int = RunnerRoutes.defaultBodyLimit, admit: @escaping Admission = { _ in nil },
+        _ handler: @escaping Handler
+    ) -> Bool {
         table.withLock { table in
             guard table[path] == nil else { return false }
-            table[path] = Entry(bodyLimit: bodyLimit, handler: handler)
+            table[path] = Entry(bodyLimit: bodyLimit, admit: admit, handler: handler)
             return true
         }
     }
@@ -106,9 +114,16 @@ public final class RunnerRoutes: Sendable {
     /// Whether a bot file declares `path`, which no service may answer yet.
     func isDeclared(_ path: String) -> Bool { declared.withLock { Self.lookup(path, in: $0) != nil } }
 
-    /// The body limit of `path`; nil when neither a service nor a bot file names it.
-    func bodyLimit(for path: String) -> Int? {
-        table.withLock { Self.lookup(path, in: $0)?.bodyLimit } ?? declared.withLock { Self.lookup(path, in: $0) }
+    /// What to do with a request to one of these paths before its body is read: the
+    /// route's own answer (its secret missing or wrong), 503 for a path a bot file
+    /// declares that no service answers yet, else its body limit; nil for other paths.
+    func admission(for head: RequestHead) -> BodyAdmission? {
+        if let entry = table.withLock({ Self.lookup(head.path, in: $0) }) {
+            if let refusal = entry.admit(head) { return .refuse(refusal) }
+            return .read(limit: entry.bodyLimit)
+        }
+        guard isDeclared(head.path) else { return nil }
+        return .refuse(WebhookRejection.unavailable(retryAfter: WebhookInbox.retryAfter).response)
     }
 
     /// The entry of `path`, or of `<parent>/*`: a path added with `/*` takes one more

@@ -52,12 +52,7 @@ final class ServerJournalStore: JournalStore {
     var sizes: (records: Int, snapshot: Int) { state.withLock { ($0.records, $0.snapshot) } }
 
     func load() async throws(RunnerError) -> JournalContents {
-        let stored: StoredJournalBody
-        do {
-            stored = try await client.journal()
-        } catch {
-            throw RunnerError("bot \(bot): its journal cannot be read from the server: \(error.message)")
-        }
+        let stored = try await readWhole()
         var contents = JournalContents(snapshot: nil, records: [], warnings: [])
         let source = "the server's journal of bot \(bot)"
         if let snapshot = stored.snapshot {
@@ -78,6 +73,29 @@ final class ServerJournalStore: JournalStore {
         state.withLock { ($0.records, $0.snapshot) = (stored.recordBytes, stored.snapshotBytes) }
         return contents
     }
+
+    /// The whole journal, page by page (`GET /v1/me/journal?after=`). Nothing else writes
+    /// it while this runner holds the lease; should a snapshot replace the records between
+    /// two pages all the same, the reading starts again (a few times at most).
+    private func readWhole() async throws(RunnerError) -> StoredJournalBody {
+        for _ in 0..<Self.readAttempts {
+            do {
+                var whole = try await client.journal()
+                while let after = whole.nextAfter {
+                    let page = try await client.journal(after: after)
+                    guard page.compactedThrough == whole.compactedThrough else { break }
+                    whole.records += page.records
+                    whole.nextAfter = page.nextAfter
+                }
+                if whole.nextAfter == nil { return whole }
+            } catch {
+                throw RunnerError("bot \(bot): its journal cannot be read from the server: \(error.message)")
+            }
+        }
+        throw RunnerError("bot \(bot): its journal kept changing while it was read from the server (another runner?)")
+    }
+
+    private static let readAttempts = 3
 
     func append(_ records: [JournalRecord]) async throws(RunnerError) {
         var batch: [String] = []

@@ -304,6 +304,9 @@ public final class BotRunner: Service {
         http.port = address.port
         http.connectionLimit = 1024
         http.maxBodyBytes = 1 << 20
+        // The HTTP library's messages are the runner's log lines (escaped as every line is).
+        let httpLogger = logger.child("http")
+        http.errorLog = { httpLogger.warning($0) }
         let server = HTTPServer(configuration: http, responder: RunnerResponder(runner: self))
         do {
             try server.start()

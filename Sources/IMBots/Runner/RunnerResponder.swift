@@ -9,8 +9,9 @@ import SwitchboardCrypto
 /// console (`/console`, ``OperatorConsole``) and the paths bots' services added (webhooks).
 ///
 /// A body may have the size its path allows (a webhook route's `max_body`, 1 MiB by
-/// default); the runner's own paths take none worth speaking of. Every error, the HTTP
-/// library's own (413, 431, 503) included, is the API's JSON envelope.
+/// default; the console's explain box 256 KiB) once the headers carry its credential; the
+/// runner's own paths take none worth speaking of. Every error, the HTTP library's own
+/// (413, 414, 503) included, is the API's JSON envelope.
 struct RunnerResponder: HTTPResponder {
     let runner: BotRunner
     let console: OperatorConsole
@@ -26,13 +27,23 @@ struct RunnerResponder: HTTPResponder {
     /// The body limit of the console's explain box: a webhook body to try.
     static let explainBody = 256 * 1024
 
-    func bodyLimit(for head: RequestHead) -> Int? {
-        if head.path == "/console/api/explain" { return Self.explainBody }
-        return runner.routes.bodyLimit(for: head.path) ?? Self.smallBody
+    /// A webhook route's body is read only for a request whose headers carry its secret
+    /// (a bearer token, Basic credentials: checked in full; a signature: present), up to
+    /// its `max_body`; the console's explain box only for a console caller; every other
+    /// path takes a small body.
+    func admission(for head: RequestHead) -> BodyAdmission {
+        if head.path == "/console/api/explain" {
+            guard console.logins.caller(head.headers["Authorization"]) != nil else {
+                return .refuse(OperatorConsole.error(APIError(
+                    .unauthorized, "log in to the console: an administrator's login or the runner's metrics token")))
+            }
+            return .read(limit: Self.explainBody)
+        }
+        return runner.routes.admission(for: head) ?? .read(limit: Self.smallBody)
     }
 
     func errorResponse(status: Int, message: String) -> Response {
-        error(ErrorCode(httpStatus: status) ?? .internalError, status, message)
+        error(ErrorCode(httpStatus: status) ?? (status >= 500 ? .internalError : .invalidRequest), status, message)
     }
 
     func respond(to request: Request) async -> Response {

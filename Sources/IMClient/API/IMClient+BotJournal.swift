@@ -23,9 +23,13 @@ extension IMClient {
         try await callDiscardingBody(APIRequest("DELETE", "/v1/me/lease", query: [("fence", String(fence))]))
     }
 
-    /// The bot's journal: its snapshot and the records appended after it.
-    public func journal() async throws(IMClientError) -> StoredJournalBody {
-        try await call(APIRequest("GET", "/v1/me/journal"), as: StoredJournalBody.self)
+    /// One page of the bot's journal: the snapshot and the first records (no `after`), or
+    /// the records after the page whose `nextAfter` is `after`.
+    public func journal(after: Int64? = nil, limit: Int? = nil) async throws(IMClientError) -> StoredJournalBody {
+        var query: [(name: String, value: String)] = []
+        if let after { query.append(("after", String(after))) }
+        if let limit { query.append(("limit", String(limit))) }
+        return try await call(APIRequest("GET", "/v1/me/journal", query: query), as: StoredJournalBody.self)
     }
 
     /// Appends records under the holding `fence`.

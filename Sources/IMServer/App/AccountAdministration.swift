@@ -7,10 +7,13 @@ import SwitchboardCrypto
 /// --data DIR` (or `--store postgres://…`): how the first administrator comes to be, with
 /// no HTTP involved (nothing a client sends can grant administration).
 ///
-/// Safe while servers run (SQLite serialises the writers; PostgreSQL is shared anyway); a
-/// running server sees a new account at once, a changed password (which ends the
-/// account's logins) before its next request with PostgreSQL and within 30 s (its login
-/// cache) with SQLite, and a changed role within 30 s.
+/// Adding and listing accounts is safe while servers run (SQLite serialises the writers;
+/// PostgreSQL is shared anyway): a running server sees a new account at once. What ends
+/// trust (a new password, which ends the account's logins; a withdrawn administration)
+/// reaches PostgreSQL servers before their next request, but a running SQLite server
+/// would trust its cached logins for up to 30 s more: on a data folder a server holds,
+/// those are refused (`ServerRunning`), pointing to the API, which the server applies at
+/// once. Otherwise the folder is held meanwhile, so that no server starts in between.
 public final class AccountAdministration: Sendable {
     private let store: OpenedStore
     /// Hashing off the cooperative pool, one at a time.
@@ -31,7 +34,7 @@ public final class AccountAdministration: Sendable {
     public func addAccount(_ account: AdminCreateUser) async throws -> AdminUser {
         let new = try NewAccount(username: account.username, password: account.password, nickname: account.nickname)
         let record = try await new.create(
-            in: store.storage, hash: hashing.hash, isBot: account.bot ?? false,
+            in: store.storage, hash: { try await self.hashing.hash($0, for: "local") }, isBot: account.bot ?? false,
             isAdmin: account.admin ?? false)
         var created = AdminUser(user: record.user, admin: record.isAdmin)
         if record.user.isBot { created.telegramToken = try await TelegramToken.issue(for: record, in: store.storage).0 }
@@ -60,16 +63,55 @@ public final class AccountAdministration: Sendable {
         return AdminUserList(users: records.map { AdminUser(user: $0.user, admin: $0.isAdmin) }, next: next)
     }
 
-    /// Sets an account's password and ends its logins.
+    /// Sets an account's password and ends its logins; refused (`ServerRunning`) on a data
+    /// folder a server holds.
     public func setPassword(of username: String, to password: String) async throws {
         try Validate.password(password)
         let record = try await existing(username)
-        try await store.storage.setPasswordHash(record.id, try await hashing.hash(password), revokeTokens: true)
+        let hash = try await hashing.hash(password, for: "local")
+        try await withoutRunningServer("change a password") {
+            try await store.storage.setPasswordHash(record.id, hash, revokeTokens: true)
+        }
     }
 
-    /// Grants or withdraws administration of an existing account.
+    /// Grants or withdraws administration of an existing account; withdrawing is refused
+    /// (`ServerRunning`) on a data folder a server holds.
     public func setAdministrator(_ username: String, _ isAdmin: Bool) async throws {
-        try await store.storage.setAdmin(try await existing(username).id, isAdmin)
+        let record = try await existing(username)
+        if isAdmin {
+            try await store.storage.setAdmin(record.id, true)
+        } else {
+            try await withoutRunningServer("withdraw administration") { try await store.storage.setAdmin(record.id, false) }
+        }
+    }
+
+    /// A server runs on the data folder: what would end trust must go through its API.
+    public struct ServerRunning: Error, CustomStringConvertible, Sendable {
+        public var folder: String
+        public var holder: String?
+        /// What was asked, e.g. "change a password".
+        public var what: String
+
+        public var description: String {
+            "a switchboard server is running on the data folder \(folder)\(holder.map { " (pid \($0))" } ?? ""), and it "
+                + "would go on trusting the account's cached logins for up to 30 s: \(what) through the server instead "
+                + "(switchboard user passwd NAME --server URL --user ADMIN), or stop the server first"
+        }
+    }
+
+    /// Runs `change` holding the data folder, so that no server runs on it meanwhile;
+    /// throws `ServerRunning` when one does. With PostgreSQL, every server applies the
+    /// change before its next request, so it just runs.
+    private func withoutRunningServer(_ what: String, _ change: () async throws -> Void) async throws {
+        guard case .sqlite(_, let directory, _) = store else { return try await change() }
+        let lock: DataFolderLock
+        do {
+            lock = try DataFolderLock(directory: directory)
+        } catch {
+            throw ServerRunning(folder: directory, holder: error.holder, what: what)
+        }
+        defer { lock.release() }
+        try await change()
     }
 
     /// The device a runner's administration credential is a login of: it marks the

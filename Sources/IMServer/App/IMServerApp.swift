@@ -71,8 +71,9 @@ public final class IMServerApp: Service {
                 "password hashing is below OWASP's minimum for Argon2id (19 MiB, 2 iterations): "
                     + "memory_kib \(hasher.memoryKiB), iterations \(hasher.iterations); stolen hashes are cheap to guess")
         }
-        let store = try await OpenedStore.open(configuration, time: time)
+        let store = try await OpenedStore.open(configuration, time: time) { logger.notice($0) }
         self.store = store
+        for warning in store.postgres?.warnings ?? [] { logger.warning(warning) }
         do {
             core = try ServerServices(
                 configuration: configuration, store: store.storage, logger: logger, time: time, cluster: store.postgres)

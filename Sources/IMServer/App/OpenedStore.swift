@@ -14,10 +14,12 @@ enum OpenedStore: Sendable, CustomStringConvertible {
     /// Opens what `configuration.store` names (creating the data folder, or migrating the
     /// PostgreSQL database on first use); `ServerStartError` saying what is wrong. A
     /// server takes the data folder's lock (`lockingFolder`); account administration on
-    /// the folder works beside a running server and does not.
-    static func open(_ configuration: ServerConfiguration, time: any TimeSource, lockingFolder: Bool = true)
-        async throws -> OpenedStore
-    {
+    /// the folder works beside a running server and does not. `notice` hears what was
+    /// changed on the way (a data folder made private).
+    static func open(
+        _ configuration: ServerConfiguration, time: any TimeSource, lockingFolder: Bool = true,
+        notice: (String) -> Void = { _ in }
+    ) async throws -> OpenedStore {
         let clock: @Sendable () -> Timestamp = { Timestamp(milliseconds: time.wallMilliseconds) }
         switch configuration.store {
         case .sqlite:
@@ -28,6 +30,7 @@ enum OpenedStore: Sendable, CustomStringConvertible {
             guard FileManager.default.isWritableFile(atPath: directory) else {
                 throw ServerStartError(message: "the data folder \(directory) is not writable")
             }
+            try keepPrivate(directory, notice: notice)
             var lock: DataFolderLock?
             if lockingFolder {
                 do {
@@ -56,6 +59,21 @@ enum OpenedStore: Sendable, CustomStringConvertible {
                 throw ServerStartError(message: "cannot open the PostgreSQL database \(shown): \(error)")
             }
         }
+    }
+
+    /// Makes a data folder that its group or others may enter (made by packaging, by
+    /// `mkdir -p`, by systemd's `StateDirectory=`) the owner's alone (0700), or throws
+    /// saying what to do: the database in it holds password hashes and every message.
+    static func keepPrivate(_ directory: String, notice: (String) -> Void) throws {
+        var status = stat()
+        guard stat(directory, &status) == 0, status.st_mode & 0o077 != 0 else { return }
+        let mode = String(status.st_mode & 0o777, radix: 8)
+        guard chmod(directory, status.st_mode & 0o700) == 0 else {
+            throw ServerStartError(
+                message: "the data folder \(directory) is open to other users (mode \(mode)) and cannot be narrowed "
+                    + "(\(String(cString: strerror(errno)))): run 'chmod 700 \(directory)' as its owner")
+        }
+        notice("the data folder \(directory) was open to other users (mode \(mode)); it is 0700 now")
     }
 
     /// Every storage protocol.
@@ -103,6 +121,7 @@ enum OpenedStore: Sendable, CustomStringConvertible {
                 .counter("switchboard_postgres_reconnects_total", "Read sessions found broken and opened again.", pool.reconnects),
                 .counter("switchboard_cluster_listens_total", "Times the cluster listener started listening (1 + reconnects).", listener.sessions),
                 .counter("switchboard_cluster_notifications_total", "Notifications heard from the nodes of the database.", listener.notifications),
+                .counter("switchboard_cluster_notices_refused_total", "Notifications refused: malformed, or naming what the tables do not hold.", store.cluster.refusedNotices),
                 .gauge("switchboard_feed_position", "Every feed position up to this one is committed and was heard of.", Int(store.committedPosition)),
             ]
         }

@@ -52,6 +52,8 @@ public struct ServerConfiguration: Sendable {
     public var openRegistration: Bool
     public var rateLimits: RateLimits
     public var loginLimits: LoginLimits
+    /// How many live logins one account may hold, per kind of credential.
+    public var loginCaps = LoginCaps()
     /// Events are kept at least this many seconds (7 days minimum); older cursors get 410.
     public var eventRetention: Double
     /// The longest a poll may park, in seconds.
@@ -68,6 +70,18 @@ public struct ServerConfiguration: Sendable {
     public var journalBytesPerBot = IMProtocol.Limits.journalBytes
     /// The Telegram Bot API dialect (docs/telegram.md).
     public var telegram = TelegramSettings()
+    /// Bytes of messages a person's account may store per UTC day (`MessageQuota`: text and
+    /// 256 bytes per message or edit); past it sends and edits get 429 `message_quota`.
+    /// 16 MiB: about 500 messages of the largest size, or 60,000 short ones, a day.
+    public var messageBytesPerDay = 16 << 20
+    /// The same for bot accounts, which an administrator made: 256 MiB, so an alert bot
+    /// that edits one message per alert group on every change keeps posting through a storm.
+    public var botMessageBytesPerDay = 256 << 20
+
+    /// The daily message quota of a person's or a bot's account.
+    public func messageQuota(isBot: Bool) -> MessageQuota {
+        MessageQuota(bytesPerDay: isBot ? botMessageBytesPerDay : messageBytesPerDay)
+    }
 
     public init(
         http: HTTPServerConfiguration = HTTPServerConfiguration(),
@@ -130,18 +144,22 @@ public struct RateLimits: Sendable {
     public var general: Bucket
     /// Registrations per client address.
     public var register: Bucket
+    /// Media bytes served per client address (anyone may read media): a burst, then a
+    /// steady rate in bytes per second.
+    public var mediaBytes: Bucket
     /// When false nothing is limited (benchmarks).
     public var enabled: Bool
 
     public init(
         send: Bucket = Bucket(rate: 10, burst: 30), botSend: Bucket = Bucket(rate: 100, burst: 300),
         general: Bucket = Bucket(rate: 50, burst: 200), register: Bucket = Bucket(rate: 0.1, burst: 10),
-        enabled: Bool = true
+        mediaBytes: Bucket = Bucket(rate: 2 * 1_048_576, burst: 16 * 1_048_576), enabled: Bool = true
     ) {
         self.send = send
         self.botSend = botSend
         self.general = general
         self.register = register
+        self.mediaBytes = mediaBytes
         self.enabled = enabled
     }
 }
@@ -159,6 +177,11 @@ public struct LoginLimits: Sendable {
     public var inFlightPerAccount: Int
     /// Password checks from one address running at once.
     public var inFlightPerAddress: Int
+    /// Password checks of one account, right or wrong, from all addresses together
+    /// (logins, the old password of a password change): a burst, then a steady rate.
+    public var checksPerAccount = RateLimits.Bucket(rate: 10.0 / 60, burst: 10)
+    /// Password checks from one client address (IPv6: its /64), right or wrong, any accounts.
+    public var checksPerAddress = RateLimits.Bucket(rate: 30.0 / 60, burst: 30)
     /// Seconds over which failures count.
     public var window: Double
     /// The first lock's length in seconds; it doubles with each further failure.

@@ -24,6 +24,8 @@ public struct ServerFileConfig: Decodable, Sendable {
     public var tokenLifetime: ConfigDuration?
     public var eventRetention: ConfigDuration?
     public var maxBodyBytes: Int?
+    /// Request body bytes held at once for all requests together.
+    public var maxBufferedBodyBytes: Int?
     public var maxConnections: Int?
     public var maxConnectionsPerAddress: Int?
     public var idleTimeout: ConfigDuration?
@@ -34,6 +36,9 @@ public struct ServerFileConfig: Decodable, Sendable {
     public var metricsToken: String?
     /// Bytes of uploaded media (avatars) one account may keep.
     public var mediaBytesPerAccount: Int?
+    /// Bytes of messages a person's (a bot's) account may store per UTC day.
+    public var messageBytesPerDay: Int?
+    public var botMessageBytesPerDay: Int?
     public var passwordHashing: PasswordHashing?
     public var loginLimits: LoginLimitsConfig?
     public var rateLimits: RateLimitsConfig?
@@ -71,12 +76,24 @@ public struct ServerFileConfig: Decodable, Sendable {
         public var failuresPerAccount: Int?
         public var inFlightPerAccount: Int?
         public var inFlightPerAddress: Int?
+        /// Password checks, right or wrong, one account may have per minute (as a burst too).
+        public var checksPerAccountPerMinute: Int?
+        /// Password checks, right or wrong, from one address (IPv6: its /64) per minute.
+        public var checksPerAddressPerMinute: Int?
+        /// Live logins one person's account may hold; past it the oldest end.
+        public var loginsPerAccount: Int?
+        /// Live logins one bot account may hold; past it the oldest end.
+        public var loginsPerBot: Int?
         enum CodingKeys: String, CodingKey {
             case failuresPerAccountAndAddress = "failures_per_account_and_address"
             case failuresPerAddress = "failures_per_address"
             case failuresPerAccount = "failures_per_account"
             case inFlightPerAccount = "in_flight_per_account"
             case inFlightPerAddress = "in_flight_per_address"
+            case checksPerAccountPerMinute = "checks_per_account_per_minute"
+            case checksPerAddressPerMinute = "checks_per_address_per_minute"
+            case loginsPerAccount = "logins_per_account"
+            case loginsPerBot = "logins_per_bot"
         }
     }
 
@@ -86,8 +103,11 @@ public struct ServerFileConfig: Decodable, Sendable {
         public var sendPerSecond: Double?
         public var botSendPerSecond: Double?
         public var requestsPerSecond: Double?
+        /// Media bytes served per second to one address (burst eight times that).
+        public var mediaBytesPerSecond: Double?
         enum CodingKeys: String, CodingKey {
             case enabled
+            case mediaBytesPerSecond = "media_bytes_per_second"
             case sendPerSecond = "send_per_second"
             case botSendPerSecond = "bot_send_per_second"
             case requestsPerSecond = "requests_per_second"
@@ -101,6 +121,7 @@ public struct ServerFileConfig: Decodable, Sendable {
         case tokenLifetime = "token_lifetime"
         case eventRetention = "event_retention"
         case maxBodyBytes = "max_body_bytes"
+        case maxBufferedBodyBytes = "max_buffered_body_bytes"
         case maxConnections = "max_connections"
         case maxConnectionsPerAddress = "max_connections_per_address"
         case idleTimeout = "idle_timeout"
@@ -109,6 +130,8 @@ public struct ServerFileConfig: Decodable, Sendable {
         case trustedProxies = "trusted_proxies"
         case metricsToken = "metrics_token"
         case mediaBytesPerAccount = "media_bytes_per_account"
+        case messageBytesPerDay = "message_bytes_per_day"
+        case botMessageBytesPerDay = "bot_message_bytes_per_day"
         case passwordHashing = "password_hashing"
         case loginLimits = "login_limits"
         case rateLimits = "rate_limits"
@@ -176,6 +199,12 @@ public struct ServerFileConfig: Decodable, Sendable {
             guard maxBodyBytes >= 1024 else { throw Invalid(key: "max_body_bytes", message: "must be at least 1024") }
             config.http.maxBodyBytes = maxBodyBytes
         }
+        if let maxBufferedBodyBytes {
+            guard maxBufferedBodyBytes >= 4 << 20 else {
+                throw Invalid(key: "max_buffered_body_bytes", message: "must be at least 4194304 (4 MiB: one bot's journal write)")
+            }
+            config.http.maxBufferedBodyBytes = maxBufferedBodyBytes
+        }
         if let maxConnections {
             guard maxConnections >= 16 else { throw Invalid(key: "max_connections", message: "must be at least 16") }
             config.http.connectionLimit = maxConnections
@@ -207,6 +236,13 @@ public struct ServerFileConfig: Decodable, Sendable {
             }
             config.mediaBytesPerAccount = mediaBytesPerAccount
         }
+        // A quota below a mebibyte (some 30 messages of the largest size a day) is a mistake.
+        for (key, value) in [("message_bytes_per_day", messageBytesPerDay), ("bot_message_bytes_per_day", botMessageBytesPerDay)] {
+            guard let value else { continue }
+            guard value >= 1 << 20 else { throw Invalid(key: key, message: "must be at least 1048576 (1 MiB)") }
+        }
+        if let messageBytesPerDay { config.messageBytesPerDay = messageBytesPerDay }
+        if let botMessageBytesPerDay { config.botMessageBytesPerDay = botMessageBytesPerDay }
         if let hashing = passwordHashing {
             // In range before the conversion, which would trap on a negative or huge value.
             guard (8...4_194_304).contains(hashing.memoryKib), (1...1000).contains(hashing.iterations) else {
@@ -234,6 +270,20 @@ public struct ServerFileConfig: Decodable, Sendable {
             if let value = login.inFlightPerAddress {
                 config.loginLimits.inFlightPerAddress = try Self.count(value, "login_limits.in_flight_per_address")
             }
+            if let value = login.checksPerAccountPerMinute {
+                let count = try Self.count(value, "login_limits.checks_per_account_per_minute")
+                config.loginLimits.checksPerAccount = .init(rate: Double(count) / 60, burst: Double(count))
+            }
+            if let value = login.checksPerAddressPerMinute {
+                let count = try Self.count(value, "login_limits.checks_per_address_per_minute")
+                config.loginLimits.checksPerAddress = .init(rate: Double(count) / 60, burst: Double(count))
+            }
+            if let value = login.loginsPerAccount {
+                config.loginCaps.caps[.person] = try Self.count(value, "login_limits.logins_per_account")
+            }
+            if let value = login.loginsPerBot {
+                config.loginCaps.caps[.bot] = try Self.count(value, "login_limits.logins_per_bot")
+            }
         }
         if let limits = rateLimits {
             if let enabled = limits.enabled { config.rateLimits.enabled = enabled }
@@ -245,6 +295,9 @@ public struct ServerFileConfig: Decodable, Sendable {
             }
             if let rate = try Self.rate(limits.requestsPerSecond, "rate_limits.requests_per_second") {
                 config.rateLimits.general = .init(rate: rate, burst: rate * 4)
+            }
+            if let rate = try Self.rate(limits.mediaBytesPerSecond, "rate_limits.media_bytes_per_second") {
+                config.rateLimits.mediaBytes = .init(rate: rate, burst: rate * 8)
             }
         }
         if let telegram {

@@ -37,10 +37,15 @@ final class ServerServices: Sendable {
     let encoder = WireJSON.encoder()
     let decoder = WireJSON.decoder()
 
-    /// A request budget's key: an account or a client address, per kind of request.
+    /// A request budget's key: an account or a client (`IPAddressRange.clientKey`), per
+    /// kind of request.
     enum RateKey: Hashable, Sendable {
         case user(UserID, Budget)
         case address(String)
+        /// Password checks of an account (by its name, which every check has).
+        case checksOfAccount(String)
+        case checksFromClient(String)
+        case mediaBytes(String)
     }
 
     /// Throws `ServerStartError` when the configured password hashing does not work.
@@ -117,13 +122,50 @@ final class ServerServices: Sendable {
         try take(.user(session.userID, budget), bucket, "too many requests")
     }
 
-    /// Spends one registration of a client address's budget.
-    func spendRegistration(address: String) throws {
-        try take(.address(address), configuration.rateLimits.register, "too many registrations from this address")
+    /// Spends one registration of a client's budget.
+    func spendRegistration(client: String) throws {
+        try take(.address(client), configuration.rateLimits.register, "too many registrations from this address")
     }
 
-    private func take(_ key: RateKey, _ bucket: RateLimits.Bucket, _ what: String) throws {
+    /// Spends one password check of the client's budget (right or wrong, any account:
+    /// a client that knows its passwords cannot keep the hashing busy either), or throws
+    /// 429 with the wait. Taken before anything else of the check.
+    func spendPasswordCheck(client: String) throws {
+        try take(.checksFromClient(client), configuration.loginLimits.checksPerAddress,
+                 "too many password checks from this address", always: true)
+    }
+
+    /// Spends one password check of the account's budget, or throws 429 with the wait.
+    /// Checks from the account's trusted addresses (where it logged in lately) do not
+    /// spend it, so that others' attempts cannot lock its owner out.
+    func spendPasswordCheck(account username: String) throws {
+        try take(.checksOfAccount(username), configuration.loginLimits.checksPerAccount,
+                 "too many password checks for this account", always: true)
+    }
+
+    /// Throws 429 with the wait while the client's media budget is spent; `charge` the
+    /// bytes once they are known.
+    func awaitMediaBudget(client: String) throws {
+        let bucket = configuration.rateLimits.mediaBytes
         guard configuration.rateLimits.enabled,
+            let wait = limiter.waitBeforeSpending(.mediaBytes(client), rate: bucket.rate, burst: bucket.burst)
+        else { return }
+        metrics.rateLimited.add(1, ordering: .relaxed)
+        let seconds = RetryAfter.seconds(wait)
+        throw APIError(.rateLimited, "too many media bytes to this address: try again in \(seconds) s", retryAfter: seconds)
+    }
+
+    /// Spends `bytes` of the client's media budget.
+    func chargeMedia(client: String, bytes: Int) {
+        let bucket = configuration.rateLimits.mediaBytes
+        guard configuration.rateLimits.enabled else { return }
+        limiter.charge(.mediaBytes(client), cost: Double(bytes), rate: bucket.rate, burst: bucket.burst)
+    }
+
+    /// Takes one from the key's bucket or throws 429; budgets of `rate_limits` only when
+    /// those are enabled, login limits (`always`) whatever they say.
+    private func take(_ key: RateKey, _ bucket: RateLimits.Bucket, _ what: String, always: Bool = false) throws {
+        guard always || configuration.rateLimits.enabled,
             let wait = limiter.acquire(key, rate: bucket.rate, burst: bucket.burst)
         else { return }
         metrics.rateLimited.add(1, ordering: .relaxed)

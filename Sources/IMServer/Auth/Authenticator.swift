@@ -88,9 +88,7 @@ final class Authenticator: Sendable {
 
     /// The session for an `Authorization` header value, or a 401 saying why not.
     func authenticate(_ header: String?) async throws -> Session {
-        guard let header, let token = Self.bearerToken(header) else {
-            throw APIError(.unauthorized, "missing bearer token: send 'Authorization: Bearer <token>'")
-        }
+        guard let header, let token = Self.bearerToken(header) else { throw Self.missingToken }
         let key = Digest.sha256(Array(token.utf8))
         if Digest.constantTimeEqual(key, localAdministratorKey) { return .localAdministrator }
         try await catchUpRevocations()
@@ -167,6 +165,9 @@ final class Authenticator: Sendable {
         return Substring(header[start..<end].trimmingCharacters(in: .whitespaces))
     }
 
+    /// 401 for a request without a bearer token.
+    static let missingToken = APIError(.unauthorized, "missing bearer token: send 'Authorization: Bearer <token>'")
+
     private func checkExpiry(_ session: Session) throws {
         if let expiresAt = session.expiresAt, expiresAt <= now() {
             throw APIError(.unauthorized, "this login expired: log in again", reason: "expired")
@@ -174,9 +175,14 @@ final class Authenticator: Sendable {
     }
 
     static func revoked(_ record: TokenRecord) -> APIError {
-        switch record.revokedReason {
+        revoked(reason: record.revokedReason, device: record.device)
+    }
+
+    /// The 401 for a login revoked for `reason` (as the store records it).
+    static func revoked(reason: String?, device: String?) -> APIError {
+        switch reason {
         case "kicked_out":
-            let device = record.device.map { " (device '\($0)')" } ?? ""
+            let device = device.map { " (device '\($0)')" } ?? ""
             return APIError(
                 .unauthorized, "this login was ended because the account logged in elsewhere\(device)",
                 reason: "kicked_out")
@@ -186,6 +192,11 @@ final class Authenticator: Sendable {
             return suspended
         case "ended":
             return APIError(.unauthorized, "this login was ended from another one: log in again", reason: "ended")
+        case "too_many_logins":
+            return APIError(
+                .unauthorized,
+                "this login was ended because the account logged in more often than the server keeps logins "
+                    + "(the oldest end first): log in again", reason: "too_many_logins")
         default:
             return APIError(.unauthorized, "this login has ended: log in again", reason: "logged_out")
         }

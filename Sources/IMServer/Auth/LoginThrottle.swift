@@ -24,6 +24,15 @@ final class LoginThrottle: Sendable {
     struct Ticket: Sendable {
         let username: String
         let address: String
+        /// The account logged in from this address lately (a trusted address of it).
+        let trusted: Bool
+    }
+
+    /// What admitting a check decided.
+    private enum Admission: Sendable {
+        case admitted(trusted: Bool)
+        /// Not now: the wait in milliseconds, and why.
+        case refused(Int64, String)
     }
 
     private typealias Counter = LoginCounters.Counter
@@ -57,54 +66,55 @@ final class LoginThrottle: Sendable {
     func begin(username: String, address: String) async throws -> Ticket {
         let now = clock()
         let (limits, window) = (self.limits, self.window)
-        let wait: (Int64, String)?
+        let admission: Admission
         do {
-            wait = try await store.updateLoginCounters(
+            admission = try await store.updateLoginCounters(
                 username: username, address: address, waitingAtMost: limits.admissionWait,
                 Self.admit(from: address, now, limits, window))
         } catch let error as PostgresError where error.kind == .lockTimeout {
             // Another check of the same records is being counted at this moment.
-            wait = (1000, "too many logins in progress")
+            admission = .refused(1000, "too many logins in progress")
         }
-        if let (milliseconds, what) = wait {
+        switch admission {
+        case .admitted(let trusted):
+            return Ticket(username: username, address: address, trusted: trusted)
+        case .refused(let milliseconds, let what):
             let whole = RetryAfter.seconds(Double(milliseconds) / 1000)
             throw APIError(.rateLimited, "\(what): try again in \(whole) s", retryAfter: whole)
         }
-        return Ticket(username: username, address: address)
     }
 
-    /// The admission of one check: nil when admitted (counted as pending), else the wait
-    /// in milliseconds and why.
+    /// The admission of one check: admitted (counted as pending), or the wait and why.
     private static func admit(from address: String, _ now: Int64, _ limits: LoginLimits, _ window: Int64)
-        -> @Sendable (inout LoginCounters) -> (Int64, String)?
+        -> @Sendable (inout LoginCounters) -> Admission
     {
         { counters in
             var pair = Self.fresh(counters.pair, now, window)
             var byAddress = Self.fresh(counters.address, now, window)
             var account = Self.fresh(counters.account, now, window)
             if pair.lockedUntil > now {
-                return (pair.lockedUntil - now, "too many failed logins")
+                return .refused(pair.lockedUntil - now, "too many failed logins")
             }
             if byAddress.failures >= limits.failuresPerAddress {
-                return (byAddress.firstFailure + window - now, "too many failed logins from this address")
+                return .refused(byAddress.firstFailure + window - now, "too many failed logins from this address")
             }
             let trusted = counters.trusted[address].map { now - $0 < Self.trustLifetime } ?? false
             if !trusted, account.failures + account.pending >= limits.failuresPerAccount {
-                return (account.firstFailure + window - now, "too many failed logins for this account")
+                return .refused(account.firstFailure + window - now, "too many failed logins for this account")
             }
             // Checks in flight count as failures until they are done: never more guesses
             // running than failures left.
             if pair.failures + pair.pending >= limits.failuresPerUser || account.pending >= limits.inFlightPerAccount
                 || byAddress.pending >= limits.inFlightPerAddress
             {
-                return (1000, "too many logins in progress")
+                return .refused(1000, "too many logins in progress")
             }
             pair.pending += 1
             byAddress.pending += 1
             account.pending += 1
             (pair.pendingSince, byAddress.pendingSince, account.pendingSince) = (now, now, now)
             (counters.pair, counters.address, counters.account) = (pair, byAddress, account)
-            return nil
+            return .admitted(trusted: trusted)
         }
     }
 

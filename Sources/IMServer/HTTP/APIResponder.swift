@@ -13,19 +13,65 @@ struct APIResponder: HTTPResponder {
         self.router = Router(routes: Routes.all)
     }
 
-    func bodyLimit(for head: RequestHead) -> Int? {
-        if TelegramGateway.handles(head.path) { return TelegramGateway.bodyLimit }
-        return router.bodyLimit(head.method, head.path)
-    }
-
     /// The Telegram dialect takes forms; the `/v1` API reads JSON whatever the `Content-Type`.
     func decodesForm(for head: RequestHead) -> Bool {
         TelegramGateway.handles(head.path)
     }
 
+    /// The most of a body read before its sender is known: any body of an anonymous
+    /// request (registration and login bodies are far smaller), and a logged-in request's
+    /// up to this size, whose token is then checked with the request. A larger body is
+    /// read only once its token has been checked.
+    static let unverifiedBodyBytes = 16 * 1024
+
+    /// Small bodies (most requests have none) are read at once. A larger one is read
+    /// only for a route that takes it and a caller it lets in: an open route gets the
+    /// small limit, a route needing a login without a bearer token gets 401 at once, and
+    /// a token is checked first (`checkedAdmission`), with none of the body read meanwhile.
+    /// The Telegram dialect's token is in the path: checked the same way
+    /// (`TelegramGateway.checkedAdmission`).
+    func admission(for head: RequestHead) -> BodyAdmission {
+        let small = min(Self.unverifiedBodyBytes, core.configuration.http.maxBodyBytes)
+        if let declared = head.declaredBodyLength, declared <= small { return .read(limit: small) }
+        if TelegramGateway.handles(head.path) { return .check }
+        guard let route = router.route(head.method, head.path) else { return .read(limit: small) }
+        if route.access == .open { return .read(limit: min(route.bodyLimit ?? small, small)) }
+        guard let header = head.headers["Authorization"], Authenticator.bearerToken(header) != nil else {
+            return .refuse(refusal(head, route: route, Authenticator.missingToken))
+        }
+        return .check
+    }
+
+    /// A large body's token, checked before the body is read: the route's limit for a
+    /// caller it lets in, else the refusal (401, 403).
+    func checkedAdmission(for head: RequestHead) async -> BodyAdmission {
+        if TelegramGateway.handles(head.path) { return await TelegramGateway.checkedAdmission(for: head, core: core) }
+        guard let route = router.route(head.method, head.path) else { return .read(limit: Self.unverifiedBodyBytes) }
+        do {
+            try authorize(try await core.authenticator.authenticate(head.headers["Authorization"]), for: route)
+            return .read(limit: route.bodyLimit)
+        } catch {
+            let (apiError, logged) = ErrorMapping.apiError(for: error)
+            core.failures.failed("\(head.method) \(head.path)", route: route.pattern, error: error, logged: logged)
+            return .refuse(refusal(head, route: route, apiError))
+        }
+    }
+
+    /// An answer given before the body, counted as the route's.
+    @inline(never)
+    private func refusal(_ head: RequestHead, route: Route, _ error: APIError) -> Response {
+        let response = Response.error(error, encoder: core.encoder)
+        core.metrics.recordRequest(method: head.method, route: route.pattern, status: response.status)
+        return response
+    }
+
+    /// The envelope with the HTTP library's status (a status without a code of its own,
+    /// 414 or 431, carries `INVALID_REQUEST`).
     func errorResponse(status: Int, message: String) -> Response {
         let code = ErrorCode(httpStatus: status) ?? (status >= 500 ? .internalError : .invalidRequest)
-        return .error(APIError(code, message), encoder: core.encoder)
+        var response = Response.error(APIError(code, message), encoder: core.encoder)
+        response.status = status
+        return response
     }
 
     // Every request's task keeps the async frames of this chain while it waits, a parked
@@ -69,13 +115,18 @@ struct APIResponder: HTTPResponder {
 
     @inline(never)
     private func admit(_ caller: Session, to route: Route) throws {
+        try authorize(caller, for: route)
+        try core.spend(route.budget, session: caller)
+    }
+
+    /// Whether the caller's role lets it use the route.
+    private func authorize(_ caller: Session, for route: Route) throws {
         if route.access == .admin, !caller.isAdmin {
             throw APIError(.forbidden, "only administrators may do this")
         }
         if caller.isLocalAdministrator, route.access != .admin {
             throw APIError(.forbidden, "the local administration credential works only for /v1/admin endpoints")
         }
-        try core.spend(route.budget, session: caller)
     }
 
     /// 404 or 405 for a request no route takes.
@@ -103,7 +154,7 @@ struct APIResponder: HTTPResponder {
     private func finish(_ request: Request, label: String, _ response: Response, started: Double) -> Response {
         // A deferred answer is counted by whoever sends it.
         guard !response.isDeferred else { return response }
-        core.metrics.recordRequest(method: request.method.rawValue, route: label, status: response.status)
+        core.metrics.recordRequest(method: request.method, route: label, status: response.status)
         if core.logger.level <= .debug {
             core.logger.debug(
                 "\(request.method) \(request.path) \(response.status)",

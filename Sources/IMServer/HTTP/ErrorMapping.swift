@@ -88,6 +88,16 @@ enum ErrorMapping {
                 .payloadTooLarge,
                 "this would pass the account's media budget of \(limit) bytes (\(used) in use by images "
                     + "still shown, e.g. as group logos): stop showing one first"), .no)
+        case .quotaExceeded(let limit, let seconds):
+            return (APIError(
+                .rateLimited,
+                "this account stored its \(limit) bytes of messages for today (UTC): it may send and edit again "
+                    + "in \(seconds) s; an administrator can raise message_bytes_per_day",
+                retryAfter: seconds, reason: "message_quota"), .no)
+        case .tooManyRecords(let limit):
+            return (APIError(
+                .payloadTooLarge, "the bot's journal holds its \(limit) records: replace the snapshot to compact it",
+                reason: "journal_full"), .no)
         case .leaseLost:
             return (APIError(
                 .conflict, "this runner no longer holds the bot's lease (another runner took the bot over, or it was "

@@ -30,6 +30,10 @@ final class RequestContext: Sendable {
         }
     }
 
+    /// The client budgets and the hashing queue count this request against: its
+    /// address, by its /64 for IPv6.
+    var client: String { IPAddressRange.clientKey(of: request.remoteAddress) }
+
     /// A path parameter by name.
     func parameter(_ name: String) throws -> String {
         guard let value = parameters[name], !value.isEmpty else {

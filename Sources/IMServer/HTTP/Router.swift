@@ -55,10 +55,9 @@ final class Route: Sendable {
 
 /// Finds the route for a method and path.
 ///
-/// Runs twice per request (for the body limit, then to answer), so it allocates only
-/// for a match: routes are grouped by their number of segments, the path's segments are
-/// found once as byte ranges, and literals compare as bytes (lengths first) before any
-/// parameter is collected. (Comparing through `Substring.UTF8View`s took about 5% of
+/// Runs for every request, so it allocates only for a match: routes are grouped by their
+/// number of segments, the path's segments are found once as byte ranges, and literals
+/// compare as bytes (lengths first) before any parameter is collected. (Comparing through `Substring.UTF8View`s took about 5% of
 /// the server's CPU per send: BENCHMARKS.md, "Event feed".)
 struct Router: Sendable {
     enum Match {
@@ -69,15 +68,12 @@ struct Router: Sendable {
 
     /// Routes by segment count, in declaration order.
     private let bySegmentCount: [[Route]]
-    /// The routes with a body limit of their own, by segment count (a few in all).
-    private let limitedBySegmentCount: [[Route]]
 
     init(routes: [Route]) {
         let longest = routes.map(\.segments.count).max() ?? 0
         var groups = [[Route]](repeating: [], count: longest + 1)
         for route in routes { groups[route.segments.count].append(route) }
         bySegmentCount = groups
-        limitedBySegmentCount = groups.map { $0.filter { $0.bodyLimit != nil } }
     }
 
     func match(_ method: HTTPMethod, _ path: String) -> Match {
@@ -102,23 +98,15 @@ struct Router: Sendable {
         }
     }
 
-    /// The body limit of the route a path goes to, without building its parameters; nil
-    /// for the server's default. Only the few routes with a limit of their own are
-    /// looked at: a path that matches none of them goes to a route with the default, or
-    /// to none (whose answer, 404 or 405, is given once the body is in).
-    func bodyLimit(_ method: HTTPMethod, _ path: String) -> Int? {
+    /// The route a request goes to, without building its parameters; nil when none takes it.
+    func route(_ method: HTTPMethod, _ path: String) -> Route? {
         var path = path
         return path.withUTF8 { bytes in
             let parts = Self.parts(of: bytes)
-            guard parts.count < limitedBySegmentCount.count,
-                limitedBySegmentCount[parts.count].contains(where: {
-                    Self.serves($0, method) && Self.literalsMatch($0, parts, in: bytes)
-                })
-            else { return nil }
-            // The first route that serves the path decides, as `match` does.
+            guard parts.count < bySegmentCount.count else { return nil }
             return bySegmentCount[parts.count].first {
                 Self.serves($0, method) && Self.literalsMatch($0, parts, in: bytes)
-            }?.bodyLimit
+            }
         }
     }
 

@@ -29,7 +29,8 @@ enum AccountRoutes {
         }
         let account = try NewAccount(username: body.username, password: body.password, nickname: body.nickname)
         if let device = body.device { try Validate.text(device, field: "device", length: Limits.deviceLength) }
-        try core.spendRegistration(address: context.request.remoteAddress)
+        let client = context.client
+        try core.spendRegistration(client: client)
         // A taken name answers 409 first, as for anyone: a runner whose bot account an
         // administrator made then logs in instead.
         try await NewAccount.requireFree(account.username, in: core.store)
@@ -40,17 +41,19 @@ enum AccountRoutes {
                     + "(or POST /v1/admin/users with bot: true)", reason: "bot_needs_administrator")
         }
         let record = try await account.create(
-            in: core.store, hash: core.hashing.hash, isBot: false, isAdmin: false)
+            in: core.store, hash: { try await core.hashing.hash($0, for: client) }, isBot: false, isAdmin: false)
         let auth = try await issueToken(core, for: record, device: body.device)
         return try .json(auth, status: 201, encoder: core.encoder)
     }
 
-    /// A new login for an account; a same-device login elsewhere is ended.
+    /// A new login for an account; a same-device login elsewhere is ended, and so are the
+    /// oldest past the account's cap of live logins (`LoginCaps`).
     static func issueToken(_ core: ServerServices, for record: UserRecord, device: String?) async throws -> AuthResponse {
         let token = "sbt_" + SecureRandom.token(bits: 256)
         let expiresAt = record.user.isBot ? nil : core.now().adding(seconds: core.configuration.tokenLifetime)
-        let (_, replaced) = try await core.store.createToken(
+        let (created, replaced) = try await core.store.createToken(
             hash: Authenticator.hash(token), userID: record.id, device: device, expiresAt: expiresAt)
+        try await core.capLogins(of: record, newest: created)
         if !replaced.isEmpty {
             core.authenticator.invalidate(tokenIDs: Set(replaced.map(\.id)))
             for old in replaced {
@@ -66,8 +69,9 @@ enum AccountRoutes {
         // A name no account can have is refused before it keys any throttle record.
         let username = try Validate.username(body.username)
         if let device = body.device { try Validate.text(device, field: "device", length: Limits.deviceLength) }
+        let client = context.client
         guard let record = try await checkPassword(
-            core, body.password, username: username, address: context.request.remoteAddress,
+            core, body.password, username: username, client: client,
             account: { try await core.store.user(named: username) })
         else {
             core.metrics.loginFailures.add(1, ordering: .relaxed)
@@ -75,27 +79,32 @@ enum AccountRoutes {
         }
         if record.suspendedAt != nil { throw Authenticator.suspended }
         if core.hashing.hasher.needsRehash(record.passwordHash),
-            let upgraded = try? await core.hashing.hash(body.password)
+            let upgraded = try? await core.hashing.hash(body.password, for: client)
         {
             try await core.store.setPasswordHash(record.id, upgraded, revokeTokens: false)
         }
         return try .json(try await issueToken(core, for: record, device: body.device), encoder: core.encoder)
     }
 
-    /// Checks a password through the login throttle: admitted (429 when not) and counted
-    /// as pending before the account is read and the slow hash runs, then counted as a
-    /// failure or a success. Returns the account when the password is its. An unknown
-    /// (or deleted) account is checked against a dummy hash, so timing does not tell
-    /// which accounts exist.
+    /// Checks a password, right or wrong, within the client's budget of checks, through
+    /// the login throttle (admitted, 429 when not, and counted as pending before the
+    /// account is read and the slow hash runs, then counted as a failure or a success),
+    /// within the account's budget unless the client's address is one it trusts, and in
+    /// the client's turn of the hashing queue. Returns the account when the password is
+    /// its. An unknown (or deleted) account is checked against a dummy hash, so timing
+    /// does not tell which accounts exist.
     static func checkPassword(
-        _ core: ServerServices, _ password: String, username: String, address: String,
+        _ core: ServerServices, _ password: String, username: String, client: String,
         account: () async throws -> UserRecord?
     ) async throws -> UserRecord? {
-        let ticket = try await core.loginThrottle.begin(username: username, address: address)
+        try core.spendPasswordCheck(client: client)
+        let ticket = try await core.loginThrottle.begin(username: username, address: client)
         let matched: UserRecord?
         do {
+            if !ticket.trusted { try core.spendPasswordCheck(account: username) }
             let record = try await account().flatMap { $0.deletedAt == nil ? $0 : nil }
-            let ok = try await core.hashing.verify(password, against: record?.passwordHash ?? core.dummyHash)
+            let ok = try await core.hashing.verify(
+                password, against: record?.passwordHash ?? core.dummyHash, for: client)
             matched = ok ? record : nil
         } catch {
             // Not checked (the hashing queue is full, the store failed): neither a
@@ -142,12 +151,12 @@ enum AccountRoutes {
         try Validate.password(body.newPassword)
         // The old password is a password check like a login's: guesses count the same.
         guard let record = try await checkPassword(
-            core, body.oldPassword, username: session.username, address: context.request.remoteAddress,
+            core, body.oldPassword, username: session.username, client: context.client,
             account: { try await core.store.user(id: session.userID) })
         else {
             throw APIError(.forbidden, "the old password is wrong", field: "old_password")
         }
-        let hash = try await core.hashing.hash(body.newPassword)
+        let hash = try await core.hashing.hash(body.newPassword, for: context.client)
         try await core.store.setPasswordHash(session.userID, hash, revokeTokens: true)
         core.authenticator.invalidate(userID: session.userID)
         core.hub.wake(userID: session.userID)

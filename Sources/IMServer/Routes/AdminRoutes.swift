@@ -28,7 +28,8 @@ enum AdminRoutes {
         let body = try context.decode(AdminCreateUser.self)
         let account = try NewAccount(username: body.username, password: body.password, nickname: body.nickname)
         let record = try await account.create(
-            in: core.store, hash: core.hashing.hash, isBot: body.bot ?? false, isAdmin: body.admin ?? false)
+            in: core.store, hash: { try await core.hashing.hash($0, for: context.client) }, isBot: body.bot ?? false,
+            isAdmin: body.admin ?? false)
         var created = adminUser(record)
         // A bot speaks the Telegram Bot API with a token of Telegram's shape (docs/telegram.md).
         if record.user.isBot { created.telegramToken = try await TelegramToken.issue(for: record, in: core.store).0 }
@@ -71,7 +72,7 @@ enum AdminRoutes {
         let record = try await UserRoutes.existingUser(context, try context.parameter("name"))
         let body = try context.decode(AdminSetPassword.self)
         try Validate.password(body.password)
-        let hash = try await core.hashing.hash(body.password)
+        let hash = try await core.hashing.hash(body.password, for: context.client)
         try await core.store.setPasswordHash(record.id, hash, revokeTokens: true)
         core.authenticator.invalidate(userID: record.id)
         core.hub.wake(userID: record.id)

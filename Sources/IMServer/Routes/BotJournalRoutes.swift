@@ -66,13 +66,25 @@ enum BotJournalRoutes {
         return .noContent
     }
 
-    /// The snapshot and the records after it, as the runner left them.
+    /// One page of the journal as the runner left it: the snapshot and the first records
+    /// (no `after`), or the records after `?after=`; at most `?limit=` records (1 to
+    /// 10,000, default 10,000) and 4 MiB of them, with `next_after` while more follow.
     static func journal(_ context: RequestContext) async throws -> Response {
         let bot = try botCaller(context)
-        let stored = try await context.core.store.journal(of: bot.userID)
+        let limit = try context.queryInt("limit", in: Limits.journalPageRecords, default: Limits.journalPageRecords.upperBound)
+            ?? Limits.journalPageRecords.upperBound
+        var after: Int64?
+        if let text = context.request.query("after"), !text.isEmpty {
+            guard let value = Int64(text), value >= 0 else {
+                throw APIError.invalid("after", "after must be the next_after of the page before")
+            }
+            after = value
+        }
+        let stored = try await context.core.store.journal(of: bot.userID, after: after, limit: limit)
         let body = StoredJournalBody(
             snapshot: stored.snapshot, records: stored.records, recordBytes: stored.recordBytes,
-            snapshotBytes: stored.snapshotBytes)
+            snapshotBytes: stored.snapshotBytes, recordCount: stored.recordCount, nextAfter: stored.nextAfter,
+            compactedThrough: stored.compactedThrough)
         return try .json(body, encoder: context.core.encoder)
     }
 
@@ -134,8 +146,9 @@ enum BotJournalRoutes {
             return try await write()
         } catch StoreError.overBudget(let used, let limit) {
             throw APIError(
-                .payloadTooLarge, "the bot's journal would pass its limit of \(limit) bytes (\(used) in use): "
-                    + "replace the snapshot to compact it", reason: "journal_full")
+                .payloadTooLarge, "the bot's journal would pass its limit of \(limit) bytes (\(used) in use, each "
+                    + "record counting \(Limits.journalRecordOverhead) bytes besides its text): replace the snapshot "
+                    + "to compact it", reason: "journal_full")
         }
     }
 

@@ -62,7 +62,8 @@ enum ConversationRoutes {
             result = try await core.store.appendMessage(
                 NewMessage(
                     conversationID: entry.id, senderID: access.session.userID, text: body.text,
-                    clientMessageID: body.clientMessageID, replyTo: body.replyTo))
+                    clientMessageID: body.clientMessageID, replyTo: body.replyTo,
+                    quota: core.configuration.messageQuota(isBot: access.session.isBot)))
         } catch StoreError.notMember {
             throw try await access.refusal(entry, address: address)
         } catch {

@@ -43,8 +43,11 @@ enum EventRoutes {
         // Where several nodes share the database, the poll is claimed for this one first:
         // a poll of the same login parked on another node ends (409).
         let claim = try await core.claimPoll(try context.caller)
+        // Without a cursor: where a fresh one starts (with several nodes, the database's
+        // newest position, which this node may not have read yet).
+        let fresh = (context.request.query("cursor") ?? "").isEmpty ? try await core.store.freshCursorPosition() : 0
         let poll: Poll
-        switch try start(context, claim: claim) {
+        switch try start(context, claim: claim, freshPosition: fresh) {
         case .answer(let response): return response
         case .poll(let started): poll = started
         }
@@ -108,7 +111,7 @@ enum EventRoutes {
     }
 
     private static func send(_ response: Response, _ deferred: DeferredResponse, core: ServerServices) {
-        core.metrics.recordRequest(method: "GET", route: "/v1/events", status: response.status)
+        core.metrics.recordRequest(method: .get, route: "/v1/events", status: response.status)
         deferred.send(response)
     }
 
@@ -137,9 +140,9 @@ enum EventRoutes {
         case poll(Poll)
     }
 
-    /// Checks the query; answers at once without a cursor.
+    /// Checks the query; answers at once without a cursor, with one at `freshPosition`.
     @inline(never)
-    private static func start(_ context: RequestContext, claim: Int64) throws -> Start {
+    private static func start(_ context: RequestContext, claim: Int64, freshPosition: Int64) throws -> Start {
         let core = context.core
         let session = try context.caller
         let store = core.store
@@ -152,7 +155,7 @@ enum EventRoutes {
         core.hub.end(tokenID: session.tokenID, with: .replaced)
 
         guard let text = context.request.query("cursor"), !text.isEmpty else {
-            let cursor = FeedCursor(epoch: store.epoch, userID: session.userID, position: store.committedPosition)
+            let cursor = FeedCursor(epoch: store.epoch, userID: session.userID, position: freshPosition)
             return .answer(try .json(EventBatch(events: [], cursor: cursor.text), encoder: core.encoder))
         }
         guard let cursor = FeedCursor(text) else {

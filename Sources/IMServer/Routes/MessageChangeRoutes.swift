@@ -20,7 +20,9 @@ enum MessageChangeRoutes {
         try body.validate()
         guard let resolved = try await access.resolve(address) else { throw noMessage(id) }
         let message = try await context.core.store.editMessage(
-            MessageEdit(conversationID: resolved.entry.id, messageID: id, editor: access.session.userID, text: body.text))
+            MessageEdit(
+                conversationID: resolved.entry.id, messageID: id, editor: access.session.userID, text: body.text,
+                quota: context.core.configuration.messageQuota(isBot: access.session.isBot)))
         return .message(message, status: 200)
     }
 

@@ -44,21 +44,40 @@ enum SystemRoutes {
         return bare.hasPrefix("127.") || bare == "::1" || bare.hasPrefix("::ffff:127.") || bare == "localhost"
     }
 
+    /// A stored image, to anyone who has its id, within the client address's budget of
+    /// media bytes. Its id never names other bytes, so it is its `ETag`: a client that
+    /// has it sends `If-None-Match` and gets 304, which costs no budget.
     static func media(_ context: RequestContext) async throws -> Response {
+        let core = context.core
         let id = try context.parameter("id")
-        guard id.count <= 64, let record = try await context.core.store.media(id: id) else {
+        guard id.count <= 64 else { throw APIError(.notFound, "no media '\(id)'") }
+        let etag = "\"\(id)\""
+        let cached = context.request.headers["If-None-Match"].map { matches($0, etag) } ?? false
+        if !cached { try core.awaitMediaBudget(client: context.client) }
+        guard let record = try await core.store.media(id: id) else {
             throw APIError(.notFound, "no media '\(id)'")
         }
-        let etag = "\"\(record.id)\""
-        if context.request.headers["If-None-Match"] == etag {
-            return Response(status: 304, headers: ["ETag": etag])
+        if cached {
+            return Response(status: 304, headers: ["ETag": etag, "Cache-Control": cacheControl])
         }
+        core.chargeMedia(client: context.client, bytes: record.bytes.count)
         return Response(
             status: 200,
             headers: [
                 "Content-Type": record.contentType, "ETag": etag,
-                "Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff",
+                "Cache-Control": cacheControl, "X-Content-Type-Options": "nosniff",
             ],
             body: Data(record.bytes))
+    }
+
+    private static let cacheControl = "public, max-age=31536000, immutable"
+
+    /// Whether an `If-None-Match` value (`"a", W/"b"` or `*`) names `etag`.
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { tag in
+            var tag = tag.trimmingCharacters(in: .whitespaces)
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == etag || tag == "*"
+        }
     }
 }

@@ -14,6 +14,10 @@ enum HTTPMetrics {
             .counter("switchboard_http_refused_per_address_total", "Connections refused because their address held the most allowed.", stats.refusedPerAddress),
             .counter("switchboard_http_refused_forwarded_total", "Requests through a trusted proxy refused because their client had the most in flight.", stats.refusedForwarded),
             .counter("switchboard_http_client_hangups_total", "Parked requests whose client went away.", stats.clientHangups),
+            .gauge("switchboard_http_buffered_body_bytes", "Request body bytes held now, across all requests.", stats.bufferedBodyBytes),
+            .counter("switchboard_http_refused_buffer_full_total", "Requests answered 503 because the request bodies held took every byte allowed.", stats.refusedBufferFull),
+            .counter("switchboard_http_refused_before_body_total", "Requests answered before any of their body was read (no login, a refused login).", stats.refusedBeforeBody),
+            .counter("switchboard_http_refused_query_arguments_total", "Requests answered 414 for carrying too many query arguments.", stats.refusedQueryArguments),
         ]
     }
 }

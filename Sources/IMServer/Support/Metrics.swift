@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Synchronization
 
 /// The server's counters, rendered in the Prometheus text format at `/metrics`.
@@ -17,8 +18,11 @@ final class Metrics: Sendable {
     let pollsReplaced = Atomic<Int>(0)
     let pollsAnsweredFromCommits = Atomic<Int>(0)
 
-    func recordRequest(method: String, route: String, status: Int) {
-        requests.withLock { $0[RequestKey(method: method, route: route, status: status), default: 0] += 1 }
+    /// Counts an answer. Methods outside the standard ones count as `other`, so the
+    /// series stay as few as the routes.
+    func recordRequest(method: HTTPMethod, route: String, status: Int) {
+        let key = RequestKey(method: method.metricLabel, route: route, status: status)
+        requests.withLock { $0[key, default: 0] += 1 }
     }
 
     /// The exposition text (`promtool check metrics` passes it): the request counts, the
@@ -32,7 +36,7 @@ final class Metrics: Sendable {
         }
         for (key, count) in snapshot {
             out +=
-                "switchboard_http_requests_total{method=\"\(key.method)\",route=\"\(escape(key.route))\",status=\"\(key.status)\"} \(count)\n"
+                "switchboard_http_requests_total{method=\"\(PrometheusText.label(key.method))\",route=\"\(PrometheusText.label(key.route))\",status=\"\(key.status)\"} \(count)\n"
         }
         let counters: [MetricSample] = [
             .counter("switchboard_messages_sent_total", "Messages stored (resends with a known client_msg_id excluded).", messagesSent.load(ordering: .relaxed)),
@@ -43,14 +47,10 @@ final class Metrics: Sendable {
             .counter("switchboard_polls_answered_from_commits_total", "Parked polls answered with the events of the commit that woke them, without reading the feed.", pollsAnsweredFromCommits.load(ordering: .relaxed)),
         ]
         for sample in counters + samples {
-            out += "# HELP \(sample.name) \(sample.help)\n# TYPE \(sample.name) \(sample.kind.rawValue)\n"
+            out += "# HELP \(sample.name) \(PrometheusText.help(sample.help))\n# TYPE \(sample.name) \(sample.kind.rawValue)\n"
             out += "\(sample.name) \(sample.renderedValue)\n"
         }
         return out
-    }
-
-    private func escape(_ label: String) -> String {
-        label.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     }
 }
 

@@ -23,6 +23,20 @@ enum TelegramGateway {
     /// Uploads (a document's bytes) may be larger than a JSON body.
     static let bodyLimit = 4 << 20
 
+    /// A body larger than the server reads unchecked is read only for a bot whose token
+    /// the path carries (up to `bodyLimit`); anyone else gets Telegram's 401 or 404 with
+    /// none of it read.
+    static func checkedAdmission(for head: RequestHead, core: ServerServices) async -> BodyAdmission {
+        do {
+            _ = try await authenticate(try split(head.path).token, core: core)
+            return .read(limit: bodyLimit)
+        } catch {
+            let response = (error as? TelegramError)?.response ?? TelegramError.unauthorized.response
+            core.metrics.recordRequest(method: head.method, route: "/bot{token}/{method}", status: response.status)
+            return .refuse(response)
+        }
+    }
+
     static func respond(to request: Request, core: ServerServices) async -> Response {
         let started = core.monotonic()
         var label = "/bot{token}/{method}"
@@ -48,7 +62,7 @@ enum TelegramGateway {
             response = failure(error, core: core, request: request, label: label)
         }
         if !response.isDeferred {
-            core.metrics.recordRequest(method: request.method.rawValue, route: label, status: response.status)
+            core.metrics.recordRequest(method: request.method, route: label, status: response.status)
             if core.logger.level <= .debug {
                 core.logger.debug(
                     "\(request.method) \(label) \(response.status)",

@@ -133,7 +133,7 @@ final class TelegramPoll: Sendable {
 
     private func send(_ response: Response?, _ deferred: DeferredResponse) {
         let response = response ?? TelegramError(500, "Internal Server Error").response
-        core.metrics.recordRequest(method: request.method.rawValue, route: "/bot{token}/getUpdates", status: response.status)
+        core.metrics.recordRequest(method: request.method, route: "/bot{token}/getUpdates", status: response.status)
         deferred.send(response)
     }
 }

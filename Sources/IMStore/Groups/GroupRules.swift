@@ -41,6 +41,25 @@ public enum GroupRules {
         throw StoreError.refused(reason: "not_group_admin", message: "only the group's owner and admins may \(doWhat)")
     }
 
+    /// Throws `.refused` unless `actor` may delete a message someone else sent in a
+    /// conversation of `kind`, the sender's role in it being `sender` now (nil: no longer a
+    /// member). Only in a group, and only above the sender: an admin deletes members'
+    /// messages (and those of people who left), the owner admins' too, a server
+    /// administrator anyone's (`not_sender` below admin, `outranked` at or below the sender).
+    public static func authorizeDeletion(in kind: ConversationKind, actor: Standing, sender: MemberRole?) throws {
+        guard kind == .group else {
+            throw StoreError.refused(reason: "not_sender", message: "only its sender may delete a message")
+        }
+        guard actor >= .admin else {
+            throw StoreError.refused(reason: "not_sender", message: "only its sender or a group admin may delete a message")
+        }
+        guard Standing(role: sender) < actor else {
+            throw StoreError.refused(
+                reason: "outranked",
+                message: "you cannot delete a message of someone at or above your own role: ask the group's owner")
+        }
+    }
+
     /// Throws `.refused` unless `actor` may take `action` on someone whose role in the
     /// group is `target` (nil: not a member).
     public static func authorize(_ action: ModerationAction, actor: Standing, target: MemberRole?) throws {

@@ -4,66 +4,44 @@ import IMProtocol
 /// in the batch's transaction (so delivered at its commit, in commit order, and not at
 /// all if it rolls back).
 ///
-/// Text, numbers in base 36, at most `maxPayload` bytes each; a batch whose feed entries
-/// do not fit in one payload sends several in a row (`more`), which PostgreSQL delivers
-/// together:
+/// A notice is a **hint**, never the truth: any role that may connect to the database may
+/// send on the channel (`NOTIFY` needs no grant) and listen to it. So a notice carries no
+/// more than what makes the other nodes look, and they read what to act on from the
+/// tables (`PostgresClusterFeed`): the feed clock and the events, the poll claims, the
+/// revocation log. A notice the tables do not back is refused and counted. For the same
+/// reason it names nobody who received anything.
 ///
-/// - `f <node> <first> <last> <more> <position>=<recipients> …`: feed positions
-///   `first…last` were committed; each entry's recipients ascend and are written as the
-///   first id and then the differences (`12,1,3` is 12, 13, 16).
+/// Text, numbers in base 36, at most `maxPayload` bytes each:
+///
+/// - `f <node> <first> <last>`: feed positions `first…last` were committed.
 /// - `c <node> <login>:<generation> …`: event polls of these logins claimed on `node`.
 /// - `r <node> <epoch>`: logins were ended, up to this revocation epoch.
+///
+/// Reading checks every number (base 36, no sign, no overflow, positive where a position
+/// or an id must be) and the shape; anything else is nil, as is a notice of a kind this
+/// version does not know.
 enum ClusterNotice: Equatable, Sendable {
-    case feed(node: String, first: Int64, last: Int64, entries: [Entry], more: Bool)
+    case feed(node: String, first: Int64, last: Int64)
     case claims(node: String, [PollClaim])
     case revoked(node: String, epoch: Int64)
-
-    /// One feed entry (or a part of its recipients).
-    struct Entry: Equatable, Sendable {
-        var position: Int64
-        var recipients: [UserID]
-    }
 
     /// The channel every node listens on.
     static let channel = "switchboard_cluster"
     /// PostgreSQL's limit is 8000 bytes including a terminator; a margin for the header.
     static let maxPayload = 7_900
 
-    /// The node that sent it.
+    /// The node that sent it (or claims to: anyone can write any name).
     var node: String {
         switch self {
-        case .feed(let node, _, _, _, _), .claims(let node, _), .revoked(let node, _): node
+        case .feed(let node, _, _), .claims(let node, _), .revoked(let node, _): node
         }
     }
 
     // MARK: Writing
 
-    /// The payloads announcing a committed feed range and its entries.
-    static func feedPayloads(node: String, first: Int64, last: Int64, entries: [Entry]) -> [String] {
-        let header = "f \(node) \(b36(first)) \(b36(last))"
-        var payloads: [String] = []
-        var body = ""
-        for entry in entries where !entry.recipients.isEmpty {
-            let start = " " + b36(entry.position) + "="
-            var item = start
-            var previous: Int64?
-            for user in entry.recipients {
-                var text = previous.map { "," + b36(user.rawValue - $0) } ?? b36(user.rawValue)
-                // " 1" or " 0" (more) follows the header.
-                if header.utf8.count + 2 + body.utf8.count + item.utf8.count + text.utf8.count > maxPayload {
-                    if previous != nil { body += item }
-                    payloads.append(header + " 1" + body)
-                    body = ""
-                    item = start
-                    text = b36(user.rawValue)
-                }
-                item += text
-                previous = user.rawValue
-            }
-            body += item
-        }
-        payloads.append(header + " 0" + body)
-        return payloads
+    /// The payload announcing a committed feed range.
+    static func feedPayload(node: String, first: Int64, last: Int64) -> String {
+        "f \(node) \(b36(first)) \(b36(last))"
     }
 
     /// The payloads announcing poll claims.
@@ -86,42 +64,32 @@ enum ClusterNotice: Equatable, Sendable {
 
     // MARK: Reading
 
-    /// Reads a payload; nil for one this version does not know (another version's node).
+    /// Reads a payload; nil for one that is malformed, or of a kind this version does not
+    /// know. A feed notice of an earlier version (recipients after the range) reads as its
+    /// range: what follows is not needed.
     init?(_ payload: String) {
+        guard payload.utf8.count <= Self.maxPayload + 100 else { return nil }
         let fields = payload.split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count >= 2 else { return nil }
+        guard fields.count >= 2, !fields[1].isEmpty else { return nil }
         let node = String(fields[1])
         switch fields[0] {
         case "f":
-            guard fields.count >= 5, let first = Self.number(fields[2]), let last = Self.number(fields[3]),
-                fields[4] == "0" || fields[4] == "1"
+            guard fields.count >= 4, let first = Self.positive(fields[2]), let last = Self.positive(fields[3]),
+                first <= last
             else { return nil }
-            var entries: [Entry] = []
-            for item in fields.dropFirst(5) {
-                guard let equals = item.firstIndex(of: "="), let position = Self.number(item[..<equals]) else { return nil }
-                var recipients: [UserID] = []
-                var previous: Int64?
-                for part in item[item.index(after: equals)...].split(separator: ",", omittingEmptySubsequences: false) {
-                    guard let value = Self.number(part) else { return nil }
-                    let id = previous.map { $0 + value } ?? value
-                    recipients.append(UserID(rawValue: id))
-                    previous = id
-                }
-                entries.append(Entry(position: position, recipients: recipients))
-            }
-            self = .feed(node: node, first: first, last: last, entries: entries, more: fields[4] == "1")
+            self = .feed(node: node, first: first, last: last)
         case "c":
             var claims: [PollClaim] = []
             for item in fields.dropFirst(2) {
-                let parts = item.split(separator: ":")
-                guard parts.count == 2, let token = Self.number(parts[0]), let generation = Self.number(parts[1]) else {
+                let parts = item.split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 2, let token = Self.positive(parts[0]), let generation = Self.positive(parts[1]) else {
                     return nil
                 }
                 claims.append(PollClaim(tokenID: token, generation: generation))
             }
             self = .claims(node: node, claims)
         case "r":
-            guard fields.count == 3, let epoch = Self.number(fields[2]) else { return nil }
+            guard fields.count == 3, let epoch = Self.positive(fields[2]) else { return nil }
             self = .revoked(node: node, epoch: epoch)
         default:
             return nil
@@ -130,7 +98,15 @@ enum ClusterNotice: Equatable, Sendable {
 
     private static func b36(_ value: Int64) -> String { String(value, radix: 36) }
 
-    private static func number(_ text: Substring) -> Int64? { Int64(text, radix: 36) }
+    /// A number of at least 1 in base 36 as written here (lower-case digits, no sign);
+    /// nil for anything else, one that does not fit in 64 bits included.
+    private static func positive(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.utf8.count <= 13,
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }),
+            let value = Int64(text, radix: 36), value > 0
+        else { return nil }
+        return value
+    }
 }
 
 /// The event poll of a login claimed by a node; a higher generation replaces a lower one.

@@ -6,11 +6,13 @@ import Synchronization
 ///
 /// Positions are handed out in commit order without gaps (the feed clock row), so the
 /// node knows it has heard of everything up to `through` exactly when the ranges it heard
-/// of join up. A range that arrives early (this node's commit, right after another node's
-/// whose notification is still on its way) waits until the gap before it is filled: an
-/// observer may then rely, as with one SQLite writer, on each update holding every event
-/// after the previous one (the event hub answers parked polls from it). A gap that is not
-/// filled (notifications lost while the listener reconnected) is closed by `resync`.
+/// of join up. This node's own ranges come from its writer (`arrived`); the others' are
+/// read from the tables (`caughtUp`), never taken from a notification, which only says
+/// when to read. A range that arrives early (this node's commit, right after another
+/// node's that was not read yet) waits until the gap before it is filled: an observer may
+/// then rely, as with one SQLite writer, on each update holding every event after the
+/// previous one (the event hub answers parked polls from it). A gap that is not filled
+/// (notifications lost while the listener reconnected) is closed by `resync`.
 final class FeedOrder: Sendable {
     private struct Pending {
         var last: Int64
@@ -65,6 +67,30 @@ final class FeedOrder: Sendable {
                 return
             }
             tell(update, through: last, &state)
+            drain(&state)
+        }
+    }
+
+    /// Every commit up to `position` was read from the tables, with `entries` (in position
+    /// order) the events after `through` that reached someone: tells them, except where
+    /// this node's own ranges are waiting (their updates carry the messages), in order.
+    func caughtUp(through position: Int64, entries: [FeedEntry]) {
+        state.withLock { state in
+            guard position > state.through else { return }
+            state.newest = max(state.newest, position)
+            var next = entries.startIndex
+            while state.through < position {
+                if let own = state.waiting.removeValue(forKey: state.through + 1) {
+                    tell(own.update, through: own.last, &state)
+                    continue
+                }
+                // Up to the next waiting range inside the read, or the end of the read.
+                let end = (state.waiting.keys.filter { $0 > state.through && $0 <= position }.min() ?? position + 1) - 1
+                while next < entries.endIndex, entries[next].position <= state.through { next += 1 }
+                let start = next
+                while next < entries.endIndex, entries[next].position <= end { next += 1 }
+                tell(start == next ? nil : FeedUpdate(entries: Array(entries[start..<next])), through: end, &state)
+            }
             drain(&state)
         }
     }

@@ -29,6 +29,16 @@ final class PostgresBatch {
         var joins: [UserID] = []
         /// Members whose membership ends at this event (they still read it).
         var leaves: [Leave] = []
+        /// An edit's replaced text, kept for those who left before it (`FeedVisibility`):
+        /// stored with this event's position once it has one.
+        var replaced: Version?
+    }
+
+    /// The text and edit time a message showed before an edit.
+    struct Version {
+        var message: MessageID
+        var text: String
+        var editedAt: Int64?
     }
 
     /// An ended membership, to be kept in `former_members`.
@@ -36,6 +46,8 @@ final class PostgresBatch {
         var user: UserID
         /// Where they started reading: a stored position, or an event of this batch.
         var joined: Start
+        /// The conversation's last message when they joined (`members.joined_seq`).
+        var joinedSeq: Int64
     }
 
     enum Start {

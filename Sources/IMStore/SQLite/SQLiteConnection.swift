@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// One SQLite connection with a cache of prepared statements.
@@ -22,6 +25,7 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// Opens (creating when `readOnly` is false) the database file.
     public init(path: String, readOnly: Bool = false) throws {
         _ = Self.libraryConfigured
+        if !readOnly { Self.makePrivate(path) }
         var db: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
@@ -36,6 +40,21 @@ public final class SQLiteConnection: @unchecked Sendable {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Self.busyTimeout)
+    }
+
+    /// Database files hold password hashes and messages: a new one is created 0600 (and
+    /// SQLite gives its WAL, shared-memory and journal files the mode of the database),
+    /// and one made before, with its WAL and shared-memory files, is narrowed to 0600.
+    /// Whatever cannot be narrowed (a file of another user) is left to the data folder's
+    /// own mode, which the server checks at start.
+    static func makePrivate(_ path: String) {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { Glibc.close(fd) }
+        for file in [path, path + "-wal", path + "-shm", path + "-journal"] {
+            var status = stat()
+            if stat(file, &status) == 0, status.st_mode & 0o077 != 0 { _ = chmod(file, 0o600) }
+        }
     }
 
     private var isClosed = false

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import IMBots
-import Lifecycle
-import Logging
 
 /// `switchboard run`: the bot runner against a server elsewhere.
 struct RunCommand: Command {
@@ -72,51 +66,8 @@ struct RunCommand: Command {
         let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: nil)
         defer { log.close() }
         await log.armed()
-        let logger = log.logger("runner")
-        var configuration = try file.runnerConfiguration(directory: directory, serverURL: server)
-        configuration.strict = strict
-        let runner = try Self.makeRunner(configuration, logger: logger)
-        try await Self.serve([runner], reloading: runner, logger: logger)
-        return Self.exitStatus(after: runner)
-    }
-
-    /// 0, or 2 when bot files still had problems at the stop (their bots ran on old
-    /// rules, or not at all), each named on standard error.
-    static func exitStatus(after runner: BotRunner) -> Int32 {
-        let problems = runner.health.problems
-        guard !problems.isEmpty else { return ExitCode.ok }
-        for problem in problems {
-            let what = problem.state == .oldRules ? "ran on old rules" : "did not run"
-            printError("\(problem.file): bot \(problem.bot) \(what): \(problem.errors.first ?? "")")
-        }
-        return ExitCode.usage
-    }
-
-    /// The runner of `configuration`; its start-up problems are configuration errors.
-    static func makeRunner(_ configuration: RunnerConfiguration, logger: Logger) throws -> BotRunner {
-        do {
-            return try BotRunner(configuration: configuration, logger: logger)
-        } catch let error as RunnerError {
-            throw ConfigurationError(error.description)
-        }
-    }
-
-    /// Runs `services` under one lifecycle until SIGINT or SIGTERM (then they stop last
-    /// first, each drained); on SIGHUP `runner` reopens its audit log (log rotation, as
-    /// the process log is reopened) and reloads the bot files. Runner start-up problems
-    /// are configuration errors (exit 2).
-    static func serve(_ services: [any Service], reloading runner: BotRunner, logger: Logger) async throws {
-        let hangup = SignalSource(SIGHUP) {
-            logger.info("SIGHUP: reopening the audit log and reloading the bots")
-            runner.reopenAuditLog()
-            runner.requestReload()
-        }
-        defer { hangup.cancel() }
-        await hangup.armed()
-        do {
-            try await ServiceGroup(services: services, signals: [SIGINT, SIGTERM], logger: logger).run()
-        } catch let error as RunnerError {
-            throw ConfigurationError(error.description)
-        }
+        let deployment = Deployment(
+            file: file, directory: directory, runner: Deployment.RunnerPart(serverURL: server, strict: strict))
+        return try await deployment.run(log: log)
     }
 }

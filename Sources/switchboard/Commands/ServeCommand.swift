@@ -1,8 +1,6 @@
 import Foundation
 import IMProtocol
 import IMServer
-import Lifecycle
-import Logging
 
 /// `switchboard serve`: the IM server alone.
 struct ServeCommand: Command {
@@ -68,24 +66,10 @@ struct ServeCommand: Command {
         if let listen { section.listen = listen }
         if let data { section.data = data }
         if let store { section.store = store }
-        let configuration: ServerConfiguration
-        do {
-            configuration = try section.configuration()
-        } catch let error as ServerFileConfig.Invalid {
-            throw ConfigurationError(error.description)
-        }
+        let configuration = try ConfigFile.serverConfiguration(section)
         let log = try ProcessLog(config: file, directory: directory, level: try file.level(override: logLevel), override: logFile)
         defer { log.close() }
         await log.armed()
-        let logger = log.logger("server")
-        let app: IMServerApp
-        do {
-            app = try await IMServerApp(configuration: configuration, logger: logger)
-            try await app.start()
-        } catch let error as ServerStartError {
-            throw ConfigurationError(error.message)
-        }
-        try await ServiceGroup(services: [app], signals: [SIGINT, SIGTERM], logger: logger).run()
-        return ExitCode.ok
+        return try await Deployment(file: file, directory: directory, server: configuration).run(log: log)
     }
 }

@@ -1,8 +1,5 @@
 import Foundation
-import IMBots
 import IMServer
-import Lifecycle
-import Logging
 
 /// `switchboard up`: the embedded server and the bots, in one process.
 struct UpCommand: Command {
@@ -52,44 +49,9 @@ struct UpCommand: Command {
         await log.armed()
         var section = file.server ?? ServerFileConfig()
         if section.data == nil { section.data = (directory as NSString).appendingPathComponent("data") }
-        let serverConfiguration: ServerConfiguration
-        do {
-            serverConfiguration = try section.configuration()
-        } catch let error as ServerFileConfig.Invalid {
-            throw ConfigurationError(error.description)
-        }
-        let app: IMServerApp
-        do {
-            app = try await IMServerApp(configuration: serverConfiguration, logger: log.logger("server"))
-            // Started before the group, so that a busy port is a configuration error and the
-            // runner knows the port.
-            try await app.start()
-        } catch let error as ServerStartError {
-            throw ConfigurationError(error.message)
-        }
-        let host = serverConfiguration.http.host
-        let reachable = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
-        let url = file.runner?.server ?? "http://\(reachable):\(app.port)"
-        // The server stops last: the runner drains its outboxes while the server answers.
-        let server = FunctionService("server") {
-            await Task.waitForCancellation()
-            await app.shutdown()
-        }
-        let runner: BotRunner
-        do {
-            // The bots' accounts are made with the embedded server's process-local
-            // administration credential (it opens `/v1/admin` only and never leaves this
-            // process), so `register: true` needs nothing set.
-            let localAdministration = file.runner?.server == nil ? try await app.localAdministratorToken() : nil
-            var configuration = try file.runnerConfiguration(
-                directory: directory, serverURL: url, localAdministration: localAdministration)
-            configuration.strict = strict
-            runner = try RunCommand.makeRunner(configuration, logger: log.logger("runner"))
-        } catch {
-            await app.shutdown()
-            throw error
-        }
-        try await RunCommand.serve([server, runner], reloading: runner, logger: log.logger("runner"))
-        return RunCommand.exitStatus(after: runner)
+        let deployment = Deployment(
+            file: file, directory: directory, server: try ConfigFile.serverConfiguration(section),
+            runner: Deployment.RunnerPart(serverURL: nil, strict: strict))
+        return try await deployment.run(log: log)
     }
 }

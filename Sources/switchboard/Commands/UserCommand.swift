@@ -35,11 +35,14 @@ struct UserCommand: Command {
                    (docs/telegram.md), ending the one before; --revoke ends it instead.
                    add --bot prints the first one
 
-        With --data DIR the command works on the server's data folder directly (the server
-        may be running): no login is needed, which is how the first administrator is made
-        (user add NAME --admin --data ./data). With PostgreSQL, --store URL does the same on
-        the database the server nodes share. Otherwise --user is the administrator acting
-        (their password: SWITCHBOARD_PASSWORD or asked).
+        With --data DIR the command works on the server's data folder directly: no login is
+        needed, which is how the first administrator is made (user add NAME --admin --data
+        ./data). add and list work while the server runs; passwd is refused on the folder of
+        a running server, which would trust the account's cached logins for up to 30 s more:
+        use --server there, or stop the server first. With PostgreSQL, --store URL does the
+        same on the database the server nodes share (passwd too: the servers apply it at
+        once). Otherwise --user is the administrator acting (their password:
+        SWITCHBOARD_PASSWORD or asked).
 
         options:
           --nickname TEXT    the new account's display name (add)

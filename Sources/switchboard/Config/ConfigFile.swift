@@ -47,6 +47,16 @@ struct ConfigFile: Decodable {
 
     init() {}
 
+    /// The server's configuration of a `server:` section (with the command's flags
+    /// applied); its problems are configuration errors.
+    static func serverConfiguration(_ section: ServerFileConfig) throws -> ServerConfiguration {
+        do {
+            return try section.configuration()
+        } catch let error as ServerFileConfig.Invalid {
+            throw ConfigurationError(error.description)
+        }
+    }
+
     /// The log level, checked.
     func level(override: String?) throws -> LogLevel {
         let name = override ?? logLevel ?? "info"

@@ -7,10 +7,16 @@ import Synchronization
 struct TestResponder: HTTPResponder {
     var handler: @Sendable (Request) async -> Response
     var limits: @Sendable (RequestHead) -> Int? = { _ in nil }
+    /// What to do before the body; by default, read it within `limits`.
+    var admit: (@Sendable (RequestHead) -> BodyAdmission)?
+    /// The decision of an admission that said `.check`.
+    var check: @Sendable (RequestHead) async -> BodyAdmission = { _ in .read(limit: nil) }
 
     func respond(to request: Request) async -> Response { await handler(request) }
 
-    func bodyLimit(for head: RequestHead) -> Int? { limits(head) }
+    func admission(for head: RequestHead) -> BodyAdmission { admit?(head) ?? .read(limit: limits(head)) }
+
+    func checkedAdmission(for head: RequestHead) async -> BodyAdmission { await check(head) }
 
     func errorResponse(status: Int, message: String) -> Response {
         Response(status: status, headers: ["Content-Type": "application/json"],

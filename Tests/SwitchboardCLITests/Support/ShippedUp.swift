@@ -55,6 +55,15 @@ struct ShippedUp {
         }
     }
 
+    /// Waits until `bot` has logged in and polls. A bot's first start makes its account and
+    /// hashes its password (Argon2id, 64 MiB), which takes far longer than a request on a
+    /// loaded machine running several `up` processes at once: the guard is generous.
+    func botRunning(_ bot: String) async throws {
+        try await eventually("bot \(bot) running", hangGuard: .seconds(120)) {
+            process.errors.contains("bot \(bot) is running as \(bot)")
+        }
+    }
+
     /// `http://127.0.0.1:PORT` from the log line that starts with `prefix`.
     static func url(after prefix: String, in log: String) -> String? {
         guard let range = log.range(of: prefix) else { return nil }

@@ -46,23 +46,32 @@ public struct GrafanaSignature: Sendable, Hashable {
         return Digest.hex(Digest.hmacSHA256(key: Array(secret.utf8), message: message))
     }
 
-    /// Checks the signature (and the timestamp's window) of a request.
-    public func verify(headers: HTTPHeaders, body: Data, nowMilliseconds: Int64) throws(WebhookAuthError) {
+    /// Checks that a request carries a signature, and the timestamp when one is required,
+    /// well formed: what can be known before its body is read.
+    public func verifyPresence(headers: HTTPHeaders) throws(WebhookAuthError) {
+        _ = try presented(headers)
+    }
+
+    /// The signature and the timestamp a request carries, checked for form.
+    private func presented(_ headers: HTTPHeaders) throws(WebhookAuthError) -> (signature: String, timestamp: Int64?) {
         guard let presented = headers[signatureHeader]?.trimmingCharacters(in: .whitespaces), !presented.isEmpty else {
             throw WebhookAuthError(.missingCredentials, "the \(signatureHeader) signature header is missing")
         }
-        var timestamp: Int64?
-        if let timestampHeader {
-            guard let text = headers[timestampHeader]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
-                throw WebhookAuthError(.missingCredentials,
-                                       "the \(timestampHeader) timestamp header is missing; set it as the "
-                                       + "contact point's HMAC timestamp header")
-            }
-            guard let seconds = Int64(text), seconds > 0 else {
-                throw WebhookAuthError(.malformedCredentials, "the \(timestampHeader) header must be Unix seconds")
-            }
-            timestamp = seconds
+        guard let timestampHeader else { return (presented, nil) }
+        guard let text = headers[timestampHeader]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+            throw WebhookAuthError(.missingCredentials,
+                                   "the \(timestampHeader) timestamp header is missing; set it as the "
+                                   + "contact point's HMAC timestamp header")
         }
+        guard let seconds = Int64(text), seconds > 0 else {
+            throw WebhookAuthError(.malformedCredentials, "the \(timestampHeader) header must be Unix seconds")
+        }
+        return (presented, seconds)
+    }
+
+    /// Checks the signature (and the timestamp's window) of a request.
+    public func verify(headers: HTTPHeaders, body: Data, nowMilliseconds: Int64) throws(WebhookAuthError) {
+        let (presented, timestamp) = try presented(headers)
         // The signature is checked before the time, so an unsigned request learns nothing
         // about the window.
         let expected = signature(body: body, timestamp: timestamp)

@@ -73,6 +73,25 @@ public enum WebhookAuth: Sendable, Hashable {
         }
     }
 
+    /// Checks what the headers alone can tell, before any of the body is read: all of a
+    /// bearer token or Basic credentials; that a signature (and, when required, its
+    /// timestamp) is there, since checking it needs the body. A request that passes is
+    /// checked in full by ``verify(headers:body:nowMilliseconds:)`` once its body is in.
+    /// A Slack route's secret (in the path, or a bearer token) is checked in full too; a
+    /// PagerDuty routing key is in the body, so nothing is checked before it.
+    public func verifyBeforeBody(headers: HTTPHeaders, nowMilliseconds: Int64, pathSecret: String? = nil)
+        throws(WebhookAuthError)
+    {
+        switch self {
+        case .bearer, .basic, .urlSecret:
+            try verify(headers: headers, body: Data(), nowMilliseconds: nowMilliseconds, pathSecret: pathSecret)
+        case .grafanaHMAC(let signature):
+            try signature.verifyPresence(headers: headers)
+        case .routingKey:
+            break
+        }
+    }
+
     /// The credentials after `scheme` in the `Authorization` header.
     private static func credentials(_ headers: HTTPHeaders, scheme: String) throws(WebhookAuthError) -> String {
         guard let header = headers["Authorization"], !header.isEmpty else {

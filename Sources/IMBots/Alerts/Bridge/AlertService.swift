@@ -90,7 +90,9 @@ final class AlertService: Service {
                 route = endpoint.serving(secret: secrets[endpoint.path] ?? "")
             }
             if served.route(for: endpoint.path) == nil {
-                let added = parts.routes.add(endpoint.path, bodyLimit: endpoint.maxBodyBytes) { request in
+                let added = parts.routes.add(
+                    endpoint.path, bodyLimit: endpoint.maxBodyBytes, admit: { inbox.admit($0) }
+                ) { request in
                     await inbox.receive(request)
                 }
                 guard added else {

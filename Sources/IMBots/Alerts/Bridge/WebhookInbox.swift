@@ -37,6 +37,25 @@ struct WebhookInbox: Sendable {
         case full
     }
 
+    /// The answer to give before any of the body is read, or nil to read it: 503 while
+    /// the route is not served yet, 405 for another method, 401 for credentials the
+    /// headers show to be wrong or missing.
+    func admit(_ head: RequestHead) -> Response? {
+        // The route's path: a Slack URL's secret after it is never a label or a log's.
+        guard let (route, pathSecret) = routes.route(matching: head.path) else {
+            return WebhookRejection.unavailable(retryAfter: Self.retryAfter).response
+        }
+        do {
+            try route.admit(
+                method: head.method, headers: head.headers, nowMilliseconds: parts.time.wallMilliseconds,
+                pathSecret: pathSecret)
+            return nil
+        } catch {
+            parts.metrics.webhook(bot: parts.name, path: route.path, error.outcome)
+            return error.response(for: route.format)
+        }
+    }
+
     func receive(_ request: Request) async -> Response {
         // The route's path: a Slack URL's secret after it is never a label or a log's.
         guard let (route, pathSecret) = routes.route(matching: request.path) else {

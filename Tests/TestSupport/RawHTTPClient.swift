@@ -4,20 +4,20 @@ import Glibc
 #endif
 
 /// A response as the bytes on the wire said it.
-struct RawResponse: Sendable {
-    var status: Int
-    var headers: [(name: String, value: String)]
-    var body: [UInt8]
+public struct RawResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
 
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-struct ClientError: Error, CustomStringConvertible {
-    var description: String
+public struct ClientError: Error, CustomStringConvertible {
+    public var description: String
 }
 
 /// An HTTP client over a plain POSIX socket, so tests control every byte sent and see
@@ -26,17 +26,17 @@ struct ClientError: Error, CustomStringConvertible {
 ///
 /// `@unchecked Sendable`: a test uses one client from one task at a time; the buffer is
 /// only touched by the thread doing the current read.
-final class RawHTTPClient: @unchecked Sendable {
-    let fd: Int32
+public final class RawHTTPClient: @unchecked Sendable {
+    public let fd: Int32
     private var buffer: [UInt8] = []
     private var closed = false
     /// How long a read may wait before the test fails instead of hanging.
-    static let hangGuard: Double = 30
+    public static let hangGuard: Double = 30
 
     /// Connects to `host:port`; from the loopback address `source` when given (127.0.0.2
     /// and up stand for other clients), with a small receive buffer when `receiveBuffer`
     /// is given (a reader that takes little at a time).
-    init(host: String = "127.0.0.1", port: Int, source: String? = nil, receiveBuffer: Int32? = nil) throws {
+    public init(host: String = "127.0.0.1", port: Int, source: String? = nil, receiveBuffer: Int32? = nil) throws {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
@@ -74,22 +74,22 @@ final class RawHTTPClient: @unchecked Sendable {
 
     deinit { close() }
 
-    func close() {
+    public func close() {
         guard !closed else { return }
         closed = true
         Glibc.close(fd)
     }
 
     /// Closes with a TCP reset (SO_LINGER 0), as a client killed mid-request does.
-    func reset() {
+    public func reset() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
         close()
     }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { raw in
@@ -104,17 +104,17 @@ final class RawHTTPClient: @unchecked Sendable {
     }
 
     /// Reads one response; `head` says it answers a HEAD request (no body follows).
-    func response(head: Bool = false) async throws -> RawResponse {
+    public func response(head: Bool = false) async throws -> RawResponse {
         try await onThread { try self.readResponse(head: head) }
     }
 
     /// Reads one response on the calling thread (for a thread serving many clients).
-    static func blockingResponse(_ client: RawHTTPClient) throws -> RawResponse {
+    public static func blockingResponse(_ client: RawHTTPClient) throws -> RawResponse {
         try client.readResponse(head: false)
     }
 
     /// Waits until the server closes the connection; returns what arrived before.
-    func untilClosed() async throws -> [UInt8] {
+    public func untilClosed() async throws -> [UInt8] {
         try await onThread {
             while try self.fill() {}
             defer { self.buffer.removeAll() }
@@ -123,7 +123,7 @@ final class RawHTTPClient: @unchecked Sendable {
     }
 
     /// Reads until at least `count` bytes have arrived (or the stream ends); returns them.
-    func receive(atLeast count: Int) async throws -> [UInt8] {
+    public func receive(atLeast count: Int) async throws -> [UInt8] {
         try await onThread {
             while self.buffer.count < count, try self.fill() {}
             return self.buffer
@@ -184,14 +184,10 @@ final class RawHTTPClient: @unchecked Sendable {
 }
 
 /// Runs blocking work on a new thread and awaits its result.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread { continuation.resume(with: Result { try body() }) }
         thread.start()
     }
 }
 
-/// A GET request with the headers a client sends.
-func get(_ target: String, headers: [String] = []) -> String {
-    (["GET \(target) HTTP/1.1", "Host: test"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
-}
