@@ -178,12 +178,12 @@ struct UserCommandTests {
                                                 json: AdminCreateUser(username: "helper", password: Self.password, bot: true))
             #expect(created.status == 201, "\(created.text)")
 
-            // Ended like every login of the account.
-            _ = await sandbox.run(["user", "passwd", "runner", "--data", server.directory], environment: secret)
-            try await eventually("the credential is refused", hangGuard: .seconds(60)) {
-                time.advance(by: .seconds(31))
-                return try await runner.get("/v1/admin/users").status == 401
-            }
+            // Ended like every login of the account: a new password set through the running
+            // server (`passwd --data` is refused while a server has the folder open).
+            let changed = try await runner.send("PUT", "/v1/admin/users/runner/password",
+                                                json: AdminSetPassword(password: "a new password for the runner"))
+            #expect(changed.status == 204 || changed.status == 200, "\(changed.text)")
+            #expect(try await runner.get("/v1/admin/users").status == 401)
         }
     }
 

@@ -298,12 +298,20 @@ struct TelegramMethodTests {
             // Someone else's message: the bot is no admin.
             let refused = try await bot.call("deleteMessage", ["chat_id": chat, "message_id": original.seq])
             #expect(refused.status == 400 && refused.description.hasPrefix("Bad Request: message can't be deleted"), "\(refused.text)")
+            // An admin deletes a member's messages (not the owner's: that is the owner's own).
             try await moderate(alice, "promote", "helper")
-            let extra = try await alice.send("another", to: "group:ops")
-            try await bot.ok("deleteMessages", ["chat_id": chat, "message_ids": [original.seq, extra.seq, 12345]])
+            let bob = try await Person("bob", on: server)
+            _ = try await alice.client.send("POST", "/v1/groups/ops/invites", json: ["user": "bob"])
+            let joined = try await bob.client.send("POST", "/v1/groups/ops/join")
+            #expect(joined.status == 200, "\(joined.text)")
+            let first = try await bob.send("spam", to: "group:ops")
+            let extra = try await bob.send("more spam", to: "group:ops")
+            let owners = try await bot.call("deleteMessage", ["chat_id": chat, "message_id": original.seq])
+            #expect(owners.status == 400 && owners.description.hasPrefix("Bad Request: message can't be deleted"), "\(owners.text)")
+            try await bot.ok("deleteMessages", ["chat_id": chat, "message_ids": [first.seq, extra.seq, 12345]])
             try await alice.waitFor("both deleted") { person in
                 let deleted = person.events.filter { $0.type == .messageDeleted }.compactMap { $0.message?.id }
-                return deleted.contains(original.id) && deleted.contains(extra.id)
+                return deleted.contains(first.id) && deleted.contains(extra.id)
             }
         }
     }
