@@ -1,7 +1,20 @@
 /// `POST /v1/groups/<name>/invites`: lets one account join the group.
 public struct GroupInviteRequest: Codable, Sendable, Hashable {
     public var user: String
-    public init(user: String) { self.user = user }
+    /// The account `user` must still be: a name can change hands (deleted and registered
+    /// again), and an invitation meant for one account must never reach the next.
+    public var userID: UserID?
+    public init(user: String) { self.init(user: user, userID: nil) }
+
+    public init(user: String, userID: UserID?) {
+        self.user = user
+        self.userID = userID
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case user
+        case userID = "user_id"
+    }
 }
 
 /// An invitation to a group waiting to be accepted (by joining), declined or revoked.

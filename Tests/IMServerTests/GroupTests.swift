@@ -210,6 +210,15 @@ import Testing
         expectError(
             try await alice.send("POST", "/v1/groups/\(name)/invites", json: GroupInviteRequest(user: Names.unique("ghost"))),
             .notFound)
+        // With the account's id, only that account: a name that now belongs to another is 404.
+        let (_, daveUser) = try await server.client.newUser("renamed")
+        expectError(
+            try await alice.send("POST", "/v1/groups/\(name)/invites",
+                                 json: GroupInviteRequest(user: daveUser.username, userID: carolUser.id)),
+            .notFound, field: "user_id")
+        expectStatus(
+            try await alice.send("POST", "/v1/groups/\(name)/invites",
+                                 json: GroupInviteRequest(user: daveUser.username, userID: daveUser.id)), 201)
         // The invitation was used up: after leaving, bob cannot come back uninvited.
         try await bob.leave(.group, name)
         expectError(try await bob.send("POST", "/v1/groups/\(name)/join"), .notFound)

@@ -109,7 +109,9 @@ struct UpCommandTests {
                     "\(health.text)")
             #expect(health.text.hasSuffix(#""state":"not_running"}],"status":"degraded"}"#), "\(health.text)")
             #expect(try await up.stop(SIGTERM) == 2, "\(up.errors)")
-            #expect(up.errors.contains("switchboard: \(broken): bot broken did not run: \(broken):2:40: environment variable"))
+            // Read to the end: the last lines may still be in the pipe when the exit is seen.
+            let errors = try await up.allErrors()
+            #expect(errors.contains("switchboard: \(broken): bot broken did not run: \(broken):2:40: environment variable"), "\(errors)")
         }) {
             if up.exitStatus == nil { _ = try? await up.stop(SIGKILL) }
         }

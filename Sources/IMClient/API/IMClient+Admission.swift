@@ -13,10 +13,14 @@ public enum GroupJoin: Sendable, Hashable {
 /// request.
 extension IMClient {
     /// Invites `username` to a group (its owner and admins, and server administrators,
-    /// may); they accept by joining, and are told with `member_invited`.
+    /// may); they accept by joining, and are told with `member_invited`. With `id`, only
+    /// while the name is still that account's (`NOT_FOUND` once it changed hands).
     @discardableResult
-    public func inviteToGroup(_ name: String, user username: String) async throws(IMClientError) -> GroupInvite {
-        let request = try APIRequest("POST", Self.path(.group, name, "invites")).json(GroupInviteRequest(user: username))
+    public func inviteToGroup(_ name: String, user username: String, id: UserID? = nil) async throws(IMClientError)
+        -> GroupInvite
+    {
+        let request = try APIRequest("POST", Self.path(.group, name, "invites"))
+            .json(GroupInviteRequest(user: username, userID: id))
         return try await call(request, as: GroupInvite.self)
     }
 

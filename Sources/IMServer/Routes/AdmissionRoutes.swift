@@ -32,6 +32,9 @@ enum AdmissionRoutes {
         let body = try context.decode(GroupInviteRequest.self)
         let invitee = try await UserRoutes.existingUser(
             context, try Validate.name(body.user, field: "user", length: Limits.usernameLength))
+        if let expected = body.userID, expected != invitee.id {
+            throw APIError(.notFound, "\(invitee.user.username) is not account \(expected) any more", field: "user_id")
+        }
         let created: Bool
         do {
             created = try await core.store.invite(

@@ -75,6 +75,9 @@ extension ServerSuites {
                         try await Self.role(olga, "pete", in: "mods") == .admin
                     }
                     #expect(running.logs.contains("moderator pete is account"))
+                    // That set-up's pass over the groups is over (lobby comes last) before the
+                    // name below changes hands.
+                    try await eventually("pete is invited to the lobby") { try await Self.invited(pete, to: "lobby") }
 
                     // zoe's name changes hands: deleted, registered again by someone else.
                     try await eventually("zoe is bound") { running.logs.contains("moderator zoe is account") }

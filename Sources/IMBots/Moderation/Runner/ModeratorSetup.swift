@@ -22,7 +22,7 @@ struct ModeratorSetup: Sendable {
         let definition = parts.rules.now.definition
         let book = parts.moderation.book
         var pending: [String] = []
-        var moderators: [String] = []
+        var moderators: [(name: String, id: Int64)] = []
         for name in definition.moderation.moderators {
             let user: User
             do {
@@ -61,7 +61,7 @@ struct ModeratorSetup: Sendable {
                 parts.logger.notice("bot \(parts.name): moderator \(name) is account \(id) (created "
                                     + "\(user.createdAt.rfc3339)): bound to it from now on")
             }
-            moderators.append(user.username.lowercased())
+            moderators.append((user.username.lowercased(), id))
         }
         // A name taken out of the file is no longer bound: listed again, it binds afresh.
         for name in (book.state.moderators ?? [:]).keys where !definition.moderation.moderators.contains(name) {
@@ -87,20 +87,27 @@ struct ModeratorSetup: Sendable {
     }
 
     /// Invites the moderators who are not members of `group`, promotes those who are, and
-    /// lifts a newcomer's restriction.
-    private func setUp(_ moderators: [String], in group: String) async {
+    /// lifts a newcomer's restriction; always the bound account, never whoever holds the
+    /// name by then.
+    private func setUp(_ moderators: [(name: String, id: Int64)], in group: String) async {
         do {
             let members = Dictionary(try await parts.client.groupMembers(group).map { ($0.user.username.lowercased(), $0) },
                                      uniquingKeysWith: { first, _ in first })
-            for name in moderators {
+            for (name, id) in moderators {
                 guard let member = members[name] else {
                     do {
-                        _ = try await parts.client.inviteToGroup(group, user: name)
+                        // Only while the name is still this account's.
+                        _ = try await parts.client.inviteToGroup(group, user: name, id: UserID(rawValue: id))
                     } catch where error.apiCode == .conflict {
                         // Invited already: they become admins when they join.
+                    } catch where error.apiCode == .notFound {
+                        parts.logger.warning("bot \(parts.name): moderator \(name) is no longer account \(id): "
+                                             + "not invited to group:\(group)")
                     }
                     continue
                 }
+                // The name changed hands since it was looked up: not this account.
+                guard member.user.id.rawValue == id else { continue }
                 try await Self.makeModerator(name, member: member, in: group, client: parts.client)
             }
         } catch {
