@@ -35,7 +35,7 @@ install-missing = missing=""; for p in $(1); do \
 SOAK_PACKAGES := sqlite3 e2fsprogs mount postgresql
 CONFORMANCE_PACKAGES := python3 python3-venv
 
-.PHONY: up test build release deps test-deps widths bench clean fuzz fuzz-ci soak soak-ci soak-deps soak-build conformance conformance-ci
+.PHONY: up test build release deps test-deps telegram-venv widths bench clean fuzz fuzz-ci soak soak-ci soak-deps soak-build conformance conformance-ci
 
 ## deps: install the Debian packages the build needs
 deps:
@@ -55,12 +55,25 @@ release: deps
 up: release
 	.build/release/switchboard up --config $(CONFIG)
 
+# The Telegram bot frameworks the tests run as processes against a server
+# (Tests/TelegramTests/Bots), from PyPI, pinned; installed once, again when the list changes.
+TELEGRAM_VENV := .venv-telegram
+TELEGRAM_PYPI := python-telegram-bot==22.8 aiogram==3.31.0 pyTelegramBotAPI==4.37.1
+
+## telegram-venv: python-telegram-bot, aiogram and pyTelegramBotAPI in $(TELEGRAM_VENV)
+telegram-venv:
+	@$(call install-missing,$(CONFORMANCE_PACKAGES))
+	@if [ "$$(cat $(TELEGRAM_VENV)/installed 2>/dev/null)" != "$(TELEGRAM_PYPI)" ]; then \
+	  rm -rf $(TELEGRAM_VENV) && /usr/bin/python3 -m venv $(TELEGRAM_VENV) && \
+	  $(TELEGRAM_VENV)/bin/pip install -q $(TELEGRAM_PYPI) && echo "$(TELEGRAM_PYPI)" > $(TELEGRAM_VENV)/installed; \
+	fi
+
 ## test: every test (Swift Testing, real servers on 127.0.0.1, a private PostgreSQL
 ## cluster started and stopped by the tests themselves); the runner crash test and the
 ## chat end-to-end test start the switchboard executable, so it is built first
 ## TEST_WIDTH bounds how many tests run at once: unbounded, every suite starts its
 ## servers in the first seconds and a loaded two-core machine starves them all together
-test: test-deps
+test: test-deps telegram-venv
 	./Scripts/phase.sh build $(SWIFT) build
 	./Scripts/phase.sh build-tests $(SWIFT) build --build-tests
 	./Scripts/phase.sh tests $(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_WIDTH)
@@ -135,4 +148,4 @@ widths:
 	./Scripts/width-table.sh
 
 clean:
-	rm -rf .build .build-fuzz .build-conformance $(CONFORMANCE_VENV)
+	rm -rf .build .build-fuzz .build-conformance $(CONFORMANCE_VENV) $(TELEGRAM_VENV)

@@ -47,8 +47,9 @@ let package = Package(
         // from memory (docs/web.md).
         .target(name: "WebAssets", dependencies: ["HTTPServer", "SwitchboardCrypto"], path: "Web",
                 exclude: ["README.md"], resources: [.copy("app"), .copy("console")]),
+        // IMClient for its libcurl transport only: the Telegram dialect posts updates to bots' webhooks.
         .target(name: "IMServer",
-                dependencies: ["IMProtocol", "IMStore", "HTTPServer", "SwitchboardCrypto", "Logging", "Lifecycle",
+                dependencies: ["IMProtocol", "IMStore", "HTTPServer", "IMClient", "SwitchboardCrypto", "Logging", "Lifecycle",
                                "WebAssets"]),
         .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl", "Logging", "SwitchboardCrypto"]),
         .target(name: "YAMLCoding", dependencies: ["CYAML"]),
@@ -86,6 +87,8 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "IMChatTests", dependencies: ["IMChat", "IMClient", "IMServer", "TestSupport"],
                     exclude: ["Snapshots"]),
+        .testTarget(name: "TelegramTests", dependencies: ["IMServer", "IMClient", "HTTPServer", "TestSupport", "Lifecycle"],
+                    exclude: ["Bots"]),
         // The web client and the operator console in a real browser (headless Chromium
         // driven by Selenium scripts in Tests/WebTests/Browser), against `switchboard up`.
         .testTarget(name: "WebTests", dependencies: ["WebAssets", "HTTPServer", "IMProtocol", "IMBots", "IMClient",

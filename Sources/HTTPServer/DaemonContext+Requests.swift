@@ -48,11 +48,12 @@ extension DaemonContext {
         }
         counters.requestsTotal.add(1, ordering: .relaxed)
         link.dispatched = true
-        let request = Request(
+        var request = Request(
             method: link.head.method, path: link.head.path,
             query: values(of: connection, kind: .GET_ARGUMENT_KIND),
             headers: link.head.headers, body: link.body,
             remoteAddress: link.clientAddress, peerAddress: link.connection.peerAddress, connection: link)
+        if responder.decodesForm(for: link.head) { request.form = FormDecoder.fields(of: link.body, on: connection) }
         link.body = Data()
 
         // The task starts on this thread and its later steps run here too (the link is

@@ -108,6 +108,9 @@ public struct Request: Sendable {
     public var query: [(name: String, value: String)]
     public var headers: HTTPHeaders
     public var body: Data
+    /// The fields of a form body (URL-encoded or multipart), decoded by libmicrohttpd;
+    /// nil unless the responder asked for them (`decodesForm(for:)`) and the body is one.
+    public var form: [FormField]?
     /// The client's address, e.g. `127.0.0.1`: the TCP peer's, or, for a request from a
     /// trusted proxy, the client its `X-Forwarded-For` names.
     public var remoteAddress: String
@@ -187,12 +190,17 @@ public protocol HTTPResponder: Sendable {
     /// The response for an error the server produces itself (413, 431, 503 while
     /// shutting down), so every error has the responder's format.
     func errorResponse(status: Int, message: String) -> Response
+
+    /// Whether a form body of this request is decoded into `Request.form` (nil: not).
+    func decodesForm(for head: RequestHead) -> Bool
 }
 
 extension HTTPResponder {
     public func admission(for head: RequestHead) -> BodyAdmission { .read(limit: nil) }
 
     public func checkedAdmission(for head: RequestHead) async -> BodyAdmission { .read(limit: nil) }
+
+    public func decodesForm(for head: RequestHead) -> Bool { false }
 
     public func errorResponse(status: Int, message: String) -> Response {
         Response(

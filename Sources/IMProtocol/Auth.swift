@@ -130,11 +130,20 @@ public struct AdminUser: Codable, Sendable, Hashable {
     public var admin: Bool
     /// True while suspended (nil from servers that do not say).
     public var suspended: Bool?
+    /// A bot's token for the Telegram Bot API (`<bot user id>:<secret>`), in the answer
+    /// that made it only: when a bot account is created, or a token issued anew.
+    public var telegramToken: String?
 
-    public init(user: User, admin: Bool, suspended: Bool? = nil) {
+    public init(user: User, admin: Bool, suspended: Bool? = nil, telegramToken: String? = nil) {
         self.user = user
         self.admin = admin
         self.suspended = suspended
+        self.telegramToken = telegramToken
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case user, admin, suspended
+        case telegramToken = "telegram_token"
     }
 }
 

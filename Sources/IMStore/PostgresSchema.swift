@@ -325,5 +325,16 @@ public enum PostgresSchema {
                 END
                 $do$;
                 """),
+        Migration(
+            version: 8, name: "bots that speak the Telegram Bot API",
+            sql: """
+                -- as SQLite's version 8
+                CREATE TABLE telegram_bots (
+                    user_id bigint PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    acknowledged bigint NOT NULL,
+                    webhook text,
+                    settings text NOT NULL DEFAULT '{}'
+                );
+                """),
     ]
 }

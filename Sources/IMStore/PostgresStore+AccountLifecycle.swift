@@ -67,7 +67,7 @@ extension PostgresStore {
                     change: MembershipChange(event: .memberLeft, notice: "\(name)'s account was deleted"), at: now)
             }
             try connection.execute("DELETE FROM contacts WHERE user_id = $1 OR contact_id = $1", userID.rawValue)
-            for table in ["invites", "join_requests", "bans", "bot_journal_records", "bot_journals"] {
+            for table in ["invites", "join_requests", "bans", "bot_journal_records", "bot_journals", "telegram_bots"] {
                 try connection.execute("DELETE FROM \(table) WHERE user_id = $1", userID.rawValue)
             }
             try connection.execute("DELETE FROM blocks WHERE user_id = $1 OR blocked_id = $1", userID.rawValue)

@@ -70,6 +70,7 @@ public struct SQLiteToPostgres: Sendable {
                           ("snapshot", .text), ("snapshot_bytes", .integer), ("record_bytes", .integer),
                           ("record_count", .integer), ("last_seq", .integer), ("compacted_through", .integer)]),
         ("bot_journal_records", [("user_id", .integer), ("seq", .integer), ("data", .text)]),
+        ("telegram_bots", [("user_id", .integer), ("acknowledged", .integer), ("webhook", .text), ("settings", .text)]),
     ]
 
     /// Tables whose `id` comes from a sequence, set past the copied ids.

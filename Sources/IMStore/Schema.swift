@@ -326,5 +326,18 @@ public enum Schema {
                     last_seq = coalesce((SELECT max(seq) FROM bot_journal_records r WHERE r.user_id = bot_journals.user_id), 0);
                 UPDATE bot_journals SET record_bytes = record_bytes + 64 * record_count;
                 """),
+        Migration(
+            version: 8, name: "bots that speak the Telegram Bot API",
+            sql: """
+                -- one row per bot account with a Telegram token: the first update id it has
+                -- not confirmed (getUpdates' offset, or a webhook's delivery), its webhook
+                -- (JSON; NULL while it polls) and its commands and names (JSON)
+                CREATE TABLE telegram_bots (
+                    user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                    acknowledged INTEGER NOT NULL,
+                    webhook TEXT,
+                    settings TEXT NOT NULL DEFAULT '{}'
+                );
+                """),
     ]
 }

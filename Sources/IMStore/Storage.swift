@@ -305,12 +305,13 @@ public protocol BlockStore: Sendable {
 /// Everything the server stores.
 public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
     & MessageStore & EventStore & MediaStore & MessageEditStore & GroupModerationStore & GroupAdmissionStore
-    & BlockStore & BotJournalStore
+    & BlockStore & BotJournalStore & TelegramBotStore
 
 /// A store a server opens, uses and closes: SQLite (`SQLiteStore`) or PostgreSQL
 /// (`PostgresStore`).
 public protocol ServerStore: AccountStore, TokenStore, ContactStore, ConversationStore, MessageStore, EventStore,
-    MediaStore, MessageEditStore, GroupModerationStore, GroupAdmissionStore, BlockStore, BotJournalStore
+    MediaStore, MessageEditStore, GroupModerationStore, GroupAdmissionStore, BlockStore, BotJournalStore,
+    TelegramBotStore
 {
     /// Finishes queued work and closes.
     func close() async

@@ -104,7 +104,19 @@ struct UserCommandTests {
             let listed = await sandbox.run(["user", "list", "--data", server.directory])
             #expect(admin.status == 0, "\(admin.errors)")
             #expect(admin.outputLines == ["created boss (admin)"])
-            #expect(bot.outputLines == ["created helper (bot)"])
+            #expect(bot.outputLines.first == "created helper (bot)")
+            // A bot is shown its Telegram Bot API token, which the running server takes at once.
+            let token = try #require(bot.outputLines.last?.split(separator: " ").last.map(String.init))
+            #expect(bot.outputLines.count == 2 && bot.outputLines[1].hasPrefix("telegram token: ") && token.contains(":"))
+            let getMe = try await server.client.get("/bot\(token)/getMe")
+            #expect(getMe.status == 200 && getMe.text.contains(#""username":"helper""#), "\(getMe.text)")
+            // Another token ends the first; --revoke ends it.
+            let again = await sandbox.run(["user", "telegram-token", "helper", "--data", server.directory])
+            let second = try #require(again.outputLines.first?.split(separator: " ").last.map(String.init))
+            #expect(again.status == 0 && again.outputLines.first?.hasPrefix("telegram token of helper: ") == true)
+            #expect(try await server.client.get("/bot\(second)/getMe").status == 200)
+            let revoked = await sandbox.run(["user", "telegram-token", "helper", "--revoke", "--data", server.directory])
+            #expect(revoked.outputLines == ["the telegram token of helper has ended"], "\(revoked.errors)")
             #expect(taken.status == 1)
             #expect(taken.errorLines.first?.contains("the username 'boss' is taken") == true)
             #expect(listed.outputLines.contains { $0.hasPrefix("boss\t") && $0.hasSuffix("[admin]") })
@@ -151,7 +163,9 @@ struct UserCommandTests {
 
             let made = await sandbox.run(["user", "add", "runner", "--bot", "--admin", "--data", server.directory],
                                          environment: secret)
-            #expect(made.outputLines == ["created runner (bot) (admin)"], "\(made.errors)")
+            // Every bot account is made with its Telegram Bot API token (docs/telegram.md).
+            #expect(made.outputLines.first == "created runner (bot) (admin)", "\(made.errors)")
+            #expect(made.outputLines.dropFirst().allSatisfy { $0.hasPrefix("telegram token: ") }, "\(made.outputLines)")
             let issued = await sandbox.run(["user", "runner-token", "runner", "--data", server.directory])
             #expect(issued.status == 0, "\(issued.errors)")
             let token = try #require(issued.outputLines.first)

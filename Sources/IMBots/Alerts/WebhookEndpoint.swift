@@ -39,7 +39,7 @@ public struct WebhookEndpoint: Sendable {
     /// The route with `secret` as its credential, in the format's usual scheme.
     func serving(secret: String) -> WebhookRoute {
         var route = self.route
-        route.auth = route.format == .grafana ? .grafanaHMAC(GrafanaSignature(secret: secret)) : .bearer(token: secret)
+        route.auth = WebhookAuth.usual(for: route.format, secret: secret)
         return route
     }
 }

@@ -49,4 +49,11 @@ public enum WebhookRejection: Error, Sendable, Hashable, CustomStringConvertible
         let body = (try? JSONEncoder().encode(ErrorEnvelope(error: error))) ?? Data()
         return Response(status: error.code.httpStatus, headers: headers, body: body)
     }
+
+    /// The answer on a route of `format`: PagerDuty's error shape on a `pagerduty` route
+    /// (`{"status":"invalid event","message":…,"errors":[…]}`), else the envelope.
+    public func response(for format: WebhookFormat) -> Response {
+        guard format == .pagerduty, case .invalidPayload(let error) = self else { return response }
+        return WebhookAnswer.pagerDutyInvalid(error)
+    }
 }

@@ -11,6 +11,9 @@ public struct WebhookRoute: Sendable {
     public var path: String
     /// The body format it reads.
     public var format: WebhookFormat
+    /// Whether requests may name the route's path followed by one more segment, the
+    /// secret (Slack's URLs).
+    public var takesSecretInPath: Bool { format.takesSecretInPath }
     /// The secret callers must present.
     public var auth: WebhookAuth
     /// Bounds on one notification.
@@ -26,19 +29,25 @@ public struct WebhookRoute: Sendable {
 
     /// Checks what can be checked before the body is read: the method and the
     /// credentials the headers carry (``WebhookAuth/verifyBeforeBody(headers:nowMilliseconds:)``).
-    public func admit(method: HTTPMethod, headers: HTTPHeaders, nowMilliseconds: Int64) throws(WebhookRejection) {
+    /// `pathSecret` is the segment of the request's path after the route's (a Slack URL's secret).
+    public func admit(method: HTTPMethod, headers: HTTPHeaders, nowMilliseconds: Int64, pathSecret: String? = nil)
+        throws(WebhookRejection)
+    {
         guard method == .post else { throw .wrongMethod(method.rawValue) }
         do {
-            try auth.verifyBeforeBody(headers: headers, nowMilliseconds: nowMilliseconds)
+            try auth.verifyBeforeBody(headers: headers, nowMilliseconds: nowMilliseconds, pathSecret: pathSecret)
         } catch {
             throw .unauthorized(error)
         }
     }
 
     /// Checks the credentials and decodes the body; throws the answer to give otherwise.
-    public func accept(headers: HTTPHeaders, body: Data, nowMilliseconds: Int64) throws(WebhookRejection) -> WebhookPayload {
+    /// `pathSecret` is the segment of the request's path after the route's (a Slack URL's secret).
+    public func accept(headers: HTTPHeaders, body: Data, nowMilliseconds: Int64, pathSecret: String? = nil)
+        throws(WebhookRejection) -> WebhookPayload
+    {
         do {
-            try auth.verify(headers: headers, body: body, nowMilliseconds: nowMilliseconds)
+            try auth.verify(headers: headers, body: body, nowMilliseconds: nowMilliseconds, pathSecret: pathSecret)
         } catch {
             throw .unauthorized(error)
         }

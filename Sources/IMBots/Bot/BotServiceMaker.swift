@@ -109,20 +109,30 @@ public final class RunnerRoutes: Sendable {
         declared.withLock { $0 = paths }
     }
 
-    func handler(for path: String) -> Handler? { table.withLock { $0[path]?.handler } }
+    func handler(for path: String) -> Handler? { table.withLock { Self.lookup(path, in: $0)?.handler } }
 
     /// Whether a bot file declares `path`, which no service may answer yet.
-    func isDeclared(_ path: String) -> Bool { declared.withLock { $0[path] != nil } }
+    func isDeclared(_ path: String) -> Bool { declared.withLock { Self.lookup(path, in: $0) != nil } }
 
     /// What to do with a request to one of these paths before its body is read: the
     /// route's own answer (its secret missing or wrong), 503 for a path a bot file
     /// declares that no service answers yet, else its body limit; nil for other paths.
     func admission(for head: RequestHead) -> BodyAdmission? {
-        if let entry = table.withLock({ $0[head.path] }) {
+        if let entry = table.withLock({ Self.lookup(head.path, in: $0) }) {
             if let refusal = entry.admit(head) { return .refuse(refusal) }
             return .read(limit: entry.bodyLimit)
         }
         guard isDeclared(head.path) else { return nil }
         return .refuse(WebhookRejection.unavailable(retryAfter: WebhookInbox.retryAfter).response)
+    }
+
+    /// The entry of `path`, or of `<parent>/*`: a path added with `/*` takes one more
+    /// segment (a Slack webhook's URL carries its secret there).
+    private static func lookup<Value>(_ path: String, in table: [String: Value]) -> Value? {
+        if let exact = table[path] { return exact }
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return nil }
+        let last = path[path.index(after: slash)...]
+        guard !last.isEmpty, last != "*" else { return nil }
+        return table[path[..<slash] + "/*"]
     }
 }

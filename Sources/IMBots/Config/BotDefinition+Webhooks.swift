@@ -76,9 +76,9 @@ extension BotDefinition {
         case .send(let spec) where spec.to == nil:
             return [Problem(code: .missingKey, message: "in a webhook rule, send needs to: (a webhook has no "
                             + "conversation to answer in)", mark: at)]
-        case .incident where format == .json:
-            return [Problem(code: .invalidValue, message: "'incident' needs an alert route (format: alertmanager "
-                            + "or grafana); a json body has no alert group", mark: at)]
+        case .incident where !format.carriesAlerts:
+            return [Problem(code: .invalidValue, message: "'incident' needs an alert route (format: alertmanager, "
+                            + "grafana or pagerduty); a \(format.rawValue) body has no alert group", mark: at)]
         case .send, .incident, .set, .increment, .stop:
             return []
         case .reply, .forward, .updateProfile, .http, .moderation:

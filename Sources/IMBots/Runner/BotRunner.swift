@@ -286,7 +286,13 @@ public final class BotRunner: Service {
 
     /// The webhook paths of `definitions`, with their body limits.
     static func webhookPaths(of definitions: [BotDefinition]) -> [String: Int] {
-        Dictionary(definitions.flatMap { $0.webhooks.map { ($0.path, $0.maxBodyBytes) } }) { first, _ in first }
+        Dictionary(definitions.flatMap { definition in
+            definition.webhooks.flatMap { endpoint in
+                // A Slack route also takes its path followed by the secret.
+                [(endpoint.path, endpoint.maxBodyBytes)]
+                    + (endpoint.route.format.takesSecretInPath ? [(endpoint.path + "/*", endpoint.maxBodyBytes)] : [])
+            }
+        }) { first, _ in first }
     }
 
     // MARK: Listener

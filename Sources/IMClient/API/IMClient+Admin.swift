@@ -35,4 +35,16 @@ extension IMClient {
     public func adminDeleteUser(username: String) async throws(IMClientError) {
         try await callDiscardingBody(APIRequest("DELETE", "/v1/admin/users/" + APIPath.segment(username)))
     }
+
+    /// Issues a new Telegram Bot API token for a bot account (`telegram_token` in the
+    /// answer); the one before it ends.
+    public func adminIssueTelegramToken(username: String) async throws(IMClientError) -> AdminUser {
+        try await call(APIRequest("POST", "/v1/admin/users/" + APIPath.segment(username) + "/telegram-token"))
+    }
+
+    /// Ends a bot account's Telegram Bot API token.
+    public func adminRevokeTelegramToken(username: String) async throws(IMClientError) {
+        try await callDiscardingBody(
+            APIRequest("DELETE", "/v1/admin/users/" + APIPath.segment(username) + "/telegram-token"))
+    }
 }

@@ -36,7 +36,24 @@ public final class AccountAdministration: Sendable {
         let record = try await new.create(
             in: store.storage, hash: { try await self.hashing.hash($0, for: "local") }, isBot: account.bot ?? false,
             isAdmin: account.admin ?? false)
-        return AdminUser(user: record.user, admin: record.isAdmin)
+        var created = AdminUser(user: record.user, admin: record.isAdmin)
+        if record.user.isBot { created.telegramToken = try await TelegramToken.issue(for: record, in: store.storage).0 }
+        return created
+    }
+
+    /// A new Telegram Bot API token for a bot account (the one before it ends; a running
+    /// server notices within 30 s, its login cache), or with `revoke` none.
+    public func telegramToken(of username: String, revoke: Bool) async throws -> AdminUser {
+        let record = try await existing(username)
+        var answer = AdminUser(user: record.user, admin: record.isAdmin)
+        if revoke {
+            let ended = try await TelegramToken.revoke(
+                for: record.id, in: store.storage, now: Timestamp(milliseconds: SystemTime().wallMilliseconds))
+            guard !ended.isEmpty else { throw APIError(.notFound, "'\(record.user.username)' has no Telegram token") }
+        } else {
+            answer.telegramToken = try await TelegramToken.issue(for: record, in: store.storage).0
+        }
+        return answer
     }
 
     /// One page of accounts in name order.

@@ -132,6 +132,11 @@ public final class IMServerApp: Service {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.maintain() }
             group.addTask { await self.stopRequested.wait() }
+            group.addTask { [core] in
+                await core.telegramWebhooks.run(core: core)
+                // Ends only when cancelled: the group's first finished task stays one of the two above.
+                if !Task.isCancelled { await Latch().wait() }
+            }
             // With PostgreSQL: hearing the other nodes' commits, claims and revocations.
             var cluster: [any Service] = []
             if let postgres = store.postgres, let link = core.cluster { cluster = [postgres.cluster, link] }

@@ -1,4 +1,5 @@
 import HTTPServer
+import IMClient
 import IMProtocol
 import IMStore
 import SwitchboardCrypto
@@ -67,6 +68,8 @@ public struct ServerConfiguration: Sendable {
     /// gets 413 `journal_full`. Not in the configuration file: `Limits.journalBytes` is
     /// the limit runners are built for.
     public var journalBytesPerBot = IMProtocol.Limits.journalBytes
+    /// The Telegram Bot API dialect (docs/telegram.md).
+    public var telegram = TelegramSettings()
     /// Bytes of messages a person's account may store per UTC day (`MessageQuota`: text and
     /// 256 bytes per message or edit); past it sends and edits get 429 `message_quota`.
     /// 16 MiB: about 500 messages of the largest size, or 60,000 short ones, a day.
@@ -203,4 +206,18 @@ public struct LoginLimits: Sendable {
         self.baseLockout = baseLockout
         self.maxLockout = maxLockout
     }
+}
+
+/// How the server speaks the Telegram Bot API (`telegram:` in the server section).
+public struct TelegramSettings: Sendable {
+    /// Private, loopback and link-local addresses bots' webhooks may be posted to (public
+    /// ones always may).
+    public var webhookAllow = AddressAllowList()
+    /// Whether this node posts bots' updates to their webhooks. Where several nodes share
+    /// a database, let one do it: each that does posts every update.
+    public var deliversWebhooks = true
+    /// Tries of one update before it is given up (and the webhook's last error says so).
+    public var webhookAttempts = 8
+
+    public init() {}
 }

@@ -1,4 +1,5 @@
 import HTTPServer
+import IMClient
 import IMProtocol
 import IMStore
 import SwitchboardCrypto
@@ -41,6 +42,19 @@ public struct ServerFileConfig: Decodable, Sendable {
     public var passwordHashing: PasswordHashing?
     public var loginLimits: LoginLimitsConfig?
     public var rateLimits: RateLimitsConfig?
+    public var telegram: TelegramConfig?
+
+    /// `telegram:`: the Bot API dialect's webhooks.
+    public struct TelegramConfig: Decodable, Sendable {
+        /// Private, loopback or link-local addresses, networks or host names webhooks may reach.
+        public var webhookAllow: [String]?
+        /// Whether this node posts updates to webhooks (default true).
+        public var webhooks: Bool?
+        enum CodingKeys: String, CodingKey {
+            case webhookAllow = "webhook_allow"
+            case webhooks
+        }
+    }
 
     public struct PasswordHashing: Decodable, Sendable {
         public var memoryKib: Int
@@ -121,6 +135,7 @@ public struct ServerFileConfig: Decodable, Sendable {
         case passwordHashing = "password_hashing"
         case loginLimits = "login_limits"
         case rateLimits = "rate_limits"
+        case telegram
     }
 
     public init() {}
@@ -284,6 +299,16 @@ public struct ServerFileConfig: Decodable, Sendable {
             if let rate = try Self.rate(limits.mediaBytesPerSecond, "rate_limits.media_bytes_per_second") {
                 config.rateLimits.mediaBytes = .init(rate: rate, burst: rate * 8)
             }
+        }
+        if let telegram {
+            do {
+                config.telegram.webhookAllow = try AddressAllowList(telegram.webhookAllow ?? [])
+            } catch {
+                throw Invalid(
+                    key: "telegram.webhook_allow",
+                    message: "'\(error.entry)' is not an address, a network (10.0.0.0/8) or a host name")
+            }
+            if let webhooks = telegram.webhooks { config.telegram.deliversWebhooks = webhooks }
         }
         return config
     }

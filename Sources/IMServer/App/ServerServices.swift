@@ -19,6 +19,8 @@ final class ServerServices: Sendable {
     let loginThrottle: LoginThrottle
     /// With PostgreSQL: how this node works with the others on the database.
     let cluster: ClusterLink?
+    /// Posts updates to the webhooks of bots that speak the Telegram Bot API.
+    let telegramWebhooks: TelegramWebhookDeliveries
     let metrics = Metrics()
     let logger: Logger
     /// Where failed requests are logged (a store outage once, not once per request).
@@ -74,6 +76,7 @@ final class ServerServices: Sendable {
             hasher: configuration.passwordHasher, width: configuration.concurrentHashes,
             queueLimit: configuration.hashQueueLimit)
         self.limiter = RateLimiter(time: time)
+        self.telegramWebhooks = TelegramWebhookDeliveries(settings: configuration.telegram)
         // Shared by every node when they share a database, so N nodes allow no more guesses
         // than one; kept on the wall clock then, which the nodes share.
         self.loginThrottle =

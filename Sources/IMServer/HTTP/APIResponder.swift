@@ -13,6 +13,11 @@ struct APIResponder: HTTPResponder {
         self.router = Router(routes: Routes.all)
     }
 
+    /// The Telegram dialect takes forms; the `/v1` API reads JSON whatever the `Content-Type`.
+    func decodesForm(for head: RequestHead) -> Bool {
+        TelegramGateway.handles(head.path)
+    }
+
     /// The most of a body read before its sender is known: any body of an anonymous
     /// request (registration and login bodies are far smaller), and a logged-in request's
     /// up to this size, whose token is then checked with the request. A larger body is
@@ -23,9 +28,12 @@ struct APIResponder: HTTPResponder {
     /// only for a route that takes it and a caller it lets in: an open route gets the
     /// small limit, a route needing a login without a bearer token gets 401 at once, and
     /// a token is checked first (`checkedAdmission`), with none of the body read meanwhile.
+    /// The Telegram dialect's token is in the path: checked the same way
+    /// (`TelegramGateway.checkedAdmission`).
     func admission(for head: RequestHead) -> BodyAdmission {
         let small = min(Self.unverifiedBodyBytes, core.configuration.http.maxBodyBytes)
         if let declared = head.declaredBodyLength, declared <= small { return .read(limit: small) }
+        if TelegramGateway.handles(head.path) { return .check }
         guard let route = router.route(head.method, head.path) else { return .read(limit: small) }
         if route.access == .open { return .read(limit: min(route.bodyLimit ?? small, small)) }
         guard let header = head.headers["Authorization"], Authenticator.bearerToken(header) != nil else {
@@ -37,6 +45,7 @@ struct APIResponder: HTTPResponder {
     /// A large body's token, checked before the body is read: the route's limit for a
     /// caller it lets in, else the refusal (401, 403).
     func checkedAdmission(for head: RequestHead) async -> BodyAdmission {
+        if TelegramGateway.handles(head.path) { return await TelegramGateway.checkedAdmission(for: head, core: core) }
         guard let route = router.route(head.method, head.path) else { return .read(limit: Self.unverifiedBodyBytes) }
         do {
             try authorize(try await core.authenticator.authenticate(head.headers["Authorization"]), for: route)
@@ -72,6 +81,7 @@ struct APIResponder: HTTPResponder {
     // from about 7 KiB to about 1 KiB.
 
     func respond(to request: Request) async -> Response {
+        if TelegramGateway.handles(request.path) { return await TelegramGateway.respond(to: request, core: core) }
         let started = core.monotonic()
         guard case .found(let route, let parameters) = router.match(request.method, request.path) else {
             return finish(request, label: "unmatched", unmatched(request), started: started)

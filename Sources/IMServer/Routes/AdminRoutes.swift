@@ -11,6 +11,8 @@ enum AdminRoutes {
         Route(.post, "/v1/admin/users/:name/suspend", access: .admin) { try await setSuspended($0, true) },
         Route(.post, "/v1/admin/users/:name/unsuspend", access: .admin) { try await setSuspended($0, false) },
         Route(.delete, "/v1/admin/users/:name", access: .admin, handler: delete),
+        Route(.post, "/v1/admin/users/:name/telegram-token", access: .admin, handler: issueTelegramToken),
+        Route(.delete, "/v1/admin/users/:name/telegram-token", access: .admin, handler: revokeTelegramToken),
     ]
 
     static func list(_ context: RequestContext) async throws -> Response {
@@ -28,7 +30,41 @@ enum AdminRoutes {
         let record = try await account.create(
             in: core.store, hash: { try await core.hashing.hash($0, for: context.client) }, isBot: body.bot ?? false,
             isAdmin: body.admin ?? false)
-        return try .json(adminUser(record), status: 201, encoder: core.encoder)
+        var created = adminUser(record)
+        // A bot speaks the Telegram Bot API with a token of Telegram's shape (docs/telegram.md).
+        if record.user.isBot { created.telegramToken = try await TelegramToken.issue(for: record, in: core.store).0 }
+        return try .json(created, status: 201, encoder: core.encoder)
+    }
+
+    /// A new Telegram token for a bot account; the one before it ends at once.
+    static func issueTelegramToken(_ context: RequestContext) async throws -> Response {
+        let core = context.core
+        let record = try await UserRoutes.existingUser(context, try context.parameter("name"))
+        let (token, replaced) = try await TelegramToken.issue(for: record, in: core.store)
+        endLogins(core, replaced)
+        // A webhook kept from before (a suspension ended its token) is posted to again.
+        core.telegramWebhooks.changed(record.id)
+        var answer = adminUser(record)
+        answer.telegramToken = token
+        return try .json(answer, status: 201, encoder: core.encoder)
+    }
+
+    /// Ends a bot's Telegram token (404 when it has none).
+    static func revokeTelegramToken(_ context: RequestContext) async throws -> Response {
+        let core = context.core
+        let record = try await UserRoutes.existingUser(context, try context.parameter("name"))
+        let ended = try await TelegramToken.revoke(for: record.id, in: core.store, now: core.now())
+        guard !ended.isEmpty else { throw APIError(.notFound, "'\(record.user.username)' has no Telegram token") }
+        endLogins(core, ended)
+        core.telegramWebhooks.changed(record.id)
+        return .noContent
+    }
+
+    /// Forgets ended logins and answers their parked polls.
+    private static func endLogins(_ core: ServerServices, _ tokens: [TokenRecord]) {
+        guard !tokens.isEmpty else { return }
+        core.authenticator.invalidate(tokenIDs: Set(tokens.map(\.id)))
+        for token in tokens { core.hub.end(tokenID: token.id, with: .loggedOut) }
     }
 
     static func setPassword(_ context: RequestContext) async throws -> Response {

@@ -43,6 +43,7 @@ enum AdmissionRoutes {
         } catch StoreError.conflict(let message) {
             throw APIError(.conflict, message, field: "user")
         }
+        try await TelegramInvitations.acceptIfTelegramBot(invitee.user, to: record, core: core)
         let invitation =
             try await core.store.invitations(for: invitee.id).first { $0.group == record.name }
             ?? GroupInvite(group: record.name, user: invitee.user.username, invitedBy: session.username, createdAt: core.now())

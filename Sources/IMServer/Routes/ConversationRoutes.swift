@@ -40,8 +40,7 @@ enum ConversationRoutes {
         guard let resolved = try await access.resolve(address) else {
             return .messages(MessagePage(messages: [], nextBefore: nil))
         }
-        // Someone in a room reads only what was said while they are there.
-        let after = resolved.entry.kind == .room ? resolved.membership.joinedSeq : 0
+        let after = resolved.historyFloor
         let stored = try await context.core.store.messages(resolved.entry.id, after: after, before: before, limit: limit)
         // At most `Limits.answerBytes`: fewer messages, never more bytes.
         let messages = AnswerBudget.fitting(stored, size: AnswerBudget.bytes(of:))

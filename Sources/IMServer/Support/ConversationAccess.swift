@@ -11,6 +11,10 @@ struct ConversationAccess {
     struct Resolved {
         var entry: ConversationDirectory.Entry
         var membership: MembershipRecord
+
+        /// The sequence number the caller's history starts after: someone in a room reads
+        /// only what was said while they are there; a member of anything else reads it all.
+        var historyFloor: Int64 { entry.kind == .room ? membership.joinedSeq : 0 }
     }
 
     let core: ServerServices

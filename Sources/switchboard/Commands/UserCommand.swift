@@ -8,13 +8,14 @@ import IMServer
 /// is made.
 struct UserCommand: Command {
     static let name = "user"
-    static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete, runner-token"
+    static let summary = "manage accounts: add, list, passwd, suspend, unsuspend, delete, runner-token, telegram-token"
     static let help = """
         usage: switchboard user add NAME [--nickname TEXT] [--bot] [--admin] [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user list [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user passwd NAME [--data DIR | --store URL | --server URL --user ADMIN]
                switchboard user suspend|unsuspend|delete NAME [--server URL] [--user ADMIN]
                switchboard user runner-token NAME [--data DIR | --store URL]
+               switchboard user telegram-token NAME [--revoke] [--data DIR | --store URL | --server URL --user ADMIN]
 
         add        creates an account (works while registration is closed); its password comes
                    from SWITCHBOARD_NEW_PASSWORD, else it is asked for twice
@@ -29,6 +30,10 @@ struct UserCommand: Command {
                    prints a new administration credential for a bot runner (runner.admin_token):
                    a login of NAME, an administrator's bot account (user add runner --bot --admin),
                    that never expires; it ends with NAME's other logins (passwd, suspend, delete)
+        telegram-token
+                   prints a new token for bot NAME to use with the Telegram Bot API
+                   (docs/telegram.md), ending the one before; --revoke ends it instead.
+                   add --bot prints the first one
 
         With --data DIR the command works on the server's data folder directly: no login is
         needed, which is how the first administrator is made (user add NAME --admin --data
@@ -44,14 +49,15 @@ struct UserCommand: Command {
           --bot              a bot account: its logins do not expire, it has the bot send
                              budget, and rules can tell it apart (add; administrators only)
           --admin            make the new account an administrator (add)
-          --data DIR         the server's data folder (add, list, passwd, runner-token)
-          --store URL        the server's PostgreSQL database, postgres://… (add, list, passwd, runner-token)
+          --revoke           end the bot's Telegram token without a new one (telegram-token)
+          --data DIR         the server's data folder (add, list, passwd, runner-token, telegram-token)
+          --store URL        the server's PostgreSQL database, postgres://… (add, list, passwd, runner-token, telegram-token)
         \(ClientLogin.help)
 
         exit codes: 0 done, 1 refused or failed, 2 usage
         """
     static let options: Set<String> = ClientLogin.options.union(["nickname", "data", "store"])
-    static let flags: Set<String> = ["bot", "admin"]
+    static let flags: Set<String> = ["bot", "admin", "revoke"]
 
     enum Action {
         case add(String)
@@ -60,6 +66,7 @@ struct UserCommand: Command {
         case suspend(String, Bool)
         case delete(String)
         case runnerToken(String)
+        case telegramToken(String, revoke: Bool)
     }
 
     var action: Action
@@ -85,11 +92,13 @@ struct UserCommand: Command {
         case ("unsuspend", 2): action = .suspend(words[1].lowercased(), false)
         case ("delete", 2): action = .delete(words[1].lowercased())
         case ("runner-token", 2): action = .runnerToken(words[1].lowercased())
-        case (let word?, _) where ["add", "list", "passwd", "suspend", "unsuspend", "delete", "runner-token"].contains(word):
+        case ("telegram-token", 2): action = .telegramToken(words[1].lowercased(), revoke: arguments.has("revoke"))
+        case (let word?, _)
+        where ["add", "list", "passwd", "suspend", "unsuspend", "delete", "runner-token", "telegram-token"].contains(word):
             throw UsageError(message: word == "list" ? "'user list' takes no name" : "'user \(word)' needs one NAME")
         default:
             throw UsageError(message: "say what to do: user add NAME, list, passwd NAME, suspend NAME, unsuspend NAME, "
-                             + "delete NAME or runner-token NAME")
+                             + "delete NAME, runner-token NAME or telegram-token NAME")
         }
         nickname = arguments[option: "nickname"]
         bot = arguments.has("bot")
@@ -101,7 +110,7 @@ struct UserCommand: Command {
                 throw UsageError(message: "--data and --store work on the database itself: give one, without --server and --user")
             }
             switch action {
-            case .add, .list, .passwd, .runnerToken: break
+            case .add, .list, .passwd, .runnerToken, .telegramToken: break
             case .suspend, .delete:
                 throw UsageError(
                     message: "suspend, unsuspend and delete go through the running server (to end its logins at once): use --server and --user")
@@ -166,6 +175,8 @@ struct UserCommand: Command {
             printOutput("password of \(name) changed; its logins have ended")
         case .runnerToken(let name):
             printOutput(try await local.runnerCredential(for: name))
+        case .telegramToken(let name, let revoke):
+            reportToken(name, try await local.telegramToken(of: name, revoke: revoke))
         case .suspend, .delete:
             break
         }
@@ -191,6 +202,13 @@ struct UserCommand: Command {
         case .delete(let name):
             try await client.adminDeleteUser(username: name)
             printOutput("deleted \(name)")
+        case .telegramToken(let name, let revoke):
+            if revoke {
+                try await client.adminRevokeTelegramToken(username: name)
+                reportToken(name, nil)
+            } else {
+                reportToken(name, try await client.adminIssueTelegramToken(username: name))
+            }
         case .runnerToken:
             break
         }
@@ -198,6 +216,15 @@ struct UserCommand: Command {
 
     private func report(_ created: AdminUser) {
         printOutput("created \(created.user.username)\(created.user.isBot ? " (bot)" : "")\(created.admin ? " (admin)" : "")")
+        if let token = created.telegramToken { printOutput("telegram token: \(token)") }
+    }
+
+    private func reportToken(_ name: String, _ answer: AdminUser?) {
+        if let token = answer?.telegramToken {
+            printOutput("telegram token of \(name): \(token)")
+        } else {
+            printOutput("the telegram token of \(name) has ended")
+        }
     }
 
     /// Prints every account, page after page.

@@ -44,22 +44,28 @@ final class AlertmanagerCluster: Sendable {
     /// waits Alertmanager accepts that keep the test's counts exact. `repeat_interval`
     /// stays long on purpose: a repeat would add POSTs the tests count (repeats fold the
     /// same way as twins, which the dedupe unit tests cover).
-    static func config(webhookURL: String, bearerToken: String, sendResolved: Bool = true) -> String {
-        """
-        route:
-          receiver: chat
-          group_by: [alertname]
-          group_wait: 1s
-          group_interval: 1s
-          repeat_interval: 1h
-        receivers:
-          - name: chat
+    ///
+    /// `receiver`, when given, is the YAML of the receiver's configs instead (indented
+    /// under `- name: chat`, e.g. `telegram_configs:`), for the other senders.
+    static func config(webhookURL: String, bearerToken: String, sendResolved: Bool = true, receiver: String? = nil) -> String {
+        let configs = receiver ?? """
             webhook_configs:
               - url: '\(webhookURL)'
                 send_resolved: \(sendResolved)
                 http_config:
                   authorization: { type: Bearer, credentials: '\(bearerToken)' }
-        """
+            """
+        return """
+            route:
+              receiver: chat
+              group_by: [alertname]
+              group_wait: 1s
+              group_interval: 1s
+              repeat_interval: 1h
+            receivers:
+              - name: chat
+
+            """ + configs.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n") + "\n"
     }
 
     /// A peer exited while the cluster started: most likely it lost one of its ports to
@@ -73,8 +79,9 @@ final class AlertmanagerCluster: Sendable {
     ///
     /// `peerTimeout` is how long the second peer waits for the first one's delivery to
     /// be gossiped before it delivers itself (Alertmanager's HA dedupe).
-    static func start(peers count: Int = 2, webhookURL: String, bearerToken: String,
-                      peerTimeout: Duration = .seconds(2), sendResolved: Bool = true) async throws -> AlertmanagerCluster {
+    static func start(peers count: Int = 2, webhookURL: String = "", bearerToken: String = "",
+                      peerTimeout: Duration = .seconds(2), sendResolved: Bool = true,
+                      receiver: String? = nil) async throws -> AlertmanagerCluster {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw TestFailure("\(binary) is missing: `make test` installs prometheus-alertmanager")
         }
@@ -82,7 +89,7 @@ final class AlertmanagerCluster: Sendable {
         while true {
             do {
                 return try await startOnce(peers: count, webhookURL: webhookURL, bearerToken: bearerToken,
-                                           peerTimeout: peerTimeout, sendResolved: sendResolved)
+                                           peerTimeout: peerTimeout, sendResolved: sendResolved, receiver: receiver)
             } catch is PeerExited where attempt < 3 {
                 attempt += 1
             }
@@ -90,10 +97,10 @@ final class AlertmanagerCluster: Sendable {
     }
 
     private static func startOnce(peers count: Int, webhookURL: String, bearerToken: String,
-                                  peerTimeout: Duration, sendResolved: Bool) async throws -> AlertmanagerCluster {
+                                  peerTimeout: Duration, sendResolved: Bool, receiver: String?) async throws -> AlertmanagerCluster {
         let directory = TestServer.temporaryDirectory()
         let configPath = directory + "/alertmanager.yml"
-        try config(webhookURL: webhookURL, bearerToken: bearerToken, sendResolved: sendResolved)
+        try config(webhookURL: webhookURL, bearerToken: bearerToken, sendResolved: sendResolved, receiver: receiver)
             .write(toFile: configPath, atomically: true, encoding: .utf8)
         // Ports are reserved by binding them, then released just before the peers start;
         // a peer that loses the race exits, the readiness wait reports it and `start`

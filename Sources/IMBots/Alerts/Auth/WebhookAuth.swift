@@ -14,11 +14,41 @@ public enum WebhookAuth: Sendable, Hashable {
     case basic(username: String, password: String)
     /// Grafana's HMAC-SHA256 signature of the body, with its timestamp against replays.
     case grafanaHMAC(GrafanaSignature)
+    /// PagerDuty's `routing_key`, in the event itself: the body's top-level object is
+    /// parsed for it (bounded by the route's body limit), nothing else of it is read.
+    case routingKey(String)
+    /// A Slack webhook's secret, the last segment of its URL (`/hooks/slack/<secret>`), as
+    /// Slack's own URLs carry theirs; or as a bearer token.
+    case urlSecret(String)
 
     /// Checks a request's credentials.
-    /// - Parameter nowMilliseconds: the wall clock, for the signature's timestamp window.
-    public func verify(headers: HTTPHeaders, body: Data, nowMilliseconds: Int64) throws(WebhookAuthError) {
+    /// - Parameters:
+    ///   - nowMilliseconds: the wall clock, for the signature's timestamp window.
+    ///   - pathSecret: the segment of the request's path after the route's, if any.
+    public func verify(headers: HTTPHeaders, body: Data, nowMilliseconds: Int64, pathSecret: String? = nil)
+        throws(WebhookAuthError)
+    {
         switch self {
+        case .routingKey(let key):
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+            guard let presented = object?["routing_key"] as? String, !presented.isEmpty else {
+                throw WebhookAuthError(.missingCredentials, "routing_key is missing: this route expects the route's secret as its routing key")
+            }
+            guard Digest.secretsEqual(presented, key) else {
+                throw WebhookAuthError(.wrongCredentials, "the routing_key is wrong")
+            }
+        case .urlSecret(let secret):
+            if let pathSecret {
+                guard Digest.secretsEqual(pathSecret, secret) else {
+                    throw WebhookAuthError(.wrongCredentials, "the secret in the URL is wrong")
+                }
+            } else {
+                guard headers["Authorization"] != nil else {
+                    throw WebhookAuthError(.missingCredentials,
+                                           "the secret is missing: post to this route's path followed by /<secret>")
+                }
+                try WebhookAuth.bearer(token: secret).verify(headers: headers, body: body, nowMilliseconds: nowMilliseconds)
+            }
         case .bearer(let token):
             let presented = try Self.credentials(headers, scheme: "Bearer")
             guard Digest.secretsEqual(presented, token) else {
@@ -47,12 +77,18 @@ public enum WebhookAuth: Sendable, Hashable {
     /// bearer token or Basic credentials; that a signature (and, when required, its
     /// timestamp) is there, since checking it needs the body. A request that passes is
     /// checked in full by ``verify(headers:body:nowMilliseconds:)`` once its body is in.
-    public func verifyBeforeBody(headers: HTTPHeaders, nowMilliseconds: Int64) throws(WebhookAuthError) {
+    /// A Slack route's secret (in the path, or a bearer token) is checked in full too; a
+    /// PagerDuty routing key is in the body, so nothing is checked before it.
+    public func verifyBeforeBody(headers: HTTPHeaders, nowMilliseconds: Int64, pathSecret: String? = nil)
+        throws(WebhookAuthError)
+    {
         switch self {
-        case .bearer, .basic:
-            try verify(headers: headers, body: Data(), nowMilliseconds: nowMilliseconds)
+        case .bearer, .basic, .urlSecret:
+            try verify(headers: headers, body: Data(), nowMilliseconds: nowMilliseconds, pathSecret: pathSecret)
         case .grafanaHMAC(let signature):
             try signature.verifyPresence(headers: headers)
+        case .routingKey:
+            break
         }
     }
 
@@ -67,5 +103,18 @@ public enum WebhookAuth: Sendable, Hashable {
             throw WebhookAuthError(.malformedCredentials, "the Authorization header must use the \(scheme) scheme")
         }
         return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+}
+
+extension WebhookAuth {
+    /// A plain `secret:` in the format's usual scheme: Grafana's HMAC signature,
+    /// PagerDuty's routing key, a Slack URL's last segment, else a bearer token.
+    public static func usual(for format: WebhookFormat, secret: String) -> WebhookAuth {
+        switch format {
+        case .grafana: .grafanaHMAC(GrafanaSignature(secret: secret))
+        case .pagerduty: .routingKey(secret)
+        case .slack: .urlSecret(secret)
+        case .alertmanager, .json: .bearer(token: secret)
+        }
     }
 }

@@ -31,7 +31,7 @@ final class AlertService: Service {
         }
         let inbox = WebhookInbox(parts: parts, routes: served) { [bell] in bell.ring() }
         defer {
-            for path in served.paths { parts.routes.remove(path) }
+            for path in served.paths { Self.unroute(path, parts.routes) }
         }
         await desk.start()
         var secrets: [String: String] = [:]
@@ -70,7 +70,7 @@ final class AlertService: Service {
     private func serve(_ inbox: WebhookInbox, secrets: inout [String: String]) {
         let endpoints = parts.rules.now.definition.webhooks
         for path in served.paths where !endpoints.contains(where: { $0.path == path }) {
-            parts.routes.remove(path)
+            Self.unroute(path, parts.routes)
             served.remove(path)
             parts.logger.notice("bot \(parts.name): no longer serves webhooks on \(path)")
         }
@@ -99,9 +99,20 @@ final class AlertService: Service {
                     parts.logger.error("bot \(parts.name): webhook \(endpoint.path) is not served: another bot serves it")
                     continue
                 }
+                if endpoint.route.format.takesSecretInPath {
+                    parts.routes.add(endpoint.path + "/*", bodyLimit: endpoint.maxBodyBytes) { request in
+                        await inbox.receive(request)
+                    }
+                }
                 parts.logger.info("bot \(parts.name) takes webhooks on \(endpoint.path) (\(endpoint.route.format.rawValue))")
             }
             served.set(route)
         }
+    }
+
+    /// Stops answering a route's path, and the path with a secret after it.
+    private static func unroute(_ path: String, _ routes: RunnerRoutes) {
+        routes.remove(path)
+        routes.remove(path + "/*")
     }
 }

@@ -41,31 +41,36 @@ struct WebhookInbox: Sendable {
     /// the route is not served yet, 405 for another method, 401 for credentials the
     /// headers show to be wrong or missing.
     func admit(_ head: RequestHead) -> Response? {
-        guard let route = routes.route(for: head.path) else {
+        // The route's path: a Slack URL's secret after it is never a label or a log's.
+        guard let (route, pathSecret) = routes.route(matching: head.path) else {
             return WebhookRejection.unavailable(retryAfter: Self.retryAfter).response
         }
         do {
-            try route.admit(method: head.method, headers: head.headers, nowMilliseconds: parts.time.wallMilliseconds)
+            try route.admit(
+                method: head.method, headers: head.headers, nowMilliseconds: parts.time.wallMilliseconds,
+                pathSecret: pathSecret)
             return nil
         } catch {
-            parts.metrics.webhook(bot: parts.name, path: head.path, error.outcome)
-            return error.response
+            parts.metrics.webhook(bot: parts.name, path: route.path, error.outcome)
+            return error.response(for: route.format)
         }
     }
 
     func receive(_ request: Request) async -> Response {
-        let path = request.path
-        guard let route = routes.route(for: path) else {
+        // The route's path: a Slack URL's secret after it is never a label or a log's.
+        guard let (route, pathSecret) = routes.route(matching: request.path) else {
             return WebhookRejection.unavailable(retryAfter: Self.retryAfter).response
         }
+        let path = route.path
         let now = parts.time.wallMilliseconds
         let payload: WebhookPayload
         do {
             guard request.method == .post else { throw WebhookRejection.wrongMethod(request.method.rawValue) }
-            payload = try route.accept(headers: request.headers, body: request.body, nowMilliseconds: now)
+            payload = try route.accept(
+                headers: request.headers, body: request.body, nowMilliseconds: now, pathSecret: pathSecret)
         } catch let rejection as WebhookRejection {
             parts.metrics.webhook(bot: parts.name, path: path, rejection.outcome)
-            return rejection.response
+            return rejection.response(for: route.format)
         } catch {
             return WebhookRejection.unavailable(retryAfter: Self.retryAfter).response
         }
@@ -87,21 +92,17 @@ struct WebhookInbox: Sendable {
             }
         }
         let outcome: RunnerMetrics.WebhookOutcome
-        let answer: String
         switch admitted.verdict {
-        case .stored(let number):
+        case .stored:
             stored()
             outcome = .stored
-            answer = #"{"status":"stored","delivery":\#(number)}"#
         case .duplicate:
             outcome = .duplicate
-            answer = #"{"status":"duplicate"}"#
         case .unmatched, .full:
             outcome = .unmatched
-            answer = #"{"status":"unmatched"}"#
         }
         parts.metrics.webhook(bot: parts.name, path: path, outcome)
-        return Response(status: 200, headers: ["Content-Type": "application/json"], body: Data(answer.utf8))
+        return WebhookAnswer.response(admitted.verdict, format: route.format, payload: payload)
     }
 
     /// The webhook rules that fire for `payload`, each with its dedupe key.
@@ -135,6 +136,16 @@ final class ServedRoutes: Sendable {
     private let routes = Mutex<[String: WebhookRoute]>([:])
 
     func route(for path: String) -> WebhookRoute? { routes.withLock { $0[path] } }
+
+    /// The route a request's path names: its own, or one that takes its secret as the
+    /// path's last segment, with that segment.
+    func route(matching path: String) -> (WebhookRoute, String?)? {
+        if let route = route(for: path) { return (route, nil) }
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex,
+              let route = route(for: String(path[..<slash])), route.takesSecretInPath
+        else { return nil }
+        return (route, String(path[path.index(after: slash)...]))
+    }
 
     var paths: [String] { routes.withLock { Array($0.keys) } }
 

@@ -20,8 +20,13 @@ enum WebhookSecrets {
         let path = file(for: endpoint.path, in: folder)
         let (secret, created) = try LocalFiles.secret(at: path, prefix: "sbw_")
         let variable = endpoint.secretVariable.map { " (\($0))" } ?? ""
-        let sender = endpoint.route.format == .grafana
-            ? "Grafana's contact point: its HMAC signature secret" : "Alertmanager: http_config.authorization.credentials_file"
+        let sender: String
+        switch endpoint.route.format {
+        case .grafana: sender = "Grafana's contact point: its HMAC signature secret"
+        case .pagerduty: sender = "the sender's PagerDuty routing key (Alertmanager: pagerduty_configs.routing_key_file)"
+        case .slack: sender = "the sender's webhook URL ends in /<the secret> (Alertmanager: slack_configs.api_url_file)"
+        case .alertmanager, .json: sender = "Alertmanager: http_config.authorization.credentials_file"
+        }
         note("bot \(bot): webhook \(endpoint.path) has no secret set\(variable); "
              + (created ? "generated one, kept in \(path)" : "using the generated one in \(path)")
              + " (mode 0600): give it to the sender (\(sender))")

@@ -17,8 +17,31 @@ enum AlertTemplatePaths {
             let notification = ["title", "state", "message"].map { row("payload.\($0)", .text) }
                 + [row("payload.orgId", .number)]
             return shape(of: payloadRows(alert: alertRows + grafanaAlertRows) + notification, root: "payload")
+        case .pagerduty:
+            return shape(of: payloadRows(alert: alertRows) + pagerDutyRows, root: "payload")
+        case .slack:
+            return shape(of: slackRows, root: "payload")
         }
     }
+
+    /// A PagerDuty event's own fields, beside its alert view.
+    private static let pagerDutyRows = [
+        row("payload.event_action", .text), row("payload.dedup_key", .text), row("payload.client", .text),
+        row("payload.client_url", .text),
+        row("payload.payload.summary", .text), row("payload.payload.source", .text), row("payload.payload.severity", .text),
+        row("payload.payload.timestamp", .text), row("payload.payload.component", .text),
+        row("payload.payload.group", .text), row("payload.payload.class", .text),
+        row("payload.payload.custom_details", .any), row("payload.links", .list(.object)),
+        row("payload.links.#.href", .text), row("payload.links.#.text", .text), row("payload.images", .list(.object)),
+        row("payload.images.#.src", .text), row("payload.images.#.href", .text), row("payload.images.#.alt", .text),
+    ]
+
+    /// A Slack message: the rendering as `text`, and the fields it came with.
+    private static let slackRows = [
+        row("payload.text", .text), row("payload.username", .text), row("payload.icon_emoji", .text),
+        row("payload.icon_url", .text), row("payload.channel", .text), row("payload.blocks", .any),
+        row("payload.attachments", .any),
+    ]
 
     /// The tree an incident's `title:` reads: `incident`.
     static func title() -> TemplateShape {

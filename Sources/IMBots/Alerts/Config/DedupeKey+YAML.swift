@@ -11,6 +11,8 @@ public struct DedupeSpec: Sendable {
     public let lifetime: Duration
     /// Where `dedupe:` is written.
     let mark: YAMLMark
+    /// Whether `for:` was written (otherwise the format's default applies).
+    let lifetimeGiven: Bool
     /// Where its `key:` value is written, when it has one.
     let keyMark: YAMLMark?
 
@@ -19,10 +21,12 @@ public struct DedupeSpec: Sendable {
         var reader = AlertYAML(file: file)
         var source: String?
         var lifetime: Duration = .seconds(3600)
+        var given = false
         for (key, value) in reader.keyed(node, "dedupe", known: ["key", "for"]) {
             if key == "key" {
                 source = reader.nonEmpty(value, "dedupe.key")
             } else if let duration = reader.duration(value, "dedupe.for") {
+                given = true
                 if duration > .zero { lifetime = duration } else {
                     reader.fail(.invalidValue, "dedupe.for must be longer than 0", at: value)
                 }
@@ -40,6 +44,7 @@ public struct DedupeSpec: Sendable {
         try reader.check()
         key = parsed
         self.lifetime = lifetime
+        lifetimeGiven = given
         mark = node.mark
         keyMark = node["key"]?.mark
     }
@@ -48,20 +53,23 @@ public struct DedupeSpec: Sendable {
     init(defaultAt mark: YAMLMark) {
         key = nil
         lifetime = .seconds(3600)
+        lifetimeGiven = false
         self.mark = mark
         keyMark = nil
     }
 
-    /// The key for a route of `format`: the rule's, or for `alertmanager` and `grafana`
-    /// routes ``DedupeKey/defaultAlertSource``; a `json` route must give its own.
+    /// The key for a route of `format`: the rule's, or the format's default
+    /// (``DedupeKey/defaultSource(for:)``, for the format's default time unless `for:` is
+    /// written); a `json` route must give its own.
     public func resolved(for format: WebhookFormat, file: String) throws(YAMLErrors) -> DedupeKey {
         if let key { return key }
-        guard format != .json else {
+        guard let source = DedupeKey.defaultSource(for: format) else {
             throw YAMLErrors([YAMLError(.missingKey, "dedupe on a json route needs a key, e.g. key: \"{{payload.id}}\"",
                                         file: file, mark: mark)])
         }
         do {
-            return try DedupeKey(source: DedupeKey.defaultAlertSource, lifetime: lifetime)
+            return try DedupeKey(
+                source: source, lifetime: lifetimeGiven ? lifetime : DedupeKey.defaultLifetime(for: format))
         } catch {
             preconditionFailure("the built-in dedupe key does not parse: \(error)")
         }

@@ -9,7 +9,7 @@ extension WebhookRoute {
     ///
     /// ```yaml
     /// - path: /hooks/alertmanager
-    ///   format: alertmanager                  # alertmanager | grafana | json
+    ///   format: alertmanager                  # alertmanager | grafana | pagerduty | slack | json
     ///   secret: ${ALERT_TOKEN}                # the format's usual scheme, or one of:
     ///   # secret: { bearer: … } | { basic: { user: …, password: … } }
     ///   # secret: { grafana_hmac: { secret: …, header: …, timestamp_header: … | none, window: 5m } }
@@ -20,8 +20,9 @@ extension WebhookRoute {
     ///                                         # the peers' alerts; off: only on /refresh
     /// ```
     ///
-    /// A plain `secret:` is a bearer token for `alertmanager` and `json` routes, and the
-    /// HMAC secret (with Grafana's headers and a 5-minute window) for `grafana` routes; left
+    /// A plain `secret:` is a bearer token for `alertmanager` and `json` routes, the HMAC
+    /// secret (with Grafana's headers and a 5-minute window) for `grafana` routes, the
+    /// routing key for `pagerduty` routes and the URL's last segment for `slack` routes; left
     /// empty (`${ALERT_TOKEN:-}` unset), the runner generates one. Throws every problem
     /// with its position.
     public static func parse(yaml node: YAMLNode, file: String,
@@ -106,7 +107,7 @@ extension WebhookRoute {
     private static func auth(_ node: YAMLNode, format: WebhookFormat, reader: inout AlertYAML) -> WebhookAuth? {
         guard node.mapping != nil else {
             guard let value = reader.nonEmpty(node, "secret") else { return nil }
-            return format == .grafana ? .grafanaHMAC(GrafanaSignature(secret: value)) : .bearer(token: value)
+            return WebhookAuth.usual(for: format, secret: value)
         }
         let before = reader.errors.count
         let entries = reader.keyed(node, "secret", known: ["bearer", "basic", "grafana_hmac"])

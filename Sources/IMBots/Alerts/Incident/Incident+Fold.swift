@@ -28,11 +28,15 @@ extension Incident {
                               maxInstances: Int) -> [IncidentChange] {
         var changes = advance(now: now, hold: hold)
         updatedAt = now
-        groupLabels = notification.groupLabels
-        commonLabels = notification.commonLabels
-        commonAnnotations = notification.commonAnnotations
-        externalURL = notification.externalURL
-        truncatedAlerts = notification.truncatedAlerts
+        let details = notification.identityOnly != true
+        if details {
+            groupLabels = notification.groupLabels
+            commonLabels = notification.commonLabels
+            commonAnnotations = notification.commonAnnotations
+            externalURL = notification.externalURL
+            truncatedAlerts = notification.truncatedAlerts
+        }
+        if let user = notification.acknowledgedBy { _ = acknowledge(by: user, now: now) }
         var new: [String] = [], refired: [String] = [], flapped: [String] = [], resolved: [String] = []
         var dropped = 0
         for alert in notification.alerts {
@@ -49,8 +53,10 @@ extension Incident {
             }
             var change: IncidentChangeKind?
             update(at: index) { instance in
-                instance.labels = alert.labels
-                instance.annotations = alert.annotations
+                if details {
+                    instance.labels = alert.labels
+                    instance.annotations = alert.annotations
+                }
                 switch (alert.status, instance.state) {
                 case (.firing, .firing), (.resolved, .resolving), (.resolved, .resolved):
                     break

@@ -15,6 +15,31 @@ public struct DedupeKey: Sendable {
     /// The default key template for `alertmanager` and `grafana` routes.
     public static let defaultAlertSource = "{{payload.groupKey}}/{{payload.status}}/{{payload.alertKeys}}"
 
+    /// The key a rule of a `format` route dedupes by when it names none; nil for `json`
+    /// (whose bodies cannot be known). A PagerDuty event's action is in its key (an
+    /// acknowledge is not its trigger's repeat), and so is its summary (Alertmanager's
+    /// `[FIRING:2]` after `[FIRING:1]` updates the incident); a Slack message is its
+    /// channel, sender and text.
+    public static func defaultSource(for format: WebhookFormat) -> String? {
+        switch format {
+        case .alertmanager, .grafana: defaultAlertSource
+        case .pagerduty: "{{payload.groupKey}}/{{payload.event_action}}/{{payload.alertKeys}}/{{payload.payload.summary}}"
+        case .slack: "{{payload.channel}}/{{payload.username}}/{{payload.text}}"
+        case .json: nil
+        }
+    }
+
+    /// How long the default key suppresses repeats: an hour for Alertmanager and
+    /// Grafana (a group's key changes when it changes); a minute for PagerDuty and Slack,
+    /// whose repeats (an HA pair's twins, a retry) come within seconds while the same
+    /// event may rightly come again later (a trigger after its resolve, the same text).
+    public static func defaultLifetime(for format: WebhookFormat) -> Duration {
+        switch format {
+        case .pagerduty, .slack: .seconds(60)
+        case .alertmanager, .grafana, .json: .seconds(3600)
+        }
+    }
+
     /// The key template.
     public let template: Template
     /// How long a key suppresses repeats (`for:`).

@@ -22,6 +22,14 @@ public struct AlertNotification: Sendable, Hashable, Codable {
     public var notificationReason: String?
     /// Grafana's top-level additions; nil for Alertmanager.
     public var grafana: GrafanaNotificationDetails?
+    /// A PagerDuty event's own fields; nil for the others.
+    public var pagerDuty: PagerDutyDetails?
+    /// Who acknowledged the incident, when the notification says so (a PagerDuty
+    /// `acknowledge`).
+    public var acknowledgedBy: String?
+    /// True when it only names its incident (a PagerDuty `resolve` or `acknowledge`
+    /// without a payload): the labels and annotations shown stay as they were.
+    public var identityOnly: Bool?
 
     public init(version: String = "4", status: AlertStatus, receiver: String = "", groupKey: String,
                 truncatedAlerts: Int = 0, groupLabels: [String: String] = [:],

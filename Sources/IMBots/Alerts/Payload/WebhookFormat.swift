@@ -9,6 +9,12 @@ public enum WebhookFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case grafana
     /// Any JSON body; rules reach its fields by dotted paths.
     case json
+    /// PagerDuty's Events API v2: an event read as a one-alert notification of the
+    /// `dedup_key`'s incident (``PagerDutyEvent``).
+    case pagerduty
+    /// Slack's incoming webhook: `text`, `blocks` and `attachments` rendered to plain
+    /// text (``SlackMessage``).
+    case slack
 
     /// Parses and checks a body; the error names the field and is worth a 400 (413 past
     /// a bound).
@@ -19,15 +25,30 @@ public enum WebhookFormat: String, Sendable, Hashable, Codable, CaseIterable {
             return .json(value)
         case .alertmanager, .grafana:
             return .alerts(try AlertNotification(reading: value, format: self, limits: limits), format: self)
+        case .pagerduty:
+            return .alerts(try PagerDutyEvent(reading: value, limits: limits).notification, format: self)
+        case .slack:
+            return .json(try SlackMessage(reading: value, limits: limits).templateValue)
         }
     }
 
-    /// The protocol version this bridge reads; nil for `json`.
+    /// Whether its bodies are alert notifications, which `incident` actions take.
+    public var carriesAlerts: Bool {
+        switch self {
+        case .alertmanager, .grafana, .pagerduty: true
+        case .json, .slack: false
+        }
+    }
+
+    /// Whether senders give the secret as the URL's last segment (Slack's webhook URLs).
+    public var takesSecretInPath: Bool { self == .slack }
+
+    /// The protocol version this bridge reads; nil for the formats without one.
     var expectedVersion: String? {
         switch self {
         case .alertmanager: "4"
         case .grafana: "1"
-        case .json: nil
+        case .json, .pagerduty, .slack: nil
         }
     }
 

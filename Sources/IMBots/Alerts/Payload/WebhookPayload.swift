@@ -57,6 +57,10 @@ extension AlertNotification {
             members["message"] = .string(grafana.message)
             if let orgId = grafana.orgId { members["orgId"] = .int(orgId) }
         }
+        if case .object(let event)? = pagerDuty?.fields {
+            // PagerDuty's own names (`event_action`, `dedup_key`, `payload`, `links`, …) beside the alert view.
+            members.merge(event) { alertView, _ in alertView }
+        }
         return .object(members)
     }
 }
