@@ -243,6 +243,13 @@ class Browser:
         except Exception as error:
             raise Failure(f"{self.name}: still waiting for {what} after {timeout} s ({type(error).__name__})")
 
+    def read(self, reading, what="a reading of the page", timeout=45):
+        """reading() once it gets through: read again while the page redraws what it reads
+        (a stale element, a row not there yet), so a live list never fails a step."""
+        result = []
+        self.wait(what, lambda: result.append(reading()) or True, timeout)
+        return result[-1]
+
     def wait_visible(self, selector, timeout=45):
         self.wait(f"{selector} shown", lambda: any(e.is_displayed() for e in self.all(selector)), timeout)
         return next(e for e in self.all(selector) if e.is_displayed())

@@ -236,7 +236,7 @@ class Scenario:
         box.send_keys(Keys.ENTER)
         b.wait("the help desk's answer", lambda: any("Hi " in m.text for m in b.all('[data-test="message"][data-sender="helpdesk"]')),
                timeout=90)
-        answer = [m.text for m in b.all('[data-test="message"][data-sender="helpdesk"]')]
+        answer = b.read(lambda: [m.text for m in b.all('[data-test="message"][data-sender="helpdesk"]')])
         self.report.check("help desk: its answer arrives live", any("Try /hours" in t for t in answer), answer)
         self.shot(b, "dialogue-desktop")
 
@@ -302,15 +302,15 @@ class Scenario:
         long = " ".join(["word"] * 900) + " 👨‍👩‍👧 café"
         mine = lambda: [m.find_element("css selector", '[data-test="message-text"]').text
                         for m in b.all('[data-test="message"][data-sender="alice"]') if m.get_attribute("data-type") != "system"]
-        before = len(mine())
+        before = len(b.read(mine))
         b.insert_text(box, long)
         box.send_keys(Keys.ENTER)
         b.wait("the too-long notice", lambda: "Send again" in b.test("composer-error").text)
         self.report.check("long text: the first Enter only says it will be split",
-                          len(mine()) == before and box.get_attribute("value") == long, b.test("composer-error").text)
+                          len(b.read(mine)) == before and box.get_attribute("value") == long, b.test("composer-error").text)
         box.send_keys(Keys.ENTER)
         b.wait("two parts sent", lambda: len(mine()) >= before + 2)
-        parts = mine()[before:before + 2]
+        parts = b.read(lambda: mine()[before:before + 2])
         self.report.check("long text: sent as two messages that together are the text",
                           " ".join(parts) == long and all(len(p) <= 4096 for p in parts), [len(p) for p in parts])
 
@@ -324,13 +324,12 @@ class Scenario:
         box.send_keys("edited: 你好")
         box.send_keys(Keys.ENTER)
         self.sees(bob, "edited: 你好", "alice")
-        edited = [m for m in bob.all('[data-test="message"][data-sender="alice"]')
-                  if m.find_element("css selector", '[data-test="message-text"]').text == "edited: 你好"][0]
-        self.report.check("edit: bob sees the new text and (edited) live",
-                          "(edited)" in edited.text, edited.text)
-        target = [m for m in alice.all('[data-test="message"][data-sender="alice"]')
-                  if "你好，世界" in m.text][0]
-        message_id = target.get_attribute("data-id")
+        edited = bob.read(lambda: [m.text for m in bob.all('[data-test="message"][data-sender="alice"]')
+                                   if m.find_element("css selector", '[data-test="message-text"]').text == "edited: 你好"][0])
+        self.report.check("edit: bob sees the new text and (edited) live", "(edited)" in edited, edited)
+        message_id = alice.read(lambda: [m for m in alice.all('[data-test="message"][data-sender="alice"]')
+                                         if "你好，世界" in m.text][0].get_attribute("data-id"))
+        target = alice.one(f'[data-test="message"][data-id="{message_id}"]')
         alice.js("arguments[0].focus()", target)
         button = target.find_element("css selector", '[data-test="message-delete"]')
         button.click()
@@ -340,15 +339,17 @@ class Scenario:
 
     def reply_and_moderation(self, alice, bob):
         # bob replies to alice's message with the Reply action: the quote names her.
-        target = [m for m in bob.all('[data-test="message"][data-sender="alice"]') if "edited: 你好" in m.text][0]
+        target_id = bob.read(lambda: [m for m in bob.all('[data-test="message"][data-sender="alice"]')
+                                      if "edited: 你好" in m.text][0].get_attribute("data-id"))
+        target = bob.one(f'[data-test="message"][data-id="{target_id}"]')
         bob.js("arguments[0].focus()", target)
         target.find_element("css selector", '[data-test="message-reply"]').click()
         bob.wait_visible('[data-test="reply-bar"]')
         self.send(bob, "a reply")
         self.sees(alice, "a reply", "bob")
-        quoted = [m for m in alice.all('[data-test="message"][data-sender="bob"]') if "a reply" in m.text][0]
-        self.report.check("reply: the answer quotes the message", "edited: 你好" in
-                          quoted.find_element("css selector", '[data-test="message-quote"]').text, quoted.text)
+        quote, quoted = alice.read(lambda: [(m.find_element("css selector", '[data-test="message-quote"]').text, m.text)
+                                            for m in alice.all('[data-test="message"][data-sender="bob"]') if "a reply" in m.text][0])
+        self.report.check("reply: the answer quotes the message", "edited: 你好" in quote, quoted)
         # The owner's moderation menu: mute bob; his page shows it and his send is refused.
         if not alice.test("info").is_displayed():
             alice.test("dialogue-info").click()
@@ -475,7 +476,7 @@ class Scenario:
         images = alice.js("return [...document.images].map(i => i.getAttribute('src')).filter(s => s === 'x').length")
         self.report.check("XSS: no injected element", images == 0 and not alice.all("svg") and
                           not alice.all('a[href^="javascript"]'), images)
-        texts = [m.text for m in alice.all('[data-test="message"][data-sender="mallory"] [data-test="message-text"]')]
+        texts = alice.read(lambda: [m.text for m in alice.all('[data-test="message"][data-sender="mallory"] [data-test="message-text"]')])
         self.report.check("XSS: the text shows as written", all(any(t == x for t in texts) for x in XSS_TEXTS
                                                                      if "\u202E" not in x), texts)
         bidi = [t for t in texts if "invoice_" in t]
@@ -488,7 +489,7 @@ class Scenario:
         self.report.check("links: only http(s), opened without opener or referrer",
                           links and all(h.startswith("https://") and "noopener" in r and "noreferrer" in r and t == "_blank"
                                         for h, r, t in links), links)
-        row = alice.one('[data-test="session-row"][data-address="user:mallory"]').text
+        row = alice.read(lambda: alice.one('[data-test="session-row"][data-address="user:mallory"]').text)
         self.report.check("XSS: a hostile nickname shows as text", "<img src=x onerror=window.__xss=7>" in row, row)
 
     # MARK: widths
@@ -551,7 +552,7 @@ class Scenario:
         text = "sent while the server was down ✓"
         self.send(alice, text)
         alice.wait("the queued message", lambda: alice.all('[data-test="pending-message"]'))
-        state = alice.one('[data-test="pending-state"]').text
+        state = alice.read(lambda: alice.one('[data-test="pending-state"]').text)
         self.report.check("offline: a message typed is queued, visibly", "queued" in state or "sending" in state, state)
         time.sleep(0)  # the queue's first try has failed by now or fails at the next poll
         self.up.start()
@@ -658,7 +659,7 @@ class Scenario:
         self.report.check("dialogue: messages arriving above the bottom show as N new", True)
         alice.test("new-below").click()
         self.sees(alice, "from bob 3", "bob")
-        last = alice.all('#messages li[data-seq]')[-1].text
+        last = alice.read(lambda: alice.all('#messages li[data-seq]')[-1].text)
         self.report.check("dialogue: N new brings the newest into view", "from bob 3" in last and not alice.test("new-below").is_displayed(), last)
         # 120 unread while alice is elsewhere: "Jump to first unread" loads back to the first.
         alice.one('[data-test="session-row"][data-address="group:crew"]').click()
