@@ -28,7 +28,7 @@ public struct SQLiteToPostgres: Sendable {
         case integer, text, bytes, boolean
     }
 
-    /// The tables in the order their references need, with the columns of schema version 7.
+    /// The tables in the order their references need, with the columns of schema version 8.
     private static let tables: [(name: String, columns: [(String, Kind)])] = [
         ("users", [("id", .integer), ("username", .text), ("password_hash", .text), ("nickname", .text),
                    ("avatar_url", .text), ("signature", .text), ("attrs", .text), ("is_bot", .boolean),
@@ -77,7 +77,7 @@ public struct SQLiteToPostgres: Sendable {
     private static let sequences = ["users", "tokens", "conversations", "messages"]
 
     /// The SQLite schema version this copy knows.
-    static let sqliteVersion = 7
+    static let sqliteVersion = 8
 
     public let directory: String
     public let target: PostgresConfiguration
