@@ -135,6 +135,31 @@ import Testing
         #expect(SlashCommand.parse("plain text") == nil)
     }
 
+    /// A `/word` that is no command of the client goes to a bot as its command, unasked.
+    @Test func aSlashWordToABotIsTheBotsCommand() {
+        var helpdesk = Fixture.user("helpdesk", id: 5, nickname: "Help Desk")
+        helpdesk.isBot = true
+        let deskID = ConversationID(rawValue: 13)
+        var model = Fixture.loggedIn(sessions: [
+            Fixture.conversation(deskID, .user("helpdesk"), name: "Help Desk", last: Fixture.message(1, "Hi!", in: deskID), unread: 9, read: 0),
+        ] + Self.rows)
+        _ = model.handle(.result(.contacts(ContactLists(users: [Fixture.bob, helpdesk], groups: [], rooms: []))))
+        model.press(.alt("1"))
+        model.type("/query helpdesk")
+        model.press(.enter)
+        #expect(model.dialogue?.key.address == .user("helpdesk"))
+        model.type("/hours")
+        let key = DialogueKey(address: .user("helpdesk"), id: deskID)
+        #expect(model.press(.enter) == [.send(key, text: "/hours", replyTo: nil, clientID: "test-1")])
+        #expect(model.confirmation == nil)
+        // To a person, the same word is asked about.
+        model.type("/query bob")
+        model.press(.enter)
+        model.type("/hours")
+        #expect(model.press(.enter) == [])
+        #expect(model.confirmation == .unknownCommand(word: "hours", line: "/hours"))
+    }
+
     @Test func commandsInTheInputLineDoWhatTheySay() {
         var model = Fixture.loggedIn(sessions: Self.rows)
         model.press(.alt("3"))

@@ -19,10 +19,11 @@ extension ChatModel {
             state.compose.set("")
             dialogue = state
             return run(command)
-        case .failure(let unknown)?:
+        case .failure(let unknown)? where !talkingToABot:
             confirmation = .unknownCommand(word: unknown.word, line: line)
             return []
-        case nil:
+        case .failure?, nil:
+            // A bot takes its commands as messages (`/hours` to the help desk).
             break
         }
         if case .removed? = state.posting {
@@ -36,6 +37,13 @@ extension ChatModel {
             return []
         }
         return sendTyped(parts)
+    }
+
+    /// Whether the open dialogue is a direct conversation with a bot account (one of the
+    /// contacts): a `/word` typed there that is no command of this client is the bot's.
+    var talkingToABot: Bool {
+        guard case .user(let name)? = dialogue?.key.address else { return false }
+        return contacts.users.contains { $0.isBot && $0.username.lowercased() == name }
     }
 
     /// Puts `parts` (one message, or the parts of a long one) into the outbox for the open
