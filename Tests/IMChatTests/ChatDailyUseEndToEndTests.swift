@@ -66,6 +66,9 @@ import Testing
             #expect(try await bob.history(.user("alice")).messages.first?.text == "still here?")
             try await first.press("C-e")
             try await first.press("C-u")
+            // Those keys read before the server goes: one that arrives while "Connection
+            // lost" shows would put it aside, as any key does there.
+            try await first.wait(for: "the input emptied") { !$0.contains("a draft") }
 
             // 3. The server goes away: a message typed then waits, queued, and arrives once
             // when the server is back (on the same port and data).
