@@ -103,6 +103,8 @@ import Testing
         BadInput("history limit too large", "GET", "/v1/conversations/{group}/messages?limit=201", field: "limit"),
         BadInput("history limit not a number", "GET", "/v1/conversations/{group}/messages?limit=ten", field: "limit"),
         BadInput("history limit overflowing", "GET", "/v1/conversations/{group}/messages?limit=99999999999999999999", field: "limit"),
+        BadInput("a limit given twice, the first empty", "GET", "/v1/directory/groups?q=&limit=&limit=-1&after=", field: "limit"),
+        BadInput("a search given twice", "GET", "/v1/directory/groups?q=a&q=b", field: "q"),
         BadInput("history before zero", "GET", "/v1/conversations/{group}/messages?before=0", field: "before"),
         BadInput("history before negative", "GET", "/v1/conversations/{group}/messages?before=-5", field: "before"),
         BadInput("events limit zero", "GET", "/v1/events?limit=0", field: "limit"),

@@ -452,7 +452,7 @@ struct TelegramMethodTests {
             #expect(try await admin.send("DELETE", "/v1/admin/users/helper/telegram-token").status == 404)
             // People have no Telegram token.
             _ = try await server.createAccount("alice")
-            #expect(try await admin.send("POST", "/v1/admin/users/alice/telegram-token").status == 400)
+            #expect(try await admin.send("POST", "/v1/admin/users/alice/telegram-token").status == 409)
         }
     }
 

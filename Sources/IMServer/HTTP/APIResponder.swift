@@ -95,6 +95,7 @@ struct APIResponder: HTTPResponder {
         }
         let response: Response
         do {
+            try Self.refuseRepeatedArguments(request)
             response = try await route.handler(context)
             // Open routes (health, metrics) answer without the store: they end no outage.
             if route.access != .open { core.failures.answered() }
@@ -102,6 +103,16 @@ struct APIResponder: HTTPResponder {
             response = failure(error, request, route: route)
         }
         return finish(request, label: route.pattern, response, started: started)
+    }
+
+    /// A `/v1` query argument is one value: given twice (`limit=&limit=-1`) it is refused,
+    /// rather than one of the two read and the other ignored.
+    static func refuseRepeatedArguments(_ request: Request) throws {
+        guard request.path.hasPrefix("/v1/") else { return }
+        var seen: Set<String> = []
+        for argument in request.query where !seen.insert(argument.name).inserted {
+            throw APIError.invalid(argument.name, "\(argument.name) is given more than once: give it once")
+        }
     }
 
     /// The logged-in caller, allowed on this route and within budget. Not inlined, so its

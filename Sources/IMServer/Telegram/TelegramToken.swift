@@ -33,8 +33,9 @@ enum TelegramToken {
     /// a place already.
     static func issue(for record: UserRecord, in store: any IMStorage) async throws -> (String, [TokenRecord]) {
         guard record.user.isBot else {
+            // The request is well formed; the account is what refuses it.
             throw APIError(
-                .invalidRequest, "only bot accounts have Telegram tokens: '\(record.user.username)' is a person's",
+                .conflict, "only bot accounts have Telegram tokens: '\(record.user.username)' is a person's",
                 field: "user")
         }
         let token = "\(record.id.rawValue):\(SecureRandom.token(bits: 256))"
