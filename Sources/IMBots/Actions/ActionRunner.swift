@@ -16,6 +16,25 @@ public enum ActionRunner {
         await run(decision, event: event, context: context, effects: effects, performingAll: false)
     }
 
+    /// What one run produced: the report, and the messages as they go into the outbox.
+    struct Acted {
+        var report: ActionReport
+        var messages: [PendingMessage]
+    }
+
+    /// Runs the decision's actions and makes the messages they decided outbox entries: a
+    /// text longer than a message may be is split into parts here, for every way in; a
+    /// webhook's messages are alerts (never shed). `position`: the feed position they
+    /// answer (0: none).
+    static func act(_ decision: Decision, event: BotEvent, context: BotContext, effects: some QueuingEffects,
+                    position: Int64) async -> Acted {
+        let report = await run(decision, event: event, context: context, effects: effects)
+        let sheddable = event.webhookPath == nil
+        return Acted(report: report, messages: effects.messages.flatMap {
+            PendingMessage.parts(of: $0, position: position, sheddable: sheddable)
+        })
+    }
+
     /// Runs the actions; with `performingAll`, dry and shadow rules' actions are performed
     /// too (examples run against recording effects, so that what such rules would do,
     /// http responses included, can be checked).

@@ -50,6 +50,13 @@ public protocol BotEffects: Sendable {
     func incident(_ request: IncidentRequest) async throws
 }
 
+/// Effects that keep the messages a run decided, for the journal and then the outbox to
+/// take once the run is done (the runner's and the alert bridge's).
+protocol QueuingEffects: BotEffects {
+    /// The messages decided, in order.
+    var messages: [OutgoingMessage] { get }
+}
+
 extension BotEffects {
     /// Effects without a server to moderate on.
     public func moderate(_ act: ModerationAct) async throws {

@@ -6,7 +6,7 @@ import Synchronization
 /// guard) and handed, with the event's other effects, to the journal and then the
 /// outbox once the event's actions are done; profile changes go to the server at once,
 /// `http` actions through the runner's `HTTPActionClient`.
-final class ClientEffects: BotEffects {
+final class ClientEffects: QueuingEffects {
     private let client: IMClient
     private let httpClient: HTTPActionClient
     private let loopGuard: LoopGuard

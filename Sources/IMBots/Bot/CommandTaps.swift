@@ -10,9 +10,10 @@ import Synchronization
 protocol CommandTap: Sendable {
     /// Whether the tap answers this message (a command of its own, for this bot).
     func takes(_ message: Message) -> Bool
-    /// Answers the message: does what it asks and returns the replies to send.
+    /// Answers the message: does what it asks and returns the replies to send (journaled
+    /// and queued by ``BotRun``, as any way in's).
     /// - Parameter role: the sender's role in the message's group, when it is in one.
-    func handle(_ event: Event, role: MemberRole?) async -> [PendingMessage]
+    func handle(_ event: Event, role: MemberRole?) async -> [OutgoingMessage]
 }
 
 /// The taps of one bot, added by its services when they are made.

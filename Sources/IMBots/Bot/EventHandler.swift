@@ -10,12 +10,19 @@ import Lifecycle
 /// conversation that come while the lane is busy), so a slow endpoint holds up only its
 /// own conversation. Events of one conversation are always handled in feed order.
 struct EventHandler: Sendable {
-    let parts: BotParts
-    let session: BotSession
+    let run: BotRun
     let senders: SenderDirectory
-    let outbox: Outbox
     let lanes: ConversationLanes
-    let http: HTTPActionClient
+
+    init(parts: BotParts, session: BotSession, senders: SenderDirectory, outbox: Outbox, lanes: ConversationLanes,
+         http: HTTPActionClient) {
+        run = BotRun(parts: parts, outbox: outbox, session: session, http: http)
+        self.senders = senders
+        self.lanes = lanes
+    }
+
+    private var parts: BotParts { run.parts }
+    private var session: BotSession { run.session }
 
     /// One event from the feed, in feed order; returns once it is handled or journaled.
     func receive(_ event: Event) async {
@@ -35,9 +42,7 @@ struct EventHandler: Sendable {
         let moderation = ModerationObserver(parts: parts)
         await moderation.observe(event, rules.definition)
         if let replies = await moderation.answer(event) {
-            parts.journal.record(.handled(position: event.position, state: [], messages: replies))
-            outbox.offer(replies)
-            parts.metrics.eventHandled(bot: parts.name)
+            run.reply(replies, position: event.position)
             return
         }
         // A command a service answers (with calls of its own) waits in the lane too.
@@ -77,9 +82,7 @@ struct EventHandler: Sendable {
         let role = await senders.role(of: event.message?.sender, in: event)
         let replies = await tap.handle(event, role: role)
         guard !Task.isCancelled else { return false }
-        parts.journal.record(.handled(position: event.position, state: [], messages: replies))
-        outbox.offer(replies)
-        parts.metrics.eventHandled(bot: parts.name)
+        run.reply(replies, position: event.position)
         return true
     }
 
@@ -107,12 +110,7 @@ struct EventHandler: Sendable {
             botEvent.memberRole = await senders.role(of: member.username, in: event)
         }
         if lookups.contains(.joined) { botEvent.senderJoinedAt = await parts.moderation.joins.joinedAt(botEvent.actor, in: event) }
-        var context = BotContext(
-            bot: session.identity, state: parts.journal.variables,
-            now: Timestamp(milliseconds: parts.time.wallMilliseconds), timezone: rules.definition.timezone ?? "UTC")
-        context.windows = parts.moderation.windows
-        context.modLog = rules.definition.moderation.log
-        context.strikeCounters = rules.definition.strikeCounters
+        let context = run.context(rules)
         let decision = rules.engine.decide(botEvent, context: context)
         guard !decision.firings.isEmpty else {
             // Nothing fired, but the event still counts for the rules' `rate` and `repeated`.
@@ -126,19 +124,7 @@ struct EventHandler: Sendable {
     }
 
     private func act(_ decided: Decided, _ rules: LiveRules.Current, event: Event) async -> Bool {
-        for firing in decided.decision.firings { parts.metrics.count(bot: parts.name, rule: firing.rule.name, .matched) }
-        let started = parts.time.elapsed
-        let effects = ClientEffects(client: parts.client, http: http, loopGuard: rules.loopGuard,
-                                    moderation: parts.moderation.book)
-        let report = await ActionRunner.run(decided.decision, event: decided.event, context: decided.context, effects: effects)
-        // Stopped midway: nothing is recorded, so the event is handled again at the next start.
-        guard !Task.isCancelled else { return false }
-        parts.metrics.actionLatency(bot: parts.name, seconds: (parts.time.elapsed - started).seconds)
-        parts.reporter.record(report, event: event, version: rules.definition.version)
-        let messages = effects.messages.flatMap { PendingMessage.parts(of: $0, position: event.position) }
-        parts.journal.record(.handled(position: event.position, state: report.operations, messages: messages))
-        outbox.offer(messages)
-        parts.metrics.eventHandled(bot: parts.name)
-        return true
+        await run.act(decided.decision, event: decided.event, context: decided.context, rules: rules,
+                      position: event.position)
     }
 }

@@ -41,9 +41,9 @@ extension BotDefinition {
             for action in rule.actions {
                 for problem in problems(of: action, format: format) { fail(problem.code, problem.message, problem.mark) }
             }
-            if trigger.absentFor != nil {
+            if trigger.quiet != nil {
                 if let dedupe = rule.dedupe {
-                    fail(.invalidValue, "a rule with absent_for has no dedupe: it fires on silence, not on a payload",
+                    fail(.invalidValue, "a webhook rule with quiet has no dedupe: it fires on silence, not on a payload",
                          dedupe.mark)
                 }
                 continue

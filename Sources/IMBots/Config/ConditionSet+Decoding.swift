@@ -76,9 +76,20 @@ extension ConditionSet: Decodable {
             case .rate, .repeated, .links, .mentions, .state:
                 conditions.append(.moderation(try ModerationCondition.decode(key, in: container, nested: nested,
                                                                              context: context)))
+            case .quiet where container.contains(.webhook), .absentFor:
+                if key == .absentFor {
+                    // Reported, then read as what it now is, so nothing else fails for it.
+                    let node = try container.decode(YAMLNode.self, forKey: key)
+                    context.report(.invalidValue, "'absent_for' is spelled 'quiet' now, as in every rule that waits "
+                                   + "for nothing to come: write 'quiet: \(node.scalar?.text ?? "5m")'", at: node.mark)
+                }
+                // A webhook rule's `quiet: 5m`: nothing its `match` accepts came for that long.
+                var parts = webhook ?? WebhookParts()
+                try parts.decode(key, from: container, context)
+                webhook = parts
             case .schedule, .missed, .quiet:
                 triggers.append(key)
-            case .webhook, .match, .absentFor:
+            case .webhook, .match:
                 var parts = webhook ?? WebhookParts()
                 try parts.decode(key, from: container, context)
                 webhook = parts
@@ -104,12 +115,12 @@ extension ConditionSet: Decodable {
     }
 }
 
-/// `webhook:`, `match:` and `absent_for:`, read in any order, checked together.
+/// `webhook:`, `match:` and `quiet:`, read in any order, checked together.
 private struct WebhookParts {
     var path: Located<String>?
     var match: PayloadMatch?
     var matchMark: YAMLMark?
-    var absentFor: Located<ConfigDuration>?
+    var quiet: Located<ConfigDuration>?
 
     mutating func decode(_ key: ConditionSet.Key, from container: KeyedDecodingContainer<ConditionSet.Key>,
                          _ context: BotDecoding) throws {
@@ -130,7 +141,7 @@ private struct WebhookParts {
                 throw context.failure(error.errors, path: container.codingPath + [key])
             }
         default:
-            absentFor = try container.decode(Located<ConfigDuration>.self, forKey: key)
+            quiet = try container.decode(Located<ConfigDuration>.self, forKey: key)
         }
     }
 
@@ -138,8 +149,8 @@ private struct WebhookParts {
     func condition(nested: Bool, others: Bool, decoder: any Decoder) throws -> WebhookCondition {
         let context = decoder.botDecoding
         guard let path else {
-            throw context.failure(.missingKey, "'\(matchMark != nil ? "match" : "absent_for")' needs 'webhook: PATH' "
-                                  + "(the webhooks entry it reads)", at: matchMark ?? absentFor?.mark ?? decoder.mark,
+            throw context.failure(.missingKey, "'match' needs 'webhook: PATH' (the webhooks entry it reads)",
+                                  at: matchMark ?? decoder.mark,
                                   path: decoder.codingPath)
         }
         if nested {
@@ -147,19 +158,19 @@ private struct WebhookParts {
                                   at: path.mark, path: decoder.codingPath)
         }
         if others {
-            throw context.failure(.invalidValue, "a webhook rule's 'when' holds only webhook, match and absent_for "
+            throw context.failure(.invalidValue, "a webhook rule's 'when' holds only webhook, match and quiet "
                                   + "(a webhook has no text, sender or conversation)", at: decoder.mark,
                                   path: decoder.codingPath)
         }
         var interval: Duration?
-        if let absentFor {
-            guard absentFor.value.seconds >= 1 else {
-                throw context.failure(.invalidValue, "absent_for must be at least 1s", at: absentFor.mark,
+        if let quiet {
+            guard quiet.value.seconds >= 1 else {
+                throw context.failure(.invalidValue, "a webhook rule's quiet must be at least 1s", at: quiet.mark,
                                       path: decoder.codingPath)
             }
-            interval = .milliseconds(Int64(absentFor.value.seconds * 1000))
+            interval = .milliseconds(Int64(quiet.value.seconds * 1000))
         }
-        return WebhookCondition(path: path.value, match: match, absentFor: interval)
+        return WebhookCondition(path: path.value, match: match, quiet: interval)
     }
 }
 

@@ -52,7 +52,7 @@ struct ConsoleExplain {
                                             field: "body"))
             }
             let event = BotEvent.webhook(path: path, payload: payload, number: 1, scope: "explain", at: now)
-            let decision = engine.decide(webhook: event, context: context)
+            let decision = engine.decide(event, context: context)
             let fired = Set(decision.firings.map(\.rule.name))
             let rules = definition.rules.map { rule in
                 Rule(rule: rule.name, verdict: fired.contains(rule.name) ? "fired" : "not matched",

@@ -80,4 +80,13 @@ public struct Decision: Sendable {
 
     /// Whether no rule fired.
     public var isEmpty: Bool { firings.isEmpty }
+
+    /// The decision with only the firing of rule `name` (a webhook step runs the rules
+    /// its delivery was admitted to one by one).
+    func keeping(_ name: String) -> Decision {
+        var kept = self
+        kept.firings = firings.filter { $0.rule.name == name }
+        if kept.stoppedBy != name { kept.stoppedBy = nil }
+        return kept
+    }
 }

@@ -72,16 +72,6 @@ public struct RuleEngine: Sendable {
         self.byPath = byPath
     }
 
-    /// The webhook rules that fire for a delivery (`BotEvent.webhook`), in order,
-    /// honouring `stop` and modes; no feed rule ever fires for one.
-    public func decide(webhook event: BotEvent, context: BotContext) -> Decision {
-        var decision = Decision(bot: bot.name)
-        guard let path = event.webhookPath else { return decision }
-        var facts = EventFacts(event: event, context: context)
-        for index in byPath[path] ?? [] where !test(index, &facts, into: &decision) { break }
-        return decision
-    }
-
     /// Tests rule `index`, recording it when it fires; false when its `stop` ends evaluation.
     private func test(_ index: Int, _ facts: inout EventFacts, into decision: inout Decision) -> Bool {
         var bindings = Bindings.none
@@ -93,11 +83,17 @@ public struct RuleEngine: Sendable {
         return false
     }
 
-    /// The rules that fire for `event`, in order, honouring `stop` and modes.
+    /// The rules that fire for `event`, in order, honouring `stop` and modes: the one
+    /// entry point for every way in (a feed event, a webhook delivery, a `schedule` or
+    /// `quiet` trigger), so the runner, `switchboard test` and `explain` decide alike.
     ///
-    /// The bot's own events, system notices and events in conversations outside
-    /// `listen` fire nothing (`Decision.ignored` says which).
+    /// A webhook delivery (`BotEvent.webhook`) fires only the webhook rules of its path,
+    /// a trigger only the rules of that trigger (with their other conditions checked);
+    /// no feed rule fires for either. The bot's own events, system notices and events in
+    /// conversations outside `listen` fire nothing (`Decision.ignored` says which).
     public func decide(_ event: BotEvent, context: BotContext) -> Decision {
+        if let path = event.webhookPath { return decide(path: path, event, context: context) }
+        if let trigger = event.trigger { return decide(trigger: trigger, event, context: context) }
         if let ignored = ignoredReason(event, context: context) {
             return Decision(bot: bot.name, ignored: ignored)
         }
@@ -126,6 +122,35 @@ public struct RuleEngine: Sendable {
             guard test(index, &facts, into: &decision) else { break }
         }
         decision.windowHits = facts.windowHits
+        return decision
+    }
+
+    /// The webhook rules of `path`, in order. A dead-man's switch's own alert (`trigger`:
+    /// the rule's name) fires its rule alone: what its `match` accepts is what stayed away.
+    private func decide(path: String, _ event: BotEvent, context: BotContext) -> Decision {
+        var decision = Decision(bot: bot.name)
+        if let trigger = event.trigger {
+            for index in byPath[path] ?? [] where bot.rules[index].name == trigger {
+                decision.firings.append(Decision.Firing(rule: bot.rules[index], bindings: .none))
+            }
+            return decision
+        }
+        var facts = EventFacts(event: event, context: context)
+        for index in byPath[path] ?? [] where !test(index, &facts, into: &decision) { break }
+        return decision
+    }
+
+    /// The rules whose `schedule` or `quiet` trigger is `trigger`, their other conditions
+    /// checked against `event` (made by the timer service).
+    private func decide(trigger: String, _ event: BotEvent, context: BotContext) -> Decision {
+        if let conversation = event.conversation, !bot.listens(to: conversation) {
+            return Decision(bot: bot.name, ignored: .outsideListen(conversation.address.description))
+        }
+        var decision = Decision(bot: bot.name)
+        var facts = EventFacts(event: event, context: context)
+        for (index, rule) in bot.rules.enumerated() where rule.trigger?.id == trigger {
+            guard test(index, &facts, into: &decision) else { break }
+        }
         return decision
     }
 

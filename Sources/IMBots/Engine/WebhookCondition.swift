@@ -1,12 +1,12 @@
 /// A webhook rule's trigger: `webhook: PATH` with its `match:`, and for a dead-man's
-/// switch `absent_for:`.
+/// switch `quiet:` (nothing its `match:` accepts came for that long).
 ///
 /// ```yaml
 /// when: { webhook: /hooks/alertmanager, match: { commonLabels.severity: critical } }
-/// when: { webhook: /hooks/alertmanager, match: { commonLabels.alertname: Watchdog }, absent_for: 5m }
+/// when: { webhook: /hooks/alertmanager, match: { commonLabels.alertname: Watchdog }, quiet: 5m }
 /// ```
 ///
-/// A rule with `absent_for` fires when no notification its `match:` accepts came for that
+/// A rule with `quiet` fires when no notification its `match:` accepts came for that
 /// long, and once more when one comes again (docs/alerts.md, "Dead-man's switch").
 struct WebhookCondition: Sendable {
     /// The `webhooks:` path it listens on.
@@ -14,7 +14,7 @@ struct WebhookCondition: Sendable {
     /// What the payload must hold; nil: every payload of the path.
     let match: PayloadMatch?
     /// The dead-man's switch's interval, when the rule is one.
-    let absentFor: Duration?
+    let quiet: Duration?
 
     func matches(_ facts: EventFacts) -> Bool {
         guard let payload = facts.payload, facts.webhookPath == path else { return false }
@@ -33,7 +33,7 @@ struct WebhookCondition: Sendable {
     var summary: String {
         var text = "a webhook on \(path)"
         if let match { text += " matching \(match.clauses.map(\.path.description).joined(separator: ", "))" }
-        if let absentFor { text += ", absent for \(SilenceDraft.format(absentFor))" }
+        if let quiet { text += ", quiet for \(SilenceDraft.format(quiet))" }
         return text
     }
 }

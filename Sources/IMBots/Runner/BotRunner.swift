@@ -39,7 +39,7 @@ public final class BotRunner: Service {
 
     /// The services every runner gives its bots: moderation's timers (schedules, quiet
     /// periods, verification deadlines) and the alert bridge (webhooks).
-    public static let standardServices: [any BotServiceMaker] = [ModerationTimers(), AlertBridge()]
+    public static let standardServices: [any BotServiceMaker] = [BotTimers()]
 
     /// Prepares the runner (its state folder and audit log); nothing connects until
     /// ``run()``.

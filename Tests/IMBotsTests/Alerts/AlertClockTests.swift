@@ -50,7 +50,7 @@ extension ServerSuites {
                     when:
                       webhook: /hooks/alertmanager
                       match: { commonLabels.alertname: Watchdog, status: firing }
-                      absent_for: 5m
+                      quiet: 5m
                     do: [ { incident: { to: "group:oncall", flap_hold: 0s } } ]
                 """
             try await withAlertWorld(bot: AlertWorld.bot(rules: rules), time: time) { world in

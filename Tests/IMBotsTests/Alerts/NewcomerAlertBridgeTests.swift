@@ -30,7 +30,7 @@ extension ServerSuites {
                 silence_role: member
             rules:
               - name: alert-path
-                when: { webhook: /hooks/alertmanager, match: { commonLabels.alertname: Watchdog }, absent_for: 3s }
+                when: { webhook: /hooks/alertmanager, match: { commonLabels.alertname: Watchdog }, quiet: 3s }
                 do: [ { incident: { to: "group:oncall", flap_hold: 0s } } ]
                 examples:
                   - notifications:

@@ -144,7 +144,7 @@ import Testing
     @Test func aDeadMansSwitchFiresWhenItsNotificationStaysAway() async throws {
         let found = try await results("""
               - name: alert-path
-                when: { webhook: /hooks/am, match: { commonLabels.alertname: Watchdog }, absent_for: 5m }
+                when: { webhook: /hooks/am, match: { commonLabels.alertname: Watchdog }, quiet: 5m }
                 do: [ { incident: { to: "group:oncall", flap_hold: 0s } } ]
                 examples:
                   - notifications:

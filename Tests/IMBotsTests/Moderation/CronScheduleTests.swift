@@ -56,9 +56,9 @@ import Testing
 
     @Test func missedRunsFollowThePolicy() {
         let due: [Int64] = [100, 200, 300, 400]
-        #expect(ModerationService.runs(due, missed: .skip, started: 350) == [400])
-        #expect(ModerationService.runs(due, missed: .once, started: 350) == [300, 400])
-        #expect(ModerationService.runs(due, missed: .all, started: 350) == [100, 200, 300, 400])
-        #expect(ModerationService.runs(due, missed: .once, started: 50) == due)
+        #expect(ModerationTimers.runs(due, missed: .skip, started: 350) == [400])
+        #expect(ModerationTimers.runs(due, missed: .once, started: 350) == [300, 400])
+        #expect(ModerationTimers.runs(due, missed: .all, started: 350) == [100, 200, 300, 400])
+        #expect(ModerationTimers.runs(due, missed: .once, started: 50) == due)
     }
 }

@@ -37,7 +37,7 @@ import Testing
         let session = BotSession(identity: BotContext.Identity(username: "testbot"), startedAt: wall)
         session.begin(as: session.identity)
         let http = HTTPActionClient(allow: HTTPAllowList(), time: time)
-        let service = ModerationService(parts: fixture.parts, outbox: outbox, session: session, http: http)
+        let service = TimerService(parts: fixture.parts, works: [ModerationTimers(run: BotRun(parts: fixture.parts, outbox: outbox, session: session, http: http))])
         try await ensuring({ try await withService(service) { try await body(fixture) } }) { await http.shutdown() }
     }
 
@@ -75,6 +75,47 @@ import Testing
             fixture.time.advance(by: .seconds(23 * 3600 + 30 * 60))
             try await eventually("tomorrow's run") { Self.queued(fixture).count == runs + 1 }
             #expect(Self.queued(fixture).last == "Good morning (2026-01-06)")
+        }
+    }
+
+    /// Every way in goes one run: a scheduled `send` longer than a message may be is split
+    /// into the same parts as the same `send` answering a feed event.
+    @Test func aLongScheduledSendIsSplitLikeAFeedOne() async throws {
+        let long = (1...700).map { "line \($0) of the report" }.joined(separator: "\\n")
+        let bot = """
+            bot: testbot
+            account: { username: testbot, password: secret-password }
+            rules:
+              - name: report
+                when: { schedule: "0 9 * * *", timezone: UTC, missed: once }
+                do: [ { send: { to: "group:lobby", text: "\(long)" } } ]
+              - name: asked
+                when: { direct: true }
+                do: [ { send: { to: "group:lobby", text: "\(long)" } } ]
+            """
+        try await Self.withTimers(bot, wall: Self.wall, before: { fixture in
+            let id = fixture.parts.rules.now.definition.rules[0].trigger?.id ?? ""
+            fixture.parts.moderation.book.setScheduled(rule: id, at: Self.wall - 84 * Self.hour)
+        }) { fixture in
+            func sent(by rule: String) -> [String] {
+                fixture.parts.journal.state.outbox.filter { $0.rule == rule }.map(\.text)
+            }
+            try await eventually("the missed run is handled") { !sent(by: "report").isEmpty }
+            let session = BotSession(identity: BotContext.Identity(username: "testbot"), startedAt: Self.wall)
+            let handler = EventHandler(
+                parts: fixture.parts, session: session,
+                senders: SenderDirectory(client: fixture.parts.client, time: fixture.time, bot: "testbot") { _ in },
+                outbox: Outbox(parts: fixture.parts, loggedIn: Latch()),
+                lanes: ConversationLanes(parts: fixture.parts, session: session),
+                http: HTTPActionClient(allow: HTTPAllowList(), time: fixture.time))
+            var event = Bots.message("status?", position: 1).event
+            event.at = Timestamp(milliseconds: fixture.time.wallMilliseconds)
+            await handler.receive(event)
+            let scheduled = sent(by: "report")
+            #expect(scheduled.count == 4)
+            #expect(scheduled.allSatisfy { $0.count <= Limits.messageTextLength.upperBound })
+            #expect(scheduled.first?.hasPrefix("(1/4) line 1 of the report") == true)
+            #expect(scheduled == sent(by: "asked"))
         }
     }
 

@@ -31,14 +31,14 @@ struct AlertCommands: CommandTap {
         return command.target == nil || command.target == definition.account.username
     }
 
-    func handle(_ event: Event, role: MemberRole?) async -> [PendingMessage] {
+    func handle(_ event: Event, role: MemberRole?) async -> [OutgoingMessage] {
         guard let message = event.message, let conversation = event.conversation else { return [] }
         let text = await answer(message, in: conversation, role: role)
         let reply = OutgoingMessage(
             to: conversation.address, text: text,
             clientMessageID: IdempotencyKey.make(bot: parts.name, position: event.position, rule: Self.rule, actionIndex: 0),
             replyTo: message.id, rule: Self.rule, action: .reply)
-        return PendingMessage.parts(of: reply, position: event.position)
+        return [reply]
     }
 
     static let notHere = "Alert commands work only in the groups the alert bridge posts alerts to."

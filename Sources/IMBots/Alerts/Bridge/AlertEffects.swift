@@ -5,7 +5,7 @@ import Synchronization
 /// The effects of a webhook rule's actions: messages and incidents are collected for the
 /// alert desk, which journals them with what they change and queues them as alerts (never
 /// shed, ahead of replies). Nothing else can run for a webhook (`check` refuses it).
-final class AlertEffects: BotEffects {
+final class AlertEffects: QueuingEffects {
     private struct Collected {
         var messages: [OutgoingMessage] = []
         var incidents: [IncidentRequest] = []

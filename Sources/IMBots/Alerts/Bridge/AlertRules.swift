@@ -18,7 +18,8 @@ struct AlertRules: Sendable {
     struct Ran: Sendable {
         var rule: String
         var notification: AlertNotification?
-        var messages: [OutgoingMessage]
+        /// The messages of its `send` actions, as they go into the outbox (alerts: never shed).
+        var messages: [PendingMessage]
         var incidents: [IncidentRequest]
         var operations: [StateOperation]
         /// What the actions did, for the audit log and the rules' counters.
@@ -43,7 +44,7 @@ struct AlertRules: Sendable {
     func candidates(for payload: WebhookPayload, path: String, now: Int64) -> [Candidate] {
         let time = Timestamp(milliseconds: now)
         let event = BotEvent.webhook(path: path, payload: payload, number: 0, scope: "", at: time)
-        let decision = engine.decide(webhook: event, context: BotContext(definition: definition, now: time))
+        let decision = engine.decide(event, context: BotContext(definition: definition, now: time))
         return decision.firings.map { firing in
             let name = firing.rule.name
             let mark = definition.dedupe[name].map { key in
@@ -71,7 +72,7 @@ struct AlertRules: Sendable {
         var ran: [Ran] = []
         for name in names {
             guard let rule = definition.rule(named: name), let trigger = rule.webhook, trigger.path == path else { continue }
-            guard let interval = trigger.absentFor else {
+            guard let interval = trigger.quiet else {
                 ran.append(await run(rule, payload, path: path, number: number, scope: scope, at: receivedAt,
                                      variables: variables))
                 continue
@@ -82,7 +83,7 @@ struct AlertRules: Sendable {
                 let back = DeadMansSwitch.alert(rule: name, path: trigger.path, status: .resolved, since: since,
                                                 interval: interval, now: receivedAt)
                 ran.append(await run(rule, back, path: path, number: number, scope: scope, at: receivedAt,
-                                     variables: variables))
+                                     variables: variables, trigger: true))
             }
             change.switches[name] = state
         }
@@ -102,13 +103,13 @@ struct AlertRules: Sendable {
         var notes: [SwitchNote] = []
         let switches = alerts.switches
         for rule in definition.rules {
-            if let interval = rule.webhook?.absentFor, switches[rule.name] == nil {
+            if let interval = rule.webhook?.quiet, switches[rule.name] == nil {
                 change.switches[rule.name] = DeadMansSwitch(interval: interval, now: now)
                 notes.append(.armed(rule: rule.name, interval: interval))
             }
         }
         for (name, state) in switches.sorted(by: { $0.key < $1.key }) {
-            guard let rule = definition.rule(named: name), let trigger = rule.webhook, let interval = trigger.absentFor else {
+            guard let rule = definition.rule(named: name), let trigger = rule.webhook, let interval = trigger.quiet else {
                 change.droppedSwitches.append(name)
                 continue
             }
@@ -120,7 +121,7 @@ struct AlertRules: Sendable {
                 let payload = DeadMansSwitch.alert(rule: name, path: trigger.path, status: .firing, since: since,
                                                    interval: interval, now: now)
                 ran.append(await run(rule, payload, path: trigger.path, number: 0, scope: "d\(since)", at: now,
-                                     variables: variables))
+                                     variables: variables, trigger: true))
             }
             if next != state { change.switches[name] = next }
         }
@@ -138,7 +139,7 @@ struct AlertRules: Sendable {
             guard let action = IncidentAction(book: key, in: definition) else { continue }
             if let deadline = IncidentTracker(policy: action.policy, book: book).nextDeadline { deadlines.append(deadline) }
         }
-        if definition.rules.contains(where: { $0.webhook?.absentFor != nil && alerts.switches[$0.name] == nil }) {
+        if definition.rules.contains(where: { $0.webhook?.quiet != nil && alerts.switches[$0.name] == nil }) {
             deadlines.append(now)
         }
         return deadlines.min()
@@ -146,17 +147,20 @@ struct AlertRules: Sendable {
 
     // MARK: Running rules, folding incidents
 
-    /// Runs one webhook rule's actions for `payload`.
+    /// Runs one webhook rule's actions for `payload`, as the engine decides them: for a
+    /// delivery the rule's `match` must hold; for its dead-man's switch (`trigger`: the
+    /// switch's alert) the rule fires on its own, since what it matches is what stayed away.
     func run(_ rule: Rule, _ payload: WebhookPayload, path: String, number: Int64, scope: String, at time: Int64,
-             variables: [String: TemplateValue]) async -> Ran {
+             variables: [String: TemplateValue], trigger: Bool = false) async -> Ran {
         let now = Timestamp(milliseconds: time)
-        let event = BotEvent.webhook(path: path, payload: payload, number: number, scope: scope, at: now)
+        var event = BotEvent.webhook(path: path, payload: payload, number: number, scope: scope, at: now)
+        if trigger { event.trigger = rule.name }
         let context = BotContext(definition: definition, state: variables, now: now)
         let effects = AlertEffects()
-        let decision = Decision(bot: definition.name, firings: [Decision.Firing(rule: rule, bindings: .none)])
-        let report = await ActionRunner.run(decision, event: event, context: context, effects: effects)
-        return Ran(rule: rule.name, notification: payload.notification, messages: effects.messages, incidents: effects.incidents,
-                   operations: report.operations, report: report)
+        let decision = engine.decide(event, context: context).keeping(rule.name)
+        let acted = await ActionRunner.act(decision, event: event, context: context, effects: effects, position: 0)
+        return Ran(rule: rule.name, notification: payload.notification, messages: acted.messages,
+                   incidents: effects.incidents, operations: acted.report.operations, report: acted.report)
     }
 
     /// Folds what the rules asked for into the incidents and the step's messages.
@@ -164,7 +168,7 @@ struct AlertRules: Sendable {
                into change: inout AlertChange) {
         for result in ran {
             change.state += result.operations
-            change.messages += result.messages.flatMap { PendingMessage.parts(of: $0, position: 0, sheddable: false) }
+            change.messages += result.messages
             guard let notification = result.notification else { continue }
             for request in result.incidents {
                 let key = IncidentBookKey(rule: request.rule, action: request.actionIndex,

@@ -16,7 +16,7 @@ struct AlertState: Sendable, Hashable, Codable {
     var seen: [String: SeenSet] = [:]
     /// Incidents by book: one book per incident action and conversation (``IncidentBookKey``).
     var books: [String: IncidentBook] = [:]
-    /// Dead-man's switches, per rule (`absent_for`).
+    /// Dead-man's switches, per rule (a webhook rule's `quiet`).
     var switches: [String: DeadMansSwitch] = [:]
     /// Silences proposed with `/silence`, waiting for `/confirm`.
     var drafts = SilenceConfirmations()

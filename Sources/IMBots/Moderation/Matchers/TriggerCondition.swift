@@ -6,7 +6,7 @@ import IMProtocol
 /// `schedule: "0 9 * * 1-5"` (with `timezone:` and `missed: skip | once | all`) fires on a
 /// cron schedule; `quiet: {event: member_joined, for: 10m}` fires once in a conversation
 /// where such an event happened and then none for 10 minutes. The bot's timer service
-/// (`ModerationService`) keeps the times and hands the engine an event for the rule
+/// (`ModerationTimers`) keeps the times and hands the engine an event for the rule
 /// (`BotEvent.trigger`); no feed event matches these.
 final class TriggerCondition: Sendable {
     enum Kind: Sendable {

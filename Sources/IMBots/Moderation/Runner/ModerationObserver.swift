@@ -41,7 +41,7 @@ struct ModerationObserver: Sendable {
 
     /// The replies to a direct message from a newcomer who owes an answer, after letting
     /// them post when it is right; nil when the message is not such an answer.
-    func answer(_ event: Event) async -> [PendingMessage]? {
+    func answer(_ event: Event) async -> [OutgoingMessage]? {
         guard event.type == .message, event.conversation?.kind == .direct, let message = event.message,
               message.type != .system, let pending = book.verification(of: message.sender) else { return nil }
         let words = WordList(phrases: [pending.answer], normalize: true, ignoreCase: true)
@@ -72,6 +72,6 @@ struct ModerationObserver: Sendable {
             to: .user(message.sender), text: text,
             clientMessageID: IdempotencyKey.make(bot: parts.name, position: event.position, rule: pending.rule, actionIndex: 0),
             replyTo: message.id, rule: pending.rule, action: .verify)
-        return [PendingMessage(reply, position: event.position)]
+        return [reply]
     }
 }

@@ -1,68 +1,61 @@
 import Lifecycle
 import Logging
+import Synchronization
 
-/// The alert bridge of one bot, as one more service of it: serves the bot's `webhooks:`
-/// on the runner's listener (the inbox), processes what the inbox stored, and keeps the
-/// time of held resolves and dead-man's switches on the runner's clock.
+/// The alert bridge's timed work, one of a bot's ``TimerService``: serves the bot's
+/// `webhooks:` on the runner's listener (the inbox), processes what the inbox stored, and
+/// keeps the time of held resolves, dead-man's switches and reconciliation on the
+/// runner's clock.
 ///
 /// It follows reloads: paths that appear are served, paths that go stop being served,
 /// and a changed secret or format applies to the next request.
-final class AlertService: Service {
-    let name: String
+final class AlertTimers: TimedWork {
     let desk: AlertDesk
     private let parts: BotParts
     private let served = ServedRoutes()
     private let bell: Doorbell
+    private let inbox: WebhookInbox
+    private let secrets = Mutex<[String: String]>([:])
 
     init(parts: BotParts, outbox: Outbox) {
-        name = "alerts \(parts.name)"
         self.parts = parts
         let bell = Doorbell()
         self.bell = bell
         // A step a command took (a silence noted, a /refresh) may bring a deadline nearer.
         desk = AlertDesk(parts: parts, outbox: outbox, changed: { bell.ring() })
+        inbox = WebhookInbox(parts: parts, routes: served) { bell.ring() }
     }
 
-    func run() async throws {
+    /// Stops answering the paths it served.
+    func stop() {
+        for path in served.paths { Self.unroute(path, parts.routes) }
+    }
+
+    func start() async {
         parts.rules.onReplace { [bell] in bell.ring() }
         if parts.configuration.listen == nil {
             parts.logger.warning("bot \(parts.name) has webhooks, but the runner has no listener (runner.listen): "
                                  + "nothing can send them")
         }
-        let inbox = WebhookInbox(parts: parts, routes: served) { [bell] in bell.ring() }
-        defer {
-            for path in served.paths { Self.unroute(path, parts.routes) }
-        }
         await desk.start()
-        var secrets: [String: String] = [:]
-        while !Task.isCancelled {
-            serve(inbox, secrets: &secrets)
-            // Read before the wall clock: a clock that moves between the two reads makes the
-            // wait end early (and the loop look again), never late.
-            let started = parts.time.elapsed
-            let processed = await desk.processInbox()
-            let advanced = await desk.advance()
-            await desk.reconcileDue()
-            // Alerts that waited for room in the outbox are tried again in a second.
-            var wait: Duration? = processed && advanced ? nil : .seconds(1)
-            for deadline in [desk.nextDeadline, await desk.nextReconcile()].compactMap({ $0 }) {
-                let due = Duration.milliseconds(max(0, deadline - parts.time.wallMilliseconds))
-                wait = min(wait ?? due, due)
-            }
-            await sleep(until: wait.map { started + $0 })
-        }
     }
 
-    /// Until the inbox stores a delivery, the rules change, or the clock reaches
-    /// `deadline` (on its monotonic line: a deadline set here, not where the sleeping task
-    /// happens to start).
-    private func sleep(until deadline: Duration?) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [bell] in await bell.wait() }
-            if let deadline { group.addTask { [parts] in try? await parts.time.sleep(until: deadline) } }
-            await group.next()
-            group.cancelAll()
+    /// A stored delivery, a reload, or a step that may bring a deadline nearer.
+    func changed() async {
+        await bell.wait()
+    }
+
+    func tick() async -> Int64? {
+        secrets.withLock { serve(inbox, secrets: &$0) }
+        let processed = await desk.processInbox()
+        let advanced = await desk.advance()
+        await desk.reconcileDue()
+        // Alerts that waited for room in the outbox are tried again in a second.
+        var next: Int64? = processed && advanced ? nil : parts.time.wallMilliseconds + 1000
+        for deadline in [desk.nextDeadline, await desk.nextReconcile()].compactMap({ $0 }) {
+            next = min(next ?? deadline, deadline)
         }
+        return next
     }
 
     /// Serves the paths the rules name now, with their secrets (generated ones read from
