@@ -70,7 +70,7 @@ extension TemplateValue {
     /// `length` on a list is its element count, and a number `N` its `N`th element,
     /// counting from 1 (see ``Template``); a real key on an object always wins, since only
     /// lists have these pseudo-properties.
-    func member(_ key: String) -> TemplateValue? {
+    public func member(_ key: String) -> TemplateValue? {
         switch self {
         case .object(let members): members[key]
         case .array(let items) where key == "length": .int(items.count)

@@ -17,7 +17,7 @@ import Testing
         Bots.errors(header + """
               - name: r
                 when: { text: { regex: '\(regex)' } }
-                do: [ { reply: "{{match.0}}" } ]
+                do: [ { reply: "{{matched}}" } ]
             """)
     }
 

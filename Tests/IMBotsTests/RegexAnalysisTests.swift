@@ -130,7 +130,7 @@ import Testing
                                context: Bots.context(try Bots.withRules("  - { name: r, do: [ { stop: true } ] }")))
         var bindings = Bindings()
         #expect(matcher.matches(&facts, &bindings))
-        #expect(bindings.match["id"] == "42" && bindings.match["who"] == "bob" && bindings.match["0"] == "order #42 for bob")
+        #expect(bindings.match["id"] == "42" && bindings.match["who"] == "bob" && bindings.matched == "order #42 for bob")
         #expect(bindings.match["2"] == "for")
     }
 }

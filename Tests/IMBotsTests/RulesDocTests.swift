@@ -38,9 +38,9 @@ import Testing
         // Step 4's explanation.
         let order = RuleEngine(bot: faq).explain(Bots.message("where is order 77?"), context: Bots.context(faq))
             .first { $0.rule == "order" }
-        #expect(order?.description == "order: fired — all conditions hold (match.0 = 'order 77', match.1 = '77', "
+        #expect(order?.description == "order: fired — all conditions hold (matched = 'order 77', match.1 = '77', "
                 + "match.id = '77'); its stop ends evaluation")
-        #expect(section.contains("`order: fired — all conditions hold (match.0 =\n'order 77', match.1 = '77', match.id = "
+        #expect(section.contains("`order: fired — all conditions hold (matched =\n'order 77', match.1 = '77', match.id = "
                                  + "'77'); its stop ends evaluation`"))
 
         // Step 7: the mistake is reported as the section shows.

@@ -35,10 +35,13 @@ import Testing
             + "'questoins' (its keys: questions; a key is known once 'state:' gives it a value or a set or increment "
             + "action writes it)"),
         ("{{match.thing}}", "{ text: { regex: 'order (?<id>[0-9]+)' } }",
-         "unknown template variable 'match.thing': the rule's regex has no group 'thing' (its groups: 0, 1, id)"),
+         "unknown template variable 'match.thing': the rule's regex has no group 'thing' (its groups: 1, id)"),
         ("{{match.ids}}", "{ text: { regex: 'order (?<id>[0-9]+)' } }",
          "unknown template variable 'match.ids' (did you mean 'match.id'?): the rule's regex has no group 'ids' "
-            + "(its groups: 0, 1, id)"),
+            + "(its groups: 1, id)"),
+        ("{{match.0}}", "{ text: { regex: 'order (?<id>[0-9]+)' } }",
+         "'{{match.0}}' is refused: positions count from 1 everywhere ('{{match.1}}' is the first group); the whole "
+            + "match is '{{matched}}'"),
         ("{{argv.0}}", "{ command: status }",
          "'{{argv.0}}' is always empty: positions in a list count from 1 ('{{argv.1}}' is the first)"),
         ("{{argv.first}}", "{ command: status }",
@@ -95,7 +98,7 @@ import Testing
     @Test(arguments: [
         ("{{sender.nickname}} {{sender.attrs.team}} {{sender.is_bot}}", "{ command: status }"),
         ("{{argv.1}} {{argv.2}} {{argv.length}} {{args}} {{#argv}}<{{.}}>{{/argv}}", "{ command: status }"),
-        ("{{match.0}} {{match.1}} {{match.id}}", "{ text: { regex: 'order (?<id>[0-9]+)' } }"),
+        ("{{matched}} {{match.1}} {{match.id}}", "{ text: { regex: 'order (?<id>[0-9]+)' } }"),
         ("{{match.2}} {{args}}", "{ any: [ { command: s }, { text: { regex: '(a)(b)' } } ] }"),
         ("{{created.status}} {{created.ok}} {{created.body.items.1.name}} {{created.headers.etag}}",
          "{ command: status }"),
@@ -196,12 +199,12 @@ import Testing
         let event = BotEvent.made(EventType(rawValue: kind), from: BotEvent.Person("alice"),
                                   member: kind == "message" ? nil : BotEvent.Person("dave"),
                                   text: "order 12", in: .group("team"), position: 3, at: now)
-        let bindings = Bindings(match: ["0": "order 12", "1": "12", "id": "12"], args: "a b", argv: ["a", "b"])
+        let bindings = Bindings(matched: "order 12", match: ["1": "12", "id": "12"], args: "a b", argv: ["a", "b"])
         var root = TemplateContext.base(event: event, context: Bots.context(bot), bindings: bindings)
         root["state"] = .object(["questions": 0, "last": ["id": "x"], "tickets": 1])
         root["created"] = RuleRun.value(of: TransportResponse(
             status: 200, headers: [("Content-Type", "application/json"), ("ETag", "1")], body: Data("{\"id\":1}".utf8)))
-        let names = TemplateShape.Names(groups: ["0", "1", "id"],
+        let names = TemplateShape.Names(groups: ["1", "id"],
                                         state: TemplateCheck.declaredState(initial: ["questions": 0], rules: bot.rules),
                                         results: ["created"])
         let shape = TemplateShape.make(TemplateVariables.all, names: names)

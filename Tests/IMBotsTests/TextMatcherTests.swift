@@ -40,7 +40,8 @@ import Testing
         let decision = RuleEngine(bot: bot).decide(Bots.message("where is order #123 for bob?"),
                                                    context: Bots.context(bot))
         let bindings = try #require(decision.firings.first?.bindings)
-        #expect(bindings.match == ["0": "order #123 for bob", "1": "123", "2": "for", "3": "bob", "id": "123"])
+        #expect(bindings.matched == "order #123 for bob")
+        #expect(bindings.match == ["1": "123", "2": "for", "3": "bob", "id": "123"])
     }
 
     @Test func aRegexWithIgnoreCaseMatchesAnyCase() throws {

@@ -19,7 +19,7 @@ struct ExplainCommandTests {
         #expect(result.outputLines == [
             "bot 'greeter' (\(file)), message from someone in user:someone at 2025-01-06T10:00:00.000Z: \"hello there\"",
             "",
-            "greet: fired — all conditions hold (match.0 = 'hello', match.1 = 'hello'); its stop ends evaluation",
+            "greet: fired — all conditions hold (matched = 'hello', match.1 = 'hello'); its stop ends evaluation",
             "fallback: suppressed — matches, but rule 'greet' stopped evaluation before it",
             "",
             Self.dryRunHeading,

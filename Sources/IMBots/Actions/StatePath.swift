@@ -2,11 +2,11 @@ import Templates
 
 /// Reads and writes dotted state keys (`spam.count`) in a state dictionary.
 enum StatePath {
-    /// The value at `path`, if there is one.
+    /// The value at `path`, if there is one; each step is the one a template takes.
     static func value(at path: [String], in state: [String: TemplateValue]) -> TemplateValue? {
         guard let first = path.first, var value = state[first] else { return nil }
         for key in path.dropFirst() {
-            guard let next = value[key] else { return nil }
+            guard let next = value.member(key) else { return nil }
             value = next
         }
         return value

@@ -2,7 +2,7 @@ import Foundation
 import IMProtocol
 import Templates
 
-/// Builds the variables templates read: `sender`, `message`, `conversation`, `match`,
+/// Builds the variables templates read: `sender`, `message`, `conversation`, `matched`, `match`,
 /// `args`, `argv`, `member`, `state`, `bot`, `now`, `event`, `payload` (a webhook's),
 /// plus the responses of earlier `http` actions of the rule under their `as` names.
 enum TemplateContext {
@@ -35,6 +35,7 @@ enum TemplateContext {
             ]
         }
         if let member = event.member { root["member"] = user(member) }
+        if let matched = bindings.matched { root["matched"] = .string(matched) }
         if let args = bindings.args { root["args"] = .string(args) }
         if let argv = bindings.argv { root["argv"] = .array(argv.map(TemplateValue.string)) }
         if let payload = event.payload { root["payload"] = payload.templateValue }

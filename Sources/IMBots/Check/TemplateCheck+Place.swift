@@ -138,6 +138,9 @@ extension TemplateCheck {
             let hint = Self.suggestion(for: field, among: node.fields.map(\.name)).map { " (did you mean '\(prefix).\($0)'?)" } ?? ""
             let fields = node.fieldNames.joined(separator: ", ")
             switch source {
+            case .regex where index == 1 && field == "0":
+                return "'{{\(name)}}' is refused: positions count from 1 everywhere ('{{match.1}}' is the first group); "
+                    + "the whole match is '{{matched}}'"
             case .regex where index == 1:
                 return "unknown template variable '\(name)'\(hint): the rule's regex has no group '\(field)' "
                     + "(its groups: \(fields))"
@@ -161,7 +164,8 @@ extension TemplateCheck {
             case .command:
                 return head + "'\(root)' is set by a 'command' matcher, which the rule does not have"
             case .regex:
-                return head + "'\(root)' holds the groups of a text 'regex', which the rule does not have"
+                let what = root == "matched" ? "the whole match" : "the groups"
+                return head + "'\(root)' holds \(what) of a text 'regex', which the rule does not have"
             case .webhook:
                 return head + "'\(root)' is a webhook's body, and the rule is not a webhook rule (when: { webhook: PATH })"
             case .strike:

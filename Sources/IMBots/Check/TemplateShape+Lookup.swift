@@ -15,10 +15,15 @@ extension TemplateShape {
         case badPosition(index: Int)
     }
 
-    /// Follows `path` from this node the way the renderer does.
-    func find(_ path: [String]) -> Finding {
+    /// Follows `path` from this node the way the renderer does; with `fanOut`, as a
+    /// `match:` path does, where a name on a list applies to each of its items.
+    func find(_ path: [String], fanOut: Bool = false) -> Finding {
         var node = self
         for (index, part) in path.enumerated() {
+            if fanOut, case .list = node.type, TemplateValue.position(part) == nil {
+                guard let item = node.item else { return .open }
+                node = item
+            }
             switch node.type {
             case .any:
                 return .open

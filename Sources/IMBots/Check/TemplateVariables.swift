@@ -22,8 +22,9 @@ enum TemplateVariables {
             TemplateVariable("conversation.kind", .text, .feed, "`direct`, `group` or `room`"),
             TemplateVariable("conversation.name", .text, .feed,
                              "the group's or room's name, or the other user's in a direct conversation"),
+            TemplateVariable("matched", .text, .regex, "the whole match of the rule's `regex`"),
             TemplateVariable("match.{group}", .text, .regex,
-                             "`match.0`: the whole match of the rule's `regex`; `match.1`...: its groups; "
+                             "`match.1`...: the groups of the rule's `regex`, counting from 1; "
                                  + "`match.NAME`: its named groups `(?<NAME>...)`"),
             TemplateVariable("args", .text, .command, "the command's arguments, trimmed"),
             TemplateVariable("argv", .list(.text), .command,

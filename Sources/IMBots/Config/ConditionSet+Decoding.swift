@@ -138,7 +138,8 @@ private struct WebhookParts {
             do {
                 match = try PayloadMatch(yaml: node, file: context.file)
             } catch {
-                throw context.failure(error.errors, path: container.codingPath + [key])
+                // Reported, and the rule stays a webhook rule, so nothing else fails for it.
+                for problem in error.errors { context.record(problem) }
             }
         default:
             quiet = try container.decode(Located<ConfigDuration>.self, forKey: key)

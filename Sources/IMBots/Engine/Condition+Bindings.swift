@@ -6,11 +6,11 @@ extension Condition {
     var regexGroups: [String]? {
         switch self {
         case .text(let text):
-            let groups = text.tests.flatMap { test -> [String] in
-                if case .regex(let regex) = test { return regex.groups }
-                return []
+            var groups: [String]?
+            for test in text.tests {
+                if case .regex(let regex) = test { groups = (groups ?? []) + regex.groups }
             }
-            return groups.isEmpty ? nil : groups
+            return groups
         case .any(let alternatives):
             return ConditionSet.union(alternatives.map(\.regexGroups))
         case .command, .from, .member, .conversation, .mentionsMe, .time, .not, .moderation, .webhook:

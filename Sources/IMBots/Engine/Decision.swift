@@ -1,7 +1,9 @@
 /// What a rule's match binds for its templates: regex captures, command arguments.
 public struct Bindings: Sendable, Hashable {
-    /// Regex captures: `0` is the whole match, `1`... the numbered groups, and named
-    /// groups by name (`match.<name>` in templates).
+    /// The whole match of the rule's regex (`matched` in templates).
+    public var matched: String?
+    /// Regex groups: `1`... the numbered groups, counting from 1 as every position does,
+    /// and named groups by name (`match.<name>` in templates).
     public var match: [String: String]
     /// A command's arguments as one string (`args`), when a `command` matcher matched.
     public var args: String?
@@ -12,7 +14,8 @@ public struct Bindings: Sendable, Hashable {
     static let none = Bindings()
 
     /// Creates bindings; empty by default.
-    public init(match: [String: String] = [:], args: String? = nil, argv: [String]? = nil) {
+    public init(matched: String? = nil, match: [String: String] = [:], args: String? = nil, argv: [String]? = nil) {
+        self.matched = matched
         self.match = match
         self.args = args
         self.argv = argv

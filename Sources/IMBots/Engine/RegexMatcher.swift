@@ -54,12 +54,13 @@ final class RegexMatcher: Sendable {
         }
     }
 
-    /// What a match binds under `match.`: `0`, the numbered groups, then the named ones.
+    /// What a match binds under `match.`: the numbered groups from 1, then the named ones.
     var groups: [String] {
-        (0...regex.captureCount).map(String.init) + regex.names.map(\.name)
+        (0..<regex.captureCount).map { String($0 + 1) } + regex.names.map(\.name)
     }
 
-    /// Matches the event's text; on success adds `0`, numbered and named captures.
+    /// Matches the event's text; on success binds the whole match (`matched`), numbered
+    /// and named captures.
     func matches(_ facts: inout EventFacts, _ bindings: inout Bindings) -> Bool {
         guard facts.text != nil else { return false }
         if let literals {
@@ -75,7 +76,9 @@ final class RegexMatcher: Sendable {
             return false
         case .match(let ranges):
             for (group, range) in ranges.enumerated() {
-                if let range { bindings.match[String(group)] = String(decoding: bytes[range], as: UTF8.self) }
+                guard let range else { continue }
+                let text = String(decoding: bytes[range], as: UTF8.self)
+                if group == 0 { bindings.matched = text } else { bindings.match[String(group)] = text }
             }
             for (name, group) in regex.names where group < ranges.count {
                 if let range = ranges[group] { bindings.match[name] = String(decoding: bytes[range], as: UTF8.self) }

@@ -103,7 +103,7 @@ extension RuleEngine {
         var bindings = Bindings()
         if let failure = rule.when.firstFailure(&facts, &bindings) { return result(.notMatched, failure) }
         var reason = webhook.match == nil ? "no match: takes every payload on \(path)" : "every match: entry holds"
-        if webhook.absentFor != nil {
+        if webhook.quiet != nil {
             reason += "; a dead-man's switch: this payload re-arms it (and ends it, when it has fired)"
         }
         if let stopper = stoppedBy {
@@ -116,9 +116,10 @@ extension RuleEngine {
         return result(.fired, reason)
     }
 
-    /// ` (match.0 = 'hi', args = '...')`, or nothing.
+    /// ` (matched = 'hi', match.1 = 'hi', args = '...')`, or nothing.
     static func describe(_ bindings: Bindings) -> String {
-        var parts = bindings.match.keys.sorted { lhs, rhs in
+        var parts = bindings.matched.map { ["matched = '\($0)'"] } ?? []
+        parts += bindings.match.keys.sorted { lhs, rhs in
             switch (Int(lhs), Int(rhs)) {
             case let (l?, r?): l < r
             case (.some, nil): true

@@ -148,7 +148,7 @@ struct PayloadDecodingTests {
         #expect(payload.notification == nil)
         #expect(try PayloadPath("build.status").values(in: payload.templateValue) == ["failed"])
         #expect(try PayloadPath("build.tags").values(in: payload.templateValue) == ["ci", "main"])
-        #expect(try PayloadPath("build.tags.1").values(in: payload.templateValue) == ["main"])
+        #expect(try PayloadPath("build.tags.#2").values(in: payload.templateValue) == ["main"])
         let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
         #expect(throws: AlertPayloadError.self) { try WebhookFormat.json.decode(AlertFixtures.json(deep)) }
         #expect(throws: AlertPayloadError.self) { try WebhookFormat.json.decode(AlertFixtures.json("{nope}")) }

@@ -21,7 +21,7 @@ struct PayloadMatchTests {
             ([("commonLabels.severity", .equals("critical")), ("status", .equals("resolved"))], false),
             ([("truncatedAlerts", .equals("0"))], true),
             ([("alerts.labels.instance", .equals("db-9"))], true),
-            ([("alerts.0.labels.instance", .equals("db-9"))], false),
+            ([("alerts.#1.labels.instance", .equals("db-9"))], false),
             ([("alerts.labels.instance", .regex(try PayloadRegex("^db-[0-9]+$")))], true),
             ([("alerts.labels.instance", .regex(try PayloadRegex("^web-")))], false),
             ([("groupLabels.alertname", .regex(try PayloadRegex("diskfull", ignoreCase: true)))], true),

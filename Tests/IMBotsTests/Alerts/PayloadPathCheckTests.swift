@@ -37,7 +37,7 @@ import Testing
               - name: critical
                 when:
                   webhook: /hooks/am
-                  match: { commonLabels.severity: critical, alerts.0.labels.instance: db-7, status: firing, firing.annotations.summary: { present: true } }
+                  match: { commonLabels.severity: critical, alerts.#1.labels.instance: db-7, status: firing, firing.annotations.summary: { present: true } }
                 do: [ { incident: { to: "group:oncall" } } ]
             """) == [])
         #expect(errors("""
@@ -46,6 +46,17 @@ import Testing
                 do: [ { send: { to: "group:ops", text: "{{payload.build.id}}" } } ]
                 dedupe: { key: "{{payload.build.id}}" }
             """, format: "json") == [])
+    }
+
+    @Test func aBareNumberInAMatchPathIsRefusedWithThePositionThatKeepsItsMeaning() {
+        let found = errors("""
+              - name: critical
+                when: { webhook: /hooks/am, match: { alerts.0.labels.instance: db-7 } }
+                do: [ { incident: { to: "group:oncall" } } ]
+            """)
+        #expect(found == ["bot.yaml:6:42: match path 'alerts.0.labels.instance': a list position is written '#N' and "
+                          + "counts from 1, as in templates; '0' counted from 0: write 'alerts.#1.labels.instance'"],
+                "\(found)")
     }
 
     @Test func payloadInAMatchPathIsRefusedWithTheConvention() {

@@ -12,34 +12,26 @@ extension PayloadPath {
             return "match paths start at the body: write '\(rest.isEmpty ? "status" : rest)' (without 'payload.'; "
                 + "templates name the body 'payload', match does not)"
         }
-        var node = root
-        for (index, segment) in segments.enumerated() {
-            guard node.type != .any else { return nil }
-            if case .list = node.type {
-                // A name applies to every item of a list; a number picks one.
-                guard let item = node.item else { return nil }
-                node = item
-                if case .index = segment { continue }
-            }
-            let name = segment.text
-            if let next = node.field(name) {
-                node = next
-                continue
-            }
-            let prefix = segments[..<index].map(\.text).joined(separator: ".")
-            let place = prefix.isEmpty ? "the body" : "'\(prefix)'"
-            let names = node.fields.map(\.name)
-            guard !names.isEmpty else {
-                return "unknown payload path '\(description)': \(place) is \(node.type), which has no fields"
-            }
-            let hint = TemplateCheck.Place.suggestion(for: name, among: names).map { close in
-                " (did you mean '" + (segments[..<index].map(\.text) + [close] + segments[(index + 1)...].map(\.text))
-                    .joined(separator: ".") + "'?)"
-            } ?? ""
-            return "unknown payload path '\(description)'\(hint): \(place) has no field '\(name)' (its fields: "
-                + node.fieldNames.joined(separator: ", ") + ")"
+        let path = templatePath
+        let index: Int, node: TemplateShape
+        switch root.find(path, fanOut: true) {
+        case .found, .open, .badPosition:
+            return nil
+        case .noFields(let at, let type):
+            let prefix = segments[..<at].map(\.text).joined(separator: ".")
+            return "unknown payload path '\(description)': '\(prefix)' is \(type), which has no fields"
+        case .unknownField(let at, let found):
+            (index, node) = (at, found)
         }
-        return nil
+        let name = path[index]
+        let prefix = segments[..<index].map(\.text).joined(separator: ".")
+        let place = prefix.isEmpty ? "the body" : "'\(prefix)'"
+        let hint = TemplateCheck.Place.suggestion(for: name, among: node.fields.map(\.name)).map { close in
+            " (did you mean '" + (segments[..<index].map(\.text) + [close] + segments[(index + 1)...].map(\.text))
+                .joined(separator: ".") + "'?)"
+        } ?? ""
+        return "unknown payload path '\(description)'\(hint): \(place) has no field '\(name)' (its fields: "
+            + node.fieldNames.joined(separator: ", ") + ")"
     }
 }
 
@@ -48,7 +40,7 @@ extension PayloadPath.Segment {
     var text: String {
         switch self {
         case .key(let name): name
-        case .index(let index): String(index)
+        case .position(let position): "#\(position)"
         }
     }
 }
