@@ -1,35 +1,6 @@
 import IMClient
 import IMProtocol
 
-/// A message an action wants sent.
-public struct OutgoingMessage: Sendable, Hashable {
-    /// Where it goes.
-    public var to: ConversationAddress
-    /// The rendered text.
-    public var text: String
-    /// Derived from the bot, the event's position, the rule and the action's index, so a
-    /// repeated delivery of the same event sends the same id and the server drops the
-    /// duplicate (see `IdempotencyKey`).
-    public var clientMessageID: String
-    /// The message this one answers (`reply: {quote: true}`).
-    public var replyTo: MessageID?
-    /// The rule that sends it.
-    public var rule: String
-    /// The action that sends it: `reply`, `send` or `forward`.
-    public var action: ActionKind
-
-    /// Creates a message.
-    public init(to: ConversationAddress, text: String, clientMessageID: String, replyTo: MessageID? = nil,
-                rule: String, action: ActionKind) {
-        self.to = to
-        self.text = text
-        self.clientMessageID = clientMessageID
-        self.replyTo = replyTo
-        self.rule = rule
-        self.action = action
-    }
-}
-
 /// What actions do to the world: the seam between the pure rule engine and the runner.
 ///
 /// The runner's implementation talks to the server through the client core (and retries

@@ -107,8 +107,8 @@ extension BotDefinition {
                 }
             }
             let expected = step.expectation
-            let feedOnly = [("reply", expected.replies != nil), ("forward", expected.forwards != nil),
-                            ("update_profile", expected.profileUpdates != nil), ("actions", expected.actions != nil),
+            let feedOnly = expected.messages.filter { $0.kind != .send }.map { ("\($0.kind)", true) }
+                + [("update_profile", expected.profileUpdates != nil), ("actions", expected.actions != nil),
                             ("a moderation count or case", expected.moderation?.isEmpty == false)]
             for (name, given) in feedOnly where given {
                 problems.append(Problem(code: .invalidValue, message: "a webhook example expects incident, send, "

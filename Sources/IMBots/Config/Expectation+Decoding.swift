@@ -22,10 +22,10 @@ extension Expectation: Decodable {
             return
         }
         let container = try decoder.container(keyedBy: Key.self)
-        replies = try container.decodeIfPresent(OneOrMany<String>.self, forKey: .reply)?.items
-        sends = try container.decodeIfPresent(OneOrMany<ExpectedSend>.self, forKey: .send)?.items.map(\.message)
-        forwards = try container.decodeIfPresent(OneOrMany<ExpectedForward>.self, forKey: .forward)?
-            .items.map(\.message)
+        for key in Self.messageKeys where container.contains(key) {
+            let items = try container.decode(OneOrMany<ExpectedAnyMessage>.self, forKey: key).items
+            messages.append(ExpectedMessages(kind: try Self.kind(of: key), expected: items.map(\.message)))
+        }
         profileUpdates = try container.decodeIfPresent(OneOrMany<ExpectedProfile>.self, forKey: .updateProfile)?
             .items
         state = try container.decodeIfPresent(OrderedMap<YAMLValue>.self, forKey: .state)?.entries.map {
@@ -46,30 +46,35 @@ extension Expectation: Decodable {
     }
 }
 
-/// `send: TEXT` or `send: {to, text}` in an expectation.
-private struct ExpectedSend: Decodable {
-    var message: ExpectedMessage
+extension Expectation {
+    /// The keys that name a message action, in an expectation and in `actions:`; each
+    /// is the action's name.
+    static let messageKeys: [Key] = [.reply, .send, .forward]
 
-    init(from decoder: any Decoder) throws {
-        guard try decoder.node().mapping != nil else {
-            message = ExpectedMessage(to: nil, text: try decoder.decodeValue(String.self))
-            return
+    static func kind(of key: some CodingKey) throws -> ActionKind {
+        guard let kind = ActionKind(rawValue: key.stringValue) else {
+            preconditionFailure("'\(key.stringValue)' is not an action")
         }
-        message = try decoder.decodeValue(ExpectedMessage.self)
+        return kind
     }
 }
 
-/// `forward: ADDRESS` or `forward: {to, text}` in an expectation.
-private struct ExpectedForward: Decodable {
+/// One expected message of a message action: `TEXT` (`ADDRESS` for `forward`), or
+/// `{to, text}`.
+private struct ExpectedAnyMessage: Decodable {
     var message: ExpectedMessage
 
     init(from decoder: any Decoder) throws {
-        guard try decoder.node().mapping != nil else {
-            let address = try decoder.decodeValue(ExpectedAddress.self)
-            message = ExpectedMessage(to: address.address, text: nil)
+        guard try decoder.node().mapping == nil else {
+            message = try decoder.decodeValue(ExpectedMessage.self)
             return
         }
-        message = try decoder.decodeValue(ExpectedMessage.self)
+        let key = decoder.codingPath.last { ActionKind(rawValue: $0.stringValue) != nil }
+        if key?.stringValue == ActionKind.forward.rawValue {
+            message = ExpectedMessage(to: try decoder.decodeValue(ExpectedAddress.self).address, text: nil)
+        } else {
+            message = ExpectedMessage(to: nil, text: try decoder.decodeValue(String.self))
+        }
     }
 }
 
@@ -126,11 +131,10 @@ extension ExpectedEffect: Decodable {
                 at: decoder.mark, path: decoder.codingPath)
         }
         switch key {
-        case .reply: self = .reply(try container.decode(String.self, forKey: key))
-        case .send: self = .send(try container.decode(ExpectedSend.self, forKey: key).message)
-        case .forward: self = .forward(try container.decode(ExpectedForward.self, forKey: key).message)
         case .updateProfile: self = .updateProfile(try container.decode(ExpectedProfile.self, forKey: key))
         case .http: self = .http(try container.decode(String.self, forKey: key))
+        default:
+            self = .message(try Expectation.kind(of: key), try container.decode(ExpectedAnyMessage.self, forKey: key).message)
         }
     }
 }

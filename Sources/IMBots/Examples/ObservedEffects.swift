@@ -51,15 +51,15 @@ struct ObservedEffects {
             }
             return problems
         }
-        if let replies = expectation.replies {
-            let actual = messages(.reply).map(\.text)
-            problems += compareTexts("reply", expected: replies, actual: actual)
-        }
-        if let sends = expectation.sends {
-            problems += compareMessages("send", expected: sends, actual: messages(.send), event: event)
-        }
-        if let forwards = expectation.forwards {
-            problems += compareMessages("forward", expected: forwards, actual: messages(.forward), event: event)
+        for entry in expectation.messages {
+            let actual = messages(entry.kind)
+            // Those that answer in place are told by their texts; the others by where they go too.
+            if Self.addressed.contains(entry.kind) {
+                problems += compareMessages("\(entry.kind)", expected: entry.expected, actual: actual, event: event)
+            } else {
+                problems += compareTexts("\(entry.kind)", expected: entry.expected.compactMap(\.text),
+                                         actual: actual.map(\.text))
+            }
         }
         if let profiles = expectation.profileUpdates {
             let actual = effects.compactMap { effect -> ProfileUpdate? in
@@ -100,6 +100,9 @@ struct ObservedEffects {
     var firedNote: String {
         " (rules fired: " + (fired.isEmpty ? "none" : fired.joined(separator: ", ")) + ")"
     }
+
+    /// The message actions that name where they go (`to:`).
+    static let addressed: Set<ActionKind> = [.send, .forward]
 
     private func messages(_ kind: ActionKind) -> [OutgoingMessage] {
         effects.compactMap { effect in
@@ -150,12 +153,8 @@ struct ObservedEffects {
 
     private func matches(_ expected: ExpectedEffect, _ actual: ActionEffect, event: BotEvent) -> Bool {
         switch (expected, actual) {
-        case (.reply(let text), .message(let message, _)):
-            return message.action == .reply && message.text == text
-        case (.send(let wanted), .message(let message, _)):
-            return message.action == .send && Self.matches(wanted, message, event: event)
-        case (.forward(let wanted), .message(let message, _)):
-            return message.action == .forward && Self.matches(wanted, message, event: event)
+        case (.message(let kind, let wanted), .message(let message, _)):
+            return message.action == kind && Self.matches(wanted, message, event: event)
         case (.updateProfile(let wanted), .profile(let update)):
             return Self.matches(wanted, update)
         case (.http(let name), .http(let call)):
@@ -180,10 +179,9 @@ struct ObservedEffects {
 
     private static func describe(_ expected: ExpectedEffect) -> String {
         switch expected {
-        case .reply(let text): "reply \(quote(text))"
-        case .send(let message), .forward(let message):
-            ([expected.isSend ? "send" : "forward"] + [message.to.map { "to \($0)" }, message.text.map(quote)]
-                .compactMap { $0 }).joined(separator: " ")
+        case .message(let kind, let message):
+            (["\(kind)"] + [message.to.map { "to \($0)" }, message.text.map(quote)].compactMap { $0 })
+                .joined(separator: " ")
         case .updateProfile: "update_profile"
         case .http(let name): "http \(name)"
         }
@@ -206,12 +204,5 @@ struct ObservedEffects {
     static func firstDifference(_ expected: String, _ actual: String) -> String {
         let position = zip(expected, actual).prefix { $0 == $1 }.count + 1
         return " (first difference at character \(position))"
-    }
-}
-
-private extension ExpectedEffect {
-    var isSend: Bool {
-        if case .send = self { return true }
-        return false
     }
 }

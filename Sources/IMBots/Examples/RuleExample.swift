@@ -93,9 +93,9 @@ struct ScriptedResponse: Sendable {
 /// message, profile update and http call, in order. `nothing` means no effect at all.
 struct Expectation: Sendable {
     var nothing = false
-    var replies: [String]?
-    var sends: [ExpectedMessage]?
-    var forwards: [ExpectedMessage]?
+    /// The messages expected of each message action named (`reply:`, `send:`...), in the
+    /// order written.
+    var messages: [ExpectedMessages] = []
     var profileUpdates: [ExpectedProfile]?
     var state: [OrderedEntry<TemplateValue>]?
     var rules: [Located<String>]?
@@ -106,6 +106,17 @@ struct Expectation: Sendable {
     var incidents: [ExpectedIncident]?
     /// Where `incident:` is written, for the error when a feed example expects one.
     var incidentsMark: YAMLMark?
+
+    /// What is expected of the messages of `kind`; nil when the expectation does not say.
+    func messages(_ kind: ActionKind) -> [ExpectedMessage]? {
+        messages.first { $0.kind == kind }?.expected
+    }
+}
+
+/// The messages one message action (`reply`, `send`...) is expected to send, in order.
+struct ExpectedMessages: Sendable, Hashable {
+    var kind: ActionKind
+    var expected: [ExpectedMessage]
 }
 
 /// An incident as a webhook example expects it after a notification: fields left nil are
@@ -145,9 +156,8 @@ struct ExpectedProfile: Sendable, Hashable {
 
 /// One item of `expect: {actions: [...]}`.
 enum ExpectedEffect: Sendable, Hashable {
-    case reply(String)
-    case send(ExpectedMessage)
-    case forward(ExpectedMessage)
+    /// A message of a message action (`reply`, `send`...).
+    case message(ActionKind, ExpectedMessage)
     case updateProfile(ExpectedProfile)
     /// An http call, by its `as` name or its URL.
     case http(String)

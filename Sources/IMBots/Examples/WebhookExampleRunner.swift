@@ -163,7 +163,7 @@ struct WebhookExampleRunner {
             if let expected = expectation.incidents {
                 problems += compare(expected, world: world)
             }
-            if let wanted = expectation.sends {
+            if let wanted = expectation.messages(.send) {
                 let matched = wanted.count == sends.count && zip(wanted, sends).allSatisfy { want, got in
                     (want.text == nil || want.text == got.text) && (want.to == nil || want.to?.description == got.to)
                 }
