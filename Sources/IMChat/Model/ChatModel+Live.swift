@@ -82,7 +82,7 @@ extension ChatModel {
             }
         case .kickedOut:
             interruption = .kickedOut(event.reason ?? "another login of this account replaced this one")
-        case .other:
+        case .notice, .other:
             break
         }
         return commands
