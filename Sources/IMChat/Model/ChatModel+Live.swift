@@ -82,7 +82,9 @@ extension ChatModel {
             }
         case .kickedOut:
             interruption = .kickedOut(event.reason ?? "another login of this account replaced this one")
-        case .notice, .other:
+        case .notice:
+            if let notice = event.notice { receive(notice, key: key) }
+        case .other:
             break
         }
         return commands
