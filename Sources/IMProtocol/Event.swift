@@ -21,12 +21,14 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
     case contactAdded
     case read
     case kickedOut
+    /// A reply only its recipient sees (`Notice`).
+    case notice
     case other(String)
 
     public static let known: [EventType] = [
         .message, .messageEdited, .messageDeleted, .memberJoined, .memberLeft, .memberKicked, .memberMuted,
         .memberUnmuted, .memberBanned, .memberUnbanned, .roleChanged, .memberInvited, .inviteRevoked, .joinRequested,
-        .joinRequestRevoked, .conversationUpdated, .profileUpdated, .contactAdded, .read, .kickedOut,
+        .joinRequestRevoked, .conversationUpdated, .profileUpdated, .contactAdded, .read, .kickedOut, .notice,
     ]
 
     public init(rawValue: String) {
@@ -51,6 +53,7 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
         case "contact_added": self = .contactAdded
         case "read": self = .read
         case "kicked_out": self = .kickedOut
+        case "notice": self = .notice
         default: self = .other(rawValue)
         }
     }
@@ -77,6 +80,7 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
         case .contactAdded: "contact_added"
         case .read: "read"
         case .kickedOut: "kicked_out"
+        case .notice: "notice"
         case .other(let name): name
         }
     }
@@ -106,7 +110,8 @@ public enum EventType: Hashable, Sendable, Codable, CustomStringConvertible {
 /// (`role_changed`: the new role) and `via` (`member_joined`: how they came in);
 /// `conversation_updated` carries `conversation`, `info`, `by` and `message`;
 /// `profile_updated` carries `user`; `contact_added` carries `user` (the other side) and
-/// `by` (who added whom); `read` carries `conversation` and `seq`.
+/// `by` (who added whom); `read` carries `conversation` and `seq`; `notice` carries
+/// `conversation` and `notice` (a reply only this user, its recipient, is given).
 ///
 /// `kicked_out` (with `reason`) is not a feed entry: it answers the parked poll of a login
 /// that was ended because the account logged in elsewhere with the same device name. It
@@ -132,12 +137,14 @@ public struct Event: Codable, Sendable, Hashable {
     /// How a member came in (`member_joined`): an open group, an invitation or an approved
     /// request; nil for a group's creator and for rooms.
     public var via: JoinPolicy?
+    /// The notice (`notice`): in the feed of its recipient only.
+    public var notice: Notice?
 
     public init(
         position: Int64, type: EventType, at: Timestamp, conversation: ConversationRef? = nil,
         message: Message? = nil, user: User? = nil, by: String? = nil,
         info: ConversationInfo? = nil, seq: Int64? = nil, reason: String? = nil,
-        until: Timestamp? = nil, role: MemberRole? = nil, via: JoinPolicy? = nil
+        until: Timestamp? = nil, role: MemberRole? = nil, via: JoinPolicy? = nil, notice: Notice? = nil
     ) {
         self.position = position
         self.type = type
@@ -152,6 +159,7 @@ public struct Event: Codable, Sendable, Hashable {
         self.until = until
         self.role = role
         self.via = via
+        self.notice = notice
     }
 }
 

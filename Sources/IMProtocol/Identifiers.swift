@@ -54,3 +54,9 @@ public struct MessageID: StringIdentifier {
     public let rawValue: Int64
     public init(rawValue: Int64) { self.rawValue = rawValue }
 }
+
+/// Identifies a notice (a reply only its recipient sees).
+public struct NoticeID: StringIdentifier {
+    public let rawValue: Int64
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+}

@@ -336,5 +336,29 @@ public enum PostgresSchema {
                     settings text NOT NULL DEFAULT '{}'
                 );
                 """),
+        Migration(
+            version: 9, name: "notices: replies only one member of a conversation sees",
+            sql: """
+                -- as SQLite's version 9 (Schema.swift says what the table holds)
+                CREATE TABLE notices (
+                    id bigserial PRIMARY KEY,
+                    conversation_id bigint NOT NULL,
+                    sender_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    user_id bigint NOT NULL,
+                    client_id text NOT NULL,
+                    text text NOT NULL,
+                    reply_to bigint,
+                    created_at bigint NOT NULL,
+                    UNIQUE (sender_id, client_id)
+                );
+                CREATE FUNCTION notices_go_with_their_events() RETURNS trigger LANGUAGE plpgsql AS $fn$
+                BEGIN
+                    DELETE FROM notices WHERE id = (OLD.payload::json -> 'notice' ->> 'id')::bigint;
+                    RETURN NULL;
+                END
+                $fn$;
+                CREATE TRIGGER notices_go_with_their_events AFTER DELETE ON user_events
+                FOR EACH ROW WHEN (OLD.type = 'notice') EXECUTE FUNCTION notices_go_with_their_events();
+                """),
     ]
 }

@@ -244,6 +244,7 @@ extension SQLiteStore: EventStore {
         event.until = payload.until
         event.role = payload.role
         event.via = payload.via
+        event.notice = payload.notice
     }
 
     /// Drops events created before `before` and raises the feed floor of everyone who

@@ -139,4 +139,5 @@ struct EventPayload: Codable, Sendable {
     var until: Timestamp?
     var role: MemberRole?
     var via: JoinPolicy?
+    var notice: Notice?
 }

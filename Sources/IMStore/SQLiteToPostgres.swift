@@ -28,7 +28,7 @@ public struct SQLiteToPostgres: Sendable {
         case integer, text, bytes, boolean
     }
 
-    /// The tables in the order their references need, with the columns of schema version 8.
+    /// The tables in the order their references need, with the columns of schema version 9.
     private static let tables: [(name: String, columns: [(String, Kind)])] = [
         ("users", [("id", .integer), ("username", .text), ("password_hash", .text), ("nickname", .text),
                    ("avatar_url", .text), ("signature", .text), ("attrs", .text), ("is_bot", .boolean),
@@ -71,13 +71,15 @@ public struct SQLiteToPostgres: Sendable {
                           ("record_count", .integer), ("last_seq", .integer), ("compacted_through", .integer)]),
         ("bot_journal_records", [("user_id", .integer), ("seq", .integer), ("data", .text)]),
         ("telegram_bots", [("user_id", .integer), ("acknowledged", .integer), ("webhook", .text), ("settings", .text)]),
+        ("notices", [("id", .integer), ("conversation_id", .integer), ("sender_id", .integer), ("user_id", .integer),
+                     ("client_id", .text), ("text", .text), ("reply_to", .integer), ("created_at", .integer)]),
     ]
 
     /// Tables whose `id` comes from a sequence, set past the copied ids.
-    private static let sequences = ["users", "tokens", "conversations", "messages"]
+    private static let sequences = ["users", "tokens", "conversations", "messages", "notices"]
 
     /// The SQLite schema version this copy knows.
-    static let sqliteVersion = 8
+    static let sqliteVersion = 9
 
     public let directory: String
     public let target: PostgresConfiguration

@@ -339,5 +339,28 @@ public enum Schema {
                     settings TEXT NOT NULL DEFAULT '{}'
                 );
                 """),
+        Migration(
+            version: 9, name: "notices: replies only one member of a conversation sees",
+            sql: """
+                -- a notice is an event of its recipient's feed (user_events, type 'notice', the
+                -- notice in its payload), in nobody's history; this row gives it its id and
+                -- answers a repeat of the sender's client id. It goes with its event.
+                CREATE TABLE notices (
+                    id INTEGER PRIMARY KEY,
+                    conversation_id INTEGER NOT NULL,
+                    sender_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    user_id INTEGER NOT NULL,
+                    client_id TEXT NOT NULL,
+                    text TEXT NOT NULL,
+                    reply_to INTEGER,
+                    created_at INTEGER NOT NULL,
+                    UNIQUE (sender_id, client_id)
+                );
+                CREATE TRIGGER notices_go_with_their_events AFTER DELETE ON user_events
+                WHEN old.type = 'notice'
+                BEGIN
+                    DELETE FROM notices WHERE id = CAST(json_extract(old.payload, '$.notice.id') AS INTEGER);
+                END;
+                """),
     ]
 }

@@ -302,16 +302,57 @@ public protocol BlockStore: Sendable {
     func blocked(by userID: UserID) async throws -> [User]
 }
 
+/// Notices (schema version 9): replies only one member of a conversation sees, stored
+/// as an event of that member's feed alone, so they are in nobody's history, unread count
+/// or last message, and go when retention prunes the feed's events.
+public protocol NoticeStore: Sendable {
+    /// Stores a notice and puts it, as a `notice` event, into its recipient's feed only.
+    /// When the sender already sent one with the same client id (and its event is still
+    /// kept), that notice is returned with `duplicate: true` and nothing is written.
+    /// Otherwise, in one transaction: a sender who is not a member throws `.notMember`, a
+    /// muted one `.muted` (restricted: `.restricted`); a recipient who is not a member
+    /// `.refused("recipient_not_member")`, one who blocks the sender `.refused("blocked")`;
+    /// a `replyTo` outside the conversation `.invalidReference`; the text is charged to the
+    /// sender's `quota` as a message's is. Who may send notices at all (bots, server
+    /// administrators) is the caller's to check.
+    func sendNotice(_ notice: NewNotice) async throws -> (notice: Notice, duplicate: Bool)
+}
+
+/// A notice to store (`NoticeStore`).
+public struct NewNotice: Sendable, Hashable {
+    public var conversationID: ConversationID
+    public var senderID: UserID
+    public var recipientID: UserID
+    public var text: String
+    public var clientID: String
+    public var replyTo: MessageID?
+    /// The sender's daily quota, charged in the same transaction (nil: not counted).
+    public var quota: MessageQuota?
+
+    public init(
+        conversationID: ConversationID, senderID: UserID, recipientID: UserID, text: String, clientID: String,
+        replyTo: MessageID? = nil, quota: MessageQuota? = nil
+    ) {
+        self.conversationID = conversationID
+        self.senderID = senderID
+        self.recipientID = recipientID
+        self.text = text
+        self.clientID = clientID
+        self.replyTo = replyTo
+        self.quota = quota
+    }
+}
+
 /// Everything the server stores.
 public typealias IMStorage = AccountStore & TokenStore & ContactStore & ConversationStore
     & MessageStore & EventStore & MediaStore & MessageEditStore & GroupModerationStore & GroupAdmissionStore
-    & BlockStore & BotJournalStore & TelegramBotStore
+    & BlockStore & BotJournalStore & TelegramBotStore & NoticeStore
 
 /// A store a server opens, uses and closes: SQLite (`SQLiteStore`) or PostgreSQL
 /// (`PostgresStore`).
 public protocol ServerStore: AccountStore, TokenStore, ContactStore, ConversationStore, MessageStore, EventStore,
     MediaStore, MessageEditStore, GroupModerationStore, GroupAdmissionStore, BlockStore, BotJournalStore,
-    TelegramBotStore
+    TelegramBotStore, NoticeStore
 {
     /// Finishes queued work and closes.
     func close() async

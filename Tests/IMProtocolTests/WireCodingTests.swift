@@ -126,6 +126,7 @@ private let messageJSON = #"{"client_msg_id":"c-1","conversation_id":"3","create
         (.contactAdded, "contact_added"),
         (.read, "read"),
         (.kickedOut, "kicked_out"),
+        (.notice, "notice"),
     ]
 
     @Test(arguments: known)

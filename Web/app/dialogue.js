@@ -111,6 +111,7 @@ export class Dialogue {
     const next = this.list.querySelectorAll('li[data-seq]')[index - conv.start];
     const rowEl = this.row(message);
     if (next) this.list.insertBefore(rowEl, next); else this.list.insertBefore(rowEl, this.pendingStart());
+    this.placeNotices();
     if (wasAtBottom || message.sender === this.app.state.me.username) {
       this.trimTop();
       this.scrollToBottom();
@@ -135,6 +136,47 @@ export class Dialogue {
     if (!conv.hasOlder && conv.start === 0) rows.unshift(h('li', { class: 'hint start' }, 'This is the start of the conversation.'));
     this.list.replaceChildren(...rows);
     this.renderPending();
+    this.placeNotices();
+  }
+
+  // MARK: notices (only this user sees them)
+
+  /** Puts the conversation's notices among the rows shown, by time: before the first
+   *  message shown that is newer, or last when the window reaches the newest message.
+   *  One from before the window waits for it to move up. */
+  placeNotices() {
+    for (const old of this.list.querySelectorAll('li.notice')) old.remove();
+    const conv = this.conv;
+    if (!conv) return;
+    const rows = [...this.list.querySelectorAll('li[data-seq]')];
+    const shown = conv.items.slice(conv.start, conv.end);
+    const atStart = conv.start === 0 && !conv.hasOlder;
+    for (const notice of this.app.noticesOf(conv.address)) {
+      const index = shown.findIndex((m) => m.created_at > notice.created_at);
+      if (index === 0 && !atStart) continue;
+      if (index < 0 && conv.end !== conv.items.length) continue;
+      const next = index < 0 ? this.pendingStart() : rows[index];
+      if (next) this.list.insertBefore(this.noticeRow(notice), next); else this.list.append(this.noticeRow(notice));
+    }
+  }
+
+  /** A notice came for the open conversation: in place, followed when at the bottom. */
+  noticeArrived() {
+    const wasAtBottom = this.atBottom();
+    this.placeNotices();
+    if (wasAtBottom) this.scrollToBottom();
+  }
+
+  noticeRow(n) {
+    const quoted = n.reply_to ? this.conv.byId.get(n.reply_to) : null;
+    return h('li', { class: 'msg notice', 'data-test': 'notice', 'data-notice-id': n.id },
+      h('div', { class: 'meta' },
+        text(n.sender, { class: 'sender', 'data-test': 'notice-sender' }), ' ',
+        h('time', { datetime: n.created_at }, shortTime(n.created_at)), ' · ',
+        h('span', { class: 'only-you', 'data-test': 'notice-mark' }, 'only you can see this')),
+      n.reply_to ? h('div', { class: 'quote', 'data-test': 'notice-quote' }, '↪ ',
+        quoted ? [text(quoted.sender), ': ', text(quoted.deleted_at ? '(deleted)' : quoted.text.slice(0, 120))] : 'an earlier message') : null,
+      h('div', { class: 'body', dir: 'auto', 'data-test': 'notice-text' }, richText(n.text)));
   }
 
   /** The first row of the outbox's pending messages (they stay below the stored ones). */
@@ -226,6 +268,7 @@ export class Dialogue {
     if (first) first.before(...rows); else this.list.prepend(...rows);
     conv.start = from;
     this.trimBottom();
+    this.placeNotices();
     if (first) this.list.scrollTop += first.getBoundingClientRect().top - before;
   }
 
@@ -240,6 +283,7 @@ export class Dialogue {
     conv.end = to;
     this.trimTop();
     if (conv.end === conv.items.length) this.renderPending();
+    this.placeNotices();
   }
 
   trimTop() {
@@ -252,6 +296,7 @@ export class Dialogue {
     this.list.querySelector('li.start')?.remove();
     for (let i = 0; i < extra; i++) rows[i].remove();
     conv.start += extra;
+    this.placeNotices();
     if (anchor) this.list.scrollTop += anchor.getBoundingClientRect().top - before;
   }
 

@@ -12,6 +12,9 @@ import { renderSessions, renderContacts, setUpContacts } from './lists.js';
 import { renderProfile, setUpProfile, loadLogins } from './profile.js';
 import { loadInfo, renderInfo, showInfoError } from './info.js';
 
+/** The notices kept per conversation. */
+const NOTICES_KEPT = 50;
+
 const store = {
   get: (key) => localStorage.getItem(key),
   set: (key, value) => localStorage.setItem(key, value),
@@ -34,7 +37,9 @@ class App {
   }
 
   freshState() {
-    return { me: null, conversations: new Map(), contacts: [], groups: [], rooms: [], invites: [], requests: [], open: null, screen: 'sessions' };
+    return { me: null, conversations: new Map(), contacts: [], groups: [], rooms: [], invites: [], requests: [], open: null, screen: 'sessions',
+             // Notices to this user (only they see them) by conversation address, oldest first.
+             notices: new Map() };
   }
 
   // MARK: logging in
@@ -330,6 +335,9 @@ class App {
       case 'message':
         this.received(event.message, event.conversation, true);
         return;
+      case 'notice':
+        this.noticed(event.notice, event.conversation);
+        return;
       case 'message_edited':
       case 'message_deleted':
         if (this.state.open === address) this.dialogue.upsert(event.message);
@@ -390,6 +398,23 @@ class App {
       this.notify(name, message, address);
     }
   }
+
+  /** A notice only this user sees: shown in its dialogue among the messages, dimmed and
+   *  marked; it is no message, so no unread count, last message or notification. */
+  noticed(notice, conversation) {
+    const address = conversation?.address;
+    if (!address || !notice) return;
+    const kept = this.state.notices.get(address) ?? [];
+    if (kept.some((n) => n.id === notice.id)) return;
+    kept.push(notice);
+    kept.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+    this.state.notices.set(address, kept.slice(-NOTICES_KEPT));
+    if (this.state.open === address) { this.dialogue.noticeArrived(); return; }
+    const name = this.state.conversations.get(address)?.display_name ?? address;
+    this.announce(`${notice.sender} sent you a notice in ${name} (only you can see it)`);
+  }
+
+  noticesOf(address) { return this.state.notices.get(address) ?? []; }
 
   updateLast(address, message) {
     const row = this.state.conversations.get(address);

@@ -32,8 +32,8 @@ extension ChatModel {
     /// The dialogue's lines at the current width.
     func lines(_ dialogue: DialogueState) -> [DialogueLayout.Line] {
         DialogueLayout.lines(
-            dialogue, pending: outbox.items(for: dialogue.key), online: isOnline, me: myName, width: columns, text: text,
-            time: time, name: displayName)
+            dialogue, pending: outbox.items(for: dialogue.key), notices: notices(in: dialogue), online: isOnline,
+            me: myName, width: columns, text: text, time: time, name: displayName)
     }
 
     /// Rows the input takes: it grows with its text up to a third of the screen.

@@ -82,6 +82,8 @@ extension ChatModel {
             }
         case .kickedOut:
             interruption = .kickedOut(event.reason ?? "another login of this account replaced this one")
+        case .notice:
+            if let notice = event.notice { receive(notice, key: key) }
         case .other:
             break
         }

@@ -55,6 +55,9 @@ public struct ChatModel: Sendable {
     public var outbox = Outbox()
     /// Input lines of conversations not open, by address.
     public var drafts: [String: Draft] = [:]
+    /// Notices to this user (only they see them), by conversation, oldest first: the
+    /// newest `ChatModel.noticesKept` of each since this run began.
+    public var notices: [ConversationID: [Notice]] = [:]
     /// Nicknames by username, from every list and event that carries one.
     public var nicknames: [String: String] = [:]
     /// Ring the bell for a message that arrives out of sight.

@@ -36,10 +36,11 @@ public struct DialogueLayout: Sendable {
     static let editedMark = " (edited)"
 
     /// The lines of `state` at `width` columns, its messages on their way (`pending`)
-    /// after them; `name` gives the name shown for a username (a nickname).
+    /// after them; `name` gives the name shown for a username (a nickname). `notices`
+    /// (only this user sees them, oldest first) go among the messages by time.
     public static func lines(
-        _ state: DialogueState, pending: [Outbox.Item] = [], online: Bool = true, me: String, width: Int,
-        text: TextLayout, time: TimeFormat, name: (String) -> String = { $0 }
+        _ state: DialogueState, pending: [Outbox.Item] = [], notices: [Notice] = [], online: Bool = true, me: String,
+        width: Int, text: TextLayout, time: TimeFormat, name: (String) -> String = { $0 }
     ) -> [Line] {
         var lines: [Line] = top(state, width: width, text: text, time: time)
         let prefix = 5 + 1 + nameWidth + 1
@@ -49,7 +50,15 @@ public struct DialogueLayout: Sendable {
         // change the lines below them.
         var day = state.messages.first.map { time.day($0.createdAt) }
         let firstUnread = state.firstUnread(me: me)?.seq
+        // Notices from before the loaded window wait until paging reaches them.
+        var nextNotice = state.reachedStart || state.messages.isEmpty
+            ? notices.startIndex
+            : notices.firstIndex { $0.createdAt >= state.messages[0].createdAt } ?? notices.endIndex
         for message in state.messages {
+            while nextNotice < notices.endIndex, notices[nextNotice].createdAt < message.createdAt {
+                lines += noticeLines(notices[nextNotice], state, width: width, text: text, time: time, name: name)
+                nextNotice += 1
+            }
             let messageDay = time.day(message.createdAt)
             if messageDay != day {
                 day = messageDay
@@ -106,6 +115,9 @@ public struct DialogueLayout: Sendable {
                 lines.append(Line(spans: spans, entry: entry))
             }
         }
+        for notice in notices[nextNotice...] {
+            lines += noticeLines(notice, state, width: width, text: text, time: time, name: name)
+        }
         for send in pending {
             let entry = Entry.pending(send.clientID)
             let shownText = SlashCommand.action(send.text).map { "* \(name(me)) \($0)" } ?? send.text
@@ -129,6 +141,31 @@ public struct DialogueLayout: Sendable {
             }
         }
         return lines
+    }
+
+    /// What marks a notice: nobody else in the conversation sees it.
+    static let noticeMark = "only you can see this"
+
+    /// A notice's lines, dimmed: the sender, what it answers, its text, and the mark.
+    private static func noticeLines(
+        _ notice: Notice, _ state: DialogueState, width: Int, text: TextLayout, time: TimeFormat,
+        name: (String) -> String
+    ) -> [Line] {
+        let prefix = 5 + 1 + nameWidth + 1
+        let textWidth = max(10, width - prefix)
+        let indent = String(repeating: " ", count: prefix)
+        var body: [String] = []
+        if let reply = notice.replyTo {
+            let quoted = state.message(reply).map { name($0.sender) + ": " + TextLayout.sanitize($0.text) }
+                ?? "an earlier message"
+            body.append(text.truncate("↪ " + quoted, width: textWidth))
+        }
+        body += text.wrap(TextLayout.sanitize(notice.text, keepNewlines: true), width: textWidth)
+        body.append("· " + noticeMark)
+        let header = time.clock(notice.createdAt) + " " + text.pad(TextLayout.sanitize(name(notice.sender)), width: nameWidth) + " "
+        return body.enumerated().map { index, part in
+            Line(spans: [Span(text: (index == 0 ? header : indent) + part, style: .notice)])
+        }
     }
 
     /// The first lines: where the history stands (a failure to load it whole, wrapped).

@@ -72,5 +72,7 @@ extension Style {
     static let field = Style(underline: true)
     static let focusedField = Style(foreground: .brightWhite, background: .blue)
     static let system = Style(foreground: .magenta)
+    /// A notice only this user sees: dimmed.
+    static let notice = Style(dim: true)
     static let marker = Style(foreground: .yellow)
 }

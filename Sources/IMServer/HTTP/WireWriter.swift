@@ -48,8 +48,10 @@ struct WireWriter {
 
     /// One event as it appears in a poll's answer.
     static func encode(_ event: Event, fallback: JSONEncoder) throws -> [UInt8] {
-        // Member events (`role`, `via`) always carry a user: all of them take the fallback.
-        guard event.user == nil && event.info == nil && event.role == nil && event.via == nil else {
+        // Member events (`role`, `via`) always carry a user: all of them take the fallback,
+        // and so do the rare notices.
+        guard event.user == nil && event.info == nil && event.role == nil && event.via == nil && event.notice == nil
+        else {
             return Array(try fallback.encode(event))
         }
         var writer = WireWriter(capacity: 400)
@@ -112,8 +114,8 @@ struct WireWriter {
         raw("}")
     }
 
-    /// An event without `user`, `info`, `role` or `via` (those go through the fallback
-    /// encoder).
+    /// An event without `user`, `info`, `role`, `via` or `notice` (those go through the
+    /// fallback encoder).
     mutating func write(_ event: Event) {
         raw("{\"at\":")
         timestamp(event.at)

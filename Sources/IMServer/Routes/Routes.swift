@@ -2,6 +2,6 @@
 enum Routes {
     static let all: [Route] =
         SystemRoutes.routes + AccountRoutes.routes + UserRoutes.routes + GroupRoutes.routes + AdmissionRoutes.routes + ModerationRoutes.routes
-        + ConversationRoutes.routes + MessageChangeRoutes.routes + EventRoutes.routes + AdminRoutes.routes
+        + ConversationRoutes.routes + NoticeRoutes.routes + MessageChangeRoutes.routes + EventRoutes.routes + AdminRoutes.routes
         + BotJournalRoutes.routes + DirectoryRoutes.routes + WebRoutes.routes
 }

@@ -41,7 +41,7 @@ import Testing
     /// re-join, an invite used and one pending, a room, direct messages, replies, a client
     /// id, read markers, an avatar, new info, and retention that dropped the oldest events;
     /// and schema version 4's: group settings, a mute, a ban, a join request, a block, an
-    /// edit and a deletion; and version 5's: a bot's lease and its journal.
+    /// edit and a deletion; and version 5's: a bot's lease and its journal; and version 9's: a notice.
     static func fill(_ store: any ServerStore, clock: TestClock) async throws -> [String] {
         let alice = try await store.makeUser("alice")
         let bob = try await store.makeUser("bob")
@@ -98,6 +98,9 @@ import Testing
         _ = try await store.block(alice.id, grace.id)
         let lounge = try await store.makeGroup("lounge", owner: bob.id, members: [dave.id], kind: .room)
         try await store.send("in the room", to: lounge.id, from: dave.id)
+        _ = try await store.sendNotice(
+            NewNotice(conversationID: lounge.id, senderID: dave.id, recipientID: bob.id, text: "only bob sees this",
+                      clientID: "n-1"))
         try await store.send("hi alice", to: direct.id, from: bob.id)
         _ = try await store.markRead(direct.id, alice.id, seq: 2)
         _ = try await store.setAvatar(

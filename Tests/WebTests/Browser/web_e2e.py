@@ -126,6 +126,7 @@ class Scenario:
         self.long_text(alice)
         self.reply_and_moderation(alice, bob)
         self.unread_with_terminal(alice, bob)
+        self.notices(alice, bob)
         self.notifications_and_title(alice)
         self.xss(alice)
         self.widths(alice, bob)
@@ -428,6 +429,48 @@ class Scenario:
         wait_for(lambda: self.terminal_count("crew") == 0, "the terminal's count 0 after reading in the browser")
         self.report.check("unread: reading in the browser clears the terminal's count", True)
         self.shot(bob, "dialogue-group-phone")
+
+    # MARK: notices: a bot's reply only one member sees
+
+    def notices(self, alice, bob):
+        root = self.api.login("root", "root password 1", device="notice-script")
+        self.api.ok("POST", "/v1/admin/users", {"username": "noticer", "password": "noticer password", "bot": True},
+                    token=root)
+        noticer = self.api.login("noticer", "noticer password")
+        owner = self.api.login("alice", "alice password 1", device="notice-script")
+        self.api.ok("POST", "/v1/groups/crew/invites", {"user": "noticer"}, token=owner)
+        self.api.ok("POST", "/v1/groups/crew/join", token=noticer)
+        alice.test("session-row", '[data-address="group:crew"]').click()
+        ids = {name: self.api.ok("GET", f"/v1/users/{name}", token=noticer)["id"] for name in ["alice", "bob"]}
+        for name, text in [("bob", "only for bob: your report was filed"), ("alice", "only for alice: bob was told")]:
+            self.api.ok("POST", "/v1/conversations/group:crew/notices",
+                        {"to": ids[name], "text": text, "client_id": f"web-{name}"}, token=noticer)
+        notices = lambda b: [(n.find_element("css selector", '[data-test="notice-text"]').text,
+                              n.find_element("css selector", '[data-test="notice-mark"]').text)
+                             for n in b.all('[data-test="notice"]')]
+        bob.wait("bob's notice", lambda: notices(bob))
+        # Alice's own notice came after bob's: had bob's reached her, she would show it by now.
+        alice.wait("alice's notice", lambda: notices(alice))
+        seen = (bob.read(lambda: notices(bob)), alice.read(lambda: notices(alice)))
+        self.report.check("notice: each recipient sees only their own, marked as theirs alone",
+                          seen == ([("only for bob: your report was filed", "only you can see this")],
+                                   [("only for alice: bob was told", "only you can see this")]), seen)
+        self.report.check("notice: not in bob's unread count", self.unread_count(bob, "group:crew") == 0,
+                          self.unread_count(bob, "group:crew"))
+        self.shot(bob, "dialogue-notice-phone")
+        if not self.tmux:
+            self.report.skip("a notice in the terminal client", "tmux is not installed")
+            return
+        self.tmux.wait("sent you a notice in group:crew")
+        self.report.check("notice: the terminal says where it is and counts it as nothing unread",
+                          self.terminal_count("crew") == 0, self.tmux.screen())
+        self.tmux.keys("Enter")
+        self.tmux.wait("only you can see this")
+        screen = self.tmux.screen()
+        self.report.check("notice: the terminal shows it in the dialogue, marked",
+                          "only for bob: your report was filed" in screen and "only for alice" not in screen, screen)
+        self.tmux.keys("Escape")
+        self.tmux.wait("# crew")
 
     # MARK: notifications and the tab title
 
