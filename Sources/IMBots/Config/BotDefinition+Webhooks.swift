@@ -81,7 +81,8 @@ extension BotDefinition {
                             + "grafana or pagerduty); a \(format.rawValue) body has no alert group", mark: at)]
         case .send, .incident, .set, .increment, .stop:
             return []
-        case .reply, .forward, .updateProfile, .http, .moderation:
+        default:
+            // Every other action answers a conversation, a message or a sender.
             return [Problem(code: .invalidValue, message: "'\(action.kind)' cannot run for a webhook (it has no "
                             + "conversation, message or sender); use send with to:, or incident", mark: at)]
         }
