@@ -59,18 +59,24 @@ extension Expectation {
     }
 }
 
-/// One expected message of a message action: `TEXT` (`ADDRESS` for `forward`), or
-/// `{to, text}`.
+/// One expected message of a message action: `TEXT` for those that answer in place;
+/// `TEXT` (`ADDRESS` for `forward`) or `{to, text}` for those that name where they go.
 private struct ExpectedAnyMessage: Decodable {
     var message: ExpectedMessage
 
     init(from decoder: any Decoder) throws {
+        let kind = decoder.codingPath.last { ActionKind(rawValue: $0.stringValue) != nil }
+            .flatMap { ActionKind(rawValue: $0.stringValue) }
+        // Those that answer in place are told by their text alone.
+        guard let kind, ObservedEffects.addressed.contains(kind) else {
+            message = ExpectedMessage(to: nil, text: try decoder.decodeValue(String.self))
+            return
+        }
         guard try decoder.node().mapping == nil else {
             message = try decoder.decodeValue(ExpectedMessage.self)
             return
         }
-        let key = decoder.codingPath.last { ActionKind(rawValue: $0.stringValue) != nil }
-        if key?.stringValue == ActionKind.forward.rawValue {
+        if kind == .forward {
             message = ExpectedMessage(to: try decoder.decodeValue(ExpectedAddress.self).address, text: nil)
         } else {
             message = ExpectedMessage(to: nil, text: try decoder.decodeValue(String.self))
