@@ -2,6 +2,8 @@
 public enum ActionKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// A message to the event's conversation.
     case reply
+    /// A reply only the event's sender sees (a notice: in nobody's history).
+    case notice
     /// A message to the event's conversation or to another one.
     case send
     /// The event's message, passed on to another conversation.
@@ -64,6 +66,7 @@ public struct Action: Sendable {
 /// What an action does, as written (templates not yet rendered).
 enum ActionSpec: Sendable {
     case reply(ReplySpec)
+    case notice(ReplySpec)
     case send(SendSpec)
     case forward(ForwardSpec)
     case updateProfile(UpdateProfileSpec)
@@ -77,6 +80,7 @@ enum ActionSpec: Sendable {
     var kind: ActionKind {
         switch self {
         case .reply: .reply
+        case .notice: .notice
         case .send: .send
         case .forward: .forward
         case .updateProfile: .updateProfile
@@ -92,7 +96,7 @@ enum ActionSpec: Sendable {
     /// Every template the action renders, for the unknown-variable check.
     var templates: [TemplateText] {
         switch self {
-        case .reply(let spec):
+        case .reply(let spec), .notice(let spec):
             return [spec.text]
         case .send(let spec):
             return [spec.to?.text, spec.text].compactMap { $0 }
@@ -131,7 +135,7 @@ struct IncidentSpec: Sendable {
     let line: TemplateText?
 }
 
-/// `reply: TEXT` or `reply: {text, quote}`.
+/// `reply: TEXT` or `reply: {text, quote}`; `notice:` takes the same.
 struct ReplySpec: Sendable {
     let text: TemplateText
     /// Whether the reply quotes the message it answers (`reply_to`).

@@ -128,6 +128,16 @@ struct RuleRun {
                                           clientMessageID: key, replyTo: spec.quote ? event.event.message?.id : nil,
                                           rule: rule, action: .reply)
             return try await send(message, effects, fail)
+        case .notice(let spec):
+            guard let conversation = event.conversation,
+                  let sender = event.event.message?.senderID ?? event.sender?.id else {
+                throw fail(.noConversation, "the event has no conversation and sender to give a notice to")
+            }
+            var message = OutgoingMessage(to: conversation.address, text: try text(spec.text, root, fail),
+                                          clientMessageID: key, replyTo: spec.quote ? event.event.message?.id : nil,
+                                          rule: rule, action: .notice)
+            message.notice = NoticeRecipient(conversation: conversation.id, user: sender)
+            return try await send(message, effects, fail)
         case .send(let spec):
             let to = try address(spec.to, root, fail)
             let message = OutgoingMessage(to: to, text: try text(spec.text, root, fail), clientMessageID: key,

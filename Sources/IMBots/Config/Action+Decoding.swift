@@ -4,7 +4,7 @@ import YAMLCoding
 extension Action: Decodable {
     /// The action names; the second group is moderation's (`ModerationSpec+Decoding.swift`).
     enum Key: String, CodingKey, CaseIterable {
-        case reply, send, forward, updateProfile, http, set, increment, stop, incident
+        case reply, notice, send, forward, updateProfile, http, set, increment, stop, incident
         case delete, mute, unmute, kick, ban, unban, warn, approve, deny, slowMode, joinPolicy, strike, report, verify
         case `case`, undo, strikes
     }
@@ -34,6 +34,7 @@ extension Action: Decodable {
         let spec: ActionSpec
         switch key {
         case .reply: spec = .reply(try container.decode(ReplySpec.self, forKey: key))
+        case .notice: spec = .notice(try container.decode(ReplySpec.self, forKey: key))
         case .send: spec = .send(try container.decode(SendSpec.self, forKey: key))
         case .forward: spec = .forward(try container.decode(ForwardSpec.self, forKey: key))
         case .updateProfile: spec = .updateProfile(try container.decode(UpdateProfileSpec.self, forKey: key))

@@ -4,7 +4,7 @@ import YAMLCoding
 
 extension Expectation: Decodable {
     enum Key: String, CodingKey, CaseIterable {
-        case reply, send, forward, updateProfile, state, rule, actions, incident
+        case reply, notice, send, forward, updateProfile, state, rule, actions, incident
         case delete, mute, unmute, kick, ban, unban, warn, approve, deny, slowMode, joinPolicy, report, undo, strike, `case`
     }
 
@@ -49,7 +49,7 @@ extension Expectation: Decodable {
 extension Expectation {
     /// The keys that name a message action, in an expectation and in `actions:`; each
     /// is the action's name.
-    static let messageKeys: [Key] = [.reply, .send, .forward]
+    static let messageKeys: [Key] = [.reply, .notice, .send, .forward]
 
     static func kind(of key: some CodingKey) throws -> ActionKind {
         guard let kind = ActionKind(rawValue: key.stringValue) else {
@@ -122,7 +122,7 @@ extension ExpectedProfile: Decodable {
 }
 
 extension ExpectedEffect: Decodable {
-    enum Key: String, CodingKey, CaseIterable { case reply, send, forward, updateProfile, http }
+    enum Key: String, CodingKey, CaseIterable { case reply, notice, send, forward, updateProfile, http }
 
     /// One item of `actions:`: a mapping with one key.
     init(from decoder: any Decoder) throws {

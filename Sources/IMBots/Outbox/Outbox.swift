@@ -134,6 +134,12 @@ final class Outbox: Service {
     private func send(_ message: PendingMessage, to address: ConversationAddress) async throws(IMClientError)
         -> Message?
     {
+        if let notice = message.notice {
+            // Idempotent by its client id, as a message is: a repeat answers the first notice.
+            try await parts.client.sendNotice(in: notice.conversation, to: notice.user, text: message.text,
+                                              clientID: message.clientMessageID, replyTo: message.replyTo)
+            return nil
+        }
         guard let ref = message.incident else {
             return try await parts.client.send(
                 message.text, to: address, replyTo: message.replyTo, clientMessageID: message.clientMessageID)

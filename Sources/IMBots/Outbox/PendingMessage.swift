@@ -14,8 +14,10 @@ public struct OutgoingMessage: Sendable, Hashable {
     public var replyTo: MessageID?
     /// The rule that sends it.
     public var rule: String
-    /// The action that sends it: `reply`, `send` or `forward`.
+    /// The action that sends it: `reply`, `notice`, `send` or `forward`.
     public var action: ActionKind
+    /// For a notice, the one member who sees it; nil for a message everyone sees.
+    public var notice: NoticeRecipient?
 
     /// Creates a message.
     public init(to: ConversationAddress, text: String, clientMessageID: String, replyTo: MessageID? = nil,
@@ -27,6 +29,12 @@ public struct OutgoingMessage: Sendable, Hashable {
         self.rule = rule
         self.action = action
     }
+}
+
+/// The member a notice is for, in the conversation it is given in.
+public struct NoticeRecipient: Codable, Sendable, Hashable {
+    public var conversation: ConversationID
+    public var user: UserID
 }
 
 /// A message in a bot's outbox, as its journal keeps it.
@@ -45,9 +53,11 @@ struct PendingMessage: Codable, Sendable, Equatable {
     /// The incident whose living message this posts, edits or replies to; the message's
     /// id is looked up when it is sent (the post may still be queued when it is made).
     var incident: IncidentRef?
+    /// For a notice, the one member who sees it (sent as a notice, with the same client id).
+    var notice: NoticeRecipient?
 
     enum CodingKeys: String, CodingKey {
-        case to, text, rule, action, position, sheddable, incident
+        case to, text, rule, action, position, sheddable, incident, notice
         case clientMessageID = "client_msg_id"
         case replyTo = "reply_to"
     }
@@ -59,6 +69,7 @@ struct PendingMessage: Codable, Sendable, Equatable {
         replyTo = message.replyTo
         rule = message.rule
         action = message.action.rawValue
+        notice = message.notice
         self.position = position
         self.sheddable = sheddable
     }
@@ -103,6 +114,7 @@ struct PendingMessage: Codable, Sendable, Equatable {
         position = try container.decodeIfPresent(Int64.self, forKey: .position) ?? 0
         sheddable = try container.decodeIfPresent(Bool.self, forKey: .sheddable) ?? true
         incident = try container.decodeIfPresent(IncidentRef.self, forKey: .incident)
+        notice = try container.decodeIfPresent(NoticeRecipient.self, forKey: .notice)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -116,5 +128,6 @@ struct PendingMessage: Codable, Sendable, Equatable {
         try container.encode(position, forKey: .position)
         if !sheddable { try container.encode(false, forKey: .sheddable) }
         try container.encodeIfPresent(incident, forKey: .incident)
+        try container.encodeIfPresent(notice, forKey: .notice)
     }
 }
