@@ -9,7 +9,7 @@
 # administration as an administrator (made on the data folder, as an operator makes the
 # first one) but deleting an account; then leaving and password change; then deleting an
 # account; then logout and ending a session, with a login of their own; then a bot
-# account's lease and journal, as the bot. Request budgets
+# account's lease, journal and notices, as the bot. Request budgets
 # are off (their 429s are the abuse scenario's subject, not the contract's), everything
 # else is the production configuration. Fails when any run finds a 5xx, an answer outside
 # the spec, or a check failure; reports go to .build-conformance/.
@@ -65,6 +65,9 @@ bot=$(token login conformance-bot)
 # Something for the operations that need an existing name.
 curl -sf -X POST "$base/v1/groups" -H "Authorization: Bearer $person" -d '{"name":"ops"}' > /dev/null
 curl -sf -X POST "$base/v1/rooms" -H "Authorization: Bearer $person" -d '{"name":"lobby"}' > /dev/null
+# The bot is in ops, to send notices there.
+curl -sf -X POST "$base/v1/groups/ops/invites" -H "Authorization: Bearer $person" -d '{"user":"conformance-bot"}' > /dev/null
+curl -sf -X POST "$base/v1/groups/ops/join" -H "Authorization: Bearer $bot" > /dev/null
 
 # Failures accepted for now (each is listed in RELIABILITY.md with who fixes it): only a
 # new failure fails the run. CONFORMANCE_UPDATE_BASELINE=1 merges this run's failures in.
@@ -96,7 +99,7 @@ run admin "$admin" --include-path-regex '^/v1/admin' --exclude-name 'DELETE /v1/
 run leaving "$person" --include-path-regex '^/v1/(me/password|groups/[^/]+/leave|rooms/[^/]+/leave)$'
 run deletion "$admin" --include-name 'DELETE /v1/admin/users/{name}'
 run logout "$(token register conformance-leaver)" --include-path-regex '^/v1/(logout|me/sessions/[^/]+)$'
-run bot "$bot" --include-path-regex '^/v1/me/(lease|journal)'
+run bot "$bot" --include-path-regex '^/v1/(me/(lease|journal)|conversations/[^/]+/notices$)'
 
 if ! kill -0 $server 2>/dev/null; then
     echo "the server exited during the runs; see $out/server.log"

@@ -1,4 +1,4 @@
-import IMChat
+@testable import IMChat
 import IMClient
 import IMProtocol
 import Testing
@@ -86,6 +86,9 @@ import Testing
         let notice = try #require(row(containing: "welcome to ops", in: model))
         #expect(third < notice)
         #expect(model.screenText.contains("· only you can see this"))
+        // Nothing of a login is kept after it: the next one starts without its notices.
+        model.resetToLogin(note: nil)
+        #expect(model.notices.isEmpty)
     }
 
     @Test func aNoticeFromBeforeTheLoadedWindowWaitsForPaging() throws {

@@ -112,7 +112,7 @@ import Testing
         let w = try await world(server)
         let path = "group:\(w.group)"
         // Only bots and server administrators; people and anonymous callers are refused.
-        expectError(try await notice(w.alice, path, to: w.bobUser.id, "psst", clientID: "a"), .forbidden, reason: "not_bot")
+        expectError(try await notice(w.alice, path, to: w.bobUser.id, "psst", clientID: "a"), .forbidden, reason: "not_a_bot")
         expectError(try await notice(server.client, path, to: w.bobUser.id, "psst", clientID: "a"), .unauthorized)
         let (admin, _) = try await server.createAccount(Names.unique("admin"), admin: true)
         try await admin.join(.group, w.group)

@@ -118,4 +118,26 @@ import Testing
             #expect(try await store.feed(bob.id).allSatisfy { $0.type != .notice })
         }
     }
+
+    @Test func theSameClientIDSentThroughTwoNodesAtOnceWritesOneNotice() async throws {
+        try await PostgresNodes.with(2) { nodes in
+            let (a, b) = (nodes.stores[0], nodes.stores[1])
+            let alice = try await a.makeUser("alice")
+            let bot = try await a.makeUser("helper", isBot: true)
+            let group = try await a.makeGroup("desk", owner: alice.id, members: [bot.id])
+            let results = try await withThrowingTaskGroup(of: (notice: Notice, duplicate: Bool).self) { tasks in
+                for index in 0..<10 {
+                    let store = index.isMultiple(of: 2) ? a : b
+                    tasks.addTask {
+                        try await notice(store, in: group.id, from: bot.id, to: alice.id, "once", clientID: "n-1")
+                    }
+                }
+                return try await tasks.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(results.map(\.notice)).count == 1)
+            #expect(results.filter { !$0.duplicate }.count == 1)
+            #expect(try await a.feed(alice.id).compactMap(\.notice) == [results[0].notice])
+            #expect(try await b.feed(alice.id).compactMap(\.notice) == [results[0].notice])
+        }
+    }
 }

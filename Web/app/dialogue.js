@@ -167,15 +167,20 @@ export class Dialogue {
     if (wasAtBottom) this.scrollToBottom();
   }
 
+  /** The quote of a reply: who said what it answers. */
+  quote(id, test) {
+    const quoted = this.conv.byId.get(id);
+    return h('div', { class: 'quote', 'data-test': test }, '↪ ',
+      quoted ? [text(quoted.sender), ': ', text(quoted.deleted_at ? '(deleted)' : quoted.text.slice(0, 120))] : 'an earlier message');
+  }
+
   noticeRow(n) {
-    const quoted = n.reply_to ? this.conv.byId.get(n.reply_to) : null;
     return h('li', { class: 'msg notice', 'data-test': 'notice', 'data-notice-id': n.id },
       h('div', { class: 'meta' },
         text(n.sender, { class: 'sender', 'data-test': 'notice-sender' }), ' ',
         h('time', { datetime: n.created_at }, shortTime(n.created_at)), ' · ',
         h('span', { class: 'only-you', 'data-test': 'notice-mark' }, 'only you can see this')),
-      n.reply_to ? h('div', { class: 'quote', 'data-test': 'notice-quote' }, '↪ ',
-        quoted ? [text(quoted.sender), ': ', text(quoted.deleted_at ? '(deleted)' : quoted.text.slice(0, 120))] : 'an earlier message') : null,
+      n.reply_to ? this.quote(n.reply_to, 'notice-quote') : null,
       h('div', { class: 'body', dir: 'auto', 'data-test': 'notice-text' }, richText(n.text)));
   }
 
@@ -206,7 +211,6 @@ export class Dialogue {
         text(m.text), ' ', h('time', { datetime: m.created_at }, shortTime(m.created_at)));
     }
     const deleted = m.deleted_at !== undefined;
-    const quoted = m.reply_to ? this.conv.byId.get(m.reply_to) : null;
     const canDelete = !deleted && (own || this.app.info?.canModerate);
     return h('li', { class: `msg${own ? ' own' : ''}${deleted ? ' deleted' : ''}`, 'data-test': 'message',
                      'data-id': m.id, 'data-seq': m.seq, 'data-sender': m.sender, tabindex: '-1' },
@@ -214,8 +218,7 @@ export class Dialogue {
         text(m.sender, { class: 'sender', 'data-test': 'message-sender' }), ' ',
         h('time', { datetime: m.created_at }, shortTime(m.created_at)),
         m.edited_at && !deleted ? h('span', { class: 'edited', 'data-test': 'message-edited' }, ' (edited)') : null),
-      m.reply_to ? h('div', { class: 'quote', 'data-test': 'message-quote' }, '↪ ',
-        quoted ? [text(quoted.sender), ': ', text(quoted.deleted_at ? '(deleted)' : quoted.text.slice(0, 120))] : 'an earlier message') : null,
+      m.reply_to ? this.quote(m.reply_to, 'message-quote') : null,
       h('div', { class: 'body', dir: 'auto', 'data-test': 'message-text' }, deleted ? h('em', {}, '(deleted)') : richText(m.text)),
       deleted ? null : h('div', { class: 'actions' },
         h('button', { type: 'button', 'data-act': 'reply', 'data-id': m.id, 'data-test': 'message-reply' }, 'Reply'),

@@ -281,6 +281,7 @@ public struct ChatModel: Sendable {
         confirmation = nil
         outbox.removeAll()
         drafts = [:]
+        notices = [:]
         nicknames = [:]
         login = LoginState()
         login.note = note

@@ -32,6 +32,9 @@ public struct DialogueLayout: Sendable {
     /// Columns for the sender's name.
     static let nameWidth = 10
 
+    /// Where a message's text starts: after the time, the name and a space each.
+    static let textColumn = 5 + 1 + nameWidth + 1
+
     /// What follows the text of an edited message.
     static let editedMark = " (edited)"
 
@@ -43,7 +46,7 @@ public struct DialogueLayout: Sendable {
         width: Int, text: TextLayout, time: TimeFormat, name: (String) -> String = { $0 }
     ) -> [Line] {
         var lines: [Line] = top(state, width: width, text: text, time: time)
-        let prefix = 5 + 1 + nameWidth + 1
+        let prefix = textColumn
         let textWidth = max(10, width - prefix)
         let indent = String(repeating: " ", count: prefix)
         // The first day shows in the top line, so older pages going in above never
@@ -94,10 +97,7 @@ public struct DialogueLayout: Sendable {
             // A reply's quote is the first line of the reply itself, under the sender's name.
             var quote: String?
             if let reply = message.replyTo, !deleted {
-                let quoted = state.message(reply).map { quoted in
-                    name(quoted.sender) + ": " + (quoted.deletedAt != nil ? "(message deleted)" : TextLayout.sanitize(quoted.text))
-                } ?? "an earlier message"
-                quote = text.truncate("↪ " + quoted, width: textWidth)
+                quote = Self.quote(reply, state, width: textWidth, text: text, name: name)
             }
             // "(edited)" ends the last line, or takes one of its own when that is full.
             let edited = !deleted && message.editedAt != nil
@@ -143,6 +143,16 @@ public struct DialogueLayout: Sendable {
         return lines
     }
 
+    /// The quote line of a reply: "↪ name: the text answered", cut to `width`.
+    private static func quote(
+        _ reply: MessageID, _ state: DialogueState, width: Int, text: TextLayout, name: (String) -> String
+    ) -> String {
+        let quoted = state.message(reply).map { quoted in
+            name(quoted.sender) + ": " + (quoted.deletedAt != nil ? "(message deleted)" : TextLayout.sanitize(quoted.text))
+        } ?? "an earlier message"
+        return text.truncate("↪ " + quoted, width: width)
+    }
+
     /// What marks a notice: nobody else in the conversation sees it.
     static let noticeMark = "only you can see this"
 
@@ -151,15 +161,11 @@ public struct DialogueLayout: Sendable {
         _ notice: Notice, _ state: DialogueState, width: Int, text: TextLayout, time: TimeFormat,
         name: (String) -> String
     ) -> [Line] {
-        let prefix = 5 + 1 + nameWidth + 1
+        let prefix = textColumn
         let textWidth = max(10, width - prefix)
         let indent = String(repeating: " ", count: prefix)
         var body: [String] = []
-        if let reply = notice.replyTo {
-            let quoted = state.message(reply).map { name($0.sender) + ": " + TextLayout.sanitize($0.text) }
-                ?? "an earlier message"
-            body.append(text.truncate("↪ " + quoted, width: textWidth))
-        }
+        if let reply = notice.replyTo { body.append(quote(reply, state, width: textWidth, text: text, name: name)) }
         body += text.wrap(TextLayout.sanitize(notice.text, keepNewlines: true), width: textWidth)
         body.append("· " + noticeMark)
         let header = time.clock(notice.createdAt) + " " + text.pad(TextLayout.sanitize(name(notice.sender)), width: nameWidth) + " "

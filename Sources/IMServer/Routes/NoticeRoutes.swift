@@ -15,7 +15,7 @@ enum NoticeRoutes {
         guard access.session.isBot || access.session.isAdmin else {
             throw APIError(
                 .forbidden, "only bot accounts and server administrators send notices: send a message instead",
-                reason: "not_bot")
+                reason: "not_a_bot")
         }
         let body = try context.decode(SendNoticeRequest.self)
         try body.validate()

@@ -65,7 +65,7 @@ struct NoticeIntegrationTests {
                 try await alice.sendNotice(in: group.id, to: try await bob.me().id, text: "psst", clientID: "p-1")
             }
             #expect(error?.code == .api(.forbidden))
-            #expect(error?.api?.reason == "not_bot")
+            #expect(error?.api?.reason == "not_a_bot")
         }
     }
 }

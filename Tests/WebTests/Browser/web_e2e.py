@@ -440,7 +440,8 @@ class Scenario:
         owner = self.api.login("alice", "alice password 1", device="notice-script")
         self.api.ok("POST", "/v1/groups/crew/invites", {"user": "noticer"}, token=owner)
         self.api.ok("POST", "/v1/groups/crew/join", token=noticer)
-        alice.test("session-row", '[data-address="group:crew"]').click()
+        # Alice has had crew open since she wrote there last: her notice shows in it.
+        alice.wait("alice in group:crew", lambda: "crew" in alice.test("dialogue-title").text)
         ids = {name: self.api.ok("GET", f"/v1/users/{name}", token=noticer)["id"] for name in ["alice", "bob"]}
         for name, text in [("bob", "only for bob: your report was filed"), ("alice", "only for alice: bob was told")]:
             self.api.ok("POST", "/v1/conversations/group:crew/notices",
