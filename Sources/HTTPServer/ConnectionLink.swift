@@ -44,6 +44,8 @@ final class ConnectionLink: @unchecked Sendable {
     /// access handler is called again, or when the request ends without that (the client
     /// closed the connection while it was suspended).
     var countedSuspended = false
+    /// Counted in `unsentShutdownAnswers` until the request ends.
+    var owesShutdownAnswer = false
     var generation = 0
 
     // MARK: Response (task → MHD's thread)

@@ -78,9 +78,12 @@ extension DaemonContext {
     /// Called as for the headers once a checked admission is decided: reads the body, or
     /// answers without reading it.
     func admissionDecided(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
+        let refused = shuttingDown.load(ordering: .sequentiallyConsistent) || link.connection.currentPhase() == .abandoned
+        // Owed before it stops counting as suspended: `shutdown` reads the counts in that order.
+        if refused { oweShutdownAnswer(link) }
         leaveSuspension(link)
         link.awaitingAdmission = false
-        if shuttingDown.load(ordering: .relaxed) || link.connection.currentPhase() == .abandoned {
+        if refused {
             return queue(shuttingDownResponse(), on: connection, state: link.connection)
         }
         let admission = link.takeDecision() ?? .read(limit: nil)

@@ -102,8 +102,11 @@ extension DaemonContext {
     /// Called again after the connection was resumed: for the task's next step, for its
     /// answer, or because `shutdown` took it over.
     func resumed(link: ConnectionLink, connection: OpaquePointer) -> MHD_Result {
+        let phase = link.connection.currentPhase()
+        // Owed before it stops counting as suspended: `shutdown` reads the counts in that order.
+        if phase == .abandoned { oweShutdownAnswer(link) }
         leaveSuspension(link)
-        switch link.connection.currentPhase() {
+        switch phase {
         case .abandoned:
             link.endSteps()
             return queue(shuttingDownResponse(), on: connection, state: link.connection)
@@ -145,6 +148,19 @@ extension DaemonContext {
             if link.clientAddress != link.connection.peerAddress { forwarded.release(link.clientAddress) }
         }
         if link?.dispatched == true { requestLeftFlight() }
+        if let link, link.owesShutdownAnswer {
+            link.owesShutdownAnswer = false
+            if counters.unsentShutdownAnswers.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 {
+                gaugeReachedZero.notify()
+            }
+        }
+    }
+
+    /// A request `shutdown` took over will be answered 503: counted until that is sent.
+    func oweShutdownAnswer(_ link: ConnectionLink) {
+        guard !link.owesShutdownAnswer else { return }
+        link.owesShutdownAnswer = true
+        counters.unsentShutdownAnswers.add(1, ordering: .sequentiallyConsistent)
     }
 
     /// Uncounts a suspended request once, whichever comes first: the access handler's

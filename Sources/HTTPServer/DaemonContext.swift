@@ -78,6 +78,12 @@ final class DaemonContext: Sendable {
             until: { counters.suspendedRequests.load(ordering: .sequentiallyConsistent) == 0 },
             timeout: .seconds(5))
         if !resumed { log("shutdown: suspended connections did not resume; stopping anyway") }
+        // Their 503s are queued now, not yet written: stopping MHD at once could close a
+        // connection before its answer leaves, and the client would see only a close.
+        let answered = await gaugeReachedZero.wait(
+            until: { counters.unsentShutdownAnswers.load(ordering: .sequentiallyConsistent) == 0 },
+            timeout: .seconds(5))
+        if !answered { log("shutdown: 503 answers not all written; stopping anyway") }
 
         // The reaper stops first: once MHD has closed the connections their descriptors
         // may be reused at once (another server's listening socket, in a test run), and a

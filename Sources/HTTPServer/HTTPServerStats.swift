@@ -82,6 +82,9 @@ final class ServerCounters: Sendable {
     /// Requests whose connection is suspended in MHD while the responder works; MHD
     /// must not be stopped while any remain.
     let suspendedRequests = Atomic<Int>(0)
+    /// 503s queued for requests that `shutdown` took over, not yet sent: MHD is stopped
+    /// only once they are written (or a bounded wait ends).
+    let unsentShutdownAnswers = Atomic<Int>(0)
 
     var snapshot: HTTPServerStats {
         HTTPServerStats(

@@ -90,14 +90,8 @@ import TestSupport
             _ = await checks.next()
 
             await server.shutdown()
-            // 503 as a rule; with no grace at all a loaded machine may close the connection
-            // before that answer is written (seen once in a full run). Either way the client
-            // is not left waiting, and nothing stays suspended.
-            do {
-                let response = try await client.response()
-                #expect(response.status == 503)
-            } catch let error where "\(error)".contains("connection closed before a response head") {
-            }
+            let response = try await client.response()
+            #expect(response.status == 503)
             #expect(server.stats.requestsTotal == 0)
             #expect(!logged.lines.contains { $0.contains("did not resume") }, "\(logged.lines)")
             gate.open()  // the late decision resumes nothing

@@ -71,6 +71,34 @@ import Testing
         #expect(model.sessions.row(Fixture.opsID)?.unread == 1)
     }
 
+    /// Messages that came while a new conversation's row was being fetched were not
+    /// counted; a row fetched before them must not freeze the count short of them.
+    @Test func messagesThatCameWhileTheRowWasFetchedAreRecounted() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        let carolID = ConversationID(rawValue: 99)
+        func message(_ seq: Int64) -> ChatInput {
+            Fixture.event(seq, .message, carolID, address: .user("carol"),
+                          message: Fixture.message(seq, "m\(seq)", from: "carol", in: carolID))
+        }
+        func row(last seq: Int64) -> Conversation {
+            Fixture.conversation(carolID, .user("carol"), name: "Carol",
+                                 last: Fixture.message(seq, "m\(seq)", from: "carol", in: carolID), unread: Int(seq), read: 0)
+        }
+        for seq in Int64(1)...3 { #expect(model.handle(message(seq)) == [.loadConversation(.user("carol"))]) }
+        // The first fetch answers with the row as it was at message 1; 2 and 3 are gone.
+        #expect(model.handle(.result(.conversation(row(last: 1)))) == [])
+        // Message 4 shows the gap: counted, and the row fetched again.
+        #expect(model.handle(message(4)) == [.loadConversation(.user("carol"))])
+        #expect(model.sessions.row(carolID)?.unread == 2)
+        // A late answer older than the row here: still short, so fetched again.
+        #expect(model.handle(.result(.conversation(row(last: 3)))) == [.loadConversation(.user("carol"))])
+        // An answer as far along ends it.
+        #expect(model.handle(.result(.conversation(row(last: 4)))) == [])
+        #expect(model.sessions.row(carolID)?.unread == 4)
+        #expect(model.handle(message(5)) == [])
+        #expect(model.sessions.row(carolID)?.unread == 5)
+    }
+
     @Test func aMessageInAConversationWithoutARowFetchesTheRow() {
         var model = Fixture.loggedIn(sessions: Self.rows)
         let carolID = ConversationID(rawValue: 99)

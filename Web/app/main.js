@@ -34,7 +34,7 @@ class App {
   }
 
   freshState() {
-    return { me: null, conversations: new Map(), contacts: [], groups: [], rooms: [], invites: [], requests: [], open: null, screen: 'sessions' };
+    return { me: null, conversations: new Map(), recounting: new Set(), contacts: [], groups: [], rooms: [], invites: [], requests: [], open: null, screen: 'sessions' };
   }
 
   // MARK: logging in
@@ -191,9 +191,20 @@ class App {
     renderSessions(this);
   }
 
+  /**
+   * Fetches one row. Fetches overlap with live messages: the server's row wins unless the
+   * row here is further along; a row whose count missed messages (see `received`) is
+   * fetched again until an answer is as far along.
+   */
   async refreshRow(address) {
     try {
       const row = await this.api.get(`/v1/conversations/${seg(address)}`);
+      const current = this.state.conversations.get(row.address);
+      if ((current?.last_message?.seq ?? 0) > (row.last_message?.seq ?? 0)) {
+        if (this.state.recounting.has(row.address)) this.refreshRow(row.address);
+        return;
+      }
+      this.state.recounting.delete(row.address);
       this.state.conversations.set(row.address, row);
     } catch (error) {
       if (error.status === 404 || error.status === 403) this.state.conversations.delete(address);
@@ -376,6 +387,10 @@ class App {
     const row = this.state.conversations.get(address);
     if (!row) { this.refreshRow(address); }
     else {
+      // Messages before this one came while the row was fetched and were not counted:
+      // the count is the server's to give.
+      if (message.seq > (row.last_message?.seq ?? 0) + 1) this.state.recounting.add(address);
+      if (this.state.recounting.has(address)) this.refreshRow(address);
       const newer = !row.last_message || message.seq >= row.last_message.seq;
       if (newer) { row.last_message = message; row.updated_at = message.created_at; }
       const fromOther = message.sender !== this.state.me.username && message.type === 'chat';

@@ -46,15 +46,15 @@ extension ChatModel {
             if me != nil { resetToLogin(note: "Logged out.") }
             return [.loadLastUser]
         case .sessions(let list):
-            sessions.replace(list)
+            let recounting = sessions.replace(list)
             for row in list { if case .user(let name) = row.address { nicknames[name.lowercased()] = row.displayName } }
-            return []
+            return recounting.map { .loadConversation($0) }
         case .conversation(let conversation):
-            sessions.upsert(conversation)
+            let counted = sessions.upsert(conversation)
             if let open = dialogue, open.key.id == nil, open.key.matches(DialogueKey(address: conversation.address)) {
                 dialogue?.key.id = conversation.id
             }
-            return []
+            return counted ? [] : [.loadConversation(conversation.address)]
         case .contacts(let lists):
             contacts.replace(lists)
             learn(lists.users + lists.blocked)

@@ -16,6 +16,11 @@ public struct SessionsState: Sendable, Equatable {
     public var waitingSelected: Int?
     /// False until the first list arrived.
     public var loaded = false
+    /// Rows whose count missed messages: a message arrived past a gap in the sequence
+    /// (those before it came while the row was being fetched, and were not counted).
+    /// Such a row takes the next fetched row that is as far along, and is fetched again
+    /// until one is.
+    private var recounting: Set<ConversationID> = []
 
     public init() {}
 
@@ -30,21 +35,35 @@ public struct SessionsState: Sendable, Equatable {
 
     /// Replaces the rows with the server's list, keeping a row that live events have
     /// already carried past the list's snapshot (see `newer(_:than:)`).
-    public mutating func replace(_ conversations: [Conversation]) {
+    /// Returns the rows whose count is still being recounted (to fetch again).
+    @discardableResult
+    public mutating func replace(_ conversations: [Conversation]) -> [ConversationAddress] {
         let current = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        rows = conversations.map { fetched in current[fetched.id].map { Self.newer(fetched, than: $0) } ?? fetched }
+        rows = conversations.map { fetched in current[fetched.id].map { taken(fetched, over: $0) } ?? fetched }
+        recounting.formIntersection(rows.map(\.id))
         loaded = true
         sort()
+        return rows.filter { recounting.contains($0.id) }.map(\.address)
     }
 
-    /// Adds or replaces one row (from `GET /v1/conversations/<c>`).
-    public mutating func upsert(_ conversation: Conversation) {
+    /// Adds or replaces one row (from `GET /v1/conversations/<c>`). Returns false when
+    /// its count is still being recounted (to fetch again).
+    @discardableResult
+    public mutating func upsert(_ conversation: Conversation) -> Bool {
         if let index = rows.firstIndex(where: { $0.id == conversation.id }) {
-            rows[index] = Self.newer(conversation, than: rows[index])
+            rows[index] = taken(conversation, over: rows[index])
         } else {
             rows.append(conversation)
         }
         sort()
+        return !recounting.contains(conversation.id)
+    }
+
+    /// `newer(_:than:)`, ending a recount when the fetched row is as far along.
+    private mutating func taken(_ fetched: Conversation, over current: Conversation) -> Conversation {
+        let row = Self.newer(fetched, than: current)
+        if row == fetched { recounting.remove(fetched.id) }
+        return row
     }
 
     /// The server's row, unless the row here is ahead of it. Fetches overlap with live
@@ -67,7 +86,7 @@ public struct SessionsState: Sendable, Equatable {
     }
 
     /// What a new message means for the list; returns false when the conversation has
-    /// no row yet (the caller fetches it).
+    /// no row yet, or its count cannot be known here (the caller fetches it).
     ///
     /// `seen` is true when the message is on screen in the open dialogue: it then
     /// counts as read at once.
@@ -80,6 +99,10 @@ public struct SessionsState: Sendable, Equatable {
             rows[index] = row
             return true
         }
+        // Messages before this one were not seen here (they came while the row was
+        // fetched): the count is the server's to give.
+        let gap = message.seq > (row.lastMessage?.seq ?? 0) + 1
+        if gap { recounting.insert(row.id) }
         row.lastMessage = message
         row.updatedAt = max(row.updatedAt, message.createdAt)
         if message.type == .chat {
@@ -94,7 +117,7 @@ public struct SessionsState: Sendable, Equatable {
         }
         rows[index] = row
         sort()
-        return true
+        return !recounting.contains(row.id)
     }
 
     /// A read marker moved (here or in another client of the account). Returns true when
