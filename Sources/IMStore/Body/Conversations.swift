@@ -173,4 +173,55 @@ extension StoreEngine {
             conversationID.rawValue, user.rawValue, role.rawValue, now.milliseconds, lastReadSeq, position, restricted)
             == 1
     }
+
+    /// What a membership change says: its notice (a system message from the actor, when
+    /// the change has one) and its event's payload. Each engine writes the event itself
+    /// (`announce`), where the member's reading starts or ends.
+    func announcement(
+        _ context: WriteContext, _ conversationID: ConversationID, member: UserID, change: MembershipChange,
+        at now: Timestamp
+    ) throws -> (notice: MessageID?, payload: EventPayload) {
+        let connection = context.connection
+        guard let user = try connection.first(
+            "SELECT \(Self.userColumns) FROM users u WHERE u.id = ?1", member.rawValue,
+            as: { try Self.userRecord($0).user })
+        else { throw StoreError.notFound("no account \(member)") }
+        let byName = try change.by.flatMap { try username($0, connection) }
+        let notice = try change.notice.map { text in
+            try appendMessage(
+                context,
+                NewMessage(
+                    conversationID: conversationID, senderID: change.by ?? member, type: .system, text: text,
+                    requireMembership: false),
+                at: now)
+        }
+        let payload = EventPayload(
+            user: user, by: byName, reason: change.reason, until: change.until, role: change.role, via: change.via)
+        return (notice?.id, payload)
+    }
+
+    /// Gives `member`, who is not a member before or after (someone banned or invited),
+    /// the event in their own feed too, unless they block whoever acted.
+    func tellOutsider(
+        _ context: WriteContext, _ conversationID: ConversationID, member: UserID, change: MembershipChange,
+        payload: EventPayload, at now: Timestamp
+    ) throws {
+        guard try change.by.map({ try Self.takesEvents(member, from: $0, context.connection) }) ?? true else { return }
+        try appendUserEvent(
+            context, type: change.event, users: [member], conversationID: conversationID, payload: payload, at: now)
+    }
+
+    /// After a member left: a group is never left without an owner, the longest-standing
+    /// admin, else member, takes over.
+    static func keepAnOwner(_ conversationID: ConversationID, _ connection: Connection) throws {
+        try connection.execute(
+            """
+            UPDATE members SET role = 'owner'
+            WHERE conversation_id = ?1 AND NOT EXISTS (SELECT 1 FROM members WHERE conversation_id = ?1 AND role = 'owner')
+                AND (SELECT kind FROM conversations WHERE id = ?1) = 'group'
+                AND user_id = (SELECT user_id FROM members WHERE conversation_id = ?1
+                    ORDER BY role = 'admin' DESC, joined_at, user_id LIMIT 1)
+            """,
+            conversationID.rawValue)
+    }
 }

@@ -16,6 +16,8 @@ protocol StoreEngine: AnyObject, Sendable {
     associatedtype WriteContext: StoreWriteContext<Connection>
 
     var clock: @Sendable () -> Timestamp { get }
+    /// Tells the feed observers of each commit.
+    var notifier: FeedNotifier { get }
 
     /// Runs `body` on a read connection (each statement sees the newest commit).
     func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T

@@ -5,19 +5,19 @@ import IMProtocol
 /// starts or ends their reading) and its sessions list (the rest of `ConversationStore`:
 /// `Body/Conversations.swift`).
 extension PostgresStore {
-    static func addMember(
+    func addMember(
         _ context: PostgresWriteContext, _ conversationID: ConversationID, _ userID: UserID,
-        role: MemberRole, restricted: Bool = false, change: MembershipChange, at now: Timestamp
+        role: MemberRole, restricted: Bool, change: MembershipChange, at now: Timestamp
     ) throws -> Bool {
         let connection = context.connection
-        _ = try record(conversationID, connection, forUpdate: true)
-        try requireUser(userID, connection)
-        guard try insertMember(connection, conversationID, userID, role: role, restricted: restricted, at: now, position: nil)
+        _ = try Self.record(conversationID, connection, forUpdate: true)
+        try Self.requireUser(userID, connection)
+        guard try Self.insertMember(connection, conversationID, userID, role: role, restricted: restricted, at: now, position: nil)
         else { return false }
         try connection.execute(
             "UPDATE conversations SET member_count = member_count + 1 WHERE id = $1", conversationID.rawValue)
         // The member reads the conversation from the event that announces them on.
-        let event = try announce(context, conversationID, member: userID, change: change, at: now)
+        let event = try announceEvent(context, conversationID, member: userID, change: change, at: now)
         context.batch.events[event].joins = [userID]
         return true
     }
@@ -34,56 +34,28 @@ extension PostgresStore {
             userID.rawValue, as: { _ in true }) != nil
         else { return false }
         // Everyone is told, the member included, who reads up to this event and no further.
-        let event = try Self.announce(context, conversationID, member: userID, change: change, at: now)
+        let event = try announceEvent(context, conversationID, member: userID, change: change, at: now)
         if let leave = try Self.deleteMember(context, conversationID, userID) {
             context.batch.events[event].leaves = [leave]
         }
         try connection.execute(
             "UPDATE conversations SET member_count = member_count - 1 WHERE id = $1", conversationID.rawValue)
-        // A group is never left without an owner: the longest-standing admin, else
-        // member, takes over.
-        try connection.execute(
-            """
-            UPDATE members SET role = 'owner'
-            WHERE conversation_id = $1 AND NOT EXISTS (SELECT 1 FROM members WHERE conversation_id = $1 AND role = 'owner')
-                AND (SELECT kind FROM conversations WHERE id = $1) = 'group'
-                AND user_id = (SELECT user_id FROM members WHERE conversation_id = $1
-                    ORDER BY role = 'admin' DESC, joined_at, user_id LIMIT 1)
-            """,
-            conversationID.rawValue)
+        try Self.keepAnOwner(conversationID, connection)
         return true
     }
 
-    /// Writes a membership notice (when the change has one) into the conversation and adds
-    /// its event for every member; returns the event's index in the batch, for the caller
-    /// to complete. With `tellingOutsider`, `member` (who is not a member before or after,
-    /// e.g. someone banned or invited) gets the event too, in their own feed.
-    @discardableResult
-    static func announce(
+    /// Writes a membership change's notice and event for every member
+    /// (`announcement`); returns the event's index in the batch, for the caller to
+    /// complete. With `tellingOutsider`, `member` gets the event in their own feed too.
+    func announceEvent(
         _ context: PostgresWriteContext, _ conversationID: ConversationID, member: UserID,
         change: MembershipChange, at now: Timestamp, tellingOutsider: Bool = false
     ) throws -> Int {
-        let connection = context.connection
-        guard let user = try connection.first(
-            "SELECT \(userColumns) FROM users u WHERE u.id = $1", member.rawValue, as: { try userRecord($0).user })
-        else { throw StoreError.notFound("no account \(member)") }
-        let byName = try change.by.flatMap { try username($0, connection) }
-        let notice = try change.notice.map { text in
-            try insertMessage(
-                context,
-                NewMessage(
-                    conversationID: conversationID, senderID: change.by ?? member, type: .system, text: text,
-                    requireMembership: false),
-                at: now
-            ).message
-        }
-        let payload = EventPayload(
-            user: user, by: byName, reason: change.reason, until: change.until, role: change.role, via: change.via)
-        let event = try appendConversationEvent(
-            context, type: change.event, conversationID: conversationID, messageID: notice?.id, payload: payload, at: now)
-        if tellingOutsider, try change.by.map({ try takesEvents(member, from: $0, connection) }) ?? true {
-            try appendUserEvent(
-                context, type: change.event, users: [member], conversationID: conversationID, payload: payload, at: now)
+        let (notice, payload) = try announcement(context, conversationID, member: member, change: change, at: now)
+        let event = try Self.appendConversationEvent(
+            context, type: change.event, conversationID: conversationID, messageID: notice, payload: payload, at: now)
+        if tellingOutsider {
+            try tellOutsider(context, conversationID, member: member, change: change, payload: payload, at: now)
         }
         return event
     }

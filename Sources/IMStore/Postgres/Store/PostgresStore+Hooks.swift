@@ -13,18 +13,11 @@ extension PostgresStore {
         try Self.username(id, connection)
     }
 
-    func addMember(
-        _ context: PostgresWriteContext, _ conversationID: ConversationID, _ userID: UserID, role: MemberRole,
-        restricted: Bool, change: MembershipChange, at now: Timestamp
-    ) throws -> Bool {
-        try Self.addMember(context, conversationID, userID, role: role, restricted: restricted, change: change, at: now)
-    }
-
     func announce(
         _ context: PostgresWriteContext, _ conversationID: ConversationID, member: UserID, change: MembershipChange,
         at now: Timestamp, tellingOutsider: Bool
     ) throws {
-        try Self.announce(context, conversationID, member: member, change: change, at: now, tellingOutsider: tellingOutsider)
+        _ = try announceEvent(context, conversationID, member: member, change: change, at: now, tellingOutsider: tellingOutsider)
     }
 }
 

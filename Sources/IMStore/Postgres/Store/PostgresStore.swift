@@ -184,10 +184,6 @@ public final class PostgresStore: Sendable {
         return max(clock, order.through)
     }
 
-    public func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void) {
-        notifier.observe(observer)
-    }
-
     // MARK: Running statements
 
     /// Runs `body` on a read session (outside any transaction: each statement sees what

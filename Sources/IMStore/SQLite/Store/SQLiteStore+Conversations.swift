@@ -39,50 +39,22 @@ extension SQLiteStore {
         _ = try deleteMember(connection, conversationID, userID, position: position)
         try connection.execute(
             "UPDATE conversations SET member_count = member_count - 1 WHERE id = ?", conversationID.rawValue)
-        // A group is never left without an owner: the longest-standing admin, else
-        // member, takes over.
-        try connection.execute(
-            """
-            UPDATE members SET role = 'owner'
-            WHERE conversation_id = ?1 AND NOT EXISTS (SELECT 1 FROM members WHERE conversation_id = ?1 AND role = 'owner')
-                AND (SELECT kind FROM conversations WHERE id = ?1) = 'group'
-                AND user_id = (SELECT user_id FROM members WHERE conversation_id = ?1
-                    ORDER BY role = 'admin' DESC, joined_at, user_id LIMIT 1)
-            """,
-            conversationID.rawValue)
+        try Self.keepAnOwner(conversationID, connection)
         return true
     }
 
-    /// Writes a membership notice (when the change has one) into the conversation and its
-    /// event, at `position`, for every member. With `tellingOutsider`, `member` (who is not
-    /// a member before or after, e.g. someone banned or invited) gets the event too, in
-    /// their own feed.
+    /// Writes a membership change's notice and event (`announcement`), at `position`, for
+    /// every member. With `tellingOutsider`, `member` gets the event in their own feed too.
     func announce(
         _ context: SQLiteDatabase.WriteContext, _ conversationID: ConversationID, member: UserID,
         change: MembershipChange, at now: Timestamp, position: Int64? = nil, tellingOutsider: Bool = false
     ) throws {
-        let connection = context.connection
-        guard let user = try connection.first(
-            "SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", member.rawValue, as: { try Self.userRecord($0).user })
-        else { throw StoreError.notFound("no account \(member)") }
-        let byName = try change.by.flatMap { try username($0, connection) }
-        let notice = try change.notice.map { text in
-            try insertMessage(
-                context,
-                NewMessage(
-                    conversationID: conversationID, senderID: change.by ?? member, type: .system, text: text,
-                    requireMembership: false),
-                at: now
-            ).message
-        }
-        let payload = EventPayload(
-            user: user, by: byName, reason: change.reason, until: change.until, role: change.role, via: change.via)
+        let (notice, payload) = try announcement(context, conversationID, member: member, change: change, at: now)
         try appendConversationEvent(
-            context, type: change.event, conversationID: conversationID, messageID: notice?.id, payload: payload,
-            at: now, position: position)
-        if tellingOutsider, try change.by.map({ try Self.takesEvents(member, from: $0, connection) }) ?? true {
-            try appendUserEvent(
-                context, type: change.event, users: [member], conversationID: conversationID, payload: payload, at: now)
+            context, type: change.event, conversationID: conversationID, messageID: notice, payload: payload, at: now,
+            position: position)
+        if tellingOutsider {
+            try tellOutsider(context, conversationID, member: member, change: change, payload: payload, at: now)
         }
     }
 

@@ -95,10 +95,6 @@ public final class SQLiteStore: Sendable {
         if epoch == self.epoch { return position <= issuedPosition }
         return earlierEpochs[epoch].map { position <= $0 } ?? false
     }
-
-    public func observeFeeds(_ observer: @escaping @Sendable (FeedUpdate) -> Void) {
-        notifier.observe(observer)
-    }
 }
 
 extension SQLiteStore: ServerStore, StoreEngine {
