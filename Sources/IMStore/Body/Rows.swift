@@ -98,4 +98,37 @@ extension StoreEngine {
         else { throw StoreError.notFound("no conversation \(id)") }
         return record
     }
+
+    /// The unread count of a member (`mb`) in a conversation (`c`) of the sessions list:
+    /// others' chat messages after the read marker (SQL both stores run; `unread(_:)`
+    /// caps it at 1,000). A conversation's messages are numbered without gaps, and a
+    /// member's own chat message moves their read marker to it, so the count is the
+    /// numbers after the marker less the system notices and deleted messages among them,
+    /// which a partial index holds (`messages_not_plain`): the plain messages are not
+    /// visited one by one (that cost up to 1,000 row reads per conversation, 40 ms for a
+    /// list of 64).
+    static var unreadSQL: String {
+        """
+        (c.last_seq - mb.last_read_seq - (SELECT count(*) FROM messages x WHERE x.conversation_id = c.id
+            AND x.seq > mb.last_read_seq AND (x.type <> 'chat' OR x.deleted_at IS NOT NULL))) AS unread
+        """
+    }
+
+    /// The sessions list's unread count from `unreadSQL`'s value: at most 1,000.
+    static func unread(_ value: Int64) -> Int { Int(min(1000, max(0, value))) }
+
+    /// Fills in the fields a non-message event keeps as JSON.
+    static func applyPayload(_ payloadText: String?, to event: inout Event) {
+        guard let payloadText,
+            let payload = try? JSONDecoder().decode(EventPayload.self, from: Data(payloadText.utf8))
+        else { return }
+        event.user = payload.user
+        event.by = payload.by
+        event.info = payload.info
+        event.seq = payload.seq
+        event.reason = payload.reason
+        event.until = payload.until
+        event.role = payload.role
+        event.via = payload.via
+    }
 }

@@ -65,7 +65,7 @@ extension PostgresStore {
             var result = try connection.rows(
                 """
                 SELECT c.id, c.kind, c.name, c.title, c.logo_url, c.updated_at, mb.last_read_seq,
-                    \(SQLiteStore.unreadSQL),
+                    \(Self.unreadSQL),
                     o.username, o.nickname, o.avatar_url,
                     \(Self.messageColumns)
                 FROM members mb JOIN conversations c ON c.id = mb.conversation_id
@@ -85,7 +85,7 @@ extension PostgresStore {
                         id: ConversationID(rawValue: try row.int(0)), kind: kind,
                         address: ConversationAddress(kind: kind, name: name), displayName: title.isEmpty ? name : title,
                         avatarURL: try row.text(4), lastMessage: try Self.message(row, at: 11),
-                        unread: SQLiteStore.unread(try row.int(7)), lastReadSeq: try row.int(6),
+                        unread: Self.unread(try row.int(7)), lastReadSeq: try row.int(6),
                         updatedAt: Timestamp(milliseconds: try row.int(5)))
                     if kind == .direct, let other = try row.optionalText(8) {
                         conversation.address = .user(other)

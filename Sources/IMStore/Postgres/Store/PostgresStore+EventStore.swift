@@ -66,7 +66,7 @@ extension PostgresStore: EventStore {
                     event.message?.text = try row.text(22)
                     event.message?.editedAt = try row.optionalInt(23).map { Timestamp(milliseconds: $0) }
                 }
-                SQLiteStore.apply(try row.optionalText(4), to: &event)
+                Self.applyPayload(try row.optionalText(4), to: &event)
                 return (floor, event)
             }
         }

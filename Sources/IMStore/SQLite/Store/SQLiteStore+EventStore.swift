@@ -186,7 +186,7 @@ extension SQLiteStore: EventStore {
             var event = Event(
                 position: row.int(0), type: EventType(rawValue: row.text(1)), at: Timestamp(milliseconds: row.int(2)),
                 conversation: conversations[row.int(4)], message: try Self.message(row, at: 5))
-            Self.apply(row.optionalText(3), to: &event)
+            Self.applyPayload(row.optionalText(3), to: &event)
             events.append(event)
         }
         return events
@@ -225,25 +225,10 @@ extension SQLiteStore: EventStore {
                 event.conversation = ConversationRef(id: ConversationID(rawValue: conversationID), kind: kind, address: address)
             }
             event.message = try Self.message(row, at: 7)
-            Self.apply(row.optionalText(4), to: &event)
+            Self.applyPayload(row.optionalText(4), to: &event)
             events.append(event)
         }
         return events
-    }
-
-    /// Fills in the fields a non-message event keeps as JSON.
-    static func apply(_ payloadText: String?, to event: inout Event) {
-        guard let payloadText,
-            let payload = try? JSONDecoder().decode(EventPayload.self, from: Data(payloadText.utf8))
-        else { return }
-        event.user = payload.user
-        event.by = payload.by
-        event.info = payload.info
-        event.seq = payload.seq
-        event.reason = payload.reason
-        event.until = payload.until
-        event.role = payload.role
-        event.via = payload.via
     }
 
     /// Drops events created before `before` and raises the feed floor of everyone who

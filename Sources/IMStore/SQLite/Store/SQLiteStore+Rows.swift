@@ -1,25 +1,9 @@
 import Foundation
 import IMProtocol
 
-/// The sessions list's unread count and SQLite's cached row helpers (the column lists
-/// and row mappers of both engines are `Body/Rows.swift`).
+/// SQLite's cached row helpers (the column lists and row mappers of both engines are
+/// `Body/Rows.swift`).
 extension SQLiteStore {
-    /// The unread count of a member (`mb`) in a conversation (`c`) of the sessions list:
-    /// others' chat messages after the read marker (SQL both stores run; `unread(_:)`
-    /// caps it at 1,000). A conversation's messages are numbered without gaps, and a
-    /// member's own chat message moves their read marker to it, so the count is the
-    /// numbers after the marker less the system notices and deleted messages among them,
-    /// which a partial index holds (`messages_not_plain`): the plain messages are not
-    /// visited one by one (that cost up to 1,000 row reads per conversation, 40 ms for a
-    /// list of 64).
-    static let unreadSQL = """
-        (c.last_seq - mb.last_read_seq - (SELECT count(*) FROM messages x WHERE x.conversation_id = c.id
-            AND x.seq > mb.last_read_seq AND (x.type <> 'chat' OR x.deleted_at IS NOT NULL))) AS unread
-        """
-
-    /// The sessions list's unread count from `unreadSQL`'s value: at most 1,000.
-    static func unread(_ value: Int64) -> Int { Int(min(1000, max(0, value))) }
-
     /// Throws `StoreError.notFound` unless the conversation exists.
     func requireConversation(_ id: ConversationID, _ connection: SQLiteConnection) throws {
         guard try connection.scalar("SELECT 1 FROM conversations WHERE id = ?", id.rawValue) != nil else {
