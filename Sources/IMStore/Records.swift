@@ -291,3 +291,9 @@ public struct MessageDeletion: Sendable, Hashable {
         self.notice = notice
     }
 }
+
+extension UserRecord {
+    /// The name a deleted account keeps: `deleted~<id>` ('~' is not allowed in names
+    /// people register, so it never clashes and the old name is free again).
+    public static func deletedName(_ userID: UserID) -> String { "deleted~\(userID.rawValue)" }
+}

@@ -46,6 +46,9 @@ final class StoreFixture: Sendable {
         return try await ensuring({ try await body(fixture) }) { await fixture.remove() }
     }
 
+    /// The PostgreSQL store's database (nil for SQLite).
+    var postgresDatabase: PostgresTestDatabase? { database }
+
     /// The SQLite store's folder ("" for PostgreSQL).
     var directoryPath: String { directory?.path ?? "" }
 

@@ -34,12 +34,7 @@ final class PostgresBatch {
         var replaced: Version?
     }
 
-    /// The text and edit time a message showed before an edit.
-    struct Version {
-        var message: MessageID
-        var text: String
-        var editedAt: Int64?
-    }
+    typealias Version = MessageVersion
 
     /// An ended membership, to be kept in `former_members`.
     struct Leave {
@@ -56,10 +51,7 @@ final class PostgresBatch {
     }
 
     /// Logins ended: some by id, or every login of an account.
-    enum Revocation {
-        case token(Int64)
-        case user(UserID)
-    }
+    typealias Revocation = LoginRevocation
 
     var events: [Event] = []
     var revocations: [Revocation] = []
@@ -101,7 +93,7 @@ final class PostgresBatch {
 
 /// A write job's view of its batch: the batch's connection, inside the job's savepoint,
 /// and the batch's pending feed events.
-final class PostgresWriteContext {
+final class PostgresWriteContext: StoreWriteContext {
     let connection: PostgresConnection
     let batch: PostgresBatch
 

@@ -73,4 +73,10 @@ extension PostgresConnection {
         // Nothing to undo on a broken connection: the server rolled back when it went.
         if handle.isConnected, !handle.isIdle { _ = try? executeScript("ROLLBACK") }
     }
+
+    /// Runs `body`'s reads in one read-only repeatable-read transaction, so they all see
+    /// the same commits.
+    public func snapshot<T>(_ body: () throws -> T) throws -> T {
+        try transaction(.repeatableRead, readOnly: true, body)
+    }
 }

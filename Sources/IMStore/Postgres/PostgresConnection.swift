@@ -8,7 +8,7 @@ import Foundation
 /// slot's or the listener's), never on Swift's cooperative pool, and one thread at a time
 /// uses it; it is deliberately not `Sendable`. `PostgresPool` hands it to synchronous
 /// closures on that thread.
-public final class PostgresConnection {
+public final class PostgresConnection: StoreConnection {
     let handle: PostgresConnectionHandle
     private var statements: PostgresStatementCache
 
@@ -99,7 +99,7 @@ public final class PostgresConnection {
     private func run(_ sql: String, _ values: [any PostgresBindable]) throws -> PostgresResult {
         let parameters = try PostgresParameters(values.map(\.postgresValue), context: Self.context(sql))
         guard statements.capacity > 0 else {
-            return try handle.check(handle.execParams(sql, parameters), Self.context(sql))
+            return try handle.check(handle.execParams(PostgresDialect.translate(sql), parameters), Self.context(sql))
         }
         let key = PostgresStatementCache.Key(sql: sql, types: parameters.types)
         let name: String
@@ -107,7 +107,8 @@ public final class PostgresConnection {
             name = cached
         } else {
             name = statements.newName()
-            try handle.check(handle.prepare(name: name, sql: sql, types: parameters.types), Self.context(sql))
+            try handle.check(
+                handle.prepare(name: name, sql: PostgresDialect.translate(sql), types: parameters.types), Self.context(sql))
             if let evicted = statements.insert(key, name: name) {
                 // Names are generated here ("sb_<n>"), never taken from input.
                 _ = try? executeScript("DEALLOCATE \(evicted)")

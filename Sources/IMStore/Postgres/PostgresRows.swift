@@ -114,3 +114,5 @@ public struct PostgresRow: Sendable {
             kind: .invalidValue, message: "row \(index) column \(column)\(name) \(problem)", context: rows.context)
     }
 }
+
+extension PostgresRow: StoreRow {}

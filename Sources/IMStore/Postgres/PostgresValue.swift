@@ -24,23 +24,43 @@ public enum PostgresValue: Sendable, Hashable {
     case textArray([String])
 }
 
-/// Values that bind as a statement parameter.
-public protocol PostgresBindable {
-    var postgresValue: PostgresValue { get }
-}
+/// Values that bind as a PostgreSQL statement parameter (every `StoreBindable`).
+public typealias PostgresBindable = StoreBindable
 
-extension PostgresValue: PostgresBindable { public var postgresValue: PostgresValue { self } }
-extension Bool: PostgresBindable { public var postgresValue: PostgresValue { .bool(self) } }
-extension Int64: PostgresBindable { public var postgresValue: PostgresValue { .integer(self) } }
-extension Int: PostgresBindable { public var postgresValue: PostgresValue { .integer(Int64(self)) } }
-extension Int32: PostgresBindable { public var postgresValue: PostgresValue { .integer(Int64(self)) } }
-extension Double: PostgresBindable { public var postgresValue: PostgresValue { .double(self) } }
-extension String: PostgresBindable { public var postgresValue: PostgresValue { .text(self) } }
-extension Substring: PostgresBindable { public var postgresValue: PostgresValue { .text(String(self)) } }
-extension Array: PostgresBindable where Element == UInt8 { public var postgresValue: PostgresValue { .bytes(self) } }
-extension Data: PostgresBindable { public var postgresValue: PostgresValue { .bytes([UInt8](self)) } }
-extension Timestamp: PostgresBindable { public var postgresValue: PostgresValue { .timestamp(self) } }
-extension Optional: PostgresBindable where Wrapped: PostgresBindable {
+extension PostgresValue: StoreBindable {
+    public var postgresValue: PostgresValue { self }
+
+    /// As SQLite binds it: a timestamp as its milliseconds, an array as JSON text (read
+    /// with `json_each`).
+    public var sqlValue: SQLValue {
+        switch self {
+        case .null: .null
+        case .bool(let value): .integer(value ? 1 : 0)
+        case .integer(let value): .integer(value)
+        case .double(let value): .real(value)
+        case .text(let value): .text(value)
+        case .bytes(let value): .blob(value)
+        case .timestamp(let value): .integer(value.milliseconds)
+        case .integerArray(let values): .text("[" + values.map(String.init).joined(separator: ",") + "]")
+        case .textArray(let values):
+            .text(String(decoding: (try? JSONEncoder().encode(values)) ?? Data("[]".utf8), as: UTF8.self))
+        }
+    }
+}
+extension Bool: StoreBindable { public var postgresValue: PostgresValue { .bool(self) } }
+extension Int64: StoreBindable { public var postgresValue: PostgresValue { .integer(self) } }
+extension Int: StoreBindable { public var postgresValue: PostgresValue { .integer(Int64(self)) } }
+extension Int32: StoreBindable { public var postgresValue: PostgresValue { .integer(Int64(self)) } }
+extension Double: StoreBindable { public var postgresValue: PostgresValue { .double(self) } }
+extension String: StoreBindable { public var postgresValue: PostgresValue { .text(self) } }
+extension Substring: StoreBindable { public var postgresValue: PostgresValue { .text(String(self)) } }
+extension Array: StoreBindable where Element == UInt8 { public var postgresValue: PostgresValue { .bytes(self) } }
+extension Data: StoreBindable { public var postgresValue: PostgresValue { .bytes([UInt8](self)) } }
+extension Timestamp: StoreBindable {
+    public var postgresValue: PostgresValue { .timestamp(self) }
+    public var sqlValue: SQLValue { .integer(milliseconds) }
+}
+extension Optional: StoreBindable where Wrapped: StoreBindable {
     public var postgresValue: PostgresValue { self?.postgresValue ?? .null }
 }
 

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Used by one thread at a time (the database's writer or one reader), so it takes no
 /// locks; `SQLiteDatabase` hands it out. Every value is bound as a parameter.
-public final class SQLiteConnection: @unchecked Sendable {
+public final class SQLiteConnection: StoreConnection, @unchecked Sendable {
     // @unchecked: a connection is owned by exactly one database thread at a time (the
     // writer, or one reader), which is the only place its methods are called.
     let handle: OpaquePointer
@@ -98,7 +98,7 @@ public final class SQLiteConnection: @unchecked Sendable {
         if let cached = statements[sql] {
             statement = cached
         } else {
-            statement = try SQLiteStatement(connection: self, sql: sql)
+            statement = try SQLiteStatement(connection: self, sql: SQLiteDialect.translate(sql))
             statements[sql] = statement
         }
         try statement.bind(values)

@@ -44,7 +44,7 @@ public final class SQLiteDatabase: Sendable {
     }
 
     /// What a write job can do besides SQL: act once the batch is committed.
-    public final class WriteContext {
+    public final class WriteContext: StoreWriteContext {
         public let connection: SQLiteConnection
         var afterCommitActions: [() -> Void] = []
         /// Whether each job runs in a savepoint of its own: only when the batch is run a

@@ -103,3 +103,15 @@ public struct SQLiteRow {
         return [UInt8](UnsafeRawBufferPointer(start: pointer, count: count))
     }
 }
+
+/// The shared body's getters (`StoreRow`), by `Int` column.
+extension SQLiteRow: StoreRow {
+    public func isNull(_ column: Int) -> Bool { isNull(Int32(column)) }
+    public func int(_ column: Int) -> Int64 { int(Int32(column)) }
+    public func optionalInt(_ column: Int) -> Int64? { optionalInt(Int32(column)) }
+    public func bool(_ column: Int) -> Bool { bool(Int32(column)) }
+    public func double(_ column: Int) -> Double { double(Int32(column)) }
+    public func text(_ column: Int) -> String { text(Int32(column)) }
+    public func optionalText(_ column: Int) -> String? { optionalText(Int32(column)) }
+    public func bytes(_ column: Int) -> [UInt8] { blob(Int32(column)) }
+}
