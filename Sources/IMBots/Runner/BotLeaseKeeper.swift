@@ -162,7 +162,17 @@ final class BotLeaseKeeper: Service {
             // stopping), which would cancel the request too. Awaited, so bounded by the
             // client's request timeout.
             let client = client
-            await Task { try? await client.releaseLease(fence: lease.fence) }.value
+            let failure = await Task { () -> String? in
+                do throws(IMClientError) {
+                    try await client.releaseLease(fence: lease.fence)
+                    return nil
+                } catch {
+                    return error.message
+                }
+            }.value
+            if let failure {
+                logger.warning("bot \(bot): its lease could not be given up (\(failure)); another runner takes the bot when it expires")
+            }
         }
         return ending
     }
