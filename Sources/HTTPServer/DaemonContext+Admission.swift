@@ -46,10 +46,19 @@ extension DaemonContext {
             link.awaitingAdmission = true
             // The check waits as a handler does: suspended in the connection's phases, so
             // that `shutdown` can take it over (and resume it) should the check not end.
+            // Counted before the flag is read again; `shutdown` sets the flag before it
+            // reads the count (both sequentially consistent), so either this sees the flag
+            // or `shutdown` waits for this connection: MHD must never be stopped with a
+            // connection suspended that nobody will resume.
+            counters.suspendedRequests.add(1, ordering: .sequentiallyConsistent)
+            link.countedSuspended = true
+            if shuttingDown.load(ordering: .sequentiallyConsistent) {
+                leaveSuspension(link)
+                link.awaitingAdmission = false
+                return queue(shuttingDownResponse(), on: connection, state: state)
+            }
             let generation = state.beginRequest()
             link.generation = generation
-            counters.suspendedRequests.add(1, ordering: .relaxed)
-            link.countedSuspended = true
             MHD_suspend_connection(connection)
             if !state.transition(generation: generation, from: .running, to: .suspended) {
                 // `shutdown` took it over meanwhile: resume it ourselves; the next call answers 503.

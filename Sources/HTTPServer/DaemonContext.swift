@@ -69,14 +69,19 @@ final class DaemonContext: Sendable {
                 + "still unanswered after \(configuration.shutdownGrace) s; closing them")
         }
 
-        // MHD must not be stopped with suspended connections: take over the requests
-        // whose responder is still at work, and answer them 503 ourselves.
-        for connection in connections.abandonUnansweredRequests() {
-            MHD_resume_connection(connection.handle)
+        // MHD must not be stopped with suspended connections (it aborts the process): take
+        // over the requests whose responder is still at work, and answer them 503
+        // ourselves. Again while any stays suspended: a request whose headers came just
+        // before the flag was set may suspend only after a pass.
+        var resumed = false
+        for _ in 0..<10 where !resumed {
+            for connection in connections.abandonUnansweredRequests() {
+                MHD_resume_connection(connection.handle)
+            }
+            resumed = await gaugeReachedZero.wait(
+                until: { counters.suspendedRequests.load(ordering: .sequentiallyConsistent) == 0 },
+                timeout: .seconds(1))
         }
-        let resumed = await gaugeReachedZero.wait(
-            until: { counters.suspendedRequests.load(ordering: .sequentiallyConsistent) == 0 },
-            timeout: .seconds(5))
         if !resumed { log("shutdown: suspended connections did not resume; stopping anyway") }
         // Their 503s are queued now, not yet written: stopping MHD at once could close a
         // connection before its answer leaves, and the client would see only a close.

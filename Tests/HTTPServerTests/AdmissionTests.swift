@@ -98,6 +98,46 @@ import TestSupport
         }
     }
 
+    /// Checked admissions arriving as `shutdown` begins: each is answered (its check's
+    /// answer, or 503) or closed, and `shutdown` ends with no connection left suspended
+    /// (MHD aborts the process if it is stopped with one).
+    @Test func checksArrivingAsShutdownBeginsLeaveNothingSuspended() async throws {
+        var responder = Self.echo
+        responder.admit = { _ in .check }
+        responder.check = { _ in
+            await Task.yield()
+            return .read(limit: nil)
+        }
+        let logged = ShutdownLogLines()
+        var configuration = testConfiguration(shutdownGrace: 0)
+        configuration.errorLog = { logged.append($0) }
+        let server = HTTPServer(configuration: configuration, responder: responder)
+        try server.start()
+        let port = server.port
+        let sent = SentCount()
+        try await shutsDownAfter(server) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        // New connections until the server stops taking them.
+                        while let client = try? RawHTTPClient(port: port) {
+                            guard (try? client.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\n12345")) != nil
+                            else { return }
+                            sent.value.add(1, ordering: .relaxed)
+                            guard let response = try? await client.response() else { return }
+                            if response.status == 503 { return }
+                            #expect(response.text == "got 5")
+                        }
+                    }
+                }
+                try await eventually("requests flowing") { sent.value.load(ordering: .relaxed) >= 200 }
+                await server.shutdown()
+                try await group.waitForAll()
+            }
+        }
+        #expect(!logged.lines.contains { $0.contains("did not resume") }, "\(logged.lines)")
+    }
+
     /// A checked admission's limit holds: a larger declared body gets 413.
     @Test func aCheckedAdmissionsLimitHolds() async throws {
         var responder = Self.echo
@@ -182,4 +222,9 @@ import TestSupport
             #expect(try await next.response().status == 200)
         }
     }
+}
+
+/// Requests a test's clients sent, counted from several tasks.
+private final class SentCount: Sendable {
+    let value = Atomic<Int>(0)
 }
