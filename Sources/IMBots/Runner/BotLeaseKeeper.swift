@@ -17,7 +17,10 @@ import Synchronization
 /// always gives up no later than the server does. Then it tries to take the lease again
 /// like any other runner. When it stops (the runner stops, or the bot's file goes) it
 /// stops the bot first and releases the lease, so another runner takes the bot at its
-/// next try instead of after the ttl.
+/// next try instead of after the ttl. Every holding the server may still count is given
+/// up so: one the keeper let go unrenewed (the server counts its end from a later
+/// moment), and one granted by a take that was under way when the keeper was stopped (the
+/// take runs to its answer, then the holding it got is released).
 ///
 /// What it knows of the lease (``holding``: here under a fence, another runner by name,
 /// or neither) is what `/healthz` shows; holdings taken and lost are counted for
@@ -104,7 +107,12 @@ final class BotLeaseKeeper: Service {
         while !Task.isCancelled {
             let asked = time.elapsed
             do {
-                let lease = try await client.takeLease(holder: holder, ttl: settings.ttl)
+                let lease = try await take()
+                guard !Task.isCancelled else {
+                    // Stopped while the take was answered: the server granted it.
+                    await release(lease)
+                    return
+                }
                 let ending = await hold(lease, since: asked)
                 if ending == .botEnded(.finished) || ending == .cancelled { return }
             } catch where error.api?.reason == "lease_held" {
@@ -128,6 +136,21 @@ final class BotLeaseKeeper: Service {
                 return
             }
         }
+    }
+
+    /// Asks the server for the lease. The request runs to its answer in a task of its own,
+    /// even when the keeper is stopped meanwhile: cancelled, it would be abandoned after
+    /// the server may have granted it, and nothing would give that holding up.
+    private func take() async throws(IMClientError) -> BotLease {
+        let (client, holder, ttl) = (client, holder, settings.ttl)
+        let answer = await Task { () -> Result<BotLease, IMClientError> in
+            do throws(IMClientError) {
+                return .success(try await client.takeLease(holder: holder, ttl: ttl))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        return try answer.get()
     }
 
     /// Runs the bot under `lease` until the holding ends; releases it unless it was lost.
@@ -155,26 +178,36 @@ final class BotLeaseKeeper: Service {
         switch ending {
         case .lost:
             logger.warning("bot \(bot): another runner took it over (fence \(lease.fence) is over); stopped it here")
+            return ending
         case .expired:
             logger.error("bot \(bot): its lease could not be renewed before it ended; stopped it here")
         case .botEnded, .cancelled:
-            // Released in a task of its own: this one may be cancelled (the runner is
-            // stopping), which would cancel the request too. Awaited, so bounded by the
-            // client's request timeout.
-            let client = client
-            let failure = await Task { () -> String? in
-                do throws(IMClientError) {
-                    try await client.releaseLease(fence: lease.fence)
-                    return nil
-                } catch {
-                    return error.message
-                }
-            }.value
-            if let failure {
-                logger.warning("bot \(bot): its lease could not be given up (\(failure)); another runner takes the bot when it expires")
-            }
+            break
         }
+        // An expired holding too: the server counts its end from when the last renewal
+        // arrived, later than this runner does.
+        await release(lease)
         return ending
+    }
+
+    /// Gives the holding `lease` up on the server, so another runner may take the bot at
+    /// once; harmless when it is over already (the server ends only the holding its fence
+    /// names). In a task of its own: this one may be cancelled (the runner is stopping),
+    /// which would cancel the request too. Awaited, so bounded by the client's request
+    /// timeout.
+    private func release(_ lease: BotLease) async {
+        let client = client
+        let failure = await Task { () -> String? in
+            do throws(IMClientError) {
+                try await client.releaseLease(fence: lease.fence)
+                return nil
+            } catch {
+                return error.message
+            }
+        }.value
+        if let failure {
+            logger.warning("bot \(bot): its lease could not be given up (\(failure)); another runner takes the bot when it expires")
+        }
     }
 
     /// Records what the keeper learnt; true when it differs from what it knew.
