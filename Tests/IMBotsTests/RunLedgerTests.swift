@@ -3,12 +3,14 @@ import Foundation
 import IMClient
 import IMProtocol
 import Lifecycle
+import Logging
+import Synchronization
 import TestSupport
 import Testing
 
 /// Every way in is kept by one `RunLedger`: audited and counted, journaled in one
 /// record, offered to the outbox, and a message the outbox cannot take done and
-/// reported, whether a feed event or the alert desk decided it.
+/// reported, whether a feed event or the alert desk decided it, or a last run left it.
 @Suite(.timeLimit(.minutes(1))) struct RunLedgerTests {
     static let bot = """
         bot: testbot
@@ -96,5 +98,50 @@ import Testing
         #expect(fixture.parts.journal.state.outbox.map(\.text).last == "firing: DiskFull")
         #expect(fixture.parts.metrics.value(bot: "testbot", rule: "page", .matched) == 1)
         #expect(fixture.auditLines.filter { $0.contains(#""rule":"page""#) }.count == 1)
+    }
+
+    @Test func aStartOffersWhatTheLastRunLeftAndWhatAFullQueueRefusesIsDoneAndReported() async throws {
+        // The last run left five alerts for alice; the queue now takes three.
+        let time = ManualTime()
+        let definition = try Bots.load(Self.bot)
+        var left = JournalState()
+        left.outbox = (1...5).map { index in
+            PendingMessage(OutgoingMessage(to: .user("alice"), text: "alert \(index)", clientMessageID: "a\(index)",
+                                           rule: "page", action: .send), position: 0, sheddable: false)
+        }
+        let store = MemoryJournalStore(snapshot: left)
+        let folder = TestServer.temporaryDirectory()
+        let logger = Logger(label: "test", level: .error, sink: LogWatch())
+        let metrics = RunnerMetrics()
+        let reporter = BotReporter(bot: "testbot", metrics: metrics,
+                                   audit: try AuditLog(path: folder + "/audit.log", metrics: metrics, logger: logger),
+                                   logger: logger, time: time)
+        let unreachable = FakeTransport { request in
+            throw TransportError(code: .cannotConnect, message: "no server in this test", requestNotSent: true)
+        }
+        let supervisor = try await BotSupervisor(
+            definition: definition,
+            configuration: RunnerConfiguration(serverURL: "http://127.0.0.1:1", botsDirectory: folder,
+                                               stateDirectory: folder, environment: [:], time: time),
+            transport: unreachable, http: HTTPActionClient(allow: HTTPAllowList(), time: time),
+            writer: JournalWriter(time: time), reporter: reporter, routes: RunnerRoutes(), groups: SharedGroups(),
+            makers: [], store: store, password: "secret-password", device: "test")
+        let stopped = Mutex(false)
+        let task = Task {
+            try? await supervisor.run()
+            stopped.withLock { $0 = true }
+        }
+        let journal = try #require(supervisor.consoleJournal)
+        try await eventually("the leftovers offered") { journal.state.outbox.count == 3 }
+        #expect(journal.state.outbox.map(\.clientMessageID) == ["a1", "a2", "a3"], "the refused ones are done")
+        let audit = (try? String(contentsOfFile: folder + "/audit.log", encoding: .utf8)) ?? ""
+        #expect(audit.split(separator: "\n").filter { $0.contains(#""outcome":"refused""#) }.count == 2)
+        #expect(metrics.render().contains("switchboard_bot_alerts_refused_total{bot=\"testbot\"} 2"))
+        task.cancel()
+        // The outbox drains for up to its drain time, on the test's clock.
+        try await eventually("the bot stopped") {
+            time.advance(by: Outbox.drainTime)
+            return stopped.withLock { $0 }
+        }
     }
 }
