@@ -13,7 +13,7 @@ import Testing
 /// can hold back the answer of a take the server gave.
 final class SwitchableTransport: HTTPTransport {
     private let inner: any HTTPTransport
-    private let state = Mutex((down: false, renewals: 0, holdNextTake: false, heldTakes: 0))
+    private let state = Mutex((down: false, renewals: 0, holdNextTake: false, heldTakes: 0, loseNextTake: false))
     private let heldAnswer = Doorbell()
 
     init(_ inner: any HTTPTransport = TestClient.sharedTransport) { self.inner = inner }
@@ -37,6 +37,10 @@ final class SwitchableTransport: HTTPTransport {
     /// Lets the held answer go to its caller (unless it was abandoned).
     func answerHeldTake() { heldAnswer.ring() }
 
+    /// Loses the answer of the next take once the server has given it: the caller gets a
+    /// timeout, the request sent.
+    func loseNextTake() { state.withLock { $0.loseNextTake = true } }
+
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         if down { throw TransportError(code: .cannotConnect, message: "cut by the test", requestNotSent: true) }
         let response = try await inner.send(request)
@@ -47,11 +51,12 @@ final class SwitchableTransport: HTTPTransport {
             if response.status == 200 { state.withLock { $0.renewals += 1 } }
             return response
         }
-        let hold = state.withLock { state in
-            defer { state.holdNextTake = false }
+        let (hold, lose) = state.withLock { state in
+            defer { (state.holdNextTake, state.loseNextTake) = (false, false) }
             if state.holdNextTake { state.heldTakes += 1 }
-            return state.holdNextTake
+            return (state.holdNextTake, state.loseNextTake)
         }
+        if lose { throw TransportError(code: .timedOut, message: "the answer was lost by the test") }
         if hold {
             await heldAnswer.wait()  // returns when rung, or when the asking task is cancelled
             if Task.isCancelled {
@@ -285,6 +290,22 @@ final class WorkLog: Sendable {
             #expect(a.log.started.isEmpty)
             #expect(a.keeper.holding == .unknown)
             #expect(try await Self.isFree(server), "the holding the take got is released: another runner need not wait")
+        }
+    }
+
+    @Test func aTakeWhoseAnswerWasLostIsGivenUpWhenTheKeeperStops() async throws {
+        try await withServer { server in
+            try await server.createAccount("leased", password: "bot password", bot: true)
+            let transport = SwitchableTransport()
+            transport.loseNextTake()
+            let time = ManualTime()
+            let a = Self.keeper(server, holder: "a/1", time: time, transport: transport)
+            // The server granted the take, its answer timed out: the keeper waits to try again.
+            await time.waitForSleepers(1)
+            #expect(a.keeper.holding == .unknown && a.log.started.isEmpty)
+            a.task.cancel()
+            _ = await a.task.result
+            #expect(try await Self.isFree(server), "what the lost take got is released")
         }
     }
 
