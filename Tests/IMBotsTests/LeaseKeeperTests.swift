@@ -9,10 +9,12 @@ import TestSupport
 import Testing
 
 /// The transport to the real server, which can be cut (every request fails as if the
-/// server were unreachable) and which counts the lease renewals that got through.
+/// server were unreachable), which counts the lease renewals that got through, and which
+/// can hold back the answer of a take the server gave.
 final class SwitchableTransport: HTTPTransport {
     private let inner: any HTTPTransport
-    private let state = Mutex((down: false, renewals: 0))
+    private let state = Mutex((down: false, renewals: 0, holdNextTake: false, heldTakes: 0, loseNextTake: false))
+    private let heldAnswer = Doorbell()
 
     init(_ inner: any HTTPTransport = TestClient.sharedTransport) { self.inner = inner }
 
@@ -24,12 +26,42 @@ final class SwitchableTransport: HTTPTransport {
     /// Renewals (lease requests naming a fence) the server answered 200.
     var renewals: Int { state.withLock { $0.renewals } }
 
+    /// Takes (lease requests naming no fence) the server answered whose answer was held.
+    var heldTakes: Int { state.withLock { $0.heldTakes } }
+
+    /// Holds the answer of the next take, once the server has given it, until
+    /// ``answerHeldTake()``; cancelling the asking task meanwhile abandons the request
+    /// with `cancelled`, as the real transport does, although the server has answered.
+    func holdNextTake() { state.withLock { $0.holdNextTake = true } }
+
+    /// Lets the held answer go to its caller (unless it was abandoned).
+    func answerHeldTake() { heldAnswer.ring() }
+
+    /// Loses the answer of the next take once the server has given it: the caller gets a
+    /// timeout, the request sent.
+    func loseNextTake() { state.withLock { $0.loseNextTake = true } }
+
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         if down { throw TransportError(code: .cannotConnect, message: "cut by the test", requestNotSent: true) }
         let response = try await inner.send(request)
-        if request.url.hasSuffix("/v1/me/lease"), request.method == "POST", response.status == 200,
-           let body = request.body, String(decoding: body, as: UTF8.self).contains("\"fence\"") {
-            state.withLock { $0.renewals += 1 }
+        guard request.url.hasSuffix("/v1/me/lease"), request.method == "POST", let body = request.body else {
+            return response
+        }
+        if String(decoding: body, as: UTF8.self).contains("\"fence\"") {
+            if response.status == 200 { state.withLock { $0.renewals += 1 } }
+            return response
+        }
+        let (hold, lose) = state.withLock { state in
+            defer { (state.holdNextTake, state.loseNextTake) = (false, false) }
+            if state.holdNextTake { state.heldTakes += 1 }
+            return (state.holdNextTake, state.loseNextTake)
+        }
+        if lose { throw TransportError(code: .timedOut, message: "the answer was lost by the test") }
+        if hold {
+            await heldAnswer.wait()  // returns when rung, or when the asking task is cancelled
+            if Task.isCancelled {
+                throw TransportError(code: .cancelled, message: "request cancelled after it was answered")
+            }
         }
         return response
     }
@@ -75,8 +107,8 @@ final class WorkLog: Sendable {
         }
     }
 
-    static func keeper(_ server: TestServer, holder: String, time: ManualTime) -> Keeper {
-        let transport = SwitchableTransport()
+    static func keeper(_ server: TestServer, holder: String, time: ManualTime,
+                       transport: SwitchableTransport = SwitchableTransport()) -> Keeper {
         let client = IMClient(serverURL: server.baseURL, transport: transport,
                               configuration: IMClient.Configuration(sendRetry: .never, sleep: { try await time.sleep(for: $0) }))
         let log = WorkLog()
@@ -228,6 +260,83 @@ final class WorkLog: Sendable {
             let probe = try await server.client.login("leased", password: "bot password")
             let taken = try await probe.send("POST", "/v1/me/lease", json: LeaseRequest(holder: "b", ttlMilliseconds: 3000))
             #expect(taken.status == 200, "\(taken.text)")
+        }
+    }
+
+    /// Whether another runner could take the bot now (the probe gives the lease back).
+    static func isFree(_ server: TestServer) async throws -> Bool {
+        let probe = try await server.client.login("leased", password: "bot password")
+        let answer = try await probe.send("POST", "/v1/me/lease", json: LeaseRequest(holder: "probe", ttlMilliseconds: 3000))
+        guard answer.status == 200 else {
+            expectHeld(answer)
+            return false
+        }
+        let lease = try answer.decode(BotLease.self)
+        #expect(try await probe.send("DELETE", "/v1/me/lease?fence=\(lease.fence)").status == 204)
+        return true
+    }
+
+    @Test func aTakeTheServerGrantedAsTheKeeperStoppedIsGivenUp() async throws {
+        try await withServer { server in
+            try await server.createAccount("leased", password: "bot password", bot: true)
+            let transport = SwitchableTransport()
+            transport.holdNextTake()
+            let a = Self.keeper(server, holder: "a/1", time: ManualTime(), transport: transport)
+            // The server granted the take; the runner stops (SIGTERM) before its answer is read.
+            try await eventually("the take was answered") { transport.heldTakes == 1 }
+            a.task.cancel()
+            transport.answerHeldTake()
+            _ = await a.task.result
+            #expect(a.log.started.isEmpty)
+            #expect(a.keeper.holding == .unknown)
+            #expect(try await Self.isFree(server), "the holding the take got is released: another runner need not wait")
+        }
+    }
+
+    @Test func aTakeWhoseAnswerWasLostIsGivenUpWhenTheKeeperStops() async throws {
+        try await withServer { server in
+            try await server.createAccount("leased", password: "bot password", bot: true)
+            let transport = SwitchableTransport()
+            transport.loseNextTake()
+            let time = ManualTime()
+            let a = Self.keeper(server, holder: "a/1", time: time, transport: transport)
+            // The server granted the take, its answer timed out: the keeper waits to try again.
+            await time.waitForSleepers(1)
+            #expect(a.keeper.holding == .unknown && a.log.started.isEmpty)
+            a.task.cancel()
+            _ = await a.task.result
+            #expect(try await Self.isFree(server), "what the lost take got is released")
+        }
+    }
+
+    @Test func aHoldingLetGoUnrenewedAndTheTakeAfterItAreGivenUpWhenTheRunnerStops() async throws {
+        let serverTime = ManualTime()
+        try await withServer(time: serverTime) { server in
+            try await server.createAccount("leased", password: "bot password", bot: true)
+            let runnerTime = ManualTime()
+            let transport = SwitchableTransport()
+            let a = Self.keeper(server, holder: "a/1", time: runnerTime, transport: transport)
+            defer { a.task.cancel() }
+            try await eventually("the bot runs under fence 1") { a.log.started == [1] }
+            // The renewal wakes only after the lease's end (a loaded machine): the keeper
+            // stops the bot. On the server's clock the holding still lasts; it is given up.
+            await runnerTime.waitForSleepers(1)
+            runnerTime.advance(by: Self.settings.ttl + .seconds(1))
+            try await eventually("the bot stopped") { a.log.stopped == [1] && a.keeper.holding == .unknown }
+            await runnerTime.waitForSleepers(1)
+            #expect(try await Self.isFree(server), "a holding let go unrenewed is released")
+            #expect(a.lease == ["0", "1", "1"])
+
+            // At its next try it takes the lease again; the runner stops while the server's
+            // grant is on its way back.
+            transport.holdNextTake()
+            runnerTime.advance(by: Self.settings.retry)
+            try await eventually("the take was answered") { transport.heldTakes == 1 }
+            a.task.cancel()
+            transport.answerHeldTake()
+            _ = await a.task.result
+            #expect(a.log.started == [1])
+            #expect(try await Self.isFree(server), "the holding the last take got is released")
         }
     }
 

@@ -10,48 +10,28 @@ extension ServerSuites {
     /// by the outbox with the action's client id, and nothing from a dry rule.
     @Suite(.timeLimit(.minutes(3))) struct NoticeActionTests {
         @Test func aNoticeReachesOnlyItsSenderAndADryOneNobody() async throws {
-            try await withBotsFolder { server, fixture, adminToken in
-                let (alice, _) = try await server.client.register("alice")
-                let (bob, _) = try await server.client.register("bob")
-                #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open)).status == 201)
-                #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
-                try fixture.write("""
-                    bot: keeper
-                    account: { username: keeper, password: keeper-password, register: true }
-                    join: ["group:team"]
-                    rules:
-                      - name: trial
-                        mode: dry
-                        when: { group: team, text: { starts_with: "!trial" } }
-                        do: [ { notice: "never shown" } ]
-                      - name: rules
-                        when: { group: team, text: { starts_with: "!rules" } }
-                        do: [ { notice: { text: "{{sender.username}}: be kind", quote: true } } ]
-                    """, as: "keeper.yaml")
-                try await withRunningRunner(fixture.configuration(server: server, adminToken: adminToken)) { _ in
-                    try await eventually("keeper joined group:team") {
-                        let members = try await alice.get("/v1/groups/team/members").decode(MemberList.self).members
-                        return members.contains { $0.user.username == "keeper" }
-                    }
-                    try await server.awaitParkedPolls(1)
-                    let aliceStart = try await alice.cursorNow()
-                    let bobStart = try await bob.cursorNow()
-                    for text in ["!trial", "!rules please"] {
-                        let sent = try await bob.send("POST", "/v1/conversations/group:team/messages",
-                                                      json: SendMessageRequest(text: text))
-                        #expect(sent.status == 201)
-                    }
-                    let notices = try await bob.notices(count: 1, after: bobStart)
-                    #expect(notices.map(\.text) == ["bob: be kind"])
-                    #expect(notices.first?.sender == "keeper")
-                    #expect(notices.first?.replyTo != nil, "quote: true answers bob's message")
-                    // Alice saw both of bob's messages and no notice; nobody's history holds it.
-                    let alices = try await alice.get("/v1/events?cursor=\(aliceStart)&timeout=0").decode(EventBatch.self)
-                    #expect(!alices.events.contains { $0.type == .notice })
-                    let history = try await alice.get("/v1/conversations/group:team/messages?limit=50")
-                        .decode(MessagePage.self).messages
-                    #expect(!history.contains { $0.sender == "keeper" && $0.type != .system })
-                }
+            try await withTeamKeeper(rules: """
+                  - name: trial
+                    mode: dry
+                    when: { group: team, text: { starts_with: "!trial" } }
+                    do: [ { notice: "never shown" } ]
+                  - name: rules
+                    when: { group: team, text: { starts_with: "!rules" } }
+                    do: [ { notice: { text: "{{sender.username}}: be kind", quote: true } } ]
+                """) { _, alice, bob in
+                let aliceStart = try await alice.cursorNow()
+                let bobStart = try await bob.cursorNow()
+                for text in ["!trial", "!rules please"] { try await bob.say(text, inGroup: "team") }
+                let notices = try await bob.notices(count: 1, after: bobStart)
+                #expect(notices.map(\.text) == ["bob: be kind"])
+                #expect(notices.first?.sender == "keeper")
+                #expect(notices.first?.replyTo != nil, "quote: true answers bob's message")
+                // Alice saw both of bob's messages and no notice; nobody's history holds it.
+                let alices = try await alice.get("/v1/events?cursor=\(aliceStart)&timeout=0").decode(EventBatch.self)
+                #expect(!alices.events.contains { $0.type == .notice })
+                let history = try await alice.get("/v1/conversations/group:team/messages?limit=50")
+                    .decode(MessagePage.self).messages
+                #expect(!history.contains { $0.sender == "keeper" && $0.type != .system })
             }
         }
     }

@@ -78,10 +78,7 @@ extension ServerSuites {
                 try await withRunningRunner(fixture.configuration(server: server, adminToken: adminToken)) { running in
                     try await alice.awaitUser("faq")
                     try await alice.awaitUser("greeter")
-                    try await eventually("the greeter joined group:team") {
-                        let members = try await alice.get("/v1/groups/team/members").decode(MemberList.self).members
-                        return members.contains { $0.user.username == "greeter" }
-                    }
+                    try await alice.awaitMember("greeter", of: "team")
                     try await server.awaitParkedPolls(2)
 
                     var start = try await alice.cursorNow()

@@ -32,38 +32,19 @@ extension ServerSuites {
         }
 
         @Test func aRoleRuleLooksUpTheSendersRoleInTheGroup() async throws {
-            try await withBotsFolder { server, fixture, adminToken in
-                let (alice, _) = try await server.client.register("alice")
-                let (bob, _) = try await server.client.register("bob")
-                #expect(try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open)).status == 201)
-                #expect(try await bob.send("POST", "/v1/groups/team/join").status == 200)
-                try fixture.write("""
-                    bot: keeper
-                    account: { username: keeper, password: keeper-password, register: true }
-                    join: ["group:team"]
-                    rules:
-                      - name: owners
-                        when: { group: team, from: { role: owner }, text: { starts_with: status } }
-                        do: [ { reply: "owner {{sender.username}}" }, { stop: true } ]
-                      - name: others
-                        when: { group: team, text: { starts_with: status } }
-                        do: [ { reply: "member {{sender.username}}" } ]
-                    """, as: "keeper.yaml")
-                try await withRunningRunner(fixture.configuration(server: server, adminToken: adminToken)) { _ in
-                    try await eventually("keeper joined group:team") {
-                        let members = try await alice.get("/v1/groups/team/members").decode(MemberList.self).members
-                        return members.contains { $0.user.username == "keeper" }
-                    }
-                    // A bot's first start begins at the present: its first poll.
-                    try await server.awaitParkedPolls(1)
-                    let start = try await alice.cursorNow()
-                    for (index, sender) in [alice, bob].enumerated() {
-                        let sent = try await sender.send(
-                            "POST", "/v1/conversations/group:team/messages", json: SendMessageRequest(text: "status?"))
-                        #expect(sent.status == 201)
-                        let replies = try await alice.messages(from: "keeper", count: index + 1, after: start)
-                        if index == 1 { #expect(replies == ["owner alice", "member bob"]) }
-                    }
+            try await withTeamKeeper(rules: """
+                  - name: owners
+                    when: { group: team, from: { role: owner }, text: { starts_with: status } }
+                    do: [ { reply: "owner {{sender.username}}" }, { stop: true } ]
+                  - name: others
+                    when: { group: team, text: { starts_with: status } }
+                    do: [ { reply: "member {{sender.username}}" } ]
+                """) { _, alice, bob in
+                let start = try await alice.cursorNow()
+                for (index, sender) in [alice, bob].enumerated() {
+                    try await sender.say("status?", inGroup: "team")
+                    let replies = try await alice.messages(from: "keeper", count: index + 1, after: start)
+                    if index == 1 { #expect(replies == ["owner alice", "member bob"]) }
                 }
             }
         }

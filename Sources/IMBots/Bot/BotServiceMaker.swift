@@ -47,12 +47,8 @@ public struct BotHandle: Sendable {
     /// caller must refuse its input (a webhook answers 503, so its sender retries).
     public func queueAlert(_ message: OutgoingMessage) -> Bool {
         let pending = PendingMessage(message, position: 0, sheddable: false)
-        parts.journal.record(.queued([pending]))
-        guard outbox.offer([pending]).isEmpty else {
-            parts.journal.record(.done(clientMessageID: pending.clientMessageID))
-            return false
-        }
-        return true
+        guard outbox.hasRoom(for: [pending]) else { return false }
+        return RunLedger(parts: parts, outbox: outbox).keep(.queued([pending]), version: definition.version).isEmpty
     }
 }
 

@@ -100,12 +100,13 @@ final class BotSupervisor: Service, BotSlot {
     }
 
     /// Starts the outbox with what the last run left (messages to send, lane events to
-    /// handle) and the added services in tasks of their own. Not inlined into ``run()``:
-    /// its values would stay in the frame under every poll.
+    /// handle) and the added services in tasks of their own. Messages a queue cannot take
+    /// (alerts past a `limits.queue` lowered since) are done and reported, as in any run.
+    /// Not inlined into ``run()``: its values would stay in the frame under every poll.
     @inline(never)
     private func startParts() -> [Task<Void, Never>] {
         let left = parts.journal.state
-        outbox.offer(left.outbox)
+        RunLedger(parts: parts, outbox: outbox).offer(left.outbox, version: definition.version)
         for event in left.accepted { lanes.resume(event) }
         outbox.start()
         return services.map { service in

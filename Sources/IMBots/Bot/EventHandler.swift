@@ -4,8 +4,8 @@ import Lifecycle
 
 /// Handles a bot's feed events: decides which rules fire and carries their actions out.
 ///
-/// An event's state changes and the messages it decided are recorded in the journal in
-/// one record, then offered to the outbox. An event whose rules call out over HTTP is
+/// An event's state changes and the messages it decided are kept in one journal record,
+/// then offered to the outbox (``BotRun``). An event whose rules call out over HTTP is
 /// handed to its conversation's lane instead (and so are the events of that
 /// conversation that come while the lane is busy), so a slow endpoint holds up only its
 /// own conversation. Events of one conversation are always handled in feed order.
@@ -69,8 +69,7 @@ struct EventHandler: Sendable {
         if let tap = parts.taps.tap(for: event, bot: session.identity) { return await answer(event, with: tap) }
         let rules = parts.rules.now
         guard let decided = await decide(event, rules) else {
-            parts.journal.record(.handled(position: event.position, state: [], messages: []))
-            parts.metrics.eventHandled(bot: parts.name)
+            run.reply([], position: event.position)
             return true
         }
         parts.moderation.windows.record(decided.decision.windowHits, at: decided.context.now.milliseconds)

@@ -17,7 +17,10 @@ import Synchronization
 /// always gives up no later than the server does. Then it tries to take the lease again
 /// like any other runner. When it stops (the runner stops, or the bot's file goes) it
 /// stops the bot first and releases the lease, so another runner takes the bot at its
-/// next try instead of after the ttl.
+/// next try instead of after the ttl. So is every holding the server may still count:
+/// one let go unrenewed (the server counts its end from later), one granted to a take
+/// under way as the keeper stops (the take runs to its answer, then what it got is
+/// released), one a take whose answer was lost may have got (taken again, released).
 ///
 /// What it knows of the lease (``holding``: here under a fence, another runner by name,
 /// or neither) is what `/healthz` shows; holdings taken and lost are counted for
@@ -101,33 +104,69 @@ final class BotLeaseKeeper: Service {
     func run() async throws {
         defer { metrics.leaseUnwatched(bot: bot) }
         guard await logIn() else { return }
+        // Whether the last take failed with no answer after it may have reached the
+        // server (a timeout, a lost connection): the server may have granted it.
+        var unanswered = false
         while !Task.isCancelled {
             let asked = time.elapsed
             do {
-                let lease = try await client.takeLease(holder: holder, ttl: settings.ttl)
+                let lease = try await take()
+                unanswered = false
+                guard !Task.isCancelled else {
+                    // Stopped while the take was answered: the server granted it.
+                    await release(lease)
+                    return
+                }
                 let ending = await hold(lease, since: asked)
                 if ending == .botEnded(.finished) || ending == .cancelled { return }
             } catch where error.api?.reason == "lease_held" {
+                unanswered = false
                 let message = error.api?.message ?? ""
                 if note(.elsewhere(holder: Self.holder(in: message))) {
                     logger.info("bot \(bot) runs in another runner: \(message)")
                 }
             } catch where error.apiCode == .unauthorized {
+                unanswered = false
                 note(.unknown)
                 logger.warning("bot \(bot): the lease keeper's login ended (\(error.message)); logging in again")
                 guard await logIn() else { return }
                 continue
             } catch {
                 note(.unknown)
-                if error.code == .cancelled || Task.isCancelled { return }
+                unanswered = error.api == nil && error.code != .notLoggedIn && error.transport?.requestNotSent != true
+                if error.code == .cancelled || Task.isCancelled { break }
                 logger.warning("bot \(bot): its lease cannot be taken: \(error.message); trying again in \(settings.retry)")
             }
             do {
                 try await time.sleep(for: settings.retry)
             } catch {
-                return
+                break
             }
         }
+        if unanswered { await settle() }
+    }
+
+    /// Gives up what an unanswered take may have got, as the keeper stops: takes the lease
+    /// again (granted anew to the same holder: this learns the fence) and releases it. The
+    /// runner starts the bot's next keeper only once this one has ended.
+    private func settle() async {
+        guard let lease = try? await take() else { return }
+        await release(lease)
+    }
+
+    /// Asks the server for the lease. The request runs to its answer in a task of its own,
+    /// even when the keeper is stopped meanwhile: cancelled, it would be abandoned after
+    /// the server may have granted it, and nothing would give that holding up.
+    private func take() async throws(IMClientError) -> BotLease {
+        let (client, holder, ttl) = (client, holder, settings.ttl)
+        let answer = await Task { () -> Result<BotLease, IMClientError> in
+            do throws(IMClientError) {
+                return .success(try await client.takeLease(holder: holder, ttl: ttl))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        return try answer.get()
     }
 
     /// Runs the bot under `lease` until the holding ends; releases it unless it was lost.
@@ -152,29 +191,34 @@ final class BotLeaseKeeper: Service {
         }
         metrics.leaseEnded(bot: bot, lost: ending == .lost || ending == .expired)
         note(.unknown)
-        switch ending {
-        case .lost:
+        if ending == .lost {
             logger.warning("bot \(bot): another runner took it over (fence \(lease.fence) is over); stopped it here")
-        case .expired:
-            logger.error("bot \(bot): its lease could not be renewed before it ended; stopped it here")
-        case .botEnded, .cancelled:
-            // Released in a task of its own: this one may be cancelled (the runner is
-            // stopping), which would cancel the request too. Awaited, so bounded by the
-            // client's request timeout.
-            let client = client
-            let failure = await Task { () -> String? in
-                do throws(IMClientError) {
-                    try await client.releaseLease(fence: lease.fence)
-                    return nil
-                } catch {
-                    return error.message
-                }
-            }.value
-            if let failure {
-                logger.warning("bot \(bot): its lease could not be given up (\(failure)); another runner takes the bot when it expires")
-            }
+            return ending
         }
+        if ending == .expired {
+            // Released too: the server counts its end from a later moment than this runner.
+            logger.error("bot \(bot): its lease could not be renewed before it ended; stopped it here")
+        }
+        await release(lease)
         return ending
+    }
+
+    /// Gives the holding `lease` up, so another runner may take the bot at once (harmless
+    /// when it is over: the server ends only the holding its fence names). In a task of its
+    /// own, not cancelled with this one; awaited, so bounded by the request timeout.
+    private func release(_ lease: BotLease) async {
+        let client = client
+        let failure = await Task { () -> String? in
+            do throws(IMClientError) {
+                try await client.releaseLease(fence: lease.fence)
+                return nil
+            } catch {
+                return error.message
+            }
+        }.value
+        if let failure {
+            logger.warning("bot \(bot): its lease could not be given up (\(failure)); another runner takes the bot when it expires")
+        }
     }
 
     /// Records what the keeper learnt; true when it differs from what it knew.

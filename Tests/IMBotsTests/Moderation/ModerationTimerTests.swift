@@ -193,7 +193,8 @@ import Testing
                 group: "lobby", user: "dave", answer: "purple", deadline: Self.wall + 600_000, rule: "verify", fail: "kick"))
             await fixture.time.waitForSleepers(1)
             fixture.time.advance(by: .seconds(600))
-            try await eventually("dave was removed") { book.state.verifications.isEmpty }
+            // The case's line is queued after the verification is ended: wait for both.
+            try await eventually("dave was removed") { book.state.verifications.isEmpty && !Self.queued(fixture).isEmpty }
             #expect(server.requests.contains("POST http://127.0.0.1:1/v1/groups/lobby/moderation"))
             #expect(book.modCase(1)?.line == "#1 kick @dave in group:lobby, rule verify: \"no answer to the verification\"")
             #expect(Self.queued(fixture) == ["#1 kick @dave in group:lobby, rule verify: \"no answer to the verification\""])

@@ -157,8 +157,25 @@ extension TestClient {
 
     /// Sends a direct message.
     func say(_ text: String, to user: String) async throws {
-        let answer = try await send("POST", "/v1/conversations/user:\(user)/messages", json: SendMessageRequest(text: text))
+        try await say(text, at: "user:\(user)")
+    }
+
+    /// Sends a message to the group `group`.
+    func say(_ text: String, inGroup group: String) async throws {
+        try await say(text, at: "group:\(group)")
+    }
+
+    private func say(_ text: String, at address: String) async throws {
+        let answer = try await send("POST", "/v1/conversations/\(address)/messages", json: SendMessageRequest(text: text))
         guard answer.status == 201 else { throw TestFailure("send: \(answer.status) \(answer.text)") }
+    }
+
+    /// Waits until `user` is a member of the group `group`.
+    func awaitMember(_ user: String, of group: String) async throws {
+        try await eventually("\(user) joined group:\(group)") {
+            let members = try await get("/v1/groups/\(group)/members").decode(MemberList.self).members
+            return members.contains { $0.user.username == user }
+        }
     }
 
     /// Every message of the direct conversation with `user`, oldest first.
@@ -182,6 +199,35 @@ func withRunner(
             // A bot's first start begins at the present: messages count from its first poll.
             try await server.awaitParkedPolls(1)
             try await body(server, fixture, running, alice)
+        }
+    }
+}
+
+/// The set-up of a group bot's runner test: alice's open group `team`, which bob joined,
+/// and a runner with the bot `keeper` in it (`rules`: its rules, as YAML list items
+/// indented by two spaces). `body` runs once the bot has joined and polls.
+func withTeamKeeper(
+    rules: String, _ body: (TestServer, _ alice: TestClient, _ bob: TestClient) async throws -> Void
+) async throws {
+    try await withBotsFolder { server, fixture, adminToken in
+        let (alice, _) = try await server.client.register("alice")
+        let (bob, _) = try await server.client.register("bob")
+        let created = try await alice.send("POST", "/v1/groups", json: CreateConversationRequest(name: "team", join: .open))
+        guard created.status == 201 else { throw TestFailure("group: \(created.status) \(created.text)") }
+        let joined = try await bob.send("POST", "/v1/groups/team/join")
+        guard joined.status == 200 else { throw TestFailure("join: \(joined.status) \(joined.text)") }
+        try fixture.write("""
+            bot: keeper
+            account: { username: keeper, password: keeper-password, register: true }
+            join: ["group:team"]
+            rules:
+            \(rules)
+            """, as: "keeper.yaml")
+        try await withRunningRunner(fixture.configuration(server: server, adminToken: adminToken)) { _ in
+            try await alice.awaitMember("keeper", of: "team")
+            // A bot's first start begins at the present: its first poll.
+            try await server.awaitParkedPolls(1)
+            try await body(server, alice, bob)
         }
     }
 }

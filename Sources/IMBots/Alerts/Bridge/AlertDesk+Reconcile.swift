@@ -216,6 +216,6 @@ extension AlertDesk {
             change.incidents += IncidentUpdate.changes(in: key, from: book, to: tracker.book, touched: touched)
             change.messages += action.messages.pending(effects, scope: "s\(now)")
         }
-        if !change.isEmpty { _ = commit(change, waitForRoom: false) }
+        if !change.isEmpty { commit(change, waitForRoom: false) }
     }
 }

@@ -8,11 +8,11 @@ import Lifecycle
 /// An actor: steps run one at a time. Each step reads the alert state from the journal
 /// and records what it changes in one synchronous stretch (after the awaits of running
 /// its rules' actions), so no step works on a state another step has changed meanwhile.
-/// A step and its messages are one journal record: after a crash it is either done,
-/// messages queued, or it runs again from the stored delivery with the same client ids.
+/// A step and its messages are one journal record, kept by the bot's ``RunLedger`` as
+/// every run is: after a crash it is either done, messages queued, or it runs again from
+/// the stored delivery with the same client ids.
 actor AlertDesk {
-    let parts: BotParts
-    private let outbox: Outbox
+    private let ledger: RunLedger
     /// Called after each step is kept, so the loop that waits for the next deadline (a
     /// silence's end, a held resolve) looks again.
     private let changed: @Sendable () -> Void
@@ -27,11 +27,12 @@ actor AlertDesk {
     let startedAt: Int64
 
     init(parts: BotParts, outbox: Outbox, changed: @escaping @Sendable () -> Void = {}) {
-        self.parts = parts
-        self.outbox = outbox
+        ledger = RunLedger(parts: parts, outbox: outbox)
         self.changed = changed
         startedAt = parts.time.wallMilliseconds
     }
+
+    nonisolated var parts: BotParts { ledger.parts }
 
     /// The bridge's rules as the bot's file says now.
     private nonisolated var rules: AlertRules {
@@ -51,15 +52,15 @@ actor AlertDesk {
             rearmed.rearm(now: now)
             if rearmed != state { change.switches[name] = rearmed }
         }
-        if !change.isEmpty { parts.journal.record(.alerts(change)) }
+        if !change.isEmpty { commit(change, waitForRoom: false) }
     }
 
     /// Processes the stored deliveries, oldest first. False when one's alerts do not fit
     /// the outbox now: it stays stored (the inbox fills, and answers 503 when full).
     func processInbox() async -> Bool {
         while let delivery = parts.journal.read({ $0.alerts.inbox.first }) {
-            let change = await process(delivery)
-            guard commit(change, waitForRoom: true),
+            let (change, ran) = await process(delivery)
+            guard commit(change, ran: ran, waitForRoom: true),
                   parts.journal.read({ $0.alerts.inbox.first?.number != delivery.number }) else { return false }
         }
         return true
@@ -71,6 +72,7 @@ actor AlertDesk {
         let (alerts, variables) = parts.journal.read { ($0.alerts, $0.variables) }
         let (change, ran, notes) = await rules.advance(now: parts.time.wallMilliseconds, alerts: alerts,
                                                        variables: variables)
+        guard commit(change.isEmpty ? nil : change, ran: ran, waitForRoom: true) else { return false }
         for note in notes {
             switch note {
             case .armed(let rule, let interval):
@@ -81,9 +83,7 @@ actor AlertDesk {
                                      + "\(path) for \(SilenceDraft.format(interval))")
             }
         }
-        record(ran)
-        guard !change.isEmpty else { return true }
-        return commit(change, waitForRoom: true)
+        return true
     }
 
     /// When ``advance()`` has something to do next (wall milliseconds); nil: nothing held.
@@ -91,30 +91,18 @@ actor AlertDesk {
         rules.nextDeadline(parts.journal.read { $0.alerts }, now: parts.time.wallMilliseconds)
     }
 
-    private func process(_ delivery: WebhookDelivery) async -> AlertChange {
+    private func process(_ delivery: WebhookDelivery) async -> (AlertChange, [AlertRules.Ran]) {
         let payload: WebhookPayload
         do {
             payload = try delivery.format.decode(Data(delivery.body.utf8))
         } catch {
             parts.logger.error("bot \(parts.name): stored webhook \(delivery.number) on \(delivery.path) cannot be "
                                + "read again (\(error)); it is dropped")
-            return AlertChange(delivery: delivery.number)
+            return (AlertChange(delivery: delivery.number), [])
         }
         let (alerts, variables) = parts.journal.read { ($0.alerts, $0.variables) }
-        let (change, ran) = await rules.process(payload, rules: delivery.rules, path: delivery.path,
-                                                number: delivery.number, receivedAt: delivery.receivedAt,
-                                                alerts: alerts, variables: variables)
-        record(ran)
-        return change
-    }
-
-    /// Counts and audits what the rules' actions did.
-    private func record(_ ran: [AlertRules.Ran]) {
-        let version = parts.rules.now.definition.version
-        for result in ran {
-            parts.metrics.count(bot: parts.name, rule: result.rule, .matched)
-            parts.reporter.record(result.report, event: nil, version: version)
-        }
+        return await rules.process(payload, rules: delivery.rules, path: delivery.path, number: delivery.number,
+                                   receivedAt: delivery.receivedAt, alerts: alerts, variables: variables)
     }
 
     // MARK: Commands
@@ -148,7 +136,7 @@ actor AlertDesk {
         change.incidents = IncidentUpdate.changes(in: found.book, from: old, to: tracker.book,
                                                    touched: [found.incident.groupKey])
         change.messages = action.messages.pending(effects, scope: "\(scope)\(now)")
-        _ = commit(change, waitForRoom: false)
+        commit(change, waitForRoom: false)
         return true
     }
 
@@ -158,7 +146,7 @@ actor AlertDesk {
         drafts.propose(draft, conversation: conversation, now: parts.time.wallMilliseconds)
         var change = AlertChange()
         change.drafts = drafts
-        parts.journal.record(.alerts(change))
+        commit(change, waitForRoom: false)
     }
 
     /// The silence `user` proposed in `conversation` and now confirms, taken out (before
@@ -170,17 +158,20 @@ actor AlertDesk {
         if drafts != before {
             var change = AlertChange()
             change.drafts = drafts
-            parts.journal.record(.alerts(change))
+            commit(change, waitForRoom: false)
         }
         return draft
     }
 
     // MARK: Committing
 
-    /// Journals a step and queues its messages. With `waitForRoom`, a step whose alerts
-    /// do not all fit the outbox now is not taken (false), to be taken again later.
-    func commit(_ change: AlertChange, waitForRoom: Bool) -> Bool {
-        if waitForRoom, !outbox.hasRoom(for: change.messages) {
+    /// Keeps a step (``RunLedger``): what its rules did (`ran`) audited and counted, the
+    /// change journaled with its messages in one record (nil: nothing to journal), the
+    /// messages offered. With `waitForRoom`, a step whose alerts do not all fit the outbox
+    /// now is not taken (false): nothing of it is kept, and it runs again later.
+    @discardableResult
+    func commit(_ change: AlertChange?, ran: [AlertRules.Ran] = [], waitForRoom: Bool) -> Bool {
+        if waitForRoom, let change, !ledger.outbox.hasRoom(for: change.messages) {
             if !waitingForRoom {
                 parts.logger.warning("bot \(parts.name): the outbox is full of alerts; new alerts wait in the inbox "
                                      + "(which answers 503 once full) until there is room")
@@ -188,13 +179,11 @@ actor AlertDesk {
             waitingForRoom = true
             return false
         }
-        waitingForRoom = false
-        parts.journal.record(.alerts(change))
-        for refused in outbox.offer(change.messages) {
-            parts.journal.record(.done(clientMessageID: refused.clientMessageID))
-            parts.reporter.refused(refused, version: parts.rules.now.definition.version)
-        }
-        changed()
+        if change != nil { waitingForRoom = false }
+        ledger.keep(change.map { .alerts($0) },
+                    fired: ran.map { RunLedger.Fired(rules: [$0.rule], report: $0.report) },
+                    version: parts.rules.now.definition.version)
+        if change != nil { changed() }
         return true
     }
 }
