@@ -16,8 +16,8 @@
 // and per batch the feed position (`meta`), between `BEGIN IMMEDIATE` and `COMMIT`, with
 // the statements prepared once and as many sends per commit as the store's writer just
 // grouped. The conversations' last numbers and the feed position are kept in memory, as
-// the writer's roster cache and position counter keep them. Checkpoints run on a thread
-// of their own, as the store's do, so the writing thread's CPU is comparable.
+// the writer's roster cache and position counter keep them. Checkpoints run as the
+// store's do (`FloorCheckpoints`), so the writing thread's CPU is comparable.
 import BenchSupport
 import CSQLite
 import Foundation
@@ -40,19 +40,22 @@ final class Floor {
     private let db: OpaquePointer
     private var statements: [OpaquePointer] = []
     private let quota: Int?
+    private let without: Set<FloorCut>
 
-    init(path: String, synchronous: String, quota: Int?) throws {
+    init(path: String, synchronous: String, quota: Int?, without: Set<FloorCut> = []) throws {
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
             let handle
         else { throw BenchError("opening \(path)") }
         db = handle
         self.quota = quota
+        self.without = without
         try exec(
             """
             PRAGMA journal_mode = WAL; PRAGMA synchronous = \(synchronous); PRAGMA foreign_keys = ON;
             PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32000; PRAGMA wal_autocheckpoint = 0;
             """)
+        if without.contains(.eventIndex) { try exec("DROP INDEX conversation_events_by_conversation") }
     }
 
     deinit {
@@ -171,7 +174,7 @@ final class Floor {
                 sqlite3_bind_int64(event, 3, id)
                 sqlite3_bind_int64(event, 4, now)
                 nextPosition += 1
-                guard run(conversation), run(member), run(event) else {
+                guard run(conversation), without.contains(.readMarker) || run(member), run(event) else {
                     throw BenchError("send: \(String(cString: sqlite3_errmsg(db)))")
                 }
                 sent += 1
@@ -206,15 +209,27 @@ final class Floor {
     }
 }
 
-/// Passive checkpoints on a connection and thread of their own, asked for each time the
-/// log has grown by 1,000 frames (SQLite's WAL hook says by how much), as the store's
-/// `Checkpointer` runs them.
+/// What a trial leaves out of a send's rows, to see what each costs (`--without`).
+enum FloorCut: String, CaseIterable {
+    /// The index of a conversation's events by conversation (what a member's feed reads
+    /// them by): the trial of a layout whose message events need no index of their own.
+    case eventIndex = "event-index"
+    /// The sender's read marker and last post (`members`).
+    case readMarker = "read-marker"
+}
+
+/// Checkpoints as the store's `Checkpointer` runs them: passive ones on a connection and
+/// thread of their own, asked for each time the log has grown by 1,000 frames (SQLite's
+/// WAL hook says by how much); past 8,000 frames the writing thread catches up itself
+/// between transactions (a restart checkpoint, so the log starts over).
 final class FloorCheckpoints: @unchecked Sendable {
     // @unchecked: `db` is used only by the checkpoint thread; `asked` and `stopped` only
     // under `condition`; `frames` and `askedAt` only on the writing thread.
     private let db: OpaquePointer
     private let writer: OpaquePointer
     private let condition = NSCondition()
+    /// Held while a checkpoint runs, by either thread.
+    private let running = NSLock()
     private var asked = false
     private var stopped = false
     private let done = DispatchSemaphore(value: 0)
@@ -239,7 +254,7 @@ final class FloorCheckpoints: @unchecked Sendable {
                 asked = false
                 condition.unlock()
                 if stop { break }
-                sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                running.withLock { _ = sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil) }
             }
             sqlite3_close_v2(db)
             done.signal()
@@ -247,15 +262,25 @@ final class FloorCheckpoints: @unchecked Sendable {
         thread.start()
     }
 
-    /// After a commit on the writing connection: asks for a checkpoint every 1,000 new frames.
+    /// After a commit on the writing connection.
     func committed() {
         if frames < askedAt { askedAt = 0 }
-        guard frames - askedAt >= 1000 else { return }
-        askedAt = frames
-        condition.lock()
-        asked = true
-        condition.signal()
-        condition.unlock()
+        if frames - askedAt >= 1000, frames < 8000 {
+            askedAt = frames
+            condition.lock()
+            asked = true
+            condition.signal()
+            condition.unlock()
+        }
+        if frames >= 8000 {
+            if frames >= 8500 { running.lock() } else if !running.try() { return }
+            defer { running.unlock() }
+            sqlite3_busy_timeout(writer, 0)
+            if sqlite3_wal_checkpoint_v2(writer, nil, SQLITE_CHECKPOINT_RESTART, nil, nil) == SQLITE_OK {
+                frames = 0
+                askedAt = 0
+            }
+        }
     }
 
     func stop() {

@@ -16,16 +16,18 @@
 // sqlite3 C API into a database the store made the same way, one thread, as many sends
 // per commit as the store's writer grouped in the part just run (or `--batch`); the
 // writing thread's CPU per send beside the writer's. `--rounds N` runs the pair N times,
-// alternated; `--only store|floor` runs one of them.
+// alternated; `--only store|floor` runs one of them, `--part one-to-one|group` one part. `--without event-index,read-marker`
+// adds a trial of the floor with fewer rows or indexes per send (`FloorCut`).
 //
 //   .build/release/StoreBench [--seconds 6] [--durability full] [--quota 16777216|none]
-//                             [--rounds 1] [--batch N] [--only store|floor]
+//                             [--rounds 1] [--batch N] [--only store|floor] [--part one-to-one|group]
+//                             [--without LIST]
 import BenchSupport
 import Foundation
 import IMProtocol
 import IMStore
 
-let arguments = BenchArguments(known: ["seconds", "durability", "quota", "rounds", "batch", "only"])
+let arguments = BenchArguments(known: ["seconds", "durability", "quota", "rounds", "batch", "only", "without", "part"])
 let seconds = arguments.int("seconds", 6)
 let quotaText = arguments.string("quota", String(16 << 20))
 let quota = Int(quotaText).map { MessageQuota(bytesPerDay: $0) }
@@ -36,6 +38,18 @@ let fixedBatch = arguments.string("batch", "").isEmpty ? nil : arguments.int("ba
 let only = arguments.string("only", "")
 guard ["", "store", "floor"].contains(only) else {
     FileHandle.standardError.write(Data("--only takes store or floor\n".utf8))
+    exit(2)
+}
+let onlyPart = arguments.string("part", "")
+guard ["", "one-to-one", "group"].contains(onlyPart) else {
+    FileHandle.standardError.write(Data("--part takes one-to-one or group\n".utf8))
+    exit(2)
+}
+let cutNames = arguments.string("without", "").split(separator: ",").map(String.init)
+let cuts = Set(cutNames.compactMap(FloorCut.init(rawValue:)))
+guard cuts.count == cutNames.count else {
+    let known = FloorCut.allCases.map(\.rawValue).joined(separator: ", ")
+    FileHandle.standardError.write(Data("--without takes a list of: \(known)\n".utf8))
     exit(2)
 }
 
@@ -95,7 +109,7 @@ func measure(in directory: String, _ prepare: Prepare) async throws -> Run {
 
 /// The floor: a store in a fresh folder makes the same conversations and is closed, then
 /// `Floor` writes the sends' rows into its file, `batch` sends per commit.
-func measureFloor(batch: Int, _ prepare: Prepare) async throws -> FloorRun {
+func measureFloor(batch: Int, without: Set<FloorCut> = [], _ prepare: Prepare) async throws -> FloorRun {
     try await withFolder { directory in
         let store = try SQLiteStore(directory: directory, synchronous: synchronous)
         let senders = try await prepare(store).map { FloorSender(user: $0.0.rawValue, conversation: $0.1.rawValue) }
@@ -105,7 +119,7 @@ func measureFloor(batch: Int, _ prepare: Prepare) async throws -> FloorRun {
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(with: Result {
-                    try Floor(path: path, synchronous: durability == "normal" ? "NORMAL" : "FULL", quota: quota?.bytesPerDay)
+                    try Floor(path: path, synchronous: durability == "normal" ? "NORMAL" : "FULL", quota: quota?.bytesPerDay, without: without)
                         .run(senders: senders, batch: batch, seconds: seconds)
                 })
             }
@@ -117,6 +131,31 @@ func measureFloor(batch: Int, _ prepare: Prepare) async throws -> FloorRun {
 
 func user(_ store: SQLiteStore, _ name: String) async throws -> UserID {
     try await store.createUser(NewUser(username: name, passwordHash: "-", nickname: name)).user.id
+}
+
+/// 64 direct conversations of 128 users, one task sending in each.
+func oneToOne(_ store: SQLiteStore) async throws -> [(UserID, ConversationID)] {
+    var senders: [(UserID, ConversationID)] = []
+    for index in 0..<64 {
+        let a = try await user(store, "a\(index)")
+        let b = try await user(store, "b\(index)")
+        senders.append((a, try await store.directConversation(a, b).id))
+    }
+    return senders
+}
+
+/// One group of 50; 64 tasks sending as its members.
+func group(_ store: SQLiteStore) async throws -> [(UserID, ConversationID)] {
+    var members: [UserID] = []
+    for index in 0..<50 { members.append(try await user(store, "m\(index)")) }
+    let group = try await store.createConversation(
+        kind: .group, name: "g50", title: "g50", description: "", logoURL: "", creator: members[0])
+    for (index, member) in members.enumerated() {
+        _ = try await store.addMember(
+            group.id, member, role: index == 0 ? .owner : .member,
+            change: MembershipChange(event: .memberJoined, notice: nil))
+    }
+    return (0..<64).map { (members[$0 % 50], group.id) }
 }
 
 func report(_ name: String, _ run: Run) {
@@ -140,7 +179,7 @@ func report(_ name: String, _ run: FloorRun, batch: Int, store: Run?) {
 func load() -> String { String(Machine.loadAverage().split(separator: " ").first ?? "?") }
 
 /// The store's part, then the floor with as many sends per commit as the store grouped.
-func part(_ name: String, _ prepare: Prepare) async throws {
+func part(_ name: String, prepare: Prepare) async throws {
     var store: Run?
     if only != "floor" {
         let run = try await measure(prepare)
@@ -150,6 +189,10 @@ func part(_ name: String, _ prepare: Prepare) async throws {
     if only != "store" {
         let batch = fixedBatch ?? max(1, Int((store?.sendsPerBatch ?? 33).rounded()))
         report("↳ the floor: the same rows on sqlite3 alone", try await measureFloor(batch: batch, prepare), batch: batch, store: store)
+        if !cuts.isEmpty {
+            let name = "↳ the floor without " + cutNames.joined(separator: ", ")
+            report(name, try await measureFloor(batch: batch, without: cuts, prepare), batch: batch, store: store)
+        }
     }
 }
 
@@ -159,27 +202,8 @@ do {
     print("| the store alone, 64 sending tasks | result |")
     print("|---|---|")
     for _ in 0..<rounds {
-        try await part("one-to-one sends, 64 conversations") { store in
-            var senders: [(UserID, ConversationID)] = []
-            for index in 0..<64 {
-                let a = try await user(store, "a\(index)")
-                let b = try await user(store, "b\(index)")
-                senders.append((a, try await store.directConversation(a, b).id))
-            }
-            return senders
-        }
-        try await part("sends to a 50-member group") { store in
-            var members: [UserID] = []
-            for index in 0..<50 { members.append(try await user(store, "m\(index)")) }
-            let group = try await store.createConversation(
-                kind: .group, name: "g50", title: "g50", description: "", logoURL: "", creator: members[0])
-            for (index, member) in members.enumerated() {
-                _ = try await store.addMember(
-                    group.id, member, role: index == 0 ? .owner : .member,
-                    change: MembershipChange(event: .memberJoined, notice: nil))
-            }
-            return (0..<64).map { (members[$0 % 50], group.id) }
-        }
+        if onlyPart != "group" { try await part("one-to-one sends, 64 conversations", prepare: oneToOne) }
+        if onlyPart != "one-to-one" { try await part("sends to a 50-member group", prepare: group) }
     }
 } catch {
     FileHandle.standardError.write(Data("StoreBench failed: \(error)\n".utf8))
