@@ -16,12 +16,13 @@
 // sqlite3 C API into a database the store made the same way, one thread, as many sends
 // per commit as the store's writer grouped in the part just run (or `--batch`); the
 // writing thread's CPU per send beside the writer's. `--rounds N` runs the pair N times,
-// alternated; `--only store|floor` runs one of them, `--part one-to-one|group` one part. `--without event-index,read-marker`
-// adds a trial of the floor with fewer rows or indexes per send (`FloorCut`).
+// alternated; `--only store|floor` runs one of them, `--part one-to-one|group` one part;
+// `--without event-index,read-marker` adds a trial of the floor with fewer rows or
+// indexes per send (`FloorCut`). BENCHMARKS.md, "The floor under the store".
 //
 //   .build/release/StoreBench [--seconds 6] [--durability full] [--quota 16777216|none]
-//                             [--rounds 1] [--batch N] [--only store|floor] [--part one-to-one|group]
-//                             [--without LIST]
+//                             [--rounds 1] [--batch N] [--only store|floor]
+//                             [--part one-to-one|group] [--without LIST]
 import BenchSupport
 import Foundation
 import IMProtocol
