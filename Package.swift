@@ -120,7 +120,7 @@ let package = Package(
         .executableTarget(name: "NotifyBench",
                           dependencies: ["BenchSupport", "IMStore", "PostgresTestSupport", "Lifecycle"],
                           path: "Benchmarks/NotifyBench"),
-        .executableTarget(name: "StoreBench", dependencies: ["BenchSupport", "IMStore", "IMProtocol"],
+        .executableTarget(name: "StoreBench", dependencies: ["BenchSupport", "CSQLite", "IMStore", "IMProtocol"],
                           path: "Benchmarks/StoreBench"),
         .executableTarget(name: "FeedBench",
                           dependencies: ["BenchSupport", "CMicroHTTPD", "IMClient", "IMProtocol"],

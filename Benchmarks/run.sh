@@ -12,8 +12,9 @@ echo
 echo "### Event feed (Benchmarks/FeedBench)"
 .build/release/FeedBench --fanout 1000,10000
 echo
-echo "### The store alone (Benchmarks/StoreBench)"
-.build/release/StoreBench
+echo "### The store alone, and SQLite's floor under it (Benchmarks/StoreBench)"
+.build/release/StoreBench --seconds 4 --rounds 2
+.build/release/StoreBench --seconds 4 --rounds 2 --quota none
 echo
 echo "### Moderation (Benchmarks/FeedBench --only moderation, Benchmarks/RulesBench moderator)"
 .build/release/FeedBench --only moderation --members 1000 --mod-rate 10 --seconds 30
