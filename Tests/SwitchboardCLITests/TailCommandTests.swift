@@ -112,8 +112,12 @@ struct TailCommandTests {
                 let reply = await send(["--reply-to", "\(id)", "I do"])
                 #expect(reply.status == 0, "\(reply.errors)")
                 #expect(reply.outputLines.first?.hasSuffix(", replying to message \(id)") == true, "\(reply.outputLines)")
+                // Each step once tail has shown the one before, as someone watching does: a
+                // tail that reads an edit only after the deletion shows no deleted text.
+                try await withHangGuard("the reply in tail's output") { await output.waitFor("I do") }
                 let edit = await send(["--edit", "\(id)", "who takes the pager next week?"])
                 #expect(edit.outputLines == ["edited message \(id) in group:team"], "\(edit.errors)")
+                try await withHangGuard("the edit in tail's output") { await output.waitFor("next week?") }
                 let delete = await send(["--delete", "\(id)"])
                 #expect(delete.outputLines == ["deleted message \(id) in group:team"], "\(delete.errors)")
                 try await withHangGuard("the deletion in tail's output") {
