@@ -79,11 +79,7 @@ import TestSupport
             _ = await gate.wait()
             return .read(limit: nil)
         }
-        let logged = ShutdownLogLines()
-        var configuration = testConfiguration(shutdownGrace: 0)
-        configuration.errorLog = { logged.append($0) }
-        let server = HTTPServer(configuration: configuration, responder: responder)
-        try server.start()
+        let (server, logged) = try startedLoggingServer(testConfiguration(shutdownGrace: 0), responder: responder)
         try await shutsDownAfter(server) {
             let client = try RawHTTPClient(port: server.port)
             try client.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\n12345")
@@ -108,11 +104,7 @@ import TestSupport
             await Task.yield()
             return .read(limit: nil)
         }
-        let logged = ShutdownLogLines()
-        var configuration = testConfiguration(shutdownGrace: 0)
-        configuration.errorLog = { logged.append($0) }
-        let server = HTTPServer(configuration: configuration, responder: responder)
-        try server.start()
+        let (server, logged) = try startedLoggingServer(testConfiguration(shutdownGrace: 0), responder: responder)
         let port = server.port
         let sent = SentCount()
         try await shutsDownAfter(server) {

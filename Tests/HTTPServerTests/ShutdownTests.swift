@@ -147,11 +147,7 @@ import TestSupport
             finished.record(true)
             return .text("nobody listens")
         }
-        let logged = ShutdownLogLines()
-        var configuration = testConfiguration()
-        configuration.errorLog = { logged.append($0) }
-        let server = HTTPServer(configuration: configuration, responder: responder)
-        try server.start()
+        let (server, logged) = try startedLoggingServer(testConfiguration(), responder: responder)
         try await shutsDownAfter(server) {
             // Several clients, reset while their handlers run, as a load generator that stops
             // mid-flight does.
@@ -177,4 +173,16 @@ final class ShutdownLogLines: Sendable {
     private let storage = Mutex<[String]>([])
     func append(_ line: String) { storage.withLock { $0.append(line) } }
     var lines: [String] { storage.withLock { $0 } }
+}
+
+/// A server started with `configuration`, and the lines it logs.
+func startedLoggingServer(
+    _ configuration: HTTPServerConfiguration, responder: some HTTPResponder
+) throws -> (HTTPServer, ShutdownLogLines) {
+    let logged = ShutdownLogLines()
+    var configuration = configuration
+    configuration.errorLog = { logged.append($0) }
+    let server = HTTPServer(configuration: configuration, responder: responder)
+    try server.start()
+    return (server, logged)
 }
