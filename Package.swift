@@ -52,6 +52,8 @@ let package = Package(
                 dependencies: ["IMProtocol", "IMStore", "HTTPServer", "IMClient", "SwitchboardCrypto", "Logging", "Lifecycle",
                                "WebAssets"]),
         .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl", "Logging", "SwitchboardCrypto"]),
+        // The Matrix client-server API on the client core's transport, errors and retry loop.
+        .target(name: "MatrixClient", dependencies: ["IMClient", "IMProtocol"]),
         .target(name: "YAMLCoding", dependencies: ["CYAML"]),
         .target(name: "Templates"),
         .target(name: "IMChat", dependencies: ["IMClient", "IMProtocol", "CSixel"]),
@@ -80,6 +82,10 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport", "PostgresTestSupport", "Lifecycle"]),
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport", "Lifecycle"]),
+        // Against a real Synapse from the Makefile's venv (`make matrix-venv`), started once per run.
+        .testTarget(name: "MatrixTests",
+                    dependencies: ["MatrixClient", "IMClient", "IMProtocol", "TestSupport", "PostgresTestSupport",
+                                   "SwitchboardCrypto"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
         .testTarget(name: "IMBotsTests",
