@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "Templates"),
         .target(name: "IMChat", dependencies: ["IMClient", "IMProtocol", "CSixel"]),
         .target(name: "IMBots",
-                dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
+                dependencies: ["IMClient", "MatrixClient", "YAMLCoding", "Templates", "HTTPServer",
                                "SwitchboardCrypto", "Logging", "Lifecycle", "CPCRE2", "WebAssets"]),
         // Linked with lld and packed relative relocations (DT_RELR, glibc 2.36+): the
         // 13,600 relative relocations take 4 KiB instead of 327 KiB, which the loader

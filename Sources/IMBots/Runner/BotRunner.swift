@@ -207,6 +207,11 @@ public final class BotRunner: Service {
         let reporter = BotReporter(bot: definition.name, metrics: metrics, audit: audit, logger: logger,
                                    time: configuration.time)
         let bot = definition.name
+        if case .matrix = definition.platform {
+            throw RunnerError(
+                "bot '\(bot)' (\(definition.file)) names platform matrix: this version checks Matrix bots "
+                    + "(`switchboard check`, `test`, `explain`) but does not run them on a homeserver yet (docs/matrix.md)")
+        }
         switch configuration.journal {
         case .folder:
             let store = try FileJournalStore(folder: configuration.stateDirectory + "/" + bot, bot: bot)
