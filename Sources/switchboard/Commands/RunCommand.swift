@@ -33,6 +33,9 @@ struct RunCommand: Command {
         account.password set. /healthz then also says, per bot, whether this runner holds it
         (and its fence) or which other runner does.
 
+        A bot file with platform: {matrix: …} is checked like any other but not run yet:
+        the runner leaves it out with an error that says so (docs/matrix.md).
+
         options:
           --config FILE      configuration file (default: config.yaml)
           --server URL       the IM server, overriding runner.server
