@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
         .testTarget(name: "IMBotsTests",
-                    dependencies: ["IMBots", "IMServer", "TestSupport", "HTTPServer", "Lifecycle"],
+                    dependencies: ["IMBots", "MatrixClient", "IMServer", "TestSupport", "HTTPServer", "Lifecycle"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "IMChatTests", dependencies: ["IMChat", "IMClient", "IMServer", "TestSupport"],
                     exclude: ["Snapshots"]),

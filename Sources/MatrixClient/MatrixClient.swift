@@ -50,7 +50,7 @@ public final class MatrixClient: Sendable {
     public let homeserver: String
     public let configuration: Configuration
     let transport: any HTTPTransport
-    private let login: Mutex<MatrixSession?>
+    private let current: Mutex<MatrixSession?>
 
     /// Creates a client for `homeserver`, logged in when `session` is given.
     public init(homeserver: String, session: MatrixSession? = nil,
@@ -61,14 +61,14 @@ public final class MatrixClient: Sendable {
         self.homeserver = url
         self.transport = transport
         self.configuration = configuration
-        login = Mutex(session)
+        current = Mutex(session)
     }
 
     /// The current login, nil before one.
-    public var session: MatrixSession? { login.withLock { $0 } }
+    public var session: MatrixSession? { current.withLock { $0 } }
 
     /// Adopts a login obtained elsewhere.
-    public func use(_ session: MatrixSession?) { login.withLock { $0 = session } }
+    public func use(_ session: MatrixSession?) { current.withLock { $0 = session } }
 
     /// The logged-in user, or `NOT_LOGGED_IN`.
     public func currentUser() throws(IMClientError) -> MatrixUserID {

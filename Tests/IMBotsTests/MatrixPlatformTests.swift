@@ -53,7 +53,7 @@ import Testing
                 password: hunter2
             rules: []
             """)
-        #expect(errors.contains { $0.hasPrefix("bot.yaml:8:15: credentials never go in the bot file") })
+        #expect(errors.contains { $0.hasPrefix("bot.yaml:7:15: credentials never go in the bot file") })
         #expect(errors.contains { $0.contains("give exactly one of password_env") })
         #expect(!errors.joined().contains("hunter2"))
     }
@@ -69,9 +69,9 @@ import Testing
             rules: []
             """)
         #expect(errors == [
-            "bot.yaml:6:17: homeserver 'matrix.example.org' must be an http:// or https:// URL, e.g. https://matrix.example.org",
-            "bot.yaml:7:11: user 'helpdesk' is not a Matrix user id: write it @name:server (quoted in YAML: '@helpdesk:example.org')",
-            "bot.yaml:9:23: 'group:support' is not a Matrix room: write '!id:server' or '#alias:server' (quoted in YAML)",
+            "bot.yaml:5:17: homeserver 'matrix.example.org' must be an http:// or https:// URL, e.g. https://matrix.example.org",
+            "bot.yaml:6:11: user 'helpdesk' is not a Matrix user id: write it @name:server (quoted in YAML: '@helpdesk:example.org')",
+            "bot.yaml:8:23: 'group:support' is not a Matrix room: write '!id:server' or '#alias:server' (quoted in YAML)",
         ])
     }
 
@@ -90,8 +90,8 @@ import Testing
                 do: [ { reply: hello } ]
             """)
         #expect(errors == [
-            "bot.yaml:10:9: rule 'thanks': 'notice' cannot run on matrix: Matrix has no message only its addressee sees: use reply",
-            "bot.yaml:11:9: rule 'thanks': 'update_profile' cannot run on matrix: the bot's Matrix profile is set on the homeserver, not by rules",
+            "bot.yaml:9:9: rule 'thanks': 'notice' cannot run on matrix: Matrix has no message only its addressee sees: use reply",
+            "bot.yaml:10:9: rule 'thanks': 'update_profile' cannot run on matrix: the bot's Matrix profile is set on the homeserver, not by rules",
         ])
     }
 
@@ -103,7 +103,7 @@ import Testing
             rules: []
             """)
         #expect(errors.count == 1)
-        #expect(errors.first?.hasPrefix("bot.yaml:6:7: 'join' names group:support, which has no Matrix room") == true)
+        #expect(errors.first?.hasPrefix("bot.yaml:5:7: 'join' names group:support, which has no Matrix room") == true)
     }
 
     @Test func theShippedHelpDeskMovesToMatrixWithOnlyAPlatformBlock() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import IMClient
+import IMProtocol
 import MatrixClient
 import Synchronization
 import Testing

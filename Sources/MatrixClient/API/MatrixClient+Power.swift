@@ -5,8 +5,8 @@ import IMClient
 extension MatrixClient {
     /// The room's power levels with its version and creators (from the room's state).
     public func power(in roomID: String) async throws(IMClientError) -> RoomPower {
-        let state = try await state(of: roomID)
-        return try Self.power(from: state, roomID: roomID)
+        let events = try await self.state(of: roomID)
+        return try Self.power(from: events, roomID: roomID)
     }
 
     /// The power of a room from its state events.
@@ -39,10 +39,10 @@ extension MatrixClient {
     public func setPowerLevel(_ level: Int64?, for user: MatrixUserID, in roomID: String)
         async throws(IMClientError) -> RoomPower
     {
-        let power = try await power(in: roomID)
+        let current = try await self.power(in: roomID)
         let changed: PowerLevels
         do {
-            changed = try power.setting(user.rawValue, to: level)
+            changed = try current.setting(user.rawValue, to: level)
         } catch {
             throw IMClientError(.invalidArgument, error.description)
         }
@@ -53,16 +53,16 @@ extension MatrixClient {
             throw IMClientError(.invalidArgument, "cannot encode power levels: \(error)")
         }
         try await setState(of: roomID, type: "m.room.power_levels", content: content)
-        return RoomPower(roomVersion: power.roomVersion, creators: power.creators, levels: changed)
+        return RoomPower(roomVersion: current.roomVersion, creators: current.creators, levels: changed)
     }
 
     /// Mutes `user`: a level one below what messages need (their other rights as the
     /// room's defaults give them). Returns the level they had, for unmuting.
     @discardableResult
     public func mute(_ user: MatrixUserID, in roomID: String) async throws(IMClientError) -> Int64 {
-        let power = try await power(in: roomID)
-        let had = power.level(of: user.rawValue)
-        try await setPowerLevel(min(had, power.levels.messageLevel - 1), for: user, in: roomID)
+        let current = try await self.power(in: roomID)
+        let had = current.level(of: user.rawValue)
+        try await setPowerLevel(min(had, current.levels.messageLevel - 1), for: user, in: roomID)
         return had
     }
 

@@ -24,9 +24,9 @@ struct SynapseConfig {
             "pid_file": folder + "/homeserver.pid",
             "listeners": [[
                 "port": port, "bind_addresses": ["127.0.0.1"], "type": "http", "tls": false, "x_forwarded": false,
-                "resources": [["names": ["client"], "compress": false]],
-            ]],
-            "database": ["name": "sqlite3", "args": ["database": folder + "/homeserver.db"]],
+                "resources": [["names": ["client"], "compress": false] as [String: Any]],
+            ] as [String: Any]],
+            "database": ["name": "sqlite3", "args": ["database": folder + "/homeserver.db"]] as [String: Any],
             "log_config": folder + "/log.yaml",
             "media_store_path": folder + "/media",
             "signing_key_path": folder + "/signing.key",
