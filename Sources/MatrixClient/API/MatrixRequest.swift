@@ -122,6 +122,3 @@ extension MatrixClient {
         }
     }
 }
-
-/// An answer whose content does not matter.
-struct Ignored: Decodable {}
