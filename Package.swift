@@ -84,8 +84,8 @@ let package = Package(
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport", "Lifecycle"]),
         // Against a real Synapse from the Makefile's venv (`make matrix-venv`), started once per run.
         .testTarget(name: "MatrixTests",
-                    dependencies: ["MatrixClient", "IMClient", "IMProtocol", "TestSupport", "PostgresTestSupport",
-                                   "SwitchboardCrypto"]),
+                    dependencies: ["MatrixClient", "IMBots", "IMClient", "IMProtocol", "TestSupport", "PostgresTestSupport",
+                                   "SwitchboardCrypto", "Lifecycle", "Logging"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
         .testTarget(name: "IMBotsTests",

@@ -103,9 +103,12 @@ struct EventHandler: Sendable {
         let written = event.type == .message || event.type == .messageEdited
         var botEvent = BotEvent(event: event, sender: written || actedOnOther ? nil : event.user)
         let lookups = rules.engine.decisionLookups
-        if lookups.contains(.profile) { botEvent.sender = await senders.profile(causing: event) }
-        if lookups.contains(.role) { botEvent.senderRole = await senders.role(of: botEvent.actor, in: event) }
-        if lookups.contains(.memberRole), let member = botEvent.member {
+        // On Matrix the event carries the sender as the homeserver named them; roles are
+        // not read from power levels yet.
+        let onMatrix = parts.matrix != nil
+        if lookups.contains(.profile) { botEvent.sender = onMatrix ? event.user : await senders.profile(causing: event) }
+        if lookups.contains(.role), !onMatrix { botEvent.senderRole = await senders.role(of: botEvent.actor, in: event) }
+        if lookups.contains(.memberRole), !onMatrix, let member = botEvent.member {
             botEvent.memberRole = await senders.role(of: member.username, in: event)
         }
         if lookups.contains(.joined) { botEvent.senderJoinedAt = await parts.moderation.joins.joinedAt(botEvent.actor, in: event) }
@@ -117,7 +120,7 @@ struct EventHandler: Sendable {
             return nil
         }
         if botEvent.sender == nil, decision.firings.contains(where: { $0.rule.actionLookups.contains(.profile) }) {
-            botEvent.sender = await senders.profile(causing: event)
+            botEvent.sender = onMatrix ? event.user : await senders.profile(causing: event)
         }
         return Decided(event: botEvent, decision: decision, context: context)
     }

@@ -134,6 +134,10 @@ final class Outbox: Service {
     private func send(_ message: PendingMessage, to address: ConversationAddress) async throws(IMClientError)
         -> Message?
     {
+        if let link = parts.matrix {
+            try await link.send(message, to: address)
+            return nil
+        }
         if let notice = message.notice {
             // Idempotent by its client id, as a message is: a repeat answers the first notice.
             try await parts.client.sendNotice(in: notice.conversation, to: notice.user, text: message.text,
