@@ -89,4 +89,85 @@ struct MatrixRunnerTests {
         #expect(greeting.body == "Hi \((try alice.currentUser()).localpart)! Try /hours.")
         await runner.stop()
     }
+
+    @Test(.timeLimit(.minutes(3)))
+    func aRunnerKilledMidStreamRepliesExactlyOnceToEveryMessageAfterRestart() async throws {
+        let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
+        let server = try await SynapseTestServer.shared()
+        let alice = try await server.newClient("alice")
+        let botName = server.newUsername("pinger")
+        let password = "bot-password-\(botName)"
+        _ = try await server.register(botName, password: password)
+        let alias = server.newUsername("pings")
+        let roomID = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: alias))
+        let botID = server.userID(botName).rawValue
+
+        let folder = TestServer.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
+        // Twenty replies a second, so the kill lands while replies are still queued.
+        try """
+            bot: pinger
+            account: { username: pinger, password: not-used-on-matrix }
+            platform:
+              matrix:
+                homeserver: \(server.baseURL)
+                user: "\(botID)"
+                password_env: PINGER_MATRIX_PASSWORD
+                device: PINGER
+                rooms: { pings: "#\(alias):\(server.serverName)" }
+            on_start: { backlog: all }
+            limits: { per_conversation: 20/s, per_group: 1000/s, total: 1000/s }
+            loop_guard: { max_replies_per_minute: 10000 }
+            rules:
+              - name: pong
+                when: { command: ping }
+                do: [ { reply: "pong {{args}}" } ]
+            """.write(toFile: folder + "/bots/pinger.yaml", atomically: true, encoding: .utf8)
+        let config = folder + "/config.yaml"
+        try """
+            log_level: warning
+            runner:
+              server: http://127.0.0.1:9
+              listen: 127.0.0.1:0
+              bots: \(folder)/bots
+              state: \(folder)/state
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PINGER_MATRIX_PASSWORD"] = password
+
+        let total = 40
+        let watcher = SyncWatcher(alice)
+        let first = try SpawnedProcess(binary, ["run", "--config", config], environment: environment)
+        do {
+            _ = try await watcher.until("the bot joining") { seen in
+                seen.events(in: roomID, type: "m.room.member").first { $0.stateKey == botID && $0.membership == "join" }
+            }
+            for index in 0..<total { try await alice.sendText("/ping \(index)", to: roomID, transactionID: "ping-\(index)") }
+            // Some replies are out, most are still queued or not yet decided.
+            _ = try await watcher.until("five replies") { seen in
+                seen.messages(in: roomID).filter { $0.sender == botID }.count >= 5 ? true : nil
+            }
+        } catch {
+            _ = try? await first.stop(SIGKILL)
+            throw error
+        }
+        #expect(try await first.stop(SIGKILL) == 128 + SIGKILL)
+
+        let second = try SpawnedProcess(binary, ["run", "--config", config], environment: environment)
+        do {
+            try await alice.sendText("/ping end", to: roomID, transactionID: "ping-end")
+            let seen = try await watcher.until("every reply and the last", hangGuard: .seconds(120)) { seen in
+                seen.messages(in: roomID).contains { $0.sender == botID && $0.body == "pong end" } ? seen : nil
+            }
+            let replies = seen.messages(in: roomID).filter { $0.sender == botID }.compactMap(\.body)
+            #expect(replies.count == total + 1, "replies: \(replies)")
+            #expect(Set(replies) == Set((0..<total).map { "pong \($0)" } + ["pong end"]))
+            let status = try await second.stop(SIGTERM)
+            #expect(status == 0, "exit status \(status); standard error: \(second.errors)")
+        } catch {
+            _ = try? await second.stop(SIGKILL)
+            throw error
+        }
+    }
 }

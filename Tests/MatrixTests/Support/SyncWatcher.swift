@@ -24,6 +24,12 @@ actor SyncWatcher {
 
     let client: MatrixClient
     private var since: String?
+    private var filter: String?
+    /// Every event a test looks at, and more per answer than a test sends at once (an
+    /// answer over its limit would leave events out).
+    static let everything = SyncFilter(
+        timelineLimit: 1000,
+        timelineTypes: ["m.room.message", "m.room.member", "m.room.redaction", "m.room.power_levels", "m.room.encryption"])
     private(set) var seen = Seen()
 
     init(_ client: MatrixClient) {
@@ -41,7 +47,8 @@ actor SyncWatcher {
             guard ContinuousClock.now < giveUp else {
                 throw HangError(what: "\(client.session?.userID.rawValue ?? "?") seeing \(what)")
             }
-            let answer = try await client.sync(since: since, filter: nil, timeout: .seconds(2))
+            if filter == nil { filter = try await client.createFilter(Self.everything) }
+            let answer = try await client.sync(since: since, filter: filter, timeout: .seconds(2))
             since = answer.nextBatch
             for (room, joined) in answer.rooms.join { seen.timelines[room, default: []] += joined.timeline }
             for (room, invited) in answer.rooms.invite { seen.invites[room] = invited }
