@@ -170,4 +170,76 @@ struct MatrixRunnerTests {
             throw error
         }
     }
+
+    @Test func theModeratorRedactsABannedWordMutesByPowerLevelAndKicksOnTheLadder() async throws {
+        let server = try await SynapseTestServer.shared()
+        let owner = try await server.newClient("owner")
+        let mallory = try await server.newClient("mallory")
+        let botName = server.newUsername("moderator")
+        let password = "bot-password-\(botName)"
+        _ = try await server.register(botName, password: password)
+        let botID = server.userID(botName)
+        let malloryID = try mallory.currentUser()
+        let alias = server.newUsername("lobby")
+        var levels = PowerLevels()
+        levels.users = [botID.rawValue: 100]
+        let roomID = try await owner.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: alias, powerLevels: levels))
+        try await mallory.join(.id(roomID))
+
+        let folder = TestServer.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
+        try """
+            bot: moderator
+            account: { username: moderator, password: not-used-on-matrix }
+            platform:
+              matrix:
+                homeserver: \(server.baseURL)
+                user: "\(botID.rawValue)"
+                password_env: HELPDESK_MATRIX_PASSWORD
+                rooms: { lobby: "#\(alias):\(server.serverName)" }
+            listen: ["group:lobby"]
+            on_start: { backlog: all }
+            rules:
+              - name: banned-words
+                when: { text: { any_word: [scam, "free money"], normalize: true } }
+                do:
+                  - delete: message
+                  - strike: { counter: spam, decay: 24h, escalate: [ { mute: 10m }, kick ] }
+            """.write(toFile: folder + "/bots/moderator.yaml", atomically: true, encoding: .utf8)
+        let runner = try Self.startRunner(folder, password: password)
+        defer { Task { await runner.stop() } }
+
+        let watcher = SyncWatcher(owner)
+        _ = try await watcher.until("the bot joining") { seen in
+            seen.events(in: roomID, type: "m.room.member").first { $0.stateKey == botID.rawValue && $0.membership == "join" }
+        }
+        // First strike: the message is redacted and mallory muted (a level below what messages need).
+        let spam = try await mallory.sendText("FREE m0ney, DM me", to: roomID, transactionID: "spam-1")
+        _ = try await watcher.until("the redaction") { seen in
+            seen.events(in: roomID, type: "m.room.redaction").first { $0.redacts == spam }
+        }
+        _ = try await watcher.until("mallory muted") { seen in
+            seen.events(in: roomID, type: "m.room.power_levels").last.flatMap { event in
+                (event.content["users"]?[malloryID.rawValue]?.integer ?? 0) < 0 ? event : nil
+            }
+        }
+        let refused = await #expect(throws: IMClientError.self) {
+            try await mallory.sendText("let me talk", to: roomID, transactionID: "muted-1")
+        }
+        #expect(refused?.apiCode == .forbidden)
+
+        // The owner lets her talk again; her next banned word is the ladder's second step: a kick.
+        try await owner.unmute(malloryID, in: roomID)
+        let again = try await mallory.sendText("a scam again", to: roomID, transactionID: "spam-2")
+        _ = try await watcher.until("the second redaction") { seen in
+            seen.events(in: roomID, type: "m.room.redaction").first { $0.redacts == again }
+        }
+        _ = try await watcher.until("mallory kicked") { seen in
+            seen.events(in: roomID, type: "m.room.member").first {
+                $0.stateKey == malloryID.rawValue && $0.membership == "leave" && $0.sender == botID.rawValue
+            }
+        }
+        await runner.stop()
+    }
 }

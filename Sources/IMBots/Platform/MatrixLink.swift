@@ -158,4 +158,38 @@ final class MatrixLink: Sendable {
         let replyTo = message.replyTo.flatMap { id in names.withLock { $0.messages[id.rawValue] } }
         try await client.sendText(message.text, to: roomID, replyTo: replyTo, transactionID: message.clientMessageID)
     }
+
+    /// Carries a moderation act out on the homeserver: `delete` as a redaction, `mute` as
+    /// a power level below what messages need, `kick`, `ban`, `unban`. Redacting a
+    /// message already gone, or unmuting someone not muted, counts as done.
+    func moderate(_ act: ModerationAct) async throws(IMClientError) {
+        switch act {
+        case .delete(let id, let address):
+            let roomID = try roomID(of: address)
+            guard let eventID = names.withLock({ $0.messages[id.rawValue] }) else {
+                throw IMClientError(.api(.notFound), "message \(id) is not known here any more")
+            }
+            do {
+                try await client.redact(eventID, in: roomID, reason: "moderation", transactionID: "redact-\(id.rawValue)")
+            } catch where error.apiCode == .notFound {
+                // Redacted already.
+            }
+        case .member(let action, let group, let user, _, let reason):
+            let roomID = try roomID(of: .group(group))
+            guard let member = MatrixUserID(user) else {
+                throw IMClientError(.invalidArgument, "'\(user)' is not a Matrix user id")
+            }
+            switch action {
+            case .mute: _ = try await client.mute(member, in: roomID)
+            case .unmute: try await client.unmute(member, in: roomID)
+            case .kick: try await client.kick(member, from: roomID, reason: reason)
+            case .ban: try await client.ban(member, from: roomID, reason: reason)
+            case .unban: try await client.unban(member, from: roomID, reason: reason)
+            default:
+                throw IMClientError(.invalidArgument, "\(action.rawValue) is not done on Matrix yet")
+            }
+        case .joinRequest, .allJoinRequests, .settings:
+            throw IMClientError(.invalidArgument, "\(act) is not done on Matrix yet")
+        }
+    }
 }
