@@ -1,6 +1,7 @@
 import Foundation
 import IMBots
 import IMClient
+import IMProtocol
 import Logging
 import MatrixClient
 import Testing
@@ -241,5 +242,107 @@ struct MatrixRunnerTests {
             }
         }
         await runner.stop()
+    }
+
+    /// An Alertmanager notification (webhook version 4) of the `DiskFull` group.
+    private static func diskFull(_ instances: [(String, String)]) -> Data {
+        let alerts: [[String: Any]] = instances.map { name, status in
+            [
+                "status": status, "labels": ["alertname": "DiskFull", "instance": name, "severity": "critical"],
+                "annotations": ["summary": "disk full on \(name)"], "startsAt": "2026-01-05T09:00:00Z",
+                "endsAt": status == "resolved" ? "2026-01-05T09:30:00Z" : "0001-01-01T00:00:00Z",
+                "generatorURL": "http://prometheus.example/graph", "fingerprint": "fp-\(name)",
+            ]
+        }
+        let body: [String: Any] = [
+            "version": "4", "status": instances.contains { $0.1 == "firing" } ? "firing" : "resolved",
+            "receiver": "chat", "groupKey": #"{}:{alertname="DiskFull"}"#, "truncatedAlerts": 0,
+            "groupLabels": ["alertname": "DiskFull"], "commonLabels": ["alertname": "DiskFull", "severity": "critical"],
+            "commonAnnotations": [:] as [String: String], "externalURL": "http://alertmanager.example", "alerts": alerts,
+        ]
+        return (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
+    }
+
+    @Test func anAlertmanagerWebhookBecomesALivingMessageEditedInPlaceAndResolved() async throws {
+        let server = try await SynapseTestServer.shared()
+        let owner = try await server.newClient("owner")
+        let botName = server.newUsername("alerts")
+        let password = "bot-password-\(botName)"
+        _ = try await server.register(botName, password: password)
+        let botID = server.userID(botName).rawValue
+        let alias = server.newUsername("oncall")
+        let roomID = try await owner.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: alias))
+        let token = "t0ken-of-the-test"
+
+        let folder = TestServer.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
+        try """
+            bot: alerts
+            account: { username: alerts, password: not-used-on-matrix }
+            platform:
+              matrix:
+                homeserver: \(server.baseURL)
+                user: "\(botID)"
+                password_env: HELPDESK_MATRIX_PASSWORD
+                rooms: { oncall: "#\(alias):\(server.serverName)" }
+            join: ["group:oncall"]
+            limits: { per_conversation: 1000/s, per_group: 1000/s, total: 1000/s }
+            webhooks:
+              - { path: /hooks/alertmanager, format: alertmanager, secret: \(token) }
+            rules:
+              - name: critical
+                when: { webhook: /hooks/alertmanager }
+                do: [ { incident: { to: "group:oncall", flap_hold: 0s } } ]
+            """.write(toFile: folder + "/bots/alerts.yaml", atomically: true, encoding: .utf8)
+        let configuration = RunnerConfiguration(
+            serverURL: "http://127.0.0.1:9", botsDirectory: folder + "/bots", stateDirectory: folder + "/state",
+            listen: ListenAddress(host: "127.0.0.1", port: 0),
+            environment: ["HELPDESK_MATRIX_PASSWORD": password], watchInterval: 0, pollTimeout: 2)
+        let runner = try BotRunner(configuration: configuration, logger: Logger(label: "matrix-alerts-test"))
+        let task = Task { try await runner.run() }
+        defer { task.cancel() }
+
+        var port = 0
+        try await eventually("the runner listening") {
+            port = runner.port ?? 0
+            return port != 0
+        }
+        let watcher = SyncWatcher(owner)
+        _ = try await watcher.until("the bot joining") { seen in
+            seen.events(in: roomID, type: "m.room.member").first { $0.stateKey == botID && $0.membership == "join" }
+        }
+        func post(_ instances: [(String, String)]) async throws {
+            let answer = try await SynapseTestServer.transport.send(TransportRequest(
+                method: "POST", url: "http://127.0.0.1:\(port)/hooks/alertmanager",
+                headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")],
+                body: Self.diskFull(instances)))
+            #expect(answer.status / 100 == 2, "HTTP \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+        }
+
+        try await post([("db-7", "firing")])
+        let living = try await watcher.until("the incident's message") { seen in
+            seen.messages(in: roomID).first { $0.sender == botID && $0.replaces == nil && $0.body?.contains("DiskFull") == true }
+        }
+        let livingID = try #require(living.eventID)
+        #expect(living.body?.contains("db-7") == true)
+
+        try await post([("db-7", "firing"), ("db-9", "firing")])
+        let grown = try await watcher.until("the message edited with db-9") { seen in
+            seen.messages(in: roomID).first { $0.replaces == livingID && $0.newBody?.contains("db-9") == true }
+        }
+        #expect(grown.sender == botID)
+
+        try await post([("db-7", "resolved"), ("db-9", "resolved")])
+        let resolved = try await watcher.until("the message edited to resolved") { seen in
+            seen.messages(in: roomID).first { $0.replaces == livingID && $0.newBody?.contains("RESOLVED") == true }
+        }
+        #expect(resolved.sender == botID)
+        // One living message: every later change is an edit of it or a reply to it.
+        let seen = await watcher.seen
+        let posts = seen.messages(in: roomID).filter { $0.sender == botID && $0.replaces == nil && $0.inReplyTo == nil }
+        #expect(posts.map(\.eventID) == [livingID])
+        task.cancel()
+        _ = try? await task.value
     }
 }

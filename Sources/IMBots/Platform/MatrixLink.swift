@@ -151,12 +151,31 @@ final class MatrixLink: Sendable {
     /// Sends a reply or message: `m.text`, as a reply when it quotes, with the journal's
     /// client message id as the transaction id (so a repeat after a crash is one event).
     func send(_ message: PendingMessage, to address: ConversationAddress) async throws(IMClientError) {
-        guard message.incident == nil, message.notice == nil else {
-            throw IMClientError(.invalidArgument, "living incident messages and notices are not sent to Matrix yet")
+        _ = try await post(message, to: address)
+    }
+
+    /// Sends a message and returns its number (for a living message's later edits).
+    func post(_ message: PendingMessage, to address: ConversationAddress) async throws(IMClientError) -> MessageID {
+        guard message.notice == nil else {
+            throw IMClientError(.invalidArgument, "notices (seen by one member only) do not exist on Matrix")
         }
         let roomID = try roomID(of: address)
         let replyTo = message.replyTo.flatMap { id in names.withLock { $0.messages[id.rawValue] } }
-        try await client.sendText(message.text, to: roomID, replyTo: replyTo, transactionID: message.clientMessageID)
+        let eventID = try await client.sendText(message.text, to: roomID, replyTo: replyTo,
+                                                transactionID: message.clientMessageID)
+        return MessageID(rawValue: remember(eventID))
+    }
+
+    /// Edits the bot's message `id` in place (`m.replace`); `transactionID` is the edit's own.
+    func edit(_ id: MessageID, in address: ConversationAddress, text: String, _ transactionID: String)
+        async throws(IMClientError)
+    {
+        let roomID = try roomID(of: address)
+        guard let eventID = names.withLock({ $0.messages[id.rawValue] }) else {
+            throw IMClientError(.api(.notFound), "the living message \(id) was posted before this start; "
+                                + "its Matrix event is not known to this runner")
+        }
+        try await client.edit(eventID, in: roomID, to: text, transactionID: transactionID)
     }
 
     /// Carries a moderation act out on the homeserver: `delete` as a redaction, `mute` as
