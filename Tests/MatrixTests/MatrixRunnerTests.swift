@@ -345,4 +345,83 @@ struct MatrixRunnerTests {
         task.cancel()
         _ = try? await task.value
     }
+
+    @Test func aRateLimitedHomeserverSlowsOneRoomOnly() async throws {
+        // A homeserver of its own whose users may send one message a second after a burst
+        // of three; the people of the test are exempt (Synapse's per-user override).
+        let server = try await SynapseTestServer.start { config in
+            config.messagesPerSecond = 1
+            config.messageBurst = 3
+        }
+        let admin = try await server.register(server.newUsername("admin"), password: "admin-password", admin: true)
+        let alice = try await server.newClient("alice")
+        let aliceID = try alice.currentUser()
+        let exempt = try await SynapseTestServer.transport.send(TransportRequest(
+            method: "POST",
+            url: server.baseURL + "/_synapse/admin/v1/users/\(aliceID.rawValue)/override_ratelimit",
+            headers: [("Authorization", "Bearer \(admin.accessToken)"), ("Content-Type", "application/json")],
+            body: Data(#"{"messages_per_second":0,"burst_count":0}"#.utf8)))
+        #expect(exempt.status == 200)
+        let botName = server.newUsername("pinger")
+        let password = "bot-password-\(botName)"
+        _ = try await server.register(botName, password: password)
+        let botID = server.userID(botName).rawValue
+        let busyAlias = server.newUsername("busy")
+        let quietAlias = server.newUsername("quiet")
+        let busy = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: busyAlias))
+        let quiet = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: quietAlias))
+
+        let folder = TestServer.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
+        try """
+            bot: pinger
+            account: { username: pinger, password: not-used-on-matrix }
+            platform:
+              matrix:
+                homeserver: \(server.baseURL)
+                user: "\(botID)"
+                password_env: HELPDESK_MATRIX_PASSWORD
+                rooms: { busy: "#\(busyAlias):\(server.serverName)", quiet: "#\(quietAlias):\(server.serverName)" }
+            on_start: { backlog: all }
+            limits: { per_conversation: 1000/s, per_group: 1000/s, total: 1000/s }
+            loop_guard: { max_replies_per_minute: 10000 }
+            rules:
+              - name: pong
+                when: { command: ping }
+                do: [ { reply: "pong {{args}}" } ]
+            """.write(toFile: folder + "/bots/pinger.yaml", atomically: true, encoding: .utf8)
+        let runner = try Self.startRunner(folder, password: password)
+        defer { Task { await runner.stop() } }
+
+        let watcher = SyncWatcher(alice)
+        _ = try await watcher.until("the bot joining both rooms") { seen in
+            let joined = [busy, quiet].allSatisfy { room in
+                seen.events(in: room, type: "m.room.member").contains { $0.stateKey == botID && $0.membership == "join" }
+            }
+            return joined ? true : nil
+        }
+        let flood = 12
+        for index in 0..<flood { try await alice.sendText("/ping busy-\(index)", to: busy, transactionID: "busy-\(index)") }
+        _ = try await watcher.until("the first replies in the busy room") { seen in
+            seen.messages(in: busy).contains { $0.sender == botID } ? true : nil
+        }
+        try await alice.sendText("/ping quiet", to: quiet, transactionID: "quiet-1")
+        let seen = try await watcher.until("every reply", hangGuard: .seconds(120)) { seen in
+            let busyReplies = seen.messages(in: busy).filter { $0.sender == botID }.count
+            let quietReply = seen.messages(in: quiet).contains { $0.sender == botID }
+            return busyReplies == flood && quietReply ? seen : nil
+        }
+        // The quiet room's reply did not wait behind the busy room's rate-limited queue:
+        // it arrived before the busy room's last reply.
+        let quietReply = try #require(seen.messages(in: quiet).first { $0.sender == botID })
+        let lastBusy = try #require(seen.messages(in: busy).last { $0.sender == botID })
+        #expect(quietReply.body == "pong quiet")
+        let quietPlace = try #require(quietReply.eventID.flatMap { seen.arrival[$0] })
+        let lastBusyPlace = try #require(lastBusy.eventID.flatMap { seen.arrival[$0] })
+        #expect(quietPlace < lastBusyPlace)
+        #expect(Set(seen.messages(in: busy).filter { $0.sender == botID }.compactMap(\.body))
+                == Set((0..<flood).map { "pong busy-\($0)" }))
+        await runner.stop()
+    }
 }

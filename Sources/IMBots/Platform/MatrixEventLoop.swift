@@ -50,6 +50,10 @@ struct MatrixEventLoop: Sendable {
     private func handle(_ batch: MatrixFeedBatch, _ positions: MatrixPositions, me: String) async {
         for room in batch.joined { parts.logger.notice("bot \(parts.name): joined \(room), where it was invited") }
         for room in batch.encrypted { await tellEncrypted(room) }
+        for room in batch.gaps {
+            parts.logger.warning("bot \(parts.name): more events came at once in \(room) than one /sync answer holds; "
+                                 + "the older ones were left out")
+        }
         guard let range = positions.take(batch.events.count) else { return }
         for (item, position) in zip(batch.events, range) {
             guard let event = link.event(item, position: position, me: me) else {

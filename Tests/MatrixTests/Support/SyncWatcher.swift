@@ -10,6 +10,8 @@ actor SyncWatcher {
         var timelines: [String: [MatrixEvent]] = [:]
         /// Rooms the client was invited to, with the preview of their state.
         var invites: [String: SyncResponse.InvitedRoom] = [:]
+        /// Each event's place in the order the client received them, across rooms.
+        var arrival: [String: Int] = [:]
 
         /// The `m.room.message` events of `room`.
         func messages(in room: String) -> [MatrixEvent] {
@@ -50,7 +52,12 @@ actor SyncWatcher {
             if filter == nil { filter = try await client.createFilter(Self.everything) }
             let answer = try await client.sync(since: since, filter: filter, timeout: .seconds(2))
             since = answer.nextBatch
-            for (room, joined) in answer.rooms.join { seen.timelines[room, default: []] += joined.timeline }
+            for (room, joined) in answer.rooms.join {
+                seen.timelines[room, default: []] += joined.timeline
+                for event in joined.timeline {
+                    if let id = event.eventID { seen.arrival[id] = seen.arrival[id] ?? seen.arrival.count }
+                }
+            }
             for (room, invited) in answer.rooms.invite { seen.invites[room] = invited }
         }
     }
