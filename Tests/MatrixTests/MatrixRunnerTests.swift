@@ -263,7 +263,7 @@ struct MatrixRunnerTests {
         return (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
     }
 
-    @Test func anAlertmanagerWebhookBecomesALivingMessageEditedInPlaceAndResolved() async throws {
+    @Test func anAlertmanagerWebhookBecomesALivingMessageEditedInPlaceAndResolvedAcrossARestart() async throws {
         let server = try await SynapseTestServer.shared()
         let owner = try await server.newClient("owner")
         let botName = server.newUsername("alerts")
@@ -299,8 +299,8 @@ struct MatrixRunnerTests {
             serverURL: "http://127.0.0.1:9", botsDirectory: folder + "/bots", stateDirectory: folder + "/state",
             listen: ListenAddress(host: "127.0.0.1", port: 0),
             environment: ["HELPDESK_MATRIX_PASSWORD": password], watchInterval: 0, pollTimeout: 2)
-        let runner = try BotRunner(configuration: configuration, logger: Logger(label: "matrix-alerts-test"))
-        let task = Task { try await runner.run() }
+        var runner = try BotRunner(configuration: configuration, logger: Logger(label: "matrix-alerts-test"))
+        var task = Task { [runner] in try await runner.run() }
         defer { task.cancel() }
 
         var port = 0
@@ -333,6 +333,17 @@ struct MatrixRunnerTests {
         }
         #expect(grown.sender == botID)
 
+        // A restart between two notifications: the journal knows the living message, and
+        // the resolution edits it in place still.
+        task.cancel()
+        _ = try? await task.value
+        runner = try BotRunner(configuration: configuration, logger: Logger(label: "matrix-alerts-test"))
+        task = Task { [runner] in try await runner.run() }
+        port = 0
+        try await eventually("the runner listening again") {
+            port = runner.port ?? 0
+            return port != 0
+        }
         try await post([("db-7", "resolved"), ("db-9", "resolved")])
         let resolved = try await watcher.until("the message edited to resolved") { seen in
             seen.messages(in: roomID).first { $0.replaces == livingID && $0.newBody?.contains("RESOLVED") == true }

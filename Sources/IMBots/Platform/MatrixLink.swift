@@ -171,11 +171,29 @@ final class MatrixLink: Sendable {
         async throws(IMClientError)
     {
         let roomID = try roomID(of: address)
-        guard let eventID = names.withLock({ $0.messages[id.rawValue] }) else {
-            throw IMClientError(.api(.notFound), "the living message \(id) was posted before this start; "
-                                + "its Matrix event is not known to this runner")
+        guard let eventID = try await ownEvent(id, in: roomID) else {
+            throw IMClientError(.api(.notFound), "the living message \(id) is not among the bot's latest "
+                                + "\(Self.lookBack) events of \(roomID)")
         }
         try await client.edit(eventID, in: roomID, to: text, transactionID: transactionID)
+    }
+
+    /// How many of its latest events in a room the bot looks through for a message it
+    /// posted before a restart (the journal keeps its number, not its Matrix id).
+    static let lookBack = 200
+
+    /// The Matrix id of the bot's own message `id`: remembered, or found among its latest
+    /// events in the room (after a restart).
+    private func ownEvent(_ id: MessageID, in roomID: String) async throws(IMClientError) -> String? {
+        if let known = names.withLock({ $0.messages[id.rawValue] }) { return known }
+        let me = try client.currentUser()
+        for event in try await client.latestEvents(in: roomID, limit: Self.lookBack, senders: [me]) {
+            if let eventID = event.eventID, Self.number(eventID) == id.rawValue {
+                _ = remember(eventID)
+                return eventID
+            }
+        }
+        return nil
     }
 
     /// Carries a moderation act out on the homeserver: `delete` as a redaction, `mute` as

@@ -151,3 +151,32 @@ struct RoomAnswer: Decodable {
     var roomID: String
     enum CodingKeys: String, CodingKey { case roomID = "room_id" }
 }
+
+extension MatrixClient {
+    /// The room's latest events, newest first (`/messages` backwards), at most `limit`
+    /// (1 to 1,000), only those of `senders` when given.
+    public func latestEvents(in roomID: String, limit: Int = 100, senders: [MatrixUserID]? = nil)
+        async throws(IMClientError) -> [MatrixEvent]
+    {
+        guard (1...1000).contains(limit) else {
+            throw IMClientError(.invalidArgument, "a page of events holds 1 to 1,000 events, not \(limit)")
+        }
+        var query: [(name: String, value: String)] = [("dir", "b"), ("limit", String(limit))]
+        if let senders {
+            let filter = JSONValue.object(["senders": .array(senders.map { .string($0.rawValue) })])
+            do {
+                query.append(("filter", String(decoding: try JSONEncoder().encode(filter), as: UTF8.self)))
+            } catch {
+                throw IMClientError(.invalidArgument, "cannot encode the filter: \(error)")
+            }
+        }
+        let request = MatrixRequest("GET", MatrixPath.room(roomID) + "/messages", query: query)
+        return try await retrying { () async throws(IMClientError) in
+            try await self.call(request, as: EventPage.self).chunk
+        }
+    }
+}
+
+private struct EventPage: Decodable {
+    var chunk: [MatrixEvent]
+}
