@@ -125,6 +125,41 @@ import Testing
         #expect(bot.platform.name == "matrix")
     }
 
+    @Test func theShippedAlertBridgeMovesToMatrixAndTheModeratorSaysWhatMatrixLacks() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        func block(_ rooms: String) -> String {
+            """
+
+            platform:
+              matrix:
+                homeserver: https://matrix.example.org
+                user: "@bot:example.org"
+                token_file: bot.token
+                rooms: { \(rooms) }
+
+            """
+        }
+        let alerts = try String(contentsOf: root.appendingPathComponent("bots/alerts.yaml"), encoding: .utf8)
+        let bot = try BotLoader.load(text: alerts + block(#"oncall: "#oncall:example.org", alerts: "#alerts:example.org""#),
+                                     file: "bots/alerts.yaml", directory: root.path + "/bots", environment: [:])
+        #expect(bot.platform.name == "matrix")
+
+        let moderator = try String(contentsOf: root.appendingPathComponent("bots/moderator.yaml"), encoding: .utf8)
+        do {
+            _ = try BotLoader.load(text: moderator + block(#"lobby: "#lobby:example.org", mods: "#mods:example.org""#),
+                                   file: "bots/moderator.yaml", directory: root.path + "/bots", environment: [:])
+            Issue.record("the moderator checked on Matrix")
+        } catch {
+            let unsupported = Set(error.errors.compactMap { problem -> String? in
+                guard let range = problem.message.range(of: "': '") else { return problem.message }
+                return String(problem.message[range.upperBound...].prefix { $0 != "'" })
+            })
+            #expect(unsupported.isSubset(of: ["verify", "join_policy", "slow_mode", "approve", "deny", "notice"]),
+                    "\(error.errors.map(\.description))")
+        }
+    }
+
     @Test func aTokenFileMustBeReadableByItsOwnerOnly() throws {
         let path = Bots.directory + "/matrix-\(UUID().uuidString).token"
         try "syt_token_value\n".write(toFile: path, atomically: true, encoding: .utf8)
