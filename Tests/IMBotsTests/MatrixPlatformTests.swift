@@ -141,13 +141,13 @@ import Testing
             """
         }
         let alerts = try String(contentsOf: root.appendingPathComponent("bots/alerts.yaml"), encoding: .utf8)
-        let bot = try BotLoader.load(text: alerts + block(#"oncall: "#oncall:example.org", alerts: "#alerts:example.org""#),
+        let bot = try BotLoader.load(text: alerts + block(##"oncall: "#oncall:example.org", alerts: "#alerts:example.org""##),
                                      file: "bots/alerts.yaml", directory: root.path + "/bots", environment: [:])
         #expect(bot.platform.name == "matrix")
 
         let moderator = try String(contentsOf: root.appendingPathComponent("bots/moderator.yaml"), encoding: .utf8)
-        do {
-            _ = try BotLoader.load(text: moderator + block(#"lobby: "#lobby:example.org", mods: "#mods:example.org""#),
+        do throws(BotConfigErrors) {
+            _ = try BotLoader.load(text: moderator + block(##"lobby: "#lobby:example.org", mods: "#mods:example.org""##),
                                    file: "bots/moderator.yaml", directory: root.path + "/bots", environment: [:])
             Issue.record("the moderator checked on Matrix")
         } catch {
