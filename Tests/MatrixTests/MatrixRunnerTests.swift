@@ -33,6 +33,9 @@ struct MatrixRunnerTests {
           - name: hello
             when: { text: { contains: hello, ignore_case: true } }
             do: [ { reply: "Hi {{sender.nickname}}! Try /hours." } ]
+          - name: status
+            when: { command: status, from: { role: admin } }
+            do: [ { reply: "All systems go." } ]
         """
     }
 
@@ -88,6 +91,19 @@ struct MatrixRunnerTests {
             seen.messages(in: roomID).first { $0.sender == botID && $0.body?.hasPrefix("Hi ") == true }
         }
         #expect(greeting.body == "Hi \((try alice.currentUser()).localpart)! Try /hours.")
+
+        // `from: {role: admin}` reads the room's power levels: the creator (above every
+        // level in a version 12 room) is answered, a member at level 0 is not.
+        let bob = try await server.newClient("bob")
+        try await bob.join(.id(roomID))
+        try await bob.sendText("/status", to: roomID, transactionID: "bob-status")
+        try await alice.sendText("/status", to: roomID, transactionID: "alice-status")
+        try await alice.sendText("/hours again", to: roomID, transactionID: "hours-2")
+        let seen = try await watcher.until("the answer after both /status") { seen in
+            seen.messages(in: roomID).filter { $0.sender == botID && $0.body?.hasPrefix("We answer") == true }.count == 2
+                ? seen : nil
+        }
+        #expect(seen.messages(in: roomID).filter { $0.sender == botID && $0.body == "All systems go." }.count == 1)
         await runner.stop()
     }
 

@@ -18,6 +18,11 @@ final class MatrixLink: Sendable {
     private let secret: MatrixSecret
     private let device: String
     private let names = Mutex(Names())
+    /// Each room's power, as read last, with when (the runner's seconds).
+    private let powers = Mutex<[String: (power: RoomPower, at: Double)]>([:])
+
+    /// How long a room's power levels are used before they are read again.
+    static let powerTTL: Double = 10
 
     /// The most messages whose Matrix ids are kept for replies and redactions.
     static let rememberedMessages = 10_000
@@ -77,6 +82,7 @@ final class MatrixLink: Sendable {
     /// (the bot's own, state changes other than membership, edits, notices of other bots).
     func event(_ item: MatrixRoomEvent, position: Int64, me: String) -> Event? {
         let event = item.event
+        if event.type == "m.room.power_levels" { powerChanged(in: item.roomID) }
         guard event.sender != me, let eventID = event.eventID else { return nil }
         let at = Timestamp(milliseconds: event.originServerTS ?? 0)
         let conversation = self.conversation(item.roomID)
@@ -176,6 +182,29 @@ final class MatrixLink: Sendable {
                                 + "\(Self.lookBack) events of \(roomID)")
         }
         try await client.edit(eventID, in: roomID, to: text, transactionID: transactionID)
+    }
+
+    /// A member's role in the room of `address`, from its power levels: `owner` for a
+    /// room version 12 creator or level 100 and more, `admin` from level 50 (what kicks
+    /// and bans need by default), else `member`; nil when they cannot be read.
+    func role(of user: String, in address: ConversationAddress?, now: Double) async -> MemberRole? {
+        guard let address, let roomID = try? roomID(of: address) else { return nil }
+        var power = powers.withLock { cached -> RoomPower? in
+            guard let entry = cached[roomID], now - entry.at < Self.powerTTL else { return nil }
+            return entry.power
+        }
+        if power == nil {
+            power = try? await client.power(in: roomID)
+            if let power { powers.withLock { $0[roomID] = (power, now) } }
+        }
+        guard let power else { return nil }
+        let level = power.level(of: user)
+        return level >= 100 ? .owner : level >= 50 ? .admin : .member
+    }
+
+    /// Forgets a room's power levels (they changed).
+    func powerChanged(in roomID: String) {
+        _ = powers.withLock { $0.removeValue(forKey: roomID) }
     }
 
     /// How many of its latest events in a room the bot looks through for a message it
