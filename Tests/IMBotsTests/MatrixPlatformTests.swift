@@ -106,6 +106,19 @@ import Testing
         #expect(errors.first?.hasPrefix("bot.yaml:5:7: 'join' names group:support, which has no Matrix room") == true)
     }
 
+    @Test func aGroupTheBotListensToNeedsAMatrixRoomAndRoomsAreNamedAsGroups() {
+        let errors = Bots.errors(header + """
+            platform:
+              matrix: { homeserver: "https://m.example.org", user: "@b:m.example.org", token_env: B_TOKEN, rooms: { help: "#help:m.example.org" } }
+            listen: [direct, "group:help", "group:support", "room:lounge"]
+            rules: []
+            """)
+        #expect(errors == [
+            "bot.yaml:5:9: 'listen' names group:support, which has no Matrix room: add 'support: \"#support:your.server\"' (or a '!id:server') under platform.matrix.rooms",
+            "bot.yaml:5:9: 'listen' names room:lounge, which a Matrix bot does not have: its rooms are named as groups (group:lounge, with the room under platform.matrix.rooms)",
+        ])
+    }
+
     @Test func theShippedHelpDeskMovesToMatrixWithOnlyAPlatformBlock() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

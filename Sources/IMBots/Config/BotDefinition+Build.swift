@@ -106,7 +106,8 @@ extension BotDefinition {
     }
 
     /// What the file asks of its platform that the platform cannot do: each action, and
-    /// on Matrix a group or room of `join:` that `platform.matrix.rooms` gives no room.
+    /// on Matrix a group of `listen:` or `join:` that `platform.matrix.rooms` gives no
+    /// room (or a `room:`/`user:` conversation, which Matrix bots do not have).
     static func platformProblems(_ parsed: BotFile, _ platform: BotPlatform, file: String) -> [BotConfigError] {
         let unsupported = platform.unsupportedActions
         var problems: [BotConfigError] = []
@@ -119,6 +120,22 @@ extension BotDefinition {
             }
         }
         if case .matrix(let account) = platform {
+            for pattern in parsed.listen ?? [] {
+                switch pattern {
+                case .group(let name) where account.rooms[name.lowercased()] == nil:
+                    problems.append(BotConfigError(
+                        code: .unknownReference, location: SourceLocation(file: file, mark: parsed.listenMark),
+                        message: "'listen' names group:\(name), which has no Matrix room: add "
+                            + "'\(name): \"#\(name):your.server\"' (or a '!id:server') under platform.matrix.rooms"))
+                case .room(let name), .user(let name):
+                    problems.append(BotConfigError(
+                        code: .invalidValue, location: SourceLocation(file: file, mark: parsed.listenMark),
+                        message: "'listen' names \(pattern), which a Matrix bot does not have: its rooms are "
+                            + "named as groups (group:\(name), with the room under platform.matrix.rooms)"))
+                default:
+                    continue
+                }
+            }
             for target in parsed.join ?? [] {
                 let name: String
                 switch target.address {

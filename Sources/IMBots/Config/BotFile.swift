@@ -32,8 +32,9 @@ struct BotFile: Decodable, Sendable {
     var webhooks: [WebhookEndpoint] = []
     /// Where `webhooks:` is written.
     var webhooksMark: YAMLMark?
-    /// Where `join:` is written.
+    /// Where `join:` and `listen:` are written.
     var joinMark: YAMLMark?
+    var listenMark: YAMLMark?
 
     /// Reads every section even when an earlier one is wrong, so that `check` reports the
     /// problems of the whole file at once (the loader refuses the file if there are any).
@@ -52,6 +53,7 @@ struct BotFile: Decodable, Sendable {
         listen = try context.attempt { try container.decodeIfPresent([ConversationPattern].self, forKey: .listen) } ?? nil
         join = try context.attempt { try container.decodeIfPresent([JoinTarget].self, forKey: .join) } ?? nil
         if container.contains(.join) { joinMark = try container.decode(YAMLNode.self, forKey: .join).mark }
+        if container.contains(.listen) { listenMark = try container.decode(YAMLNode.self, forKey: .listen).mark }
         onStart = try context.attempt { try container.decodeIfPresent(OnStartSection.self, forKey: .onStart) } ?? nil
         limits = try context.attempt { try container.decodeIfPresent(LimitsSection.self, forKey: .limits) } ?? nil
         loopGuard = try context.attempt { try container.decodeIfPresent(LoopGuardSection.self, forKey: .loopGuard) } ?? nil
