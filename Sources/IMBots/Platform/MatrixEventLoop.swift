@@ -49,6 +49,7 @@ struct MatrixEventLoop: Sendable {
 
     private func handle(_ batch: MatrixFeedBatch, _ positions: MatrixPositions, me: String) async {
         for room in batch.joined { parts.logger.notice("bot \(parts.name): joined \(room), where it was invited") }
+        link.learn(displayNames: batch.displayNames)
         for room in batch.encrypted { await tellEncrypted(room) }
         for room in batch.gaps {
             parts.logger.warning("bot \(parts.name): more events came at once in \(room) than one /sync answer holds; "

@@ -34,6 +34,22 @@ final class MatrixLink: Sendable {
         var nameOfRoom: [String: String] = [:]
         var messages: [Int64: String] = [:]
         var messageOrder: [Int64] = []
+        /// Display names by user id (a bounded table, as messages).
+        var displayNames: [String: String] = [:]
+    }
+
+    /// Keeps display names for `{{sender.nickname}}`; past the bound the table starts over.
+    func learn(displayNames: [String: String]) {
+        guard !displayNames.isEmpty else { return }
+        names.withLock { names in
+            if names.displayNames.count + displayNames.count > Self.rememberedMessages { names.displayNames = [:] }
+            names.displayNames.merge(displayNames) { _, new in new }
+        }
+    }
+
+    /// The name to show for `user`: their display name, else their id's local part.
+    func nickname(of user: String) -> String {
+        names.withLock { $0.displayNames[user] } ?? MatrixUserID(user)?.localpart ?? user
     }
 
     init(account: MatrixAccount, secret: MatrixSecret, device: String, transport: any HTTPTransport,
@@ -88,7 +104,7 @@ final class MatrixLink: Sendable {
         let conversation = self.conversation(item.roomID)
         let senderNumber = Self.number(event.sender)
         let user = User(id: UserID(rawValue: senderNumber), username: event.sender,
-                        nickname: MatrixUserID(event.sender)?.localpart ?? event.sender, createdAt: at)
+                        nickname: nickname(of: event.sender), createdAt: at)
         switch event.type {
         case "m.room.message":
             // Edits are not new messages; notices are what bots send, never answered.
@@ -102,7 +118,7 @@ final class MatrixLink: Sendable {
         case "m.room.member":
             guard let member = event.stateKey, member == event.sender else { return nil }
             let joined = User(id: UserID(rawValue: Self.number(member)), username: member,
-                              nickname: event.content["displayname"]?.string ?? MatrixUserID(member)?.localpart ?? member,
+                              nickname: event.content["displayname"]?.string ?? nickname(of: member),
                               createdAt: at)
             switch event.membership {
             case "join"?: return Event(position: position, type: .memberJoined, at: at, conversation: conversation, user: joined)

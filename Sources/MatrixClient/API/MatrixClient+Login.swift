@@ -56,6 +56,14 @@ extension MatrixClient {
         return session
     }
 
+    /// Sets the logged-in user's display name.
+    public func setDisplayName(_ name: String) async throws(IMClientError) {
+        let user = try currentUser()
+        let request = try MatrixRequest("PUT", MatrixPath.client + "/profile/" + MatrixPath.segment(user.rawValue)
+                                        + "/displayname").json(["displayname": name])
+        _ = try await retrying { () async throws(IMClientError) in try await self.perform(request) }
+    }
+
     /// Ends this login on the homeserver.
     public func logout() async throws(IMClientError) {
         _ = try await perform(MatrixRequest("POST", MatrixPath.client + "/logout").json([String: String]()))

@@ -71,10 +71,12 @@ public actor MatrixFeed {
             // invitations waiting are the first batch.
             var first = MatrixFeedBatch()
             try await invitations(present.rooms.invite, into: &first)
-            for (roomID, room) in present.rooms.join.sorted(by: { $0.key < $1.key })
-            where Self.turnsOnEncryption(room.state + room.timeline) {
-                encryptedRooms.insert(roomID)
-                first.encrypted.append(roomID)
+            for (roomID, room) in present.rooms.join.sorted(by: { $0.key < $1.key }) {
+                Self.collectNames(room.state + room.timeline, into: &first)
+                if Self.turnsOnEncryption(room.state + room.timeline) {
+                    encryptedRooms.insert(roomID)
+                    first.encrypted.append(roomID)
+                }
             }
             atStart = first
             try await save(present.nextBatch)
@@ -106,6 +108,7 @@ public actor MatrixFeed {
                     batch.encrypted.append(roomID)
                 }
                 if room.limited { batch.gaps.append(roomID) }
+                Self.collectNames(room.state + room.timeline, into: &batch)
                 for event in room.timeline { batch.events.append(MatrixRoomEvent(roomID: roomID, event: event)) }
             }
             guard batch.isEmpty else {
@@ -145,6 +148,15 @@ public actor MatrixFeed {
         }
     }
 
+    /// The display names of the membership events among `events`.
+    static func collectNames(_ events: [MatrixEvent], into batch: inout MatrixFeedBatch) {
+        for event in events where event.type == "m.room.member" {
+            if let user = event.stateKey, let name = event.content["displayname"]?.string, !name.isEmpty {
+                batch.displayNames[user] = name
+            }
+        }
+    }
+
     /// True when `events` hold an `m.room.encryption` state event.
     static func turnsOnEncryption(_ events: [MatrixEvent]) -> Bool {
         events.contains { $0.type == "m.room.encryption" && $0.stateKey != nil }
@@ -163,10 +175,15 @@ public struct MatrixFeedBatch: Sendable {
     public var encrypted: [String] = []
     /// Rooms whose timeline left events out (more than the filter's limit arrived at once).
     public var gaps: [String] = []
+    /// Display names members gave themselves, from the membership events of the batch
+    /// (lazily loaded: those of the timeline's senders).
+    public var displayNames: [String: String] = [:]
 
     public init() {}
 
-    var isEmpty: Bool { events.isEmpty && joined.isEmpty && declined.isEmpty && encrypted.isEmpty }
+    var isEmpty: Bool {
+        events.isEmpty && joined.isEmpty && declined.isEmpty && encrypted.isEmpty && displayNames.isEmpty
+    }
 }
 
 /// An event with the room it happened in.
