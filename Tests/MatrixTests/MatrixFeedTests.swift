@@ -113,8 +113,14 @@ struct MatrixFeedTests {
         #expect(!later.contains { $0.encrypted.contains(roomID) })
 
         // A new feed of the same bot finds the room encrypted at its start and tells it once.
+        // (The homeserver may answer its first sync from a snapshot of a moment ago; the
+        // batches after it bring what changed since, so the room is told in one of them.)
         let fresh = MatrixFeed(client: bot, cursor: MemoryCursorStore(), options: quick)
-        let first = try await fresh.next()
-        #expect(first.encrypted == [roomID])
+        try await fresh.start()
+        try await alice.sendText("to the fresh feed", to: roomID, transactionID: "e3")
+        let told = try await batches(fresh, "the fresh feed telling the encrypted room") { all in
+            all.contains { $0.encrypted.contains(roomID) } && all.contains { $0.events.contains { $0.event.body == "to the fresh feed" } }
+        }
+        #expect(told.flatMap(\.encrypted) == [roomID])
     }
 }
