@@ -35,7 +35,7 @@ install-missing = missing=""; for p in $(1); do \
 SOAK_PACKAGES := sqlite3 e2fsprogs mount postgresql
 CONFORMANCE_PACKAGES := python3 python3-venv
 
-.PHONY: up test build release deps test-deps telegram-venv widths bench clean fuzz fuzz-ci soak soak-ci soak-deps soak-build conformance conformance-ci
+.PHONY: up test build release deps test-deps telegram-venv matrix-venv widths bench clean fuzz fuzz-ci soak soak-ci soak-deps soak-build conformance conformance-ci
 
 ## deps: install the Debian packages the build needs
 deps:
@@ -68,12 +68,25 @@ telegram-venv:
 	  $(TELEGRAM_VENV)/bin/pip install -q $(TELEGRAM_PYPI) && echo "$(TELEGRAM_PYPI)" > $(TELEGRAM_VENV)/installed; \
 	fi
 
+# The Matrix homeserver the Matrix tests start once per run (Tests/MatrixTests/Support):
+# Synapse from PyPI, pinned; installed once, again when the pin changes.
+MATRIX_VENV := .venv-matrix
+MATRIX_PYPI := matrix-synapse==1.163.2
+
+## matrix-venv: Synapse (matrix-synapse) in $(MATRIX_VENV)
+matrix-venv:
+	@$(call install-missing,$(CONFORMANCE_PACKAGES))
+	@if [ "$$(cat $(MATRIX_VENV)/installed 2>/dev/null)" != "$(MATRIX_PYPI)" ]; then \
+	  rm -rf $(MATRIX_VENV) && /usr/bin/python3 -m venv $(MATRIX_VENV) && \
+	  $(MATRIX_VENV)/bin/pip install -q $(MATRIX_PYPI) && echo "$(MATRIX_PYPI)" > $(MATRIX_VENV)/installed; \
+	fi
+
 ## test: every test (Swift Testing, real servers on 127.0.0.1, a private PostgreSQL
 ## cluster started and stopped by the tests themselves); the runner crash test and the
 ## chat end-to-end test start the switchboard executable, so it is built first
 ## TEST_WIDTH bounds how many tests run at once: unbounded, every suite starts its
 ## servers in the first seconds and a loaded two-core machine starves them all together
-test: test-deps telegram-venv
+test: test-deps telegram-venv matrix-venv
 	./Scripts/phase.sh build $(SWIFT) build
 	./Scripts/phase.sh build-tests $(SWIFT) build --build-tests
 	./Scripts/phase.sh tests $(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_WIDTH)
@@ -148,4 +161,4 @@ widths:
 	./Scripts/width-table.sh
 
 clean:
-	rm -rf .build .build-fuzz .build-conformance $(CONFORMANCE_VENV) $(TELEGRAM_VENV)
+	rm -rf .build .build-fuzz .build-conformance $(CONFORMANCE_VENV) $(TELEGRAM_VENV) $(MATRIX_VENV)

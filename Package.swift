@@ -52,11 +52,13 @@ let package = Package(
                 dependencies: ["IMProtocol", "IMStore", "HTTPServer", "IMClient", "SwitchboardCrypto", "Logging", "Lifecycle",
                                "WebAssets"]),
         .target(name: "IMClient", dependencies: ["IMProtocol", "CCurl", "Logging", "SwitchboardCrypto"]),
+        // The Matrix client-server API on the client core's transport, errors and retry loop.
+        .target(name: "MatrixClient", dependencies: ["IMClient", "IMProtocol"]),
         .target(name: "YAMLCoding", dependencies: ["CYAML"]),
         .target(name: "Templates"),
         .target(name: "IMChat", dependencies: ["IMClient", "IMProtocol", "CSixel"]),
         .target(name: "IMBots",
-                dependencies: ["IMClient", "YAMLCoding", "Templates", "HTTPServer",
+                dependencies: ["IMClient", "MatrixClient", "YAMLCoding", "Templates", "HTTPServer",
                                "SwitchboardCrypto", "Logging", "Lifecycle", "CPCRE2", "WebAssets"]),
         // Linked with lld and packed relative relocations (DT_RELR, glibc 2.36+): the
         // 13,600 relative relocations take 4 KiB instead of 327 KiB, which the loader
@@ -80,10 +82,14 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "IMServerTests", dependencies: ["IMServer", "TestSupport", "PostgresTestSupport", "Lifecycle"]),
         .testTarget(name: "IMClientTests", dependencies: ["IMClient", "IMServer", "TestSupport", "Lifecycle"]),
+        // Against a real Synapse from the Makefile's venv (`make matrix-venv`), started once per run.
+        .testTarget(name: "MatrixTests",
+                    dependencies: ["MatrixClient", "IMBots", "IMClient", "IMProtocol", "TestSupport", "PostgresTestSupport",
+                                   "SwitchboardCrypto", "Lifecycle", "Logging"]),
         .testTarget(name: "YAMLCodingTests", dependencies: ["YAMLCoding"]),
         .testTarget(name: "TemplatesTests", dependencies: ["Templates"]),
         .testTarget(name: "IMBotsTests",
-                    dependencies: ["IMBots", "IMServer", "TestSupport", "HTTPServer", "Lifecycle"],
+                    dependencies: ["IMBots", "MatrixClient", "IMServer", "TestSupport", "HTTPServer", "Lifecycle"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "IMChatTests", dependencies: ["IMChat", "IMClient", "IMServer", "TestSupport"],
                     exclude: ["Snapshots"]),

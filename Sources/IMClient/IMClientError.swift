@@ -96,7 +96,7 @@ extension IMClientError {
     /// Wraps a transport failure, naming the server by its URL.
     ///
     /// `server not reachable at http://127.0.0.1:8080 (connection refused)`.
-    static func transport(_ error: TransportError, server: String) -> IMClientError {
+    public static func transport(_ error: TransportError, server: String) -> IMClientError {
         let cause = error.parentheticalCause.map { " (\($0))" } ?? ""
         switch error.code {
         case .cannotConnect:
@@ -145,7 +145,7 @@ extension IMClientError {
     static let notLoggedIn = IMClientError(.notLoggedIn, "not logged in: log in or register first")
 
     /// The task was cancelled while waiting.
-    static let cancelled = IMClientError(.cancelled, "cancelled")
+    public static let cancelled = IMClientError(.cancelled, "cancelled")
 }
 
 extension TransportError {

@@ -1,7 +1,7 @@
 import CCrypto
 import Foundation
 
-/// SHA-256 and HMAC-SHA256 from OpenSSL's libcrypto.
+/// SHA-256, HMAC-SHA256 (and HMAC-SHA1 for others' protocols) from OpenSSL's libcrypto.
 public enum Digest {
     /// The SHA-256 digest of some bytes.
     public static func sha256<Bytes: DataProtocol>(_ bytes: Bytes) -> [UInt8] {
@@ -22,14 +22,26 @@ public enum Digest {
 
     /// HMAC-SHA256 of a message under a key.
     public static func hmacSHA256<Key: DataProtocol, Bytes: DataProtocol>(key: Key, message: Bytes) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: 32)
+        hmac(EVP_sha256(), size: 32, key: key, message: message)
+    }
+
+    /// HMAC-SHA1 of a message under a key: only where another program asks for it
+    /// (Synapse's shared-secret registration), never for a secret of our own.
+    public static func hmacSHA1<Key: DataProtocol, Bytes: DataProtocol>(key: Key, message: Bytes) -> [UInt8] {
+        hmac(EVP_sha1(), size: 20, key: key, message: message)
+    }
+
+    private static func hmac<Key: DataProtocol, Bytes: DataProtocol>(
+        _ algorithm: OpaquePointer?, size: Int, key: Key, message: Bytes
+    ) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: size)
         var length: UInt32 = 0
         let keyBytes = Array(key)
         let messageBytes = Array(message)
         keyBytes.withUnsafeBytes { keyRaw in
             messageBytes.withUnsafeBytes { messageRaw in
                 _ = HMAC(
-                    EVP_sha256(), keyRaw.baseAddress, Int32(keyRaw.count),
+                    algorithm, keyRaw.baseAddress, Int32(keyRaw.count),
                     messageRaw.baseAddress?.assumingMemoryBound(to: UInt8.self), messageRaw.count,
                     &output, &length)
             }

@@ -27,11 +27,15 @@ final class BotParts: Sendable {
     let groups: SharedGroups
     /// Chat commands the bot's services answer themselves (the alert bridge's).
     let taps = CommandTaps()
+    /// The bot's homeserver when it lives on Matrix (`platform: {matrix: …}`): its feed
+    /// and its sends go there instead of through `client`.
+    let matrix: MatrixLink?
 
     init(name: String, client: IMClient, transport: any HTTPTransport, rules: LiveRules, journal: BotJournal,
          time: any TimeSource, reporter: BotReporter, configuration: RunnerConfiguration, routes: RunnerRoutes,
-         groups: SharedGroups = SharedGroups()) {
+         groups: SharedGroups = SharedGroups(), matrix: MatrixLink? = nil) {
         self.name = name
+        self.matrix = matrix
         self.client = client
         self.transport = transport
         self.rules = rules

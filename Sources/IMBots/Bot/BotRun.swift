@@ -39,7 +39,8 @@ struct BotRun: Sendable {
 
     /// The runner's effects for one run, under the rules' loop guard.
     func effects(_ rules: LiveRules.Current) -> ClientEffects {
-        ClientEffects(client: parts.client, http: http, loopGuard: rules.loopGuard, moderation: parts.moderation.book)
+        ClientEffects(client: parts.client, http: http, loopGuard: rules.loopGuard, moderation: parts.moderation.book,
+                      matrix: parts.matrix)
     }
 
     /// Acts on a decision that fired rules, then keeps the run (`position`: the feed

@@ -2,6 +2,7 @@ import IMClient
 import IMProtocol
 import Lifecycle
 import Logging
+import MatrixClient
 
 /// One bot at work: a small tree of services.
 ///
@@ -50,7 +51,7 @@ final class BotSupervisor: Service, BotSlot {
     init(definition: BotDefinition, configuration: RunnerConfiguration, transport: any HTTPTransport,
          http: HTTPActionClient, writer: JournalWriter, reporter: BotReporter, routes: RunnerRoutes,
          groups: SharedGroups, makers: [any BotServiceMaker], store: any JournalStore, password: String,
-         device: String) async throws(RunnerError) {
+         device: String, matrixSecret: MatrixSecret? = nil) async throws(RunnerError) {
         bot = definition.name
         name = "bot \(definition.name)"
         let time = configuration.time
@@ -65,9 +66,14 @@ final class BotSupervisor: Service, BotSlot {
         let client = IMClient(
             serverURL: configuration.serverURL, transport: transport, device: device,
             configuration: IMClient.Configuration(sendRetry: .never, sleep: { try await time.sleep(for: $0) }))
+        var matrix: MatrixLink?
+        if case .matrix(let account) = definition.platform, let matrixSecret {
+            matrix = MatrixLink(account: account, secret: matrixSecret, device: account.device ?? "SWITCHBOARD-\(bot.uppercased())",
+                                transport: MatrixClient.sharedTransport, sleep: { try await time.sleep(for: $0) })
+        }
         parts = BotParts(name: bot, client: client, transport: transport, rules: LiveRules(definition, time: time),
                          journal: journal, time: time, reporter: reporter, configuration: configuration,
-                         routes: routes, groups: groups)
+                         routes: routes, groups: groups, matrix: matrix)
         let session = BotSession(
             identity: BotContext.Identity(username: definition.account.username,
                                           nickname: definition.profile?.nickname ?? definition.account.nickname),

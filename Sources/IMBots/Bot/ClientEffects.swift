@@ -13,9 +13,13 @@ final class ClientEffects: QueuingEffects {
     private let decided = Mutex<[OutgoingMessage]>([])
     /// The bot's strikes and cases.
     let moderation: ModerationBook?
+    /// A Matrix bot's homeserver, where its moderation goes.
+    private let matrix: MatrixLink?
 
-    init(client: IMClient, http: HTTPActionClient, loopGuard: LoopGuard, moderation: ModerationBook? = nil) {
+    init(client: IMClient, http: HTTPActionClient, loopGuard: LoopGuard, moderation: ModerationBook? = nil,
+         matrix: MatrixLink? = nil) {
         self.client = client
+        self.matrix = matrix
         self.httpClient = http
         self.loopGuard = loopGuard
         self.moderation = moderation
@@ -45,7 +49,7 @@ final class ClientEffects: QueuingEffects {
     /// Carries the act out at once, through the client core (the message that caused it
     /// must not stay visible while the outbox works through a queue).
     func moderate(_ act: ModerationAct) async throws {
-        try await ModerationCalls.perform(act, with: client)
+        try await ModerationCalls.perform(act, with: client, matrix: matrix)
     }
 }
 

@@ -78,7 +78,7 @@ struct EventHandler: Sendable {
 
     /// A command a service answers: its replies are recorded with the event as handled.
     private func answer(_ event: Event, with tap: any CommandTap) async -> Bool {
-        let role = await senders.role(of: event.message?.sender, in: event)
+        let role = await role(of: event.message?.sender, in: event)
         let replies = await tap.handle(event, role: role)
         guard !Task.isCancelled else { return false }
         run.reply(replies, position: event.position)
@@ -103,10 +103,13 @@ struct EventHandler: Sendable {
         let written = event.type == .message || event.type == .messageEdited
         var botEvent = BotEvent(event: event, sender: written || actedOnOther ? nil : event.user)
         let lookups = rules.engine.decisionLookups
-        if lookups.contains(.profile) { botEvent.sender = await senders.profile(causing: event) }
-        if lookups.contains(.role) { botEvent.senderRole = await senders.role(of: botEvent.actor, in: event) }
+        // On Matrix the event carries the sender as the homeserver named them, and roles
+        // come from the room's power levels.
+        let onMatrix = parts.matrix != nil
+        if lookups.contains(.profile) { botEvent.sender = onMatrix ? event.user : await senders.profile(causing: event) }
+        if lookups.contains(.role) { botEvent.senderRole = await role(of: botEvent.actor, in: event) }
         if lookups.contains(.memberRole), let member = botEvent.member {
-            botEvent.memberRole = await senders.role(of: member.username, in: event)
+            botEvent.memberRole = await role(of: member.username, in: event)
         }
         if lookups.contains(.joined) { botEvent.senderJoinedAt = await parts.moderation.joins.joinedAt(botEvent.actor, in: event) }
         let context = run.context(rules)
@@ -117,9 +120,17 @@ struct EventHandler: Sendable {
             return nil
         }
         if botEvent.sender == nil, decision.firings.contains(where: { $0.rule.actionLookups.contains(.profile) }) {
-            botEvent.sender = await senders.profile(causing: event)
+            botEvent.sender = onMatrix ? event.user : await senders.profile(causing: event)
         }
         return Decided(event: botEvent, decision: decision, context: context)
+    }
+
+    /// A member's role where `event` happened: from the group's members on Switchboard,
+    /// from the room's power levels on Matrix.
+    private func role(of username: String?, in event: Event) async -> MemberRole? {
+        guard let link = parts.matrix else { return await senders.role(of: username, in: event) }
+        guard let username else { return nil }
+        return await link.role(of: username, in: event.conversation?.address, now: parts.time.seconds)
     }
 
     private func act(_ decided: Decided, _ rules: LiveRules.Current, event: Event) async -> Bool {

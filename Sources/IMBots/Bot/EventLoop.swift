@@ -23,6 +23,12 @@ struct EventLoop: Service {
     // whose memory is given back when it ends. (Handling each event in a child task too
     // saved a little more and cost about 5% more CPU per reply: BENCHMARKS.md.)
     func run() async throws {
+        if let link = parts.matrix {
+            lanes.start(handler: handler)
+            await MatrixEventLoop(link: link, parts: parts, session: session, handler: handler).run()
+            await lanes.stop()
+            return
+        }
         guard await inChildTask({ await connect() }) ?? false else { return }
         lanes.start(handler: handler)
         var events = makeStream().makeAsyncIterator()

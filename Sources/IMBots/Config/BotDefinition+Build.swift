@@ -74,6 +74,8 @@ extension BotDefinition {
                    + "(leave it out to handle every conversation the bot is in)",
                    SourceLocation(file: file, line: 0, column: 0))
         }
+        let platform = parsed.platform?.platform ?? .switchboard
+        errors += Self.platformProblems(parsed, platform, file: file)
         guard errors.isEmpty else { throw BotConfigErrors(errors) }
 
         let standard = Limits.standard
@@ -100,6 +102,55 @@ extension BotDefinition {
                 return (name, settings)
             }, uniquingKeysWith: { _, last in last }),
             webhooks: parsed.webhooks, dedupe: dedupe)
+        self.platform = platform
+    }
+
+    /// What the file asks of its platform that the platform cannot do: each action, and
+    /// on Matrix a group of `listen:` or `join:` that `platform.matrix.rooms` gives no
+    /// room (or a `room:`/`user:` conversation, which Matrix bots do not have).
+    static func platformProblems(_ parsed: BotFile, _ platform: BotPlatform, file: String) -> [BotConfigError] {
+        let unsupported = platform.unsupportedActions
+        var problems: [BotConfigError] = []
+        for rule in parsed.rules {
+            for action in rule.actions {
+                guard let why = unsupported[action.kind] else { continue }
+                problems.append(BotConfigError(
+                    code: .invalidValue, location: action.location,
+                    message: "rule '\(rule.name)': '\(action.kind)' cannot run on \(platform.name): \(why)"))
+            }
+        }
+        if case .matrix(let account) = platform {
+            for pattern in parsed.listen ?? [] {
+                switch pattern {
+                case .group(let name) where account.rooms[name.lowercased()] == nil:
+                    problems.append(BotConfigError(
+                        code: .unknownReference, location: SourceLocation(file: file, mark: parsed.listenMark),
+                        message: "'listen' names group:\(name), which has no Matrix room: add "
+                            + "'\(name): \"#\(name):your.server\"' (or a '!id:server') under platform.matrix.rooms"))
+                case .room(let name), .user(let name):
+                    problems.append(BotConfigError(
+                        code: .invalidValue, location: SourceLocation(file: file, mark: parsed.listenMark),
+                        message: "'listen' names \(pattern), which a Matrix bot does not have: its rooms are "
+                            + "named as groups (group:\(name), with the room under platform.matrix.rooms)"))
+                default:
+                    continue
+                }
+            }
+            for target in parsed.join ?? [] {
+                let name: String
+                switch target.address {
+                case .group(let group): name = group
+                case .room(let room): name = room
+                default: continue
+                }
+                guard account.rooms[name.lowercased()] == nil else { continue }
+                problems.append(BotConfigError(
+                    code: .unknownReference, location: SourceLocation(file: file, mark: parsed.joinMark),
+                    message: "'join' names \(target.address), which has no Matrix room: add "
+                        + "'\(name): \"#\(name):your.server\"' (or a '!id:server') under platform.matrix.rooms"))
+            }
+        }
+        return problems
     }
 }
 

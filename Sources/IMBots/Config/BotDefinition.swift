@@ -138,6 +138,8 @@ public struct BotDefinition: Sendable {
     public let groupSettings: [String: GroupSettings]
     /// The webhook routes it serves on the runner's listener (`webhooks:`).
     public let webhooks: [WebhookEndpoint]
+    /// Where the bot lives (`platform:`): Switchboard unless the file says Matrix.
+    public internal(set) var platform: BotPlatform = .switchboard
     /// The dedupe key of each webhook rule that has one (alert routes always do).
     let dedupe: [String: DedupeKey]
 

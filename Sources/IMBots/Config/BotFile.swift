@@ -8,7 +8,7 @@ import YAMLCoding
 struct BotFile: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case bot, account, profile, listen, join, onStart, limits, loopGuard, state, timezone, rules
-        case webhooks, moderation
+        case webhooks, moderation, platform
     }
 
     var bot: Name
@@ -26,10 +26,15 @@ struct BotFile: Decodable, Sendable {
     /// key the bot declares is known (the template check accepts any key otherwise).
     var knowsAllState = true
     var moderation: ModerationSection?
+    /// `platform:`; nil: Switchboard.
+    var platform: PlatformSection?
     /// The `webhooks:` entries that read without problems (theirs are reported).
     var webhooks: [WebhookEndpoint] = []
     /// Where `webhooks:` is written.
     var webhooksMark: YAMLMark?
+    /// Where `join:` and `listen:` are written.
+    var joinMark: YAMLMark?
+    var listenMark: YAMLMark?
 
     /// Reads every section even when an earlier one is wrong, so that `check` reports the
     /// problems of the whole file at once (the loader refuses the file if there are any).
@@ -47,6 +52,8 @@ struct BotFile: Decodable, Sendable {
         profile = try context.attempt { try container.decodeIfPresent(ProfileSection.self, forKey: .profile) } ?? nil
         listen = try context.attempt { try container.decodeIfPresent([ConversationPattern].self, forKey: .listen) } ?? nil
         join = try context.attempt { try container.decodeIfPresent([JoinTarget].self, forKey: .join) } ?? nil
+        if container.contains(.join) { joinMark = try container.decode(YAMLNode.self, forKey: .join).mark }
+        if container.contains(.listen) { listenMark = try container.decode(YAMLNode.self, forKey: .listen).mark }
         onStart = try context.attempt { try container.decodeIfPresent(OnStartSection.self, forKey: .onStart) } ?? nil
         limits = try context.attempt { try container.decodeIfPresent(LimitsSection.self, forKey: .limits) } ?? nil
         loopGuard = try context.attempt { try container.decodeIfPresent(LoopGuardSection.self, forKey: .loopGuard) } ?? nil
@@ -55,6 +62,7 @@ struct BotFile: Decodable, Sendable {
         timezone = try context.attempt { try container.decodeIfPresent(TimeZoneName.self, forKey: .timezone) } ?? nil
         moderation = try context.attempt { try container.decodeIfPresent(ModerationSection.self, forKey: .moderation) }
             ?? nil
+        platform = try context.attempt { try container.decodeIfPresent(PlatformSection.self, forKey: .platform) } ?? nil
         let (rules, complete) = try Self.rules(in: container, context)
         self.rules = rules
         knowsAllState = state != nil && complete && rules.allSatisfy(\.decodedActions)

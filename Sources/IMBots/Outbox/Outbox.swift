@@ -134,6 +134,10 @@ final class Outbox: Service {
     private func send(_ message: PendingMessage, to address: ConversationAddress) async throws(IMClientError)
         -> Message?
     {
+        if let link = parts.matrix {
+            try await sendToMatrix(message, to: address, link)
+            return nil
+        }
         if let notice = message.notice {
             // Idempotent by its client id, as a message is: a repeat answers the first notice.
             try await parts.client.sendNotice(in: notice.conversation, to: notice.user, text: message.text,
@@ -163,6 +167,30 @@ final class Outbox: Service {
         case .reply:
             return try await parts.client.send(
                 message.text, to: address, replyTo: message.replyTo ?? posted, clientMessageID: message.clientMessageID)
+        }
+    }
+
+    /// One attempt at a message of a Matrix bot: a send, or for a living message its
+    /// post (the id then recorded), edit (`m.replace`) or reply.
+    private func sendToMatrix(_ message: PendingMessage, to address: ConversationAddress, _ link: MatrixLink)
+        async throws(IMClientError)
+    {
+        guard let ref = message.incident else { return try await link.send(message, to: address) }
+        let posted = parts.journal.read { $0.alerts.messageID(of: ref) }
+        switch ref.part {
+        case .post:
+            if let posted { return try await link.edit(posted, in: address, text: message.text, message.clientMessageID) }
+            // A post repeated after a crash is the first event (same transaction id);
+            // its text is then that of the repeat, so nothing is lost.
+            let sent = try await link.post(message, to: address)
+            parts.journal.record(.incidentPosted(IncidentPost(book: ref.book, groupKey: ref.groupKey, messageID: sent)))
+        case .edit:
+            guard let posted else { return }
+            try await link.edit(posted, in: address, text: message.text, message.clientMessageID)
+        case .reply:
+            var reply = message
+            reply.replyTo = message.replyTo ?? posted
+            try await link.send(reply, to: address)
         }
     }
 

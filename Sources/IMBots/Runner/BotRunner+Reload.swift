@@ -24,8 +24,9 @@ extension BotRunner {
                 if current.version == definition.version { continue }
                 // A bot that gains or loses its webhooks starts again: its services are made
                 // when it starts.
+                // So does one whose platform changed (another homeserver, user or credential).
                 if current.account.username == definition.account.username,
-                   current.webhooks.isEmpty == definition.webhooks.isEmpty {
+                   current.webhooks.isEmpty == definition.webhooks.isEmpty, current.platform == definition.platform {
                     handles[definition.name]?.bot.replace(definition)
                     logger.notice("bot \(definition.name): new rules applied", [("version", definition.version)])
                     continue

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import IMClient
+import MatrixClient
 import IMProtocol
 import Lifecycle
 import Logging
@@ -99,10 +100,15 @@ public final class BotRunner: Service {
         if configuration.strict, !catalog.problems.isEmpty {
             throw RunnerError(catalog.problems.joined(separator: "\n"))
         }
-        let definitions = catalog.bots
+        let definitions = catalog.bots.filter { definition in
+            guard case .matrix = definition.platform, case .server = configuration.journal else { return true }
+            logger.error("bot \(definition.name) cannot start: \(Self.matrixNotRunYet(definition))")
+            return false
+        }
         guard !definitions.isEmpty else {
-            if !catalog.problems.isEmpty {
-                throw RunnerError("no bot can start:\n" + catalog.problems.joined(separator: "\n"))
+            if !catalog.problems.isEmpty || definitions.count < catalog.bots.count {
+                let left = catalog.bots.filter { $0.platform != .switchboard }.map(Self.matrixNotRunYet)
+                throw RunnerError("no bot can start:\n" + (catalog.problems + left).joined(separator: "\n"))
             }
             throw RunnerError("no bots in \(configuration.botsDirectory): add a bot file (*.yaml)")
         }
@@ -207,6 +213,18 @@ public final class BotRunner: Service {
         let reporter = BotReporter(bot: definition.name, metrics: metrics, audit: audit, logger: logger,
                                    time: configuration.time)
         let bot = definition.name
+        if case .matrix(let account) = definition.platform {
+            guard case .folder = configuration.journal else { throw RunnerError(Self.matrixNotRunYet(definition)) }
+            let secret: MatrixSecret
+            do {
+                secret = try MatrixSecret.read(account.credential, environment: configuration.environment)
+            } catch {
+                throw RunnerError("bot '\(bot)' (\(definition.file)): \(error.message)")
+            }
+            let store = try FileJournalStore(folder: configuration.stateDirectory + "/" + bot, bot: bot)
+            return try await makeSupervisor(definition, shared, reporter, store: store, password: "",
+                                            device: "runner:\(bot)", matrixSecret: secret)
+        }
         switch configuration.journal {
         case .folder:
             let store = try FileJournalStore(folder: configuration.stateDirectory + "/" + bot, bot: bot)
@@ -238,14 +256,21 @@ public final class BotRunner: Service {
         }
     }
 
+    /// Why a Matrix bot is left out: its journal cannot be kept on a Switchboard server
+    /// (`runner.journal: server`) yet.
+    static func matrixNotRunYet(_ definition: BotDefinition) -> String {
+        "bot '\(definition.name)' (\(definition.file)) names platform matrix: Matrix bots keep their journal in the "
+            + "runner's state folder; with runner.journal: server they are not run yet (docs/matrix.md)"
+    }
+
     private func makeSupervisor(
         _ definition: BotDefinition, _ shared: Shared, _ reporter: BotReporter, store: any JournalStore,
-        password: String, device: String
+        password: String, device: String, matrixSecret: MatrixSecret? = nil
     ) async throws(RunnerError) -> BotSupervisor {
         try await BotSupervisor(
             definition: definition, configuration: configuration, transport: transport, http: shared.http,
             writer: shared.writer, reporter: reporter, routes: routes, groups: shared.groups, makers: makers,
-            store: store, password: password, device: device)
+            store: store, password: password, device: device, matrixSecret: matrixSecret)
     }
 
     func start(_ bot: any BotSlot, handles: inout [String: RunningBot]) {

@@ -88,46 +88,11 @@ extension IMClient {
         return try await call(request, as: ReadMarker.self).seq
     }
 
-    /// Runs `attempt` until it succeeds, fails for good, or `policy` runs out.
+    /// Runs `attempt` until it succeeds, fails for good, or `policy` runs out, waiting
+    /// on this client's clock.
     func withRetry<T>(
         _ policy: RetryPolicy, _ attempt: () async throws(IMClientError) -> T
     ) async throws(IMClientError) -> T {
-        var attempts = 0
-        var failures = 0
-        while true {
-            attempts += 1
-            do {
-                return try await attempt()
-            } catch {
-                guard attempts < policy.maxAttempts, let wait = retryWait(error, policy, failures: &failures) else {
-                    throw error
-                }
-                do {
-                    try await configuration.sleep(wait)
-                } catch {
-                    throw IMClientError.cancelled
-                }
-            }
-        }
-    }
-
-    /// How long to wait before retrying after `error`, or nil when it must not be retried.
-    private func retryWait(_ error: IMClientError, _ policy: RetryPolicy, failures: inout Int) -> Duration? {
-        switch error.code {
-        case .unreachable where error.transport?.code != .cannotConnect:
-            return nil  // a bad URL or TLS setup does not heal by waiting
-        case .unreachable, .timedOut, .connectionLost:
-            failures += 1
-            return policy.backoff.delay(afterFailures: failures, random: configuration.random())
-        case .api(.rateLimited), .api(.unavailable):
-            guard let seconds = error.retryAfter else {
-                failures += 1
-                return policy.backoff.delay(afterFailures: failures, random: configuration.random())
-            }
-            let wait = Duration.seconds(max(0, seconds))
-            return wait <= policy.maxRetryAfter ? wait : nil
-        default:
-            return nil
-        }
+        try await policy.run(sleep: configuration.sleep, random: configuration.random, attempt)
     }
 }

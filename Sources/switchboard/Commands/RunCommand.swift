@@ -33,6 +33,10 @@ struct RunCommand: Command {
         account.password set. /healthz then also says, per bot, whether this runner holds it
         (and its fence) or which other runner does.
 
+        A bot file with platform: {matrix: …} runs on its Matrix homeserver instead of
+        runner.server (unencrypted rooms only; docs/matrix.md), its journal in the state
+        folder: with runner.journal: server it is left out with an error.
+
         options:
           --config FILE      configuration file (default: config.yaml)
           --server URL       the IM server, overriding runner.server

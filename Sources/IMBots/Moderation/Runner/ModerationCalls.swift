@@ -4,7 +4,14 @@ import IMProtocol
 /// Moderation acts as calls of the client core.
 enum ModerationCalls {
     /// Carries `act` out; "nothing to do" answers (a member already gone) count as done.
-    static func perform(_ act: ModerationAct, with client: IMClient) async throws(IMClientError) {
+    /// A Matrix bot's (`matrix`) acts go to its homeserver.
+    static func perform(_ act: ModerationAct, with client: IMClient, matrix: MatrixLink? = nil)
+        async throws(IMClientError)
+    {
+        if let matrix {
+            try await matrix.moderate(act)
+            return
+        }
         switch act {
         case .delete(let id, let address):
             do {

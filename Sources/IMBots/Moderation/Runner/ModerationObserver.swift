@@ -51,7 +51,7 @@ struct ModerationObserver: Sendable {
             do {
                 try await ModerationCalls.perform(
                     .member(.unmute, group: pending.group, user: pending.user, duration: nil, reason: "verified"),
-                    with: parts.client)
+                    with: parts.client, matrix: parts.matrix)
             } catch {
                 // Their answer stays unanswered: a later message of theirs tries again.
                 parts.logger.warning("bot \(parts.name): cannot let \(pending.user) post in group:\(pending.group): "

@@ -169,7 +169,7 @@ final class ModerationTimers: TimedWork {
         let act = ModerationAct.member(action, group: pending.group, user: pending.user, duration: nil,
                                        reason: "did not answer the verification in time")
         do {
-            try await ModerationCalls.perform(act, with: parts.client)
+            try await ModerationCalls.perform(act, with: parts.client, matrix: parts.matrix)
         } catch where error.apiCode == .notFound || error.apiCode == .forbidden {
             // Gone already, or out of the bot's reach: nothing to wait for.
             parts.logger.notice("bot \(parts.name): \(act) was not needed or not allowed: \(error.message)")

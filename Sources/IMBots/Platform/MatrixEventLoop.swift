@@ -1,0 +1,101 @@
+import IMClient
+import IMProtocol
+import MatrixClient
+
+/// A Matrix bot's main loop, the Matrix side of ``EventLoop``: logs in, joins its rooms,
+/// then hands each event of its feed (``MatrixFeed``, its `since` token in the journal)
+/// to the same ``EventHandler`` as a Switchboard bot's: the rules, journal, outbox,
+/// budgets, audit and metrics are the same.
+struct MatrixEventLoop: Sendable {
+    let link: MatrixLink
+    let parts: BotParts
+    let session: BotSession
+    let handler: EventHandler
+
+    /// Returns when the task is cancelled or the login is refused for good.
+    func run() async {
+        guard let identity = await connect() else { return }
+        session.begin(as: identity)
+        let definition = parts.rules.now.definition
+        let time = parts.time
+        let positions = MatrixPositions(journal: JournalCursorStore(
+            journal: parts.journal, resumes: definition.backlog != .skip, sleep: { try await time.sleep(for: $0) }))
+        let accept = link.account.invites == .accept
+        let feed = MatrixFeed(client: link.client, cursor: positions, options: MatrixFeed.Options(
+            pollTimeout: .seconds(parts.configuration.pollTimeout), acceptInvite: { _, _ in accept }))
+        parts.metrics.connected(bot: parts.name, true)
+        parts.logger.info("bot \(parts.name) is running on Matrix as \(identity.username) at \(link.account.homeserver)",
+                          [("rules", String(definition.rules.count)), ("version", definition.version)])
+        var failures = 0
+        while !Task.isCancelled {
+            do throws(IMClientError) {
+                let batch = try await feed.next()
+                failures = 0
+                await handle(batch, positions, me: identity.username)
+            } catch {
+                if error.code == .cancelled || Task.isCancelled { break }
+                guard error.isTransient else {
+                    parts.logger.error("bot \(parts.name) stopped: \(error.message)")
+                    break
+                }
+                failures += 1
+                let wait = error.serverWait ?? BackoffPolicy().delay(afterFailures: failures, random: Double.random(in: 0..<1))
+                parts.logger.warning("bot \(parts.name): \(error.message); retrying in \(wait)")
+                do { try await time.sleep(for: wait) } catch { break }
+            }
+        }
+        parts.metrics.connected(bot: parts.name, false)
+    }
+
+    private func handle(_ batch: MatrixFeedBatch, _ positions: MatrixPositions, me: String) async {
+        for room in batch.joined { parts.logger.notice("bot \(parts.name): joined \(room), where it was invited") }
+        link.learn(displayNames: batch.displayNames)
+        for room in batch.encrypted { await tellEncrypted(room) }
+        for room in batch.gaps {
+            parts.logger.warning("bot \(parts.name): more events came at once in \(room) than one /sync answer holds; "
+                                 + "the older ones were left out")
+        }
+        guard let range = positions.take(batch.events.count) else { return }
+        for (item, position) in zip(batch.events, range) {
+            guard let event = link.event(item, position: position, me: me) else {
+                // Nothing for the rules: counted as handled, so the journal moves past it.
+                if parts.journal.isNew(position) { handler.run.reply([], position: position) }
+                continue
+            }
+            await handler.receive(event)
+        }
+    }
+
+    /// Says once in an encrypted room that the bot cannot read it (the transaction id is
+    /// the room's, so a restart does not say it again), and logs it.
+    private func tellEncrypted(_ roomID: String) async {
+        parts.logger.warning("bot \(parts.name): \(roomID) is encrypted; this version reads unencrypted rooms only")
+        _ = try? await link.client.sendText(
+            "I cannot read encrypted messages: this room is encrypted, and I read unencrypted rooms only.",
+            to: roomID, kind: .notice, transactionID: "encrypted-" + String(MatrixLink.number(roomID)))
+    }
+
+    /// Logs in, waiting out unreachable homeservers and rate limits; nil when refused.
+    private func connect() async -> BotContext.Identity? {
+        let retrier = Retrier(attempts: nil, backoff: BackoffPolicy(), time: parts.time)
+        let outcome = await retrier.run { attempt -> Retrier.Attempt<Result<BotContext.Identity, IMClientError>> in
+            do throws(IMClientError) {
+                return .finished(.success(try await link.connect()))
+            } catch {
+                guard error.isTransient else { return .finished(.failure(error)) }
+                if attempt == 1 || attempt % 10 == 0 { parts.logger.warning("bot \(parts.name): \(error.message); retrying") }
+                return .retry(.failure(error), after: error.serverWait)
+            }
+        }
+        switch outcome {
+        case .success(let identity):
+            return identity
+        case .failure(let error):
+            if error.code != .cancelled {
+                parts.logger.error("bot \(parts.name) cannot log in to \(link.account.homeserver) as "
+                                   + "\(link.account.user): \(error.message)")
+            }
+            return nil
+        }
+    }
+}
