@@ -164,4 +164,22 @@ struct TailCommandTests {
                                          message: notice, user: dave, by: "alice"))
         #expect(told?.hasSuffix(" group:team * alice banned dave: spam") == true, "\(told ?? "nothing")")
     }
+
+    @Test func anEditReadAfterItsMessageWasDeletedIsNotPrintedAndTheDeletionQuotesTheMessage() {
+        let group = ConversationRef(id: ConversationID(rawValue: 3), kind: .group, address: .group("team"))
+        let at = Timestamp(milliseconds: 1_736_157_600_000)
+        var lines = TailLines()
+        var message = Message(id: MessageID(rawValue: 9), conversationID: group.id, seq: 4, type: .text,
+                              sender: "alice", senderID: UserID(rawValue: 2), text: "hello", createdAt: at)
+        #expect(lines.line(for: Event(position: 1, type: .message, at: at, conversation: group, message: message)) != nil)
+        // The feed gives the message as it is now: deleted, its text gone.
+        message.text = ""
+        message.deletedAt = at
+        message.editedAt = at
+        let edit = lines.line(for: Event(position: 2, type: .messageEdited, at: at, conversation: group, message: message))
+        #expect(edit == nil, "\(edit ?? "nothing")")
+        let deletion = lines.line(for: Event(position: 3, type: .messageDeleted, at: at, conversation: group,
+                                             message: message, by: "alice"))
+        #expect(deletion?.hasSuffix(" group:team * alice deleted their message \"hello\"") == true, "\(deletion ?? "nothing")")
+    }
 }

@@ -29,7 +29,9 @@ struct TailLines {
             return "\(Self.time(message.createdAt)) \(conversation.address) \(id(message))\(message.sender)"
                 + replying(to: message.replyTo) + ": " + message.text.replacingOccurrences(of: "\n", with: "\n    ")
         case .messageEdited:
-            guard let message = event.message else { return nil }
+            // An edit read after its message was deleted has no text left to show: the
+            // deletion's line follows, quoting what was remembered.
+            guard let message = event.message, message.deletedAt == nil else { return nil }
             defer { remember(message) }
             let was = recent[message.id].map { "edited, was \($0.quoted)" } ?? "edited message \(message.id)"
             return "\(Self.time(event.at)) \(conversation.address) \(id(message))\(message.sender) (\(was)): "
