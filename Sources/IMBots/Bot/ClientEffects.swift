@@ -38,8 +38,17 @@ final class ClientEffects: QueuingEffects {
         return nil
     }
 
+    /// On Matrix the nickname is the display name; what Matrix profiles have no place
+    /// for (a signature) fails the action with a word on why.
     func updateProfile(_ update: ProfileUpdate) async throws {
-        _ = try await client.updateProfile(update)
+        guard let matrix else {
+            _ = try await client.updateProfile(update)
+            return
+        }
+        let unplaced = try await matrix.updateProfile(update)
+        if !unplaced.isEmpty {
+            throw ProfileFieldsUnplaced(fields: unplaced)
+        }
     }
 
     func http(_ request: TransportRequest) async throws -> TransportResponse {
@@ -50,6 +59,14 @@ final class ClientEffects: QueuingEffects {
     /// must not stay visible while the outbox works through a queue).
     func moderate(_ act: ModerationAct) async throws {
         try await ModerationCalls.perform(act, with: client, matrix: matrix)
+    }
+}
+
+/// Profile fields a Matrix profile has no place for (the rest of the update was applied).
+struct ProfileFieldsUnplaced: Error, CustomStringConvertible {
+    var fields: [String]
+    var description: String {
+        "a Matrix profile has a display name and an avatar only: \(fields.joined(separator: ", ")) not set"
     }
 }
 

@@ -134,6 +134,7 @@ public actor MatrixFeed {
             }
             _ = try await client.join(.id(roomID))
             batch.joined.append(roomID)
+            if invite.isDirect(for: me), let inviter = invite.inviter(of: me) { batch.direct[roomID] = inviter }
         }
     }
 
@@ -171,6 +172,9 @@ public struct MatrixFeedBatch: Sendable {
     public var joined: [String] = []
     /// Invitations the policy declined (each told once).
     public var declined: [String] = []
+    /// Of the rooms joined, the direct chats (their invitation said `is_direct`), with
+    /// the user who invited the bot.
+    public var direct: [String: String] = [:]
     /// Rooms that turned out to be encrypted: the bot cannot read them (told once).
     public var encrypted: [String] = []
     /// Rooms whose timeline left events out (more than the filter's limit arrived at once).
