@@ -379,7 +379,7 @@ final class MatrixLink: Sendable {
             case .mute: _ = try await client.mute(member, in: roomID)
             case .unmute:
                 // Nothing to lift when they have no entry (a newcomer let in at once).
-                if try await client.power(in: roomID).levels.users[member.rawValue] != nil {
+                if try await client.power(in: roomID).levels.users?[member.rawValue] != nil {
                     try await client.unmute(member, in: roomID)
                 }
             case .kick: try await client.kick(member, from: roomID, reason: reason)
