@@ -5,7 +5,7 @@ import Testing
 
 /// `platform:` in bot files: Switchboard by default, Matrix with its homeserver, user,
 /// where the credential is read, and the rooms the file's groups are; `check` says where
-/// a rule asks Matrix for what it cannot do.
+/// a file asks Matrix for what it cannot be given.
 @Suite struct MatrixPlatformTests {
     let header = """
         bot: b
@@ -92,9 +92,9 @@ import Testing
                   - join_policy: { policy: approval, group: lobby }
             """)
         #expect(errors == [
-            "bot.yaml:7:8: moderation.log names group:mods, which has no Matrix room: make an invite-only room for the "
+            "bot.yaml:6:8: moderation.log names group:mods, which has no Matrix room: make an invite-only room for the "
                 + "cases and add 'mods: \"#mods:your.server\"' under platform.matrix.rooms (on Matrix the bot does not create it)",
-            "bot.yaml:8:15: moderation.moderators are Switchboard accounts the bot makes admins: on Matrix give the "
+            "bot.yaml:7:15: moderation.moderators are Switchboard accounts the bot makes admins: on Matrix give the "
                 + "moderators power level 50 or more in the rooms instead, and leave this key out",
         ])
     }
