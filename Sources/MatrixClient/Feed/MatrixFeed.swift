@@ -98,6 +98,7 @@ public actor MatrixFeed {
             defer { atStart = MatrixFeedBatch() }
             return atStart
         }
+        let me = try client.currentUser()
         while true {
             let answer = try await client.sync(since: since, filter: filterID, timeout: options.pollTimeout)
             var batch = MatrixFeedBatch()
@@ -107,7 +108,14 @@ public actor MatrixFeed {
                     encryptedRooms.insert(roomID)
                     batch.encrypted.append(roomID)
                 }
-                if room.limited { batch.gaps.append(roomID) }
+                // A room the bot just joined or made comes with its recent history marked
+                // limited: that is its beginning here, not a gap.
+                let justJoined = room.timeline.contains { event in
+                    event.type == "m.room.create"
+                        || (event.type == "m.room.member" && event.stateKey == me.rawValue && event.membership == "join"
+                            && event.previousMembership != "join")
+                }
+                if room.limited, !justJoined { batch.gaps.append(roomID) }
                 Self.collectNames(room.state + room.timeline, into: &batch)
                 for event in room.timeline { batch.events.append(MatrixRoomEvent(roomID: roomID, event: event)) }
             }
