@@ -38,16 +38,13 @@ final class ClientEffects: QueuingEffects {
         return nil
     }
 
-    /// On Matrix the nickname is the display name; what Matrix profiles have no place
-    /// for (a signature) fails the action with a word on why.
+    /// On Matrix the nickname is the display name (what Matrix profiles have no place
+    /// for, a signature, is logged once).
     func updateProfile(_ update: ProfileUpdate) async throws {
-        guard let matrix else {
+        if let matrix {
+            try await matrix.updateProfile(update)
+        } else {
             _ = try await client.updateProfile(update)
-            return
-        }
-        let unplaced = try await matrix.updateProfile(update)
-        if !unplaced.isEmpty {
-            throw ProfileFieldsUnplaced(fields: unplaced)
         }
     }
 
@@ -59,14 +56,6 @@ final class ClientEffects: QueuingEffects {
     /// must not stay visible while the outbox works through a queue).
     func moderate(_ act: ModerationAct) async throws {
         try await ModerationCalls.perform(act, with: client, matrix: matrix)
-    }
-}
-
-/// Profile fields a Matrix profile has no place for (the rest of the update was applied).
-struct ProfileFieldsUnplaced: Error, CustomStringConvertible {
-    var fields: [String]
-    var description: String {
-        "a Matrix profile has a display name and an avatar only: \(fields.joined(separator: ", ")) not set"
     }
 }
 

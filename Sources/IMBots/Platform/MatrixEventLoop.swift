@@ -3,9 +3,10 @@ import IMProtocol
 import MatrixClient
 
 /// A Matrix bot's main loop, the Matrix side of ``EventLoop``: logs in, joins its rooms,
-/// then hands each event of its feed (``MatrixFeed``, its `since` token in the journal)
-/// to the same ``EventHandler`` as a Switchboard bot's: the rules, journal, outbox,
-/// budgets, audit and metrics are the same.
+/// applies its profile, then hands each event of its feed (``MatrixFeed``, its `since`
+/// token in the journal) to the same ``EventHandler`` as a Switchboard bot's: the rules,
+/// journal, outbox, budgets, audit and metrics are the same. Before that, the
+/// ``MatrixRoomGuard`` does what a homeserver does not (restricted newcomers, slow mode).
 struct MatrixEventLoop: Sendable {
     let link: MatrixLink
     let parts: BotParts

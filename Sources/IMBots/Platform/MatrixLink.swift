@@ -1,12 +1,14 @@
 import IMClient
 import IMProtocol
+import Logging
 import MatrixClient
 import Synchronization
 
-/// A Matrix bot's way to its homeserver: the login, the rooms its file names, and the
-/// translation between Matrix's string ids and the numeric ids of the rule engine's
-/// events (conversations, messages, users), so that the engine, journal and outbox
-/// work on Matrix events as on Switchboard's.
+/// A Matrix bot's way to its homeserver: the login, the rooms its file names, its direct
+/// chats (where notices and verification questions go), the moderation acts as Matrix
+/// does them, and the translation between Matrix's string ids and the numeric ids of the
+/// rule engine's events (conversations, messages, users), so that the engine, journal
+/// and outbox work on Matrix events as on Switchboard's.
 ///
 /// A number is a 63-bit hash of the Matrix id (FNV-1a): the same id always gives the
 /// same number, across restarts too. The way back (number → Matrix id) is kept in memory
@@ -22,6 +24,9 @@ final class MatrixLink: Sendable {
     private let names = Mutex(Names())
     /// Direct chats being made, by user: one at a time per user, however many sends wait.
     private let making = Mutex<[String: Task<String, any Error>]>([:])
+    private let logger: Logger
+    /// Whether the log said that a profile change had fields Matrix has no place for.
+    private let toldUnplaced = Mutex(false)
     /// Each room's power, as read last, with when (the runner's seconds).
     private let powers = Mutex<[String: (power: RoomPower, at: Double)]>([:])
 
@@ -64,8 +69,9 @@ final class MatrixLink: Sendable {
         names.withLock { $0.displayNames[user] } ?? MatrixUserID(user)?.localpart ?? user
     }
 
-    init(account: MatrixAccount, secret: MatrixSecret, device: String, journal: BotJournal,
+    init(account: MatrixAccount, secret: MatrixSecret, device: String, journal: BotJournal, logger: Logger,
          transport: any HTTPTransport, sleep: @escaping SleepFunction) {
+        self.logger = logger
         self.account = account
         self.secret = secret
         self.device = device
@@ -456,10 +462,9 @@ final class MatrixLink: Sendable {
     }
 
     /// Applies a profile change: the nickname as the display name, an `mxc://` avatar URL
-    /// as the avatar. Matrix profiles have no signature or attributes: those are returned,
-    /// for the caller to say so.
-    @discardableResult
-    func updateProfile(_ update: ProfileUpdate) async throws(IMClientError) -> [String] {
+    /// as the avatar. Matrix profiles have no signature or attributes: that is logged
+    /// (once per start), not an error.
+    func updateProfile(_ update: ProfileUpdate) async throws(IMClientError) {
         if let nickname = update.nickname { try await client.setDisplayName(nickname) }
         var unplaced: [String] = []
         if let avatar = update.avatarURL {
@@ -467,6 +472,8 @@ final class MatrixLink: Sendable {
         }
         if update.signature != nil { unplaced.append("signature") }
         if let attrs = update.attrs, !attrs.isEmpty { unplaced.append("attrs") }
-        return unplaced
+        guard !unplaced.isEmpty, !toldUnplaced.withLock({ told in defer { told = true }; return told }) else { return }
+        logger.notice("\(account.user): a Matrix profile has a display name and an avatar (an mxc:// URL) only: "
+                      + "update_profile's \(unplaced.joined(separator: ", ")) not set (said once)")
     }
 }
