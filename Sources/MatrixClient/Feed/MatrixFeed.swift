@@ -123,8 +123,9 @@ public actor MatrixFeed {
                 unsaved = answer.nextBatch
                 return batch
             }
-            // Nothing for the consumer: the token moves on at once.
-            try await save(answer.nextBatch)
+            // Nothing for the consumer: the token moves on at once (an empty long-poll
+            // gives the same token again: nothing to save).
+            if answer.nextBatch != since { try await save(answer.nextBatch) }
             since = answer.nextBatch
         }
     }
