@@ -248,6 +248,14 @@ struct MatrixClientTests {
             seen.events(in: roomID, type: "m.room.member").first { $0.stateKey == knockerID.rawValue && $0.membership == "join" }
         }
         #expect(join.previousMembership == "invite")
+
+        // A knock turned away is a kick of it: the knocker is out, and may knock again.
+        let turnedAway = try await server.newClient("knocker")
+        let turnedAwayID = try turnedAway.currentUser()
+        try await turnedAway.knock(.id(roomID))
+        try await owner.kick(turnedAwayID, from: roomID, reason: "join request denied")
+        #expect(try await owner.members(of: roomID, membership: "leave").contains { $0.stateKey == turnedAwayID.rawValue })
+        #expect(try await owner.members(of: roomID, membership: "knock").isEmpty)
     }
 
     @Test func theProfileHasADisplayNameAndAnUploadedAvatar() async throws {
