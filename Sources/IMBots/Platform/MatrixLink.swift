@@ -288,10 +288,7 @@ final class MatrixLink: Sendable {
     /// `m.notice` in the bot's direct chat with them.
     func post(_ message: PendingMessage, to address: ConversationAddress) async throws(IMClientError) -> MessageID {
         if let notice = message.notice {
-            guard let user = names.withLock({ $0.users[notice.user.rawValue] }) else {
-                throw IMClientError(.api(.notFound), "the addressee of a notice (\(notice.user)) is not known here any more")
-            }
-            let roomID = try await directRoom(with: user)
+            let roomID = try await directRoom(with: addressee(of: notice))
             let eventID = try await client.sendText(message.text, to: roomID, kind: .notice,
                                                     transactionID: message.clientMessageID)
             return MessageID(rawValue: remember(eventID))
@@ -301,6 +298,21 @@ final class MatrixLink: Sendable {
         let eventID = try await client.sendText(message.text, to: roomID, replyTo: replyTo,
                                                 transactionID: message.clientMessageID)
         return MessageID(rawValue: remember(eventID))
+    }
+
+    /// The user id of a notice's addressee (a notice names them by number): one the feed
+    /// showed, else the member of the notice's room with that number (a notice left in
+    /// the outbox by a restart).
+    private func addressee(of notice: NoticeRecipient) async throws(IMClientError) -> String {
+        if let known = names.withLock({ $0.users[notice.user.rawValue] }) { return known }
+        if let roomID = names.withLock({ $0.rooms[notice.conversation.rawValue] }) {
+            for member in try await client.members(of: roomID, membership: "join") {
+                guard let user = member.stateKey, Self.number(user) == notice.user.rawValue else { continue }
+                names.withLock { $0.users[notice.user.rawValue] = user }
+                return user
+            }
+        }
+        throw IMClientError(.api(.notFound), "the addressee of a notice (\(notice.user)) is not a member of its room")
     }
 
     /// Edits the bot's message `id` in place (`m.replace`); `transactionID` is the edit's own.
