@@ -184,6 +184,18 @@ struct MatrixModeratorTests {
             seen.messages(in: mods).first { $0.sender == bot && $0.body?.contains("approve") == true }
         }
 
+        // Let in by a moderator, a knocker comes in by invitation: welcomed, never restricted.
+        let admitted = knockers[0]
+        let admittedID = try admitted.currentUser()
+        try await admitted.join(.id(lobby))
+        let seenWelcome = try await scene.ownerWatch.until("the welcome of the admitted knocker") { seen in
+            seen.messages(in: lobby).contains { $0.sender == bot && $0.body?.hasPrefix("Welcome \(admittedID.localpart)!") == true }
+                ? seen : nil
+        }
+        #expect(!seenWelcome.events(in: lobby, type: "m.room.power_levels").contains { event in
+            event.content["users"]?[admittedID.rawValue] != nil
+        })
+
         // Ten minutes on (the runner's clock moved forward), fred, who never answered, is
         // removed, with a case. Last: from here the runner's clock is ahead of the
         // homeserver's, so the raid's quiet period (counted from the events' time) is over.
