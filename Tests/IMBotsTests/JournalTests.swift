@@ -221,6 +221,25 @@ import Testing
             }
         }
     }
+
+    @Test func aMatrixBotsDirectChatsAndSlowModesReplayAndSurviveTheSnapshot() throws {
+        let records: [JournalRecord] = [
+            JournalRecord(sequence: 1, change: .matrix(.direct("@nina:example.org", "!dm:example.org"))),
+            JournalRecord(sequence: 2, change: .matrix(.slowMode("lobby", seconds: 30))),
+            JournalRecord(sequence: 3, change: .matrix(.slowMode("mods", seconds: 10))),
+            JournalRecord(sequence: 4, change: .matrix(.slowMode("mods", seconds: 0))),
+        ]
+        var state = JournalState()
+        for record in records {
+            let line = try record.line(encoder: JSONEncoder())
+            #expect(try JSONDecoder().decode(JournalRecord.self, from: line.dropLast()) == record)
+            state.apply(record)
+        }
+        #expect(state.matrix.direct == ["@nina:example.org": "!dm:example.org"])
+        #expect(state.matrix.slowMode == ["lobby": 30])
+        let snapshot = try JSONDecoder().decode(JournalState.self, from: JSONEncoder().encode(state))
+        #expect(snapshot == state)
+    }
 }
 
 extension JournalRecord {

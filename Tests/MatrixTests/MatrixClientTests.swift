@@ -214,6 +214,66 @@ struct MatrixClientTests {
         #expect(power.level(of: creatorID.rawValue) == 100)
     }
 
+    @Test func aDirectChatIsInvitedAsOneAndListedInAccountData() async throws {
+        let server = try await SynapseTestServer.shared()
+        let bot = try await server.newClient("bot")
+        let alice = try await server.newClient("alice")
+        let aliceID = try alice.currentUser()
+        #expect(try await bot.directRooms().isEmpty)
+        let chat = try await bot.createDirectRoom(with: aliceID)
+        #expect(try await bot.directRooms() == [chat: aliceID.rawValue])
+        // Listed once, however often it is added.
+        try await bot.addDirectRoom(chat, with: aliceID)
+        #expect(try await bot.accountData("m.direct") == .object([aliceID.rawValue: .array([.string(chat)])]))
+        let invite = try await SyncWatcher(alice).until("the invitation") { seen in seen.invites[chat] }
+        #expect(invite.isDirect(for: aliceID))
+        #expect(invite.inviter(of: aliceID) == (try bot.currentUser()).rawValue)
+    }
+
+    @Test func aKnockIsAMembershipTheRoomsMembersAnswerByInviting() async throws {
+        let server = try await SynapseTestServer.shared()
+        let owner = try await server.newClient("owner")
+        let knocker = try await server.newClient("knocker")
+        let knockerID = try knocker.currentUser()
+        let roomID = try await owner.createRoom(NewRoom(preset: "private_chat"))
+        try await owner.setState(of: roomID, type: "m.room.join_rules", content: .object(["join_rule": .string("knock")]))
+        #expect(try await knocker.knock(.id(roomID), reason: "let me in") == roomID)
+        #expect(try await owner.members(of: roomID, membership: "knock").map(\.stateKey) == [knockerID.rawValue])
+        try await owner.invite(knockerID, to: roomID)
+        #expect(try await owner.members(of: roomID, membership: "knock").isEmpty)
+        try await knocker.join(.id(roomID))
+        #expect(try await owner.members(of: roomID, membership: "join").contains { $0.stateKey == knockerID.rawValue })
+        // The feed tells a join that answers an invitation by the membership before it.
+        let join = try await SyncWatcher(owner).until("the knocker's join") { seen in
+            seen.events(in: roomID, type: "m.room.member").first { $0.stateKey == knockerID.rawValue && $0.membership == "join" }
+        }
+        #expect(join.previousMembership == "invite")
+
+        // A knock turned away is a kick of it: the knocker is out, and may knock again.
+        let turnedAway = try await server.newClient("knocker")
+        let turnedAwayID = try turnedAway.currentUser()
+        try await turnedAway.knock(.id(roomID))
+        try await owner.kick(turnedAwayID, from: roomID, reason: "join request denied")
+        #expect(try await owner.members(of: roomID, membership: "leave").contains { $0.stateKey == turnedAwayID.rawValue })
+        #expect(try await owner.members(of: roomID, membership: "knock").isEmpty)
+    }
+
+    @Test func theProfileHasADisplayNameAndAnUploadedAvatar() async throws {
+        let server = try await SynapseTestServer.shared()
+        let bot = try await server.newClient("bot")
+        try await bot.setDisplayName("Moderator")
+        #expect(try await bot.displayName() == "Moderator")
+        // A 1x1 PNG.
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+                        0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
+                        0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00, 0x01, 0x00, 0x00,
+                        0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE,
+                        0x42, 0x60, 0x82])
+        let url = try await bot.upload(png, contentType: "image/png")
+        #expect(url.hasPrefix("mxc://"))
+        try await bot.setAvatarURL(url)
+    }
+
     @Test func roomAddressesParseAsMatrixWritesThem() throws {
         #expect(MatrixRoomAddress("!abc:example.org") == .id("!abc:example.org"))
         #expect(MatrixRoomAddress("!31hneApxJ_1o-63DmFrpeqnkFfWppnzWso1JvH3ogLM") != nil)  // version 12: no server

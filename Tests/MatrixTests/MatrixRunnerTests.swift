@@ -329,11 +329,17 @@ struct MatrixRunnerTests {
         _ = try await watcher.until("the bot joining") { seen in
             seen.events(in: roomID, type: "m.room.member").first { $0.stateKey == botID && $0.membership == "join" }
         }
+        // Sent again on 503, as Alertmanager does: a runner just started answers so until
+        // its bot serves the path.
         func post(_ instances: [(String, String)]) async throws {
-            let answer = try await SynapseTestServer.transport.send(TransportRequest(
-                method: "POST", url: "http://127.0.0.1:\(port)/hooks/alertmanager",
-                headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")],
-                body: Self.diskFull(instances)))
+            var answer = TransportResponse(status: 0, headers: [], body: Data())
+            try await eventually("the webhook taken") {
+                answer = try await SynapseTestServer.transport.send(TransportRequest(
+                    method: "POST", url: "http://127.0.0.1:\(port)/hooks/alertmanager",
+                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)")],
+                    body: Self.diskFull(instances)))
+                return answer.status != 503
+            }
             #expect(answer.status / 100 == 2, "HTTP \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
         }
 

@@ -44,7 +44,8 @@ final class BotParts: Sendable {
         self.reporter = reporter
         self.configuration = configuration
         self.routes = routes
-        self.moderation = BotModeration(bot: name, client: client, journal: journal, time: time, logger: reporter.logger)
+        self.moderation = BotModeration(bot: name, client: client, matrix: matrix, journal: journal, time: time,
+                                        logger: reporter.logger)
         self.groups = groups
     }
 

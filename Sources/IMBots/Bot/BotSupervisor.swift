@@ -69,6 +69,7 @@ final class BotSupervisor: Service, BotSlot {
         var matrix: MatrixLink?
         if case .matrix(let account) = definition.platform, let matrixSecret {
             matrix = MatrixLink(account: account, secret: matrixSecret, device: account.device ?? "SWITCHBOARD-\(bot.uppercased())",
+                                journal: journal, logger: reporter.logger,
                                 transport: MatrixClient.sharedTransport, sleep: { try await time.sleep(for: $0) })
         }
         parts = BotParts(name: bot, client: client, transport: transport, rules: LiveRules(definition, time: time),

@@ -38,8 +38,14 @@ final class ClientEffects: QueuingEffects {
         return nil
     }
 
+    /// On Matrix the nickname is the display name (what Matrix profiles have no place
+    /// for, a signature, is logged once).
     func updateProfile(_ update: ProfileUpdate) async throws {
-        _ = try await client.updateProfile(update)
+        if let matrix {
+            try await matrix.updateProfile(update)
+        } else {
+            _ = try await client.updateProfile(update)
+        }
     }
 
     func http(_ request: TransportRequest) async throws -> TransportResponse {

@@ -149,6 +149,21 @@ extension BotDefinition {
                     message: "'join' names \(target.address), which has no Matrix room: add "
                         + "'\(name): \"#\(name):your.server\"' (or a '!id:server') under platform.matrix.rooms"))
             }
+            if let section = parsed.moderation {
+                if case .group(let name)? = section.settings.log, account.rooms[name] == nil {
+                    problems.append(BotConfigError(
+                        code: .unknownReference, location: SourceLocation(file: file, mark: section.logMark),
+                        message: "moderation.log names group:\(name), which has no Matrix room: make an invite-only "
+                            + "room for the cases and add '\(name): \"#\(name):your.server\"' under platform.matrix.rooms "
+                            + "(on Matrix the bot does not create it)"))
+                }
+                if !section.settings.moderators.isEmpty {
+                    problems.append(BotConfigError(
+                        code: .invalidValue, location: SourceLocation(file: file, mark: section.moderatorsMark),
+                        message: "moderation.moderators are Switchboard accounts the bot makes admins: on Matrix give "
+                            + "the moderators power level 50 or more in the rooms instead, and leave this key out"))
+                }
+            }
         }
         return problems
     }

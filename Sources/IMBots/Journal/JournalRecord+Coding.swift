@@ -3,7 +3,7 @@ import IMProtocol
 /// A record is one JSON object per line: `{"seq":7,"done":"b:helpdesk:12:greet:0"}`.
 extension JournalRecord: Codable {
     private enum Key: String, CodingKey {
-        case seq, handled, queued, accepted, done, cursor, resync, avatar, moderation, webhook, alerts, posted
+        case seq, handled, queued, accepted, done, cursor, resync, avatar, moderation, webhook, alerts, posted, matrix
     }
 
     private struct Handled: Codable {
@@ -37,6 +37,8 @@ extension JournalRecord: Codable {
             change = .alerts(alerts)
         } else if let post = try container.decodeIfPresent(IncidentPost.self, forKey: .posted) {
             change = .incidentPosted(post)
+        } else if let matrix = try container.decodeIfPresent(MatrixChange.self, forKey: .matrix) {
+            change = .matrix(matrix)
         } else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: [], debugDescription: "a journal record of a kind this version does not know"))
@@ -61,6 +63,7 @@ extension JournalRecord: Codable {
         case .webhook(let delivery): try container.encode(delivery, forKey: .webhook)
         case .alerts(let change): try container.encode(change, forKey: .alerts)
         case .incidentPosted(let post): try container.encode(post, forKey: .posted)
+        case .matrix(let change): try container.encode(change, forKey: .matrix)
         }
     }
 }

@@ -37,6 +37,8 @@ struct JournalRecord: Sendable, Equatable {
         case alerts(AlertChange)
         /// The outbox posted an incident's living message.
         case incidentPosted(IncidentPost)
+        /// A Matrix bot's direct chat made, or a room's slow mode set (``MatrixState``).
+        case matrix(MatrixChange)
     }
 
     var sequence: UInt64

@@ -23,6 +23,8 @@ struct JournalState: Sendable, Equatable {
     var moderation = ModerationState()
     /// The alert bridge's inbox, incidents, dedupe keys and switches.
     var alerts = AlertState()
+    /// A Matrix bot's direct chats and slow modes.
+    var matrix = MatrixState()
     /// The sequence number of the last record this state holds.
     var sequence: UInt64 = 0
 
@@ -65,6 +67,8 @@ struct JournalState: Sendable, Equatable {
             outbox += change.messages
         case .incidentPosted(let post):
             alerts.posted(post)
+        case .matrix(let change):
+            matrix.apply(change)
         }
     }
 }
@@ -72,7 +76,7 @@ struct JournalState: Sendable, Equatable {
 extension JournalState: Codable {
     /// The snapshot file's keys; older runners wrote `state.json` with the same ones.
     private enum Key: String, CodingKey {
-        case cursor, variables, outbox, accepted, seq, moderation, alerts
+        case cursor, variables, outbox, accepted, seq, moderation, alerts, matrix
         case avatarHash = "avatar_hash"
         case handledThrough = "handled_through"
     }
@@ -87,6 +91,7 @@ extension JournalState: Codable {
         accepted = try container.decodeIfPresent([Event].self, forKey: .accepted) ?? []
         moderation = try container.decodeIfPresent(ModerationState.self, forKey: .moderation) ?? ModerationState()
         alerts = try container.decodeIfPresent(AlertState.self, forKey: .alerts) ?? AlertState()
+        matrix = try container.decodeIfPresent(MatrixState.self, forKey: .matrix) ?? MatrixState()
         sequence = try container.decodeIfPresent(UInt64.self, forKey: .seq) ?? 0
     }
 
@@ -100,6 +105,7 @@ extension JournalState: Codable {
         if !accepted.isEmpty { try container.encode(accepted, forKey: .accepted) }
         if !moderation.isEmpty { try container.encode(moderation, forKey: .moderation) }
         if !alerts.isEmpty { try container.encode(alerts, forKey: .alerts) }
+        if !matrix.isEmpty { try container.encode(matrix, forKey: .matrix) }
         try container.encode(sequence, forKey: .seq)
     }
 }

@@ -19,21 +19,12 @@ public enum BotPlatform: Sendable, Hashable {
         }
     }
 
-    /// The actions this platform cannot carry out, with why; empty for Switchboard.
+    /// The actions this platform cannot carry out, with why. Empty for both: on Matrix
+    /// each action has its nearest equivalent (docs/matrix.md says which); what a Matrix
+    /// bot file cannot ask for is checked with the file (``BotDefinition``'s platform check).
     public var unsupportedActions: [ActionKind: String] {
         switch self {
-        case .switchboard:
-            return [:]
-        case .matrix:
-            return [
-                .notice: "Matrix has no message only its addressee sees: use reply",
-                .updateProfile: "the bot's Matrix profile is set on the homeserver, not by rules",
-                .approve: "Matrix join requests (knocks) are not handled yet",
-                .deny: "Matrix join requests (knocks) are not handled yet",
-                .slowMode: "Matrix rooms have no slow mode",
-                .joinPolicy: "a Matrix room's join rules are not changed by rules yet",
-                .verify: "newcomer challenges are not available on Matrix yet",
-            ]
+        case .switchboard, .matrix: [:]
         }
     }
 }

@@ -3,9 +3,10 @@ import IMProtocol
 import MatrixClient
 
 /// A Matrix bot's main loop, the Matrix side of ``EventLoop``: logs in, joins its rooms,
-/// then hands each event of its feed (``MatrixFeed``, its `since` token in the journal)
-/// to the same ``EventHandler`` as a Switchboard bot's: the rules, journal, outbox,
-/// budgets, audit and metrics are the same.
+/// applies its profile, then hands each event of its feed (``MatrixFeed``, its `since`
+/// token in the journal) to the same ``EventHandler`` as a Switchboard bot's: the rules,
+/// journal, outbox, budgets, audit and metrics are the same. Before that, the
+/// ``MatrixRoomGuard`` does what a homeserver does not (restricted newcomers, slow mode).
 struct MatrixEventLoop: Sendable {
     let link: MatrixLink
     let parts: BotParts
@@ -14,8 +15,10 @@ struct MatrixEventLoop: Sendable {
 
     /// Returns when the task is cancelled or the login is refused for good.
     func run() async {
-        guard let identity = await connect() else { return }
+        guard var identity = await connect() else { return }
+        if let nickname = await MatrixProfile(link: link, parts: parts).apply() { identity.nickname = nickname }
         session.begin(as: identity)
+        let guardian = MatrixRoomGuard(link: link, parts: parts)
         let definition = parts.rules.now.definition
         let time = parts.time
         let positions = MatrixPositions(journal: JournalCursorStore(
@@ -23,15 +26,22 @@ struct MatrixEventLoop: Sendable {
         let accept = link.account.invites == .accept
         let feed = MatrixFeed(client: link.client, cursor: positions, options: MatrixFeed.Options(
             pollTimeout: .seconds(parts.configuration.pollTimeout), acceptInvite: { _, _ in accept }))
-        parts.metrics.connected(bot: parts.name, true)
-        parts.logger.info("bot \(parts.name) is running on Matrix as \(identity.username) at \(link.account.homeserver)",
-                          [("rules", String(definition.rules.count)), ("version", definition.version)])
         var failures = 0
+        var started = false
         while !Task.isCancelled {
             do throws(IMClientError) {
+                if !started {
+                    // Connected once the feed holds its beginning: what happens from here on is seen.
+                    try await feed.start()
+                    started = true
+                    parts.metrics.connected(bot: parts.name, true)
+                    parts.logger.info("bot \(parts.name) is running on Matrix as \(identity.username) at "
+                                      + link.account.homeserver,
+                                      [("rules", String(definition.rules.count)), ("version", definition.version)])
+                }
                 let batch = try await feed.next()
                 failures = 0
-                await handle(batch, positions, me: identity.username)
+                await handle(batch, positions, me: identity.username, guardian)
             } catch {
                 if error.code == .cancelled || Task.isCancelled { break }
                 guard error.isTransient else {
@@ -47,8 +57,10 @@ struct MatrixEventLoop: Sendable {
         parts.metrics.connected(bot: parts.name, false)
     }
 
-    private func handle(_ batch: MatrixFeedBatch, _ positions: MatrixPositions, me: String) async {
+    private func handle(_ batch: MatrixFeedBatch, _ positions: MatrixPositions, me: String,
+                        _ guardian: MatrixRoomGuard) async {
         for room in batch.joined { parts.logger.notice("bot \(parts.name): joined \(room), where it was invited") }
+        for (room, user) in batch.direct { link.learnDirect(room, with: user) }
         link.learn(displayNames: batch.displayNames)
         for room in batch.encrypted { await tellEncrypted(room) }
         for room in batch.gaps {
@@ -61,6 +73,13 @@ struct MatrixEventLoop: Sendable {
                 // Nothing for the rules: counted as handled, so the journal moves past it.
                 if parts.journal.isNew(position) { handler.run.reply([], position: position) }
                 continue
+            }
+            if parts.journal.isNew(position) {
+                await guardian.restrictIfNew(event, roomID: item.roomID)
+                if let notices = await guardian.slowModeBreach(event, roomID: item.roomID) {
+                    handler.run.reply(notices, position: position)
+                    continue
+                }
             }
             await handler.receive(event)
         }

@@ -37,6 +37,25 @@ extension MatrixClient {
         try await call(MatrixRequest("POST", MatrixPath.client + "/createRoom").json(room), as: RoomAnswer.self).roomID
     }
 
+    /// Asks to join a room whose join rule is `knock`; its members with the invite level
+    /// answer by inviting (or kicking) the knocker. Returns the room's id.
+    @discardableResult
+    public func knock(_ room: MatrixRoomAddress, reason: String? = nil) async throws(IMClientError) -> String {
+        var body: [String: String] = [:]
+        if let reason { body["reason"] = reason }
+        let request = try MatrixRequest("POST", MatrixPath.client + "/knock/" + MatrixPath.segment(room.description))
+            .json(body)
+        return try await retrying { () async throws(IMClientError) in
+            try await self.call(request, as: RoomAnswer.self).roomID
+        }
+    }
+
+    /// The users whose membership in the room is `membership` (`join`, `knock`, `invite`…),
+    /// with their membership events, from the room's state.
+    public func members(of roomID: String, membership: String) async throws(IMClientError) -> [MatrixEvent] {
+        try await state(of: roomID).filter { $0.type == "m.room.member" && $0.stateKey != nil && $0.membership == membership }
+    }
+
     /// Invites `user` into the room.
     public func invite(_ user: MatrixUserID, to roomID: String) async throws(IMClientError) {
         try await membership("invite", user, roomID, reason: nil)
@@ -112,10 +131,13 @@ public struct NewRoom: Sendable, Encodable {
     public var additionalCreators: [MatrixUserID]
     /// Merged into the initial power levels.
     public var powerLevels: PowerLevels?
+    /// A direct chat: the invitations say so (`is_direct`), and clients show it as one.
+    public var isDirect: Bool
 
     public init(preset: String = "private_chat", name: String? = nil, aliasLocalpart: String? = nil,
                 invite: [MatrixUserID] = [], roomVersion: String? = nil, additionalCreators: [MatrixUserID] = [],
-                powerLevels: PowerLevels? = nil) {
+                powerLevels: PowerLevels? = nil, isDirect: Bool = false) {
+        self.isDirect = isDirect
         self.preset = preset
         self.name = name
         self.aliasLocalpart = aliasLocalpart
@@ -131,6 +153,7 @@ public struct NewRoom: Sendable, Encodable {
         case roomVersion = "room_version"
         case creationContent = "creation_content"
         case powerLevels = "power_level_content_override"
+        case isDirect = "is_direct"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -144,6 +167,7 @@ public struct NewRoom: Sendable, Encodable {
             try container.encode(["additional_creators": additionalCreators], forKey: .creationContent)
         }
         try container.encodeIfPresent(powerLevels, forKey: .powerLevels)
+        if isDirect { try container.encode(true, forKey: .isDirect) }
     }
 }
 

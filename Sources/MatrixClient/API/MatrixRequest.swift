@@ -10,6 +10,8 @@ struct MatrixRequest: Sendable {
     var query: [(name: String, value: String)] = []
     var body: Data?
     var authenticated = true
+    /// The body's media type; nil: JSON.
+    var contentType: String?
     /// Overrides the configured timeout (`/sync`).
     var timeout: Duration?
 
@@ -68,7 +70,7 @@ extension MatrixClient {
             guard let token = session?.accessToken else { throw IMClientError(.notLoggedIn, "not logged in to \(homeserver)") }
             headers.append(("Authorization", "Bearer \(token)"))
         }
-        if request.body != nil { headers.append(("Content-Type", "application/json")) }
+        if request.body != nil { headers.append(("Content-Type", request.contentType ?? "application/json")) }
         var url = homeserver + request.path
         if !request.query.isEmpty {
             url += "?" + request.query.map { "\(MatrixPath.segment($0.name))=\(MatrixPath.segment($0.value))" }

@@ -98,6 +98,7 @@ public actor MatrixFeed {
             defer { atStart = MatrixFeedBatch() }
             return atStart
         }
+        let me = try client.currentUser()
         while true {
             let answer = try await client.sync(since: since, filter: filterID, timeout: options.pollTimeout)
             var batch = MatrixFeedBatch()
@@ -107,7 +108,14 @@ public actor MatrixFeed {
                     encryptedRooms.insert(roomID)
                     batch.encrypted.append(roomID)
                 }
-                if room.limited { batch.gaps.append(roomID) }
+                // A room the bot just joined or made comes with its recent history marked
+                // limited: that is its beginning here, not a gap.
+                let justJoined = room.timeline.contains { event in
+                    event.type == "m.room.create"
+                        || (event.type == "m.room.member" && event.stateKey == me.rawValue && event.membership == "join"
+                            && event.previousMembership != "join")
+                }
+                if room.limited, !justJoined { batch.gaps.append(roomID) }
                 Self.collectNames(room.state + room.timeline, into: &batch)
                 for event in room.timeline { batch.events.append(MatrixRoomEvent(roomID: roomID, event: event)) }
             }
@@ -115,8 +123,9 @@ public actor MatrixFeed {
                 unsaved = answer.nextBatch
                 return batch
             }
-            // Nothing for the consumer: the token moves on at once.
-            try await save(answer.nextBatch)
+            // Nothing for the consumer: the token moves on at once (an empty long-poll
+            // gives the same token again: nothing to save).
+            if answer.nextBatch != since { try await save(answer.nextBatch) }
             since = answer.nextBatch
         }
     }
@@ -134,6 +143,7 @@ public actor MatrixFeed {
             }
             _ = try await client.join(.id(roomID))
             batch.joined.append(roomID)
+            if invite.isDirect(for: me), let inviter = invite.inviter(of: me) { batch.direct[roomID] = inviter }
         }
     }
 
@@ -171,6 +181,9 @@ public struct MatrixFeedBatch: Sendable {
     public var joined: [String] = []
     /// Invitations the policy declined (each told once).
     public var declined: [String] = []
+    /// Of the rooms joined, the direct chats (their invitation said `is_direct`), with
+    /// the user who invited the bot.
+    public var direct: [String: String] = [:]
     /// Rooms that turned out to be encrypted: the bot cannot read them (told once).
     public var encrypted: [String] = []
     /// Rooms whose timeline left events out (more than the filter's limit arrived at once).

@@ -62,6 +62,9 @@ public struct MatrixEvent: Sendable, Hashable, Decodable {
     public var newBody: String? { content["m.new_content"]?["body"]?.string }
     /// `join`, `invite`, `leave`, `ban`, `knock` for `m.room.member` events.
     public var membership: String? { content["membership"]?.string }
+    /// A state event's membership before it (`unsigned.prev_content`): a `join` after a
+    /// `join` is a profile change, one after an `invite` the answer to it.
+    public var previousMembership: String? { unsigned?["prev_content"]?["membership"]?.string }
     /// The transaction id the bot sent its own event with.
     public var transactionID: String? { unsigned?["transaction_id"]?.string }
     /// The event a redaction removes (`redacts`: in the content from room version 11 on,

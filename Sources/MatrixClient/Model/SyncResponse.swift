@@ -82,5 +82,11 @@ public struct SyncResponse: Sendable, Decodable {
         public func inviter(of user: MatrixUserID) -> String? {
             state.last { $0.type == "m.room.member" && $0.stateKey == user.rawValue && $0.membership == "invite" }?.sender
         }
+
+        /// Whether the invitation is to a direct chat (`is_direct` on the bot's membership).
+        public func isDirect(for user: MatrixUserID) -> Bool {
+            state.last { $0.type == "m.room.member" && $0.stateKey == user.rawValue && $0.membership == "invite" }?
+                .content["is_direct"] == .bool(true)
+        }
     }
 }

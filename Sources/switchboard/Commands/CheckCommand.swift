@@ -12,8 +12,8 @@ struct CheckCommand: Command {
         syntax, unknown keys (with a suggestion), types, names, rates, durations, regexes,
         templates and every variable they read, unset ${VARIABLES}, examples that name
         unknown rules or http results, bots or accounts defined twice, and on a Matrix bot
-        (platform: {matrix: …}, docs/matrix.md) the actions Matrix cannot do and the
-        joined groups that have no Matrix room. The examples
+        (platform: {matrix: …}, docs/matrix.md) the groups it joins, listens to or logs
+        cases in that have no Matrix room, and moderators listed by account. The examples
         of a file without such problems are run, as the runner runs them before it takes
         a file: a failing example is a problem too, so that check says of a live folder
         what the runner did with it. Each good file is listed on standard output as

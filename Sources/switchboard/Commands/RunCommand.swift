@@ -35,7 +35,10 @@ struct RunCommand: Command {
 
         A bot file with platform: {matrix: …} runs on its Matrix homeserver instead of
         runner.server (unencrypted rooms only; docs/matrix.md), its journal in the state
-        folder: with runner.journal: server it is left out with an error.
+        folder: with runner.journal: server it is left out with an error. What Matrix
+        lacks, the runner does there: notices are m.notice messages in the bot's direct
+        chat with the member, slow mode is enforced by redacting, restricted newcomers
+        are muted by power level until verified.
 
         options:
           --config FILE      configuration file (default: config.yaml)

@@ -31,7 +31,8 @@ actor SyncWatcher {
     /// answer over its limit would leave events out).
     static let everything = SyncFilter(
         timelineLimit: 1000,
-        timelineTypes: ["m.room.message", "m.room.member", "m.room.redaction", "m.room.power_levels", "m.room.encryption"])
+        timelineTypes: ["m.room.message", "m.room.member", "m.room.redaction", "m.room.power_levels", "m.room.encryption",
+                        "m.room.join_rules"])
     private(set) var seen = Seen()
 
     init(_ client: MatrixClient) {

@@ -26,12 +26,19 @@ struct ModerationSection: Decodable, Sendable {
     enum CodingKeys: String, CodingKey, CaseIterable { case log, moderators }
 
     var settings: ModerationSettings
+    /// Where `log` and `moderators` are written (for what a platform cannot do with them).
+    var logMark: YAMLMark?
+    var moderatorsMark: YAMLMark?
 
     init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
         let container = try decoder.container(keyedBy: CodingKeys.self)
         var settings = ModerationSettings()
+        if container.contains(.moderators) {
+            moderatorsMark = try container.decode(YAMLNode.self, forKey: .moderators).mark
+        }
         if let log = try container.decodeIfPresent(Located<String>.self, forKey: .log) {
+            logMark = log.mark
             guard case .group(let name)? = ConversationAddress(log.value.lowercased()),
                   (try? Validate.conversationName(name)) != nil else {
                 throw context.failure(.invalidValue, "moderation.log is a group (write group:NAME): the mod-log repeats "

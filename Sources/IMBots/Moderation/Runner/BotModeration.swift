@@ -14,8 +14,9 @@ final class BotModeration: Sendable {
     /// When members joined (`from: {joined_within: …}`).
     let joins: JoinTimes
 
-    init(bot: String, client: IMClient, journal: BotJournal, time: any TimeSource, logger: Logger) {
+    init(bot: String, client: IMClient, matrix: MatrixLink? = nil, journal: BotJournal, time: any TimeSource,
+         logger: Logger) {
         book = ModerationBook(state: journal.state.moderation) { journal.record(.moderation($0)) }
-        joins = JoinTimes(client: client, time: time) { logger.warning("bot \(bot): \($0)") }
+        joins = JoinTimes(client: client, matrix: matrix, time: time) { logger.warning("bot \(bot): \($0)") }
     }
 }

@@ -6,9 +6,11 @@ import Lifecycle
 ///
 /// A `member_joined` event in the feed says it exactly; for members who joined before the
 /// bot saw it, the group's member list is read (once a minute at most per group, and
-/// again after a join or a leave). Bounded like the sender directory.
+/// again after a join or a leave): on Matrix the room's membership state, whose join
+/// events carry their time. Bounded like the sender directory.
 actor JoinTimes {
     private let client: IMClient
+    private let matrix: MatrixLink?
     private let time: any TimeSource
     private let warn: @Sendable (String) -> Void
     /// By `group/username`: from the feed.
@@ -16,8 +18,9 @@ actor JoinTimes {
     /// By group: from its member list.
     private var lists = BoundedCache<[String: Timestamp]>(capacity: 1_000, lifetime: 60)
 
-    init(client: IMClient, time: any TimeSource, warn: @escaping @Sendable (String) -> Void) {
+    init(client: IMClient, matrix: MatrixLink? = nil, time: any TimeSource, warn: @escaping @Sendable (String) -> Void) {
         self.client = client
+        self.matrix = matrix
         self.time = time
         self.warn = warn
     }
@@ -46,8 +49,13 @@ actor JoinTimes {
         let now = time.seconds
         if let list = lists.fresh(key, now: now) { return list[name] }
         do {
-            let members = try await client.groupMembers(group)
-            let list = Dictionary(members.map { ($0.user.username.lowercased(), $0.joinedAt) }, uniquingKeysWith: max)
+            let list: [String: Timestamp]
+            if let matrix {
+                list = try await matrix.joinTimes(of: group)
+            } else {
+                let members = try await client.groupMembers(group)
+                list = Dictionary(members.map { ($0.user.username.lowercased(), $0.joinedAt) }, uniquingKeysWith: max)
+            }
             lists.store(list, for: key, at: now)
             return list[name]
         } catch {

@@ -42,7 +42,8 @@ public struct ModerationCase: Sendable, Hashable, Codable {
         var text = "#\(number) " + (dry == true ? "[dry] " : "") + action
         if let detail { text += " \(detail)" }
         if let undoes { text += " #\(undoes)" }
-        if let user { text += " @\(user)" }
+        // A Matrix user id carries its @ already.
+        if let user { text += user.hasPrefix("@") ? " \(user)" : " @\(user)" }
         if let conversation { text += " in \(conversation)" }
         text += action == "undo" ? ", by \(by)" : ", rule \(rule)"
         if let strike { text += " (\(strike))" }
