@@ -169,7 +169,7 @@ struct TailCommandTests {
         let group = ConversationRef(id: ConversationID(rawValue: 3), kind: .group, address: .group("team"))
         let at = Timestamp(milliseconds: 1_736_157_600_000)
         var lines = TailLines()
-        var message = Message(id: MessageID(rawValue: 9), conversationID: group.id, seq: 4, type: .text,
+        var message = Message(id: MessageID(rawValue: 9), conversationID: group.id, seq: 4, type: .chat,
                               sender: "alice", senderID: UserID(rawValue: 2), text: "hello", createdAt: at)
         #expect(lines.line(for: Event(position: 1, type: .message, at: at, conversation: group, message: message)) != nil)
         // The feed gives the message as it is now: deleted, its text gone.
