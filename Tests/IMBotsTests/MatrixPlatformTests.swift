@@ -44,6 +44,26 @@ import Testing
         #expect(account.rooms == ["support": .alias("#support:example.org"), "oncall": .id("!abc123:example.org")])
     }
 
+    @Test func aMatrixBotFileNeedsNoAccountSection() throws {
+        let bot = try Bots.load("""
+            bot: b
+            platform:
+              matrix:
+                homeserver: https://matrix.example.org
+                user: "@helpdesk:example.org"
+                token_env: HELPDESK_MATRIX_TOKEN
+                rooms: { support: "#support:example.org" }
+            listen: ["group:support"]
+            rules:
+              - name: hello
+                when: { text: { contains: hi } }
+                do: [ { reply: hello } ]
+            """)
+        #expect(bot.account.username == "@helpdesk:example.org")
+        // A Switchboard bot still needs one.
+        #expect(Bots.errors("bot: b\nrules: []\n").contains { $0.contains("missing required key 'account'") })
+    }
+
     @Test func credentialsInTheFileAreRefusedWithWhereTheyGoInstead() {
         let errors = Bots.errors(header + """
             platform:

@@ -47,8 +47,14 @@ struct BotFile: Decodable, Sendable {
             webhooks = Self.webhooks(node, context)
         }
         bot = try context.attempt { try container.decode(Name.self, forKey: .bot) } ?? Name.unnamed
-        account = try context.attempt { try container.decode(AccountSection.self, forKey: .account) }
-            ?? AccountSection.unnamed
+        platform = try context.attempt { try container.decodeIfPresent(PlatformSection.self, forKey: .platform) } ?? nil
+        if !container.contains(.account), case .matrix(let matrix)? = platform?.platform {
+            // A Matrix bot's account is on its homeserver: the file needs no `account:`.
+            account = AccountSection(matrixUser: matrix.user.rawValue)
+        } else {
+            account = try context.attempt { try container.decode(AccountSection.self, forKey: .account) }
+                ?? AccountSection.unnamed
+        }
         profile = try context.attempt { try container.decodeIfPresent(ProfileSection.self, forKey: .profile) } ?? nil
         listen = try context.attempt { try container.decodeIfPresent([ConversationPattern].self, forKey: .listen) } ?? nil
         join = try context.attempt { try container.decodeIfPresent([JoinTarget].self, forKey: .join) } ?? nil
@@ -62,7 +68,6 @@ struct BotFile: Decodable, Sendable {
         timezone = try context.attempt { try container.decodeIfPresent(TimeZoneName.self, forKey: .timezone) } ?? nil
         moderation = try context.attempt { try container.decodeIfPresent(ModerationSection.self, forKey: .moderation) }
             ?? nil
-        platform = try context.attempt { try container.decodeIfPresent(PlatformSection.self, forKey: .platform) } ?? nil
         let (rules, complete) = try Self.rules(in: container, context)
         self.rules = rules
         knowsAllState = state != nil && complete && rules.allSatisfy(\.decodedActions)
@@ -161,6 +166,11 @@ struct AccountSection: Decodable, Sendable {
 
     private init(username: Located<String>) {
         self.username = username
+    }
+
+    /// A Matrix bot's, which names the bot by its Matrix user id.
+    init(matrixUser: String) {
+        self.init(username: Located(matrixUser, mark: .unknown))
     }
 
     /// The message of a validation error, without the API error's wrapping.
