@@ -35,6 +35,8 @@ final class MatrixLink: Sendable {
 
     /// The most messages whose Matrix ids are kept for replies and redactions.
     static let rememberedMessages = 10_000
+    /// The most edits kept per message, redacted with it.
+    static let rememberedEdits = 20
 
     private struct Names {
         var rooms: [Int64: String] = [:]
@@ -145,7 +147,12 @@ final class MatrixLink: Sendable {
                 guard event.content["m.new_content"]?["msgtype"]?.string ?? "m.text" == "m.text",
                       let text = event.newBody else { return nil }
                 let id = remember(original)
-                names.withLock { $0.edits[id, default: []].append(eventID) }
+                names.withLock { names in
+                    names.edits[id, default: []].append(eventID)
+                    // Redacting the message hides its edits in clients; the latest few are
+                    // redacted too, and one message edited without end cannot grow the table.
+                    if names.edits[id]!.count > Self.rememberedEdits { names.edits[id]!.removeFirst() }
+                }
                 let message = Message(id: MessageID(rawValue: id), conversationID: conversation.id, seq: position,
                                       sender: event.sender, senderID: UserID(rawValue: senderNumber), text: text,
                                       createdAt: at)

@@ -19,11 +19,16 @@ final class MatrixRoomGuard: Sendable {
     let parts: BotParts
     private struct Posts {
         /// When each member last posted in each room (`room/user` → ms): in memory, so
-        /// after a restart each member's first message is let through.
-        var last: [String: Int64] = [:]
-        /// Members told about the slow mode of a room (`room/user`), each once per run.
-        var told: Set<String> = []
+        /// after a restart each member's first message is let through; past its bound the
+        /// members who posted longest ago are forgotten (their next message passes).
+        var last = BoundedCache<Int64>(capacity: MatrixRoomGuard.remembered, lifetime: .infinity)
+        /// Members told about the slow mode of a room (`room/user`), each once while
+        /// remembered.
+        var told = BoundedCache<Bool>(capacity: MatrixRoomGuard.remembered, lifetime: .infinity)
     }
+
+    /// The most members whose last post (and whether they were told) is kept.
+    static let remembered = 10_000
     private let posts = Mutex(Posts())
 
     /// The power level from which a member is a moderator, whom slow mode and the
@@ -58,9 +63,9 @@ final class MatrixRoomGuard: Sendable {
               let seconds = link.slowMode(ofRoom: roomID), seconds > 0 else { return nil }
         let key = roomID + "/" + message.sender
         let at = event.at.milliseconds
-        let previous = posts.withLock { $0.last[key] }
+        let previous = posts.withLock { $0.last.any(key) }
         guard let previous, at - previous < Int64(seconds) * 1000 else {
-            posts.withLock { $0.last[key] = max(at, $0.last[key] ?? at) }
+            posts.withLock { $0.last.store(max(at, $0.last.any(key) ?? at), for: key, at: Double(at) / 1000) }
             return nil
         }
         if await link.role(of: message.sender, in: conversation.address, now: parts.time.seconds) != .member {
@@ -72,7 +77,11 @@ final class MatrixRoomGuard: Sendable {
             parts.logger.warning("bot \(parts.name): cannot redact a message sent in slow mode: \(error.message)")
             return nil
         }
-        let first = posts.withLock { $0.told.insert(key).inserted }
+        let first = posts.withLock { posts in
+            guard posts.told.any(key) == nil else { return false }
+            posts.told.store(true, for: key, at: Double(at) / 1000)
+            return true
+        }
         guard first, let sender = event.user else { return [] }
         var notice = OutgoingMessage(
             to: conversation.address,
