@@ -9,11 +9,8 @@ import Synchronization
 final class JumpingTime: TimeSource {
     private struct State {
         var offset: Duration = .zero
-        var nextID: UInt64 = 0
-        /// Sleepers waiting for the next jump (or their real deadline), by id.
-        var waiting: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        /// Sleepers cancelled before they started waiting.
-        var cancelled: Set<UInt64> = []
+        /// Opened by the next jump (and then replaced by a fresh one).
+        var jumped = Latch()
     }
 
     private let system = SystemTime()
@@ -29,52 +26,28 @@ final class JumpingTime: TimeSource {
 
     /// Moves both clocks forward by `duration`, waking the sleepers it takes past their deadline.
     func jump(by duration: Duration) {
-        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let jumped = state.withLock { state -> Latch in
             state.offset += duration
-            defer { state.waiting = [:] }
-            return Array(state.waiting.values)
+            defer { state.jumped = Latch() }
+            return state.jumped
         }
-        for sleeper in woken { sleeper.resume() }
+        jumped.open()
     }
 
     func sleep(until deadline: Duration) async throws {
         while true {
             try Task.checkCancellation()
+            // The latch is taken before the time is read, so a jump between the two wakes this sleeper.
+            let jumped = state.withLock { $0.jumped }
             let remaining = deadline - elapsed
             if remaining <= .zero { return }
             // Until the real deadline or a jump, whichever comes first; then look again.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await Task.sleep(for: remaining) }
-                group.addTask { await self.nextJump() }
+                group.addTask { await jumped.wait() }
                 _ = try await group.next()
                 group.cancelAll()
             }
-        }
-    }
-
-    private func nextJump() async {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.cancelled.remove(id) != nil { return true }
-                    state.waiting[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard let waiting = state.waiting.removeValue(forKey: id) else {
-                    state.cancelled.insert(id)
-                    return nil
-                }
-                return waiting
-            }
-            waiting?.resume()
         }
     }
 }
