@@ -55,8 +55,9 @@ final class DaemonContext: Sendable {
     func shutdown(_ daemon: MHDDaemon) async {
         // Sequentially consistent, paired with `dispatch`: either a request sees the
         // flag and answers 503, or this sees it counted in flight and waits for it.
+        // New connections are still accepted until MHD stops, and answered 503 (see
+        // `MHDDaemon.stop`).
         shuttingDown.store(true, ordering: .sequentiallyConsistent)
-        daemon.stopAccepting()
         // Parked long-polls are answered at once; handlers still working get the grace.
         watcher.cancelAll()
 

@@ -12,9 +12,6 @@ final class MHDDaemon: Sendable {
     private struct State {
         /// nil once stopped.
         var daemon: DaemonPointer?
-        /// The listening socket once MHD gave it back (`MHD_quiesce_daemon`): ours to close
-        /// after the daemon has stopped.
-        var quiescedFD: Int32 = -1
     }
 
     private let state: Mutex<State>
@@ -67,31 +64,25 @@ final class MHDDaemon: Sendable {
         }
     }
 
-    /// Stops accepting connections; those already open continue.
-    func stopAccepting() {
-        state.withLock { state in
-            guard let daemon = state.daemon, state.quiescedFD < 0 else { return }
-            state.quiescedFD = MHD_quiesce_daemon(daemon.pointer)
-        }
-    }
-
-    /// Stops MHD (closing every connection) and frees the port. Blocks while MHD joins its
-    /// threads, so it runs on a thread of its own rather than the cooperative pool.
+    /// Stops MHD (closing every connection and the listening socket) and frees the port.
+    /// Blocks while MHD joins its threads, so it runs on a thread of its own rather than the
+    /// cooperative pool.
+    ///
+    /// The daemon is never quiesced (`MHD_quiesce_daemon`) first: with a pool of epoll
+    /// threads, quiescing races each worker's own removal of the listening socket from its
+    /// epoll set, and the loser aborts the process (libmicrohttpd 0.9.75). Until this
+    /// runs, connections keep being accepted and their requests answered 503 (the
+    /// `shuttingDown` flag), which tells a client more than a refused connect would.
     func stop() async {
-        let taken = state.withLock { state -> (DaemonPointer?, Int32) in
-            defer {
-                state.daemon = nil
-                state.quiescedFD = -1
-            }
-            return (state.daemon, state.quiescedFD)
+        let taken = state.withLock { state -> DaemonPointer? in
+            defer { state.daemon = nil }
+            return state.daemon
         }
-        guard let daemon = taken.0 else { return }
-        let listenFD = taken.1
+        guard let daemon = taken else { return }
         let core = self.core
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let thread = Thread {
                 MHD_stop_daemon(daemon.pointer)
-                if listenFD >= 0 { close(listenFD) }
                 core.release()
                 continuation.resume()
             }

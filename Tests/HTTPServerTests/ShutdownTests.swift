@@ -94,6 +94,65 @@ import TestSupport
         }
     }
 
+    /// A connection opened while shutdown drains is still accepted, and its request gets
+    /// the 503 envelope (not a refused connect, and not an abort: see `MHDDaemon.stop`).
+    @Test func aConnectionOpenedDuringTheDrainIsAnswered503() async throws {
+        let pollGate = Gate()
+        let pollEvents = EventLog<ParkEvent>()
+        let longPoll = longPollResponder(gate: pollGate, events: pollEvents)
+        let slowGate = Gate()
+        let slowEntered = EventLog<Bool>()
+        let responder = TestResponder { request in
+            if request.path == "/events" { return await longPoll.respond(to: request) }
+            slowEntered.record(true)
+            return .text(await slowGate.wait() ? "slow done" : "slow cancelled")
+        }
+        let server = HTTPServer(configuration: testConfiguration(), responder: responder)
+        try server.start()
+        try await shutsDownAfter(server) {
+            let poller = try RawHTTPClient(port: server.port)
+            try poller.send(get("/events"))
+            #expect(await pollEvents.next() == [.parked])
+            let slow = try RawHTTPClient(port: server.port)
+            try slow.send(get("/slow"))
+            _ = await slowEntered.next()
+
+            let stopping = Task { await server.shutdown() }
+            // The parked poll's answer shows the drain has begun; the slow handler holds it.
+            #expect(try await poller.response().text == "cancelled")
+            let late = try RawHTTPClient(port: server.port)
+            try late.send(get("/slow"))
+            let refused = try await late.response()
+            #expect(refused.status == 503)
+            #expect(refused.header("Content-Type") == "application/json")
+            #expect(refused.header("Connection")?.lowercased() == "close")
+
+            slowGate.open()
+            #expect(try await slow.response().text == "slow done")
+            await stopping.value
+        }
+    }
+
+    /// Stopping a server while clients keep opening connections to it, again and again:
+    /// every request gets 200 or 503 (or a closed connection once the server is gone), the
+    /// process survives, and nothing is left in flight.
+    @Test func shutdownsUnderAStreamOfNewConnectionsStopCleanly() async throws {
+        let responder = TestResponder { _ in .text("up") }
+        for _ in 0..<20 {
+            let server = HTTPServer(configuration: testConfiguration(), responder: responder)
+            try server.start()
+            try await shutsDownAfter(server) {
+                let flood = ConnectionFlood(port: server.port, clients: 4)
+                // The flood is under way before the stop begins.
+                _ = await flood.answers.next(8)
+                await server.shutdown()
+                let statuses = try await flood.stop()
+                #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(Set(statuses))")
+                #expect(server.stats.inFlightRequests == 0)
+            }
+        }
+    }
+
     @Test func secondServerOnABoundPortFailsWithAddressInUse() async throws {
         let responder = TestResponder { _ in .text("") }
         try await withHTTPServer(responder: responder) { server in
@@ -185,4 +244,40 @@ func startedLoggingServer(
     let server = HTTPServer(configuration: configuration, responder: responder)
     try server.start()
     return (server, logged)
+}
+
+/// Clients on threads of their own, each opening a connection, sending one request and
+/// reading its answer, over and over until stopped or the server is gone.
+private final class ConnectionFlood: Sendable {
+    /// Each answer's status as it arrives.
+    let answers = EventLog<Int>()
+    private let stopped = Mutex(false)
+    private let statuses = Mutex<[Int]>([])
+    private let finished = EventLog<Bool>()
+    private let clients: Int
+
+    init(port: Int, clients: Int) {
+        self.clients = clients
+        for _ in 0..<clients {
+            Thread { [self] in
+                while !stopped.withLock({ $0 }) {
+                    // A refused connect or a closed connection: the server has stopped.
+                    guard let client = try? RawHTTPClient(port: port),
+                          (try? client.send(get("/"))) != nil,
+                          let response = try? RawHTTPClient.blockingResponse(client)
+                    else { break }
+                    statuses.withLock { $0.append(response.status) }
+                    answers.record(response.status)
+                }
+                finished.record(true)
+            }.start()
+        }
+    }
+
+    /// Stops every client and returns the statuses they were answered.
+    func stop() async throws -> [Int] {
+        stopped.withLock { $0 = true }
+        _ = await finished.next(clients)
+        return statuses.withLock { $0 }
+    }
 }
