@@ -1,5 +1,6 @@
 import Foundation
 import IMBots
+import IMProtocol
 import MatrixClient
 import Testing
 
@@ -139,7 +140,132 @@ import Testing
             """)
         #expect(errors == [
             "bot.yaml:5:9: 'listen' names group:support, which has no Matrix room: add 'support: \"#support:your.server\"' (or a '!id:server') under platform.matrix.rooms",
-            "bot.yaml:5:9: 'listen' names room:lounge, which a Matrix bot does not have: its rooms are named as groups (group:lounge, with the room under platform.matrix.rooms)",
+            "bot.yaml:5:9: 'listen' names room:lounge, which a Matrix bot does not have: its rooms are named as groups "
+                + "(group:lounge, with the room under platform.matrix.rooms) or written as Matrix writes them "
+                + "('#alias:server'), its direct chats as '@user:server'",
+        ])
+    }
+
+    /// A Matrix bot's file writes rooms and users as Matrix writes them wherever it names a
+    /// conversation, with no `rooms:` entry: the bot joins those rooms at start, its rules
+    /// match their events, and its examples run in them.
+    @Test func roomsAndUsersWrittenAsMatrixWritesThemNameConversationsAnywhereInTheFile() async throws {
+        let bot = try Bots.load(header + """
+            platform:
+              matrix: { homeserver: "https://m.example.org", user: "@b:m.example.org", token_env: B_TOKEN }
+            listen: ["#Ops:m.example.org", "@alice:m.example.org"]
+            join: ["!RoomOnCall:m.example.org"]
+            moderation:
+              log: "#mods:m.example.org"
+            rules:
+              - name: page
+                when: { command: page, in: "#Ops:m.example.org" }
+                do: [ { send: { to: "!RoomOnCall:m.example.org", text: "paged by {{sender.nickname}}" } } ]
+                examples:
+                  - { from: "@alice:m.example.org", in: "#Ops:m.example.org", text: /page, expect: { send: { to: "!RoomOnCall:m.example.org", text: "paged by @alice:m.example.org" } } }
+                  - { from: "@alice:m.example.org", in: "@alice:m.example.org", text: /page, expect: nothing }
+              - name: hello
+                when: { text: { contains: hello }, in: "@alice:m.example.org" }
+                do: [ { reply: hi } ]
+                examples:
+                  - { from: "@alice:m.example.org", in: "@alice:m.example.org", text: hello, expect: { reply: hi } }
+            """)
+        guard case .matrix(let account) = bot.platform else {
+            Issue.record("not a Matrix bot: \(bot.platform)")
+            return
+        }
+        // Joined at start, as written (room ids are case-sensitive); tests' rooms are not.
+        #expect(account.rooms == [
+            "#ops:m.example.org": .alias("#Ops:m.example.org"),
+            "!roomoncall:m.example.org": .id("!RoomOnCall:m.example.org"),
+            "#mods:m.example.org": .alias("#mods:m.example.org"),
+        ])
+        #expect(bot.moderation.log == .group("#mods:m.example.org"))
+        let results = await ExampleRunner.run(bot: bot)
+        #expect(results.count == 3)
+        for result in results where !result.passed { Issue.record("\(result)") }
+
+        // The runner names a room the file writes by its lowercased address, and a direct
+        // chat by its user: the listen patterns match both, and nothing else.
+        let ops = ConversationRef(id: ConversationID(rawValue: 3), kind: .group, address: .group("#ops:m.example.org"))
+        let alice = ConversationRef(id: ConversationID(rawValue: 4), kind: .direct, address: .user("@alice:m.example.org"))
+        let other = ConversationRef(id: ConversationID(rawValue: 5), kind: .group, address: .group("#other:m.example.org"))
+        #expect(bot.listen.map { $0.matches(ops) } == [true, false])
+        #expect(bot.listen.map { $0.matches(alice) } == [false, true])
+        #expect(!bot.listen.contains { $0.matches(other) })
+    }
+
+    @Test func aRenderedAddressMayBeAMatrixRoomOrUserKeptAsWritten() {
+        #expect(ConversationAddress(written: " !AbC:m.example.org ") == .group("!AbC:m.example.org"))
+        #expect(ConversationAddress(written: "!AbC") == .group("!AbC"))  // a room version 12 id
+        #expect(ConversationAddress(written: "#Ops:m.example.org") == .group("#Ops:m.example.org"))
+        #expect(ConversationAddress(written: "@Alice:m.example.org") == .user("@Alice:m.example.org"))
+        #expect(ConversationAddress(written: "GROUP:Ops") == .group("ops"))
+        #expect(ConversationAddress(written: "#ops") == nil)  // an alias needs its server
+        #expect(ConversationAddress(written: "@alice") == nil)
+        #expect(ConversationAddress(written: "!a b:m.example.org") == nil)
+    }
+
+    @Test func matrixAddressesOutsideAMatrixBotsFileAreErrorsAtTheirPlace() {
+        let errors = Bots.errors(header + """
+            listen: ["#ops:example.org"]
+            rules:
+              - name: page
+                when: { command: page }
+                do: [ { send: { to: "@alice:example.org", text: paged } } ]
+            """)
+        #expect(errors == [
+            "bot.yaml:3:10: '#ops:example.org' is a Matrix room: a bot file names Matrix rooms and users only with "
+                + "platform: {matrix: …} (docs/matrix.md)",
+            "bot.yaml:7:25: '@alice:example.org' is a Matrix user: a bot file names Matrix rooms and users only with "
+                + "platform: {matrix: …} (docs/matrix.md)",
+        ])
+    }
+
+    /// YAML reads a leading `#` as a comment, `!` as a tag and `@` as reserved: an unquoted
+    /// Matrix room or user is an error that says to quote it, never a value silently lost.
+    @Test func anUnquotedMatrixRoomOrUserIsAnErrorThatSaysToQuoteIt() {
+        let platform = header + """
+            platform:
+              matrix: { homeserver: "https://m.example.org", user: "@b:m.example.org", token_env: B_TOKEN }
+            rules:
+              - name: page
+                do: [ { send: { to: TARGET, text: paged } } ]
+
+            """
+        func errors(_ target: String) -> [String] {
+            Bots.errors(platform.replacingOccurrences(of: "TARGET", with: target))
+        }
+        #expect(errors("#ops:m.example.org") == [
+            "bot.yaml:8:1: did not find expected node content (while parsing a flow node at 8:1); line 7 writes "
+                + "#ops:m.example.org unquoted, and YAML reads a leading # as a comment: quote Matrix rooms and users "
+                + "('#ops:m.example.org')",
+        ])
+        #expect(errors("!Ops:m.example.org") == [
+            "bot.yaml:7:25: '!Ops:m.example.org' is a YAML tag, and bot files use none: quote Matrix room ids "
+                + "('!Ops:m.example.org'), which YAML otherwise reads as a tag",
+        ])
+        #expect(errors("@alice:m.example.org") == [
+            "bot.yaml:7:25: found character that cannot start any token (while scanning for the next token at 7:25); "
+                + "line 7 writes @alice:m.example.org unquoted, and YAML reads a leading @ as reserved: quote Matrix "
+                + "rooms and users ('@alice:m.example.org')",
+        ])
+        #expect(errors("\"!Ops:m.example.org\"") == [])
+    }
+
+    @Test func aRoomHasOneNameInAFileAndARoomTheBotDoesNotCreateHasNoSettings() {
+        let errors = Bots.errors(header + """
+            platform:
+              matrix: { homeserver: "https://m.example.org", user: "@b:m.example.org", token_env: B_TOKEN, rooms: { help: "#help:m.example.org" } }
+            listen: ["#HELP:m.example.org"]
+            join: [{ group: "#lobby:m.example.org", policy: approval }]
+            rules: []
+            """)
+        #expect(errors == [
+            "bot.yaml:5:10: '#HELP:m.example.org' is the room of group:help (platform.matrix.rooms): write group:help "
+                + "here, so that the file has one name for it",
+            "bot.yaml:6:17: '#lobby:m.example.org' is a Matrix room: the bot does not create it, so it has no settings "
+                + "to give; write it as a plain entry (join: ['#lobby:m.example.org'])",
         ])
     }
 

@@ -44,11 +44,8 @@ struct MatrixModeratorTests {
         let mods = try await owner.createRoom(NewRoom(preset: "private_chat", aliasLocalpart: modsAlias,
                                                        invite: [botID], powerLevels: levels))
 
-        let folder = TestServer.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
         let shipped = try String(contentsOf: Self.root.appendingPathComponent("bots/moderator.yaml"), encoding: .utf8)
-        try (shipped + """
+        let folder = try BotFolder.make("moderator", shipped + """
 
             platform:
               matrix:
@@ -57,7 +54,8 @@ struct MatrixModeratorTests {
                 password_env: MODERATOR_MATRIX_PASSWORD
                 rooms: { lobby: "#\(lobbyAlias):\(server.serverName)", mods: "#\(modsAlias):\(server.serverName)" }
 
-            """).write(toFile: folder + "/bots/moderator.yaml", atomically: true, encoding: .utf8)
+            """)
+        defer { BotFolder.remove(folder) }
         // Real time, but the verification's ten minutes are jumped over.
         let time = JumpingTime()
         let configuration = RunnerConfiguration(

@@ -67,11 +67,9 @@ struct MatrixRunnerTests {
         let alias = server.newUsername("support")
         let roomID = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: alias))
 
-        let folder = TestServer.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
-        try Self.helpDesk(homeserver: server.baseURL, user: server.userID(botName), alias: "#\(alias):\(server.serverName)")
-            .write(toFile: folder + "/bots/helpdesk.yaml", atomically: true, encoding: .utf8)
+        let folder = try BotFolder.make("helpdesk", Self.helpDesk(
+            homeserver: server.baseURL, user: server.userID(botName), alias: "#\(alias):\(server.serverName)"))
+        defer { BotFolder.remove(folder) }
         let runner = try Self.startRunner(folder, password: "bot-password-\(botName)")
         defer { Task { await runner.stop() } }
 
@@ -108,6 +106,68 @@ struct MatrixRunnerTests {
         await runner.stop()
     }
 
+    /// Rooms written as Matrix writes them, with no `rooms:` block: the bot joins the room
+    /// its `listen:` writes as an alias and the one its `join:` writes as an id (mixed
+    /// case, as Synapse makes them), answers in the first and pages the second. A rendered
+    /// `to:` reaches a room the bot is in, and never makes it join one it is not in.
+    @Test func roomsWrittenAsMatrixWritesThemAreJoinedListenedToAndSentTo() async throws {
+        let server = try await SynapseTestServer.shared()
+        let alice = try await server.newClient("alice")
+        let botName = server.newUsername("relay")
+        _ = try await server.register(botName, password: "bot-password-\(botName)")
+        let botID = server.userID(botName).rawValue
+        let deskAlias = server.newUsername("desk")
+        let desk = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: deskAlias))
+        let oncall = try await alice.createRoom(NewRoom(preset: "public_chat"))
+        let elsewhereAlias = server.newUsername("elsewhere")
+        let elsewhere = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: elsewhereAlias))
+
+        let folder = try BotFolder.make("relay", """
+            bot: relay
+            platform:
+              matrix:
+                homeserver: \(server.baseURL)
+                user: "\(botID)"
+                password_env: HELPDESK_MATRIX_PASSWORD
+            listen: ["#\(deskAlias):\(server.serverName)"]
+            join: ["\(oncall)"]
+            on_start: { backlog: all }
+            rules:
+              - name: page
+                when: { command: page }
+                do: [ { send: { to: "\(oncall)", text: "paged by {{sender.username}}" } } ]
+              - name: relay
+                when: { command: relay }
+                do: [ { send: { to: "{{args}}", text: "relayed to {{args}}" } } ]
+            """)
+        defer { BotFolder.remove(folder) }
+        let runner = try Self.startRunner(folder, password: "bot-password-\(botName)")
+        defer { Task { await runner.stop() } }
+
+        let watcher = SyncWatcher(alice)
+        _ = try await watcher.until("the bot joining both rooms") { seen in
+            [desk, oncall].allSatisfy { room in
+                seen.events(in: room, type: "m.room.member").contains { $0.stateKey == botID && $0.membership == "join" }
+            } ? true : nil
+        }
+        try await alice.sendText("/page", to: desk, transactionID: "page-1")
+        let page = try await watcher.until("the page") { seen in
+            seen.messages(in: oncall).first { $0.sender == botID }
+        }
+        #expect(page.body == "paged by \(try #require(alice.session?.userID.rawValue))")
+
+        // In order in the one room: the relay to a room the bot is not in fails (logged),
+        // the one to a room it is in arrives.
+        try await alice.sendText("/relay #\(elsewhereAlias):\(server.serverName)", to: desk, transactionID: "relay-1")
+        try await alice.sendText("/relay \(oncall)", to: desk, transactionID: "relay-2")
+        let seen = try await watcher.until("the relay") { seen in
+            seen.messages(in: oncall).contains { $0.sender == botID && $0.body == "relayed to \(oncall)" } ? seen : nil
+        }
+        #expect(!seen.events(in: elsewhere, type: "m.room.member").contains { $0.stateKey == botID })
+        #expect(!seen.messages(in: elsewhere).contains { $0.sender == botID })
+        await runner.stop()
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func aRunnerKilledMidStreamRepliesExactlyOnceToEveryMessageAfterRestart() async throws {
         let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")
@@ -120,11 +180,8 @@ struct MatrixRunnerTests {
         let roomID = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: alias))
         let botID = server.userID(botName).rawValue
 
-        let folder = TestServer.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
         // Twenty replies a second, so the kill lands while replies are still queued.
-        try """
+        let folder = try BotFolder.make("pinger", """
             bot: pinger
             account: { username: pinger, password: not-used-on-matrix }
             platform:
@@ -141,7 +198,8 @@ struct MatrixRunnerTests {
               - name: pong
                 when: { command: ping }
                 do: [ { reply: "pong {{args}}" } ]
-            """.write(toFile: folder + "/bots/pinger.yaml", atomically: true, encoding: .utf8)
+            """)
+        defer { BotFolder.remove(folder) }
         let config = folder + "/config.yaml"
         try """
             log_level: warning
@@ -204,10 +262,7 @@ struct MatrixRunnerTests {
         let roomID = try await owner.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: alias, powerLevels: levels))
         try await mallory.join(.id(roomID))
 
-        let folder = TestServer.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
-        try """
+        let folder = try BotFolder.make("moderator", """
             bot: moderator
             account: { username: moderator, password: not-used-on-matrix }
             platform:
@@ -224,7 +279,8 @@ struct MatrixRunnerTests {
                 do:
                   - delete: message
                   - strike: { counter: spam, decay: 24h, escalate: [ { mute: 10m }, kick ] }
-            """.write(toFile: folder + "/bots/moderator.yaml", atomically: true, encoding: .utf8)
+            """)
+        defer { BotFolder.remove(folder) }
         let runner = try Self.startRunner(folder, password: password)
         defer { Task { await runner.stop() } }
 
@@ -291,10 +347,7 @@ struct MatrixRunnerTests {
         let roomID = try await owner.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: alias))
         let token = "t0ken-of-the-test"
 
-        let folder = TestServer.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
-        try """
+        let folder = try BotFolder.make("alerts", """
             bot: alerts
             account: { username: alerts, password: not-used-on-matrix }
             platform:
@@ -311,7 +364,8 @@ struct MatrixRunnerTests {
               - name: critical
                 when: { webhook: /hooks/alertmanager }
                 do: [ { incident: { to: "group:oncall", flap_hold: 0s } } ]
-            """.write(toFile: folder + "/bots/alerts.yaml", atomically: true, encoding: .utf8)
+            """)
+        defer { BotFolder.remove(folder) }
         let configuration = RunnerConfiguration(
             serverURL: "http://127.0.0.1:9", botsDirectory: folder + "/bots", stateDirectory: folder + "/state",
             listen: ListenAddress(host: "127.0.0.1", port: 0),
@@ -405,10 +459,7 @@ struct MatrixRunnerTests {
         let busy = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: busyAlias))
         let quiet = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: quietAlias))
 
-        let folder = TestServer.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder + "/bots", withIntermediateDirectories: true)
-        try """
+        let folder = try BotFolder.make("pinger", """
             bot: pinger
             account: { username: pinger, password: not-used-on-matrix }
             platform:
@@ -424,7 +475,8 @@ struct MatrixRunnerTests {
               - name: pong
                 when: { command: ping }
                 do: [ { reply: "pong {{args}}" } ]
-            """.write(toFile: folder + "/bots/pinger.yaml", atomically: true, encoding: .utf8)
+            """)
+        defer { BotFolder.remove(folder) }
         let runner = try Self.startRunner(folder, password: password)
         defer { Task { await runner.stop() } }
 

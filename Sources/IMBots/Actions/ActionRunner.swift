@@ -249,7 +249,7 @@ struct RuleRun {
             return conversation.address
         }
         let rendered = template.text.render(root).trimmedWhitespace
-        guard let address = ConversationAddress(rendered.lowercased()) else {
+        guard let address = ConversationAddress(written: rendered) else {
             throw fail(.invalidAddress, "'\(rendered)' is not an address (from '\(template.text.source)')")
         }
         return address

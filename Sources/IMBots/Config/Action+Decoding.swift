@@ -131,10 +131,12 @@ extension AddressTemplate: Decodable {
     /// A template; when it has no tags it must already be a valid address.
     init(from decoder: any Decoder) throws {
         let text = try decoder.decodeValue(TemplateText.self)
-        if text.isConstant, ConversationAddress(text.source.trimmedWhitespace) == nil {
+        if text.isConstant,
+           try decoder.botDecoding.conversation(text.source, at: text.mark, path: decoder.codingPath) == nil {
             throw decoder.botDecoding.failure(
                 .invalidValue,
-                "'\(text.source)' is not an address (write user:NAME, group:NAME, room:NAME or a conversation id)",
+                "'\(text.source)' is not an address (write user:NAME, group:NAME, room:NAME or a conversation id; "
+                    + "on Matrix '!id:server', '#alias:server' or '@user:server')",
                 at: text.mark, path: decoder.codingPath)
         }
         self.init(text: text)

@@ -24,6 +24,8 @@ final class BotDecoding: Sendable {
     /// The file as read, kept even when the decoder then throws (for unknown keys), so
     /// that the checks across the file run in the same pass.
     private let file_ = Mutex<BotFile?>(nil)
+    /// A Matrix bot's rooms, once `platform:` is read (see BotDecoding+Conversations).
+    let matrixRooms = Mutex<MatrixRoomsWritten?>(nil)
 
     private struct CodeKey: Hashable {
         var mark: YAMLMark

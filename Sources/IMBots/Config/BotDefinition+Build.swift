@@ -1,4 +1,5 @@
 import Foundation
+import MatrixClient
 import Templates
 import YAMLCoding
 
@@ -127,11 +128,14 @@ extension BotDefinition {
                         code: .unknownReference, location: SourceLocation(file: file, mark: parsed.listenMark),
                         message: "'listen' names group:\(name), which has no Matrix room: add "
                             + "'\(name): \"#\(name):your.server\"' (or a '!id:server') under platform.matrix.rooms"))
+                case .user(let name) where MatrixUserID(name) != nil:
+                    continue
                 case .room(let name), .user(let name):
                     problems.append(BotConfigError(
                         code: .invalidValue, location: SourceLocation(file: file, mark: parsed.listenMark),
                         message: "'listen' names \(pattern), which a Matrix bot does not have: its rooms are "
-                            + "named as groups (group:\(name), with the room under platform.matrix.rooms)"))
+                            + "named as groups (group:\(name), with the room under platform.matrix.rooms) or "
+                            + "written as Matrix writes them ('#alias:server'), its direct chats as '@user:server'"))
                 default:
                     continue
                 }
@@ -150,7 +154,7 @@ extension BotDefinition {
                         + "'\(name): \"#\(name):your.server\"' (or a '!id:server') under platform.matrix.rooms"))
             }
             if let section = parsed.moderation {
-                if case .group(let name)? = section.settings.log, account.rooms[name] == nil {
+                if case .group(let name)? = section.settings.log, account.rooms[name.lowercased()] == nil {
                     problems.append(BotConfigError(
                         code: .unknownReference, location: SourceLocation(file: file, mark: section.logMark),
                         message: "moderation.log names group:\(name), which has no Matrix room: make an invite-only "

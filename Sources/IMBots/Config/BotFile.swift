@@ -1,4 +1,5 @@
 import IMProtocol
+import MatrixClient
 import YAMLCoding
 
 /// A bot file as written: decoded strictly, with every value-level check done while
@@ -40,6 +41,7 @@ struct BotFile: Decodable, Sendable {
     /// problems of the whole file at once (the loader refuses the file if there are any).
     init(from decoder: any Decoder) throws {
         let context = decoder.botDecoding
+        context.reportLocalTags(in: try decoder.node())
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if container.contains(.webhooks) {
             let node = try container.decode(YAMLNode.self, forKey: .webhooks)
@@ -48,6 +50,12 @@ struct BotFile: Decodable, Sendable {
         }
         bot = try context.attempt { try container.decode(Name.self, forKey: .bot) } ?? Name.unnamed
         platform = try context.attempt { try container.decodeIfPresent(PlatformSection.self, forKey: .platform) } ?? nil
+        if case .matrix(let matrix)? = platform?.platform {
+            context.useMatrix(rooms: matrix.rooms)
+        } else if container.contains(.platform), try container.decode(YAMLNode.self, forKey: .platform)["matrix"] != nil {
+            // A Matrix block with problems (reported): its rooms still read as Matrix rooms.
+            context.useMatrix(rooms: [:])
+        }
         if !container.contains(.account), case .matrix(let matrix)? = platform?.platform {
             // A Matrix bot's account is on its homeserver: the file needs no `account:`.
             account = AccountSection(matrixUser: matrix.user.rawValue)
@@ -71,6 +79,11 @@ struct BotFile: Decodable, Sendable {
         let (rules, complete) = try Self.rules(in: container, context)
         self.rules = rules
         knowsAllState = state != nil && complete && rules.allSatisfy(\.decodedActions)
+        if case .matrix(var matrix)? = platform?.platform {
+            // The rooms written as themselves are joined at start like the named ones.
+            matrix.rooms.merge(context.writtenMatrixRooms) { named, _ in named }
+            platform?.platform = .matrix(matrix)
+        }
         context.keep(self)
     }
 }
@@ -292,6 +305,12 @@ struct JoinTarget: Decodable, Sendable {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let name = try container.decode(Located<String>.self, forKey: .group)
             let bare = name.value.hasPrefix("group:") ? String(name.value.dropFirst(6)) : name.value
+            if MatrixRoomAddress(bare) != nil {
+                throw decoder.botDecoding.failure(
+                    .invalidValue, "'\(name.value)' is a Matrix room: the bot does not create it, so it has no settings "
+                        + "to give; write it as a plain entry (join: ['\(bare)'])",
+                    at: name.mark, path: container.codingPath + [CodingKeys.group])
+            }
             do {
                 _ = try Validate.conversationName(bare)
             } catch {
@@ -312,8 +331,10 @@ struct JoinTarget: Decodable, Sendable {
             return
         }
         let text = try decoder.singleValueContainer().decode(String.self)
-        let parsed = ConversationAddress(text)
+        let parsed = try decoder.botDecoding.conversation(text, at: decoder.mark, path: decoder.codingPath)
         switch parsed {
+        case .group?  where parsed?.matrixRoom != nil:
+            address = parsed ?? .group(text)
         case .group(let name)?, .room(let name)?:
             do {
                 _ = try Validate.conversationName(name)
@@ -324,7 +345,8 @@ struct JoinTarget: Decodable, Sendable {
             address = parsed ?? .group(name)
         default:
             throw decoder.botDecoding.failure(
-                .invalidValue, "'\(text)' cannot be joined: write group:NAME or room:NAME",
+                .invalidValue, "'\(text)' cannot be joined: write group:NAME or room:NAME (on Matrix also "
+                    + "'!id:server' or '#alias:server')",
                 at: decoder.mark, path: decoder.codingPath)
         }
     }

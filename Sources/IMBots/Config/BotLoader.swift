@@ -117,6 +117,8 @@ public enum BotLoader {
         var message = paths?.rewrite(error.message) ?? error.message
         if code == .syntax, message.hasPrefix("found unknown escape character"), let mark = error.mark {
             message = context.unknownEscape(at: mark) ?? message
+        } else if code == .syntax, let mark = error.mark, let hint = context.unquotedMatrixAddress(near: mark) {
+            message += "; \(hint)"
         }
         return BotConfigError(code: code, location: SourceLocation(file: error.file ?? file, mark: error.mark),
                               message: message)

@@ -4,14 +4,19 @@ extension ConversationPattern: Decodable {
     /// Decodes the written form; a bad one is reported with the forms that work.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.decodeValue(String.self)
-        guard let pattern = ConversationPattern(text) else {
+        if let keyword = ConversationPattern(keyword: text) {
+            self = keyword
+            return
+        }
+        guard let address = try decoder.botDecoding.conversation(text, at: decoder.mark, path: decoder.codingPath)
+        else {
             throw decoder.botDecoding.failure(
                 .invalidValue,
                 "'\(text)' is not a conversation (write direct, user:NAME, group:NAME, room:NAME, "
-                    + "group:*, room:* or a conversation id)",
+                    + "group:*, room:* or a conversation id; on Matrix '!id:server', '#alias:server' or '@user:server')",
                 at: decoder.mark, path: decoder.codingPath)
         }
-        self = pattern
+        self = ConversationPattern(address)
     }
 }
 

@@ -90,9 +90,11 @@ private struct ExpectedAddress: Decodable {
 
     init(from decoder: any Decoder) throws {
         let text = try decoder.decodeValue(String.self)
-        guard let address = ConversationAddress(text.lowercased()) else {
+        guard let address = try decoder.botDecoding.conversation(text, at: decoder.mark, path: decoder.codingPath,
+                                                                 joins: false) else {
             throw decoder.botDecoding.failure(
-                .invalidValue, "'\(text)' is not an address (write user:NAME, group:NAME or room:NAME)",
+                .invalidValue, "'\(text)' is not an address (write user:NAME, group:NAME or room:NAME; on Matrix "
+                    + "'#alias:server', '!id:server' or '@user:server')",
                 at: decoder.mark, path: decoder.codingPath)
         }
         self.address = address

@@ -35,9 +35,13 @@ extension RuleExample: Decodable {
         }
         var conversation: ConversationAddress?
         if let written = try container.decodeIfPresent(Located<String>.self, forKey: .in) {
-            guard let address = ConversationAddress(written.value.lowercased()), !Self.isID(address) else {
+            let path = container.codingPath + [Key.in]
+            guard let address = try decoder.botDecoding.conversation(written.value, at: written.mark, path: path,
+                                                                      joins: false),
+                  !Self.isID(address) else {
                 throw fail("'\(written.value)' is not an address for an example (write user:NAME, "
-                           + "group:NAME or room:NAME)", written.mark, .in)
+                           + "group:NAME or room:NAME; on Matrix '#alias:server', '!id:server' or '@user:server')",
+                           written.mark, .in)
             }
             conversation = address
         }

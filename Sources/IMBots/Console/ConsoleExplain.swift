@@ -65,8 +65,9 @@ struct ConsoleExplain {
         }
         var address: ConversationAddress?
         if let written = request.in, !written.isEmpty {
-            guard let parsed = ConversationAddress(written.lowercased()) else {
-                throw ConsoleError(APIError(.invalidRequest, "'\(written)' is not an address: group:NAME, room:NAME or user:NAME",
+            guard let parsed = ConversationAddress(written: written) else {
+                throw ConsoleError(APIError(.invalidRequest, "'\(written)' is not an address: group:NAME, room:NAME or user:NAME "
+                                            + "(on Matrix '#alias:server', '!id:server' or '@user:server')",
                                             field: "in"))
             }
             address = parsed

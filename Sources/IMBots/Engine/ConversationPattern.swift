@@ -4,7 +4,9 @@ import IMProtocol
 ///
 /// Written as `direct` (every one-to-one conversation), `user:NAME` or `direct:NAME`
 /// (the one with that user), `group:NAME`, `room:NAME`, `group:*`, `room:*`, or a
-/// conversation id. Names are case-insensitive, as the server treats them.
+/// conversation id; on Matrix also a room as `!id:server` or `#alias:server` and a user as
+/// `@name:server` (``ConversationAddress/init(written:)``). Names match case-insensitively,
+/// as the server treats them.
 public enum ConversationPattern: Sendable, Hashable, CustomStringConvertible {
     /// Every one-to-one conversation.
     case direct
@@ -23,36 +25,56 @@ public enum ConversationPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses the written form; nil when it is none of them.
     public init?(_ text: String) {
-        let lowered = text.trimmedWhitespace.lowercased()
-        switch lowered {
+        if let keyword = Self(keyword: text) {
+            self = keyword
+        } else if let address = ConversationAddress(written: text) {
+            self.init(address)
+        } else {
+            return nil
+        }
+    }
+
+    /// `direct`, `group:*` or `room:*`; nil for anything else.
+    init?(keyword text: String) {
+        switch text.trimmedWhitespace.lowercased() {
         case "direct": self = .direct
         case "group:*": self = .anyGroup
         case "room:*": self = .anyRoom
-        default:
-            guard let address = ConversationAddress(lowered) else { return nil }
-            switch address {
-            case .id(let id): self = .id(id)
-            case .user(let name): self = .user(name)
-            case .group(let name): self = .group(name)
-            case .room(let name): self = .room(name)
-            }
+        default: return nil
+        }
+    }
+
+    /// The pattern of one conversation.
+    public init(_ address: ConversationAddress) {
+        switch address {
+        case .id(let id): self = .id(id)
+        case .user(let name): self = .user(name.lowercased())
+        case .group(let name): self = .group(name.lowercased())
+        case .room(let name): self = .room(name.lowercased())
         }
     }
 
     /// Whether the conversation is one this pattern names.
     public func matches(_ conversation: ConversationRef) -> Bool {
-        switch self {
-        case .direct: conversation.kind == .direct
-        case .anyGroup: conversation.kind == .group
-        case .anyRoom: conversation.kind == .room
-        case .id(let id): conversation.id == id
-        case .user(let name):
-            conversation.kind == .direct && conversation.address == .user(name)
-        case .group(let name):
-            conversation.kind == .group && conversation.address == .group(name)
-        case .room(let name):
-            conversation.kind == .room && conversation.address == .room(name)
+        switch (self, conversation.address) {
+        case (.direct, _): conversation.kind == .direct
+        case (.anyGroup, _): conversation.kind == .group
+        case (.anyRoom, _): conversation.kind == .room
+        case (.id(let id), _): conversation.id == id
+        case (.user(let name), .user(let other)):
+            conversation.kind == .direct && Self.same(name, other)
+        case (.group(let name), .group(let other)):
+            conversation.kind == .group && Self.same(name, other)
+        case (.room(let name), .room(let other)):
+            conversation.kind == .room && Self.same(name, other)
+        case (.user, _), (.group, _), (.room, _): false
         }
+    }
+
+    /// `name` (lowercased) and a conversation's name, as the server compares names. A
+    /// Matrix room or user keeps its case in addresses, so the other side is lowercased.
+    private static func same(_ name: String, _ other: String) -> Bool {
+        name == other || name == other.lowercased()
     }
 
     /// The written form: `direct`, `user:alice`, `group:*`, ...

@@ -218,14 +218,27 @@ final class MatrixLink: Sendable {
     }
 
     /// The room of a conversation address: a group's room, a room by number, the direct
-    /// chat with a user (made when there is none yet); `NOT_FOUND` for one the bot does
-    /// not know.
+    /// chat with a user (made when there is none yet), a room written as itself that the
+    /// bot is in; `NOT_FOUND` for one the bot does not know.
     func roomID(of address: ConversationAddress) async throws(IMClientError) -> String {
         if case .user(let user) = address { return try await directRoom(with: user) }
-        guard let found = knownRoomID(of: address) else {
-            throw IMClientError(.api(.notFound), "\(address) has no Matrix room: name it under platform.matrix.rooms")
+        if let found = knownRoomID(of: address) { return found }
+        if let room = address.matrixRoom { return try await roomTheBotIsIn(room) }
+        throw IMClientError(.api(.notFound), "\(address) has no Matrix room: name it under platform.matrix.rooms")
+    }
+
+    /// A room written as itself that the file does not name (a rendered `to:`), when the
+    /// bot is in it already: it joins only the rooms its file names and, by its invite
+    /// policy, those it is invited to, never one that a message's text names.
+    private func roomTheBotIsIn(_ room: MatrixRoomAddress) async throws(IMClientError) -> String {
+        let id = try await client.roomID(of: room)
+        if names.withLock({ $0.rooms[Self.number(id)] == id }) { return id }
+        guard try await client.joinedRooms().contains(id) else {
+            throw IMClientError(.api(.notFound), "the bot is not in \(room): it joins the rooms its file names "
+                                + "(and, with invites: accept, those it is invited to)")
         }
-        return found
+        names.withLock { $0.rooms[Self.number(id)] = id }
+        return id
     }
 
     /// The room of an address the bot knows already (never makes a direct chat).

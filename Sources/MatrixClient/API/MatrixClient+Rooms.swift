@@ -32,6 +32,14 @@ extension MatrixClient {
         }
     }
 
+    /// The ids of the rooms the user is in.
+    public func joinedRooms() async throws(IMClientError) -> [String] {
+        let request = MatrixRequest("GET", MatrixPath.client + "/joined_rooms")
+        return try await retrying { () async throws(IMClientError) in
+            try await self.call(request, as: JoinedRooms.self).rooms
+        }
+    }
+
     /// Creates a room; returns its id. Not retried: a repeat would make a second room.
     public func createRoom(_ room: NewRoom) async throws(IMClientError) -> String {
         try await call(MatrixRequest("POST", MatrixPath.client + "/createRoom").json(room), as: RoomAnswer.self).roomID
@@ -174,6 +182,11 @@ public struct NewRoom: Sendable, Encodable {
 struct RoomAnswer: Decodable {
     var roomID: String
     enum CodingKeys: String, CodingKey { case roomID = "room_id" }
+}
+
+struct JoinedRooms: Decodable {
+    var rooms: [String]
+    enum CodingKeys: String, CodingKey { case rooms = "joined_rooms" }
 }
 
 extension MatrixClient {

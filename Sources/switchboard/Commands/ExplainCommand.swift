@@ -107,8 +107,9 @@ struct ExplainCommand: Command {
             self.role = role
         }
         if let written = arguments[option: "in"] {
-            guard let address = ConversationAddress(written.lowercased()) else {
-                throw UsageError(message: "--in '\(written)' is not an address: use group:NAME, room:NAME or user:NAME")
+            guard let address = ConversationAddress(written: written) else {
+                throw UsageError(message: "--in '\(written)' is not an address: use group:NAME, room:NAME or "
+                                 + "user:NAME (on Matrix '#alias:server', '!id:server' or '@user:server')")
             }
             self.address = address
         }
@@ -205,6 +206,10 @@ struct ExplainCommand: Command {
     }
 
     private static func username(_ name: String, _ option: String) throws -> String {
+        // A Matrix bot's people are Matrix user ids (`@alice:example.org`).
+        if let address = ConversationAddress(written: name), case .user(let id) = address, address.isMatrixForm {
+            return id
+        }
         do {
             return try Validate.username(name)
         } catch {

@@ -53,7 +53,7 @@ enum Bots {
     /// A message event from `user` with `text`, in a direct conversation unless `in` says otherwise.
     static func message(_ text: String, from user: String = "alice", in address: String? = nil,
                         position: Int64 = 7) -> BotEvent {
-        BotEvent.message(from: user, text: text, in: address.flatMap(ConversationAddress.init),
+        BotEvent.message(from: user, text: text, in: address.flatMap { ConversationAddress($0) },
                          position: position, at: Timestamp(milliseconds: 1_736_157_600_000))
     }
 

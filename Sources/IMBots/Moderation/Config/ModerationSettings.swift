@@ -39,10 +39,12 @@ struct ModerationSection: Decodable, Sendable {
         }
         if let log = try container.decodeIfPresent(Located<String>.self, forKey: .log) {
             logMark = log.mark
-            guard case .group(let name)? = ConversationAddress(log.value.lowercased()),
-                  (try? Validate.conversationName(name)) != nil else {
-                throw context.failure(.invalidValue, "moderation.log is a group (write group:NAME): the mod-log repeats "
-                                      + "deleted messages, so it is an invite-only group the bot keeps",
+            let written = try context.conversation(log.value, at: log.mark, path: container.codingPath + [CodingKeys.log])
+            guard case .group(let name)? = written,
+                  written?.matrixRoom != nil || (try? Validate.conversationName(name)) != nil else {
+                throw context.failure(.invalidValue, "moderation.log is a group (write group:NAME; on Matrix also "
+                                      + "'!id:server' or '#alias:server'): the mod-log repeats deleted messages, so "
+                                      + "it is an invite-only group the bot keeps",
                                       at: log.mark, path: container.codingPath + [CodingKeys.log])
             }
             settings.log = .group(name)
