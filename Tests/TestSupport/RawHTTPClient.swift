@@ -46,7 +46,10 @@ public final class RawHTTPClient: @unchecked Sendable {
         }
         defer { freeaddrinfo(found) }
         fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ClientError(description: "socket: \(errno)") }
+        guard fd >= 0 else {
+            closed = true
+            throw ClientError(description: "socket: \(errno)")
+        }
         if var size = receiveBuffer {
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
@@ -61,12 +64,16 @@ public final class RawHTTPClient: @unchecked Sendable {
             }
             guard bound else {
                 let code = errno
+                // Closed here, and never again by `deinit`, which runs when this throws: a
+                // second close could hit a descriptor another thread has been given since.
+                closed = true
                 Glibc.close(fd)
                 throw ClientError(description: "bind to \(source): \(String(cString: strerror(code)))")
             }
         }
         guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let code = errno
+            closed = true  // as above
             Glibc.close(fd)
             throw ClientError(description: "connect to \(host):\(port): \(String(cString: strerror(code)))")
         }
