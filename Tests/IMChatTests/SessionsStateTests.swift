@@ -61,14 +61,33 @@ import Testing
         #expect(model.sessions.row(Fixture.opsID)?.unread == 3)
         // A fetch answered late, with the server's row as it was at the first of them.
         let stale = Fixture.conversation(Fixture.opsID, .group("ops"), name: "Operations", last: Fixture.message(4, "m4"), unread: 1, read: 3)
-        _ = model.handle(.result(.conversation(stale)))
+        _ = model.handle(.result(.conversation(stale, requested: .group("ops"))))
         #expect(model.sessions.row(Fixture.opsID)?.unread == 3)
         _ = model.handle(.result(.sessions([stale] + Self.rows.dropFirst())))
         #expect(model.sessions.row(Fixture.opsID)?.unread == 3)
         // A row as new as this one's is the server's: it also knows the read markers.
         let current = Fixture.conversation(Fixture.opsID, .group("ops"), name: "Operations", last: Fixture.message(6, "m6"), unread: 1, read: 5)
-        _ = model.handle(.result(.conversation(current)))
+        _ = model.handle(.result(.conversation(current, requested: .group("ops"))))
         #expect(model.sessions.row(Fixture.opsID)?.unread == 1)
+    }
+
+    /// A burst of messages in a conversation whose row is being recounted fetches the row
+    /// once at a time, not once per message; a fetch that fails or finds no row ends too.
+    @Test func aBurstWhileARowIsRecountedFetchesItOnceAtATime() {
+        var model = Fixture.loggedIn(sessions: Self.rows)
+        let ops = ConversationAddress.group("ops")
+        // Message 5 after 3: a gap, so the row is recounted.
+        #expect(model.handle(Fixture.event(5, .message, message: Fixture.message(5, "m5"))) == [.loadConversation(ops)])
+        var effects: [ChatEffect] = []
+        for seq in Int64(6)...50 { effects += model.handle(Fixture.event(seq, .message, message: Fixture.message(seq, "m\(seq)"))) }
+        #expect(!effects.contains(.loadConversation(ops)))
+        // The fetch failed: said, and the next message asks again.
+        #expect(model.handle(.result(.conversationUnavailable(ops, reason: "timed out"))).isEmpty)
+        #expect(model.status?.text.contains("timed out") == true)
+        #expect(model.handle(Fixture.event(51, .message, message: Fixture.message(51, "m51"))) == [.loadConversation(ops)])
+        let row = Fixture.conversation(Fixture.opsID, ops, name: "Operations", last: Fixture.message(51, "m51"), unread: 48, read: 3)
+        #expect(model.handle(.result(.conversation(row, requested: ops))) == [])
+        #expect(model.sessions.row(Fixture.opsID)?.unread == 48)
     }
 
     /// Messages that came while a new conversation's row was being fetched were not
@@ -84,16 +103,22 @@ import Testing
             Fixture.conversation(carolID, .user("carol"), name: "Carol",
                                  last: Fixture.message(seq, "m\(seq)", from: "carol", in: carolID), unread: Int(seq), read: 0)
         }
-        for seq in Int64(1)...3 { #expect(model.handle(message(seq)) == [.loadConversation(.user("carol"))]) }
-        // The first fetch answers with the row as it was at message 1; 2 and 3 are gone.
-        #expect(model.handle(.result(.conversation(row(last: 1)))) == [])
-        // Message 4 shows the gap: counted, and the row fetched again.
-        #expect(model.handle(message(4)) == [.loadConversation(.user("carol"))])
+        let carol = ConversationAddress.user("carol")
+        func answer(_ seq: Int64) -> ChatInput { .result(.conversation(row(last: seq), requested: carol)) }
+        // One fetch at a time: messages 2 and 3, which need the row too, ask for one more.
+        #expect(model.handle(message(1)) == [.loadConversation(carol)])
+        #expect(model.handle(message(2)) == [])
+        #expect(model.handle(message(3)) == [])
+        // The first fetch answers with the row as it was at message 1; 2 and 3 are gone,
+        // so it is fetched again, once.
+        #expect(model.handle(answer(1)) == [.loadConversation(carol)])
+        // Message 4 shows the gap: counted, and the row still being fetched.
+        #expect(model.handle(message(4)) == [])
         #expect(model.sessions.row(carolID)?.unread == 2)
         // A late answer older than the row here: still short, so fetched again.
-        #expect(model.handle(.result(.conversation(row(last: 3)))) == [.loadConversation(.user("carol"))])
+        #expect(model.handle(answer(3)) == [.loadConversation(carol)])
         // An answer as far along ends it.
-        #expect(model.handle(.result(.conversation(row(last: 4)))) == [])
+        #expect(model.handle(answer(4)) == [])
         #expect(model.sessions.row(carolID)?.unread == 4)
         #expect(model.handle(message(5)) == [])
         #expect(model.sessions.row(carolID)?.unread == 5)

@@ -37,7 +37,7 @@ class App {
   }
 
   freshState() {
-    return { me: null, conversations: new Map(), recounting: new Set(), contacts: [], groups: [], rooms: [], invites: [], requests: [], open: null, screen: 'sessions',
+    return { me: null, conversations: new Map(), recounting: new Set(), fetching: new Map(), contacts: [], groups: [], rooms: [], invites: [], requests: [], open: null, screen: 'sessions',
              // Notices to this user (only they see them) by conversation address, oldest first.
              notices: new Map() };
   }
@@ -199,21 +199,29 @@ class App {
   /**
    * Fetches one row. Fetches overlap with live messages: the server's row wins unless the
    * row here is further along; a row whose count missed messages (see `received`) is
-   * fetched again until an answer is as far along.
+   * fetched again until an answer is as far along. One fetch per row at a time: a row
+   * asked for while its fetch is out is fetched once more when it ends, however many
+   * messages asked.
    */
   async refreshRow(address) {
+    if (this.state.fetching.has(address)) { this.state.fetching.set(address, true); return; }
+    this.state.fetching.set(address, false);
+    let again = false;
     try {
       const row = await this.api.get(`/v1/conversations/${seg(address)}`);
       const current = this.state.conversations.get(row.address);
       if ((current?.last_message?.seq ?? 0) > (row.last_message?.seq ?? 0)) {
-        if (this.state.recounting.has(row.address)) this.refreshRow(row.address);
-        return;
+        again = this.state.recounting.has(row.address);
+      } else {
+        this.state.recounting.delete(row.address);
+        this.state.conversations.set(row.address, row);
       }
-      this.state.recounting.delete(row.address);
-      this.state.conversations.set(row.address, row);
     } catch (error) {
       if (error.status === 404 || error.status === 403) this.state.conversations.delete(address);
     }
+    again = this.state.fetching.get(address) || again;
+    this.state.fetching.delete(address);
+    if (again) this.refreshRow(address);
     renderSessions(this);
     this.updateTitle();
   }
@@ -399,8 +407,11 @@ class App {
       // the count is the server's to give.
       if (message.seq > (row.last_message?.seq ?? 0) + 1) this.state.recounting.add(address);
       if (this.state.recounting.has(address)) this.refreshRow(address);
-      const newer = !row.last_message || message.seq >= row.last_message.seq;
+      // At least once delivery: a message the row counted already (a fetched row often
+      // has it) is not counted again; the same one again only replaces its text.
+      const newer = !row.last_message || message.seq > row.last_message.seq;
       if (newer) { row.last_message = message; row.updated_at = message.created_at; }
+      else if (message.seq === row.last_message.seq) row.last_message = message;
       const fromOther = message.sender !== this.state.me.username && message.type === 'chat';
       const seen = open && document.visibilityState === 'visible' && this.dialogue.shown() && this.dialogue.atBottom();
       if (fromOther && !seen && message.seq > (row.last_read_seq ?? 0) && newer) row.unread = (row.unread || 0) + 1;

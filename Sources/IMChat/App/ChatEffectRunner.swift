@@ -77,9 +77,9 @@ final class ChatEffectRunner: Sendable {
             return .sessions(try await client.conversations())
         case .loadConversation(let address):
             do {
-                return .conversation(try await client.conversation(address))
+                return .conversation(try await client.conversation(address), requested: address)
             } catch where error.apiCode == .notFound {
-                return nil  // a one-to-one conversation with no message yet
+                return .conversationUnavailable(address, reason: nil)  // a one-to-one conversation with no message yet
             }
         case .loadContacts:
             return .contacts(try await contactLists(client))
@@ -213,6 +213,7 @@ final class ChatEffectRunner: Sendable {
     private func failure(of command: ChatEffect, _ error: IMClientError) -> ChatResult? {
         switch command {
         case .loadHistory(let key, _, _): return .historyFailed(key, error.message)
+        case .loadConversation(let address): return .conversationUnavailable(address, reason: error.message)
         case .send(let key, _, _, let clientID):
             return .sendFailed(key, clientID: clientID, error.message, block: Self.block(error), unreachable: Self.unreachable(error))
         case .markRead: return nil  // the next message seen sends a newer marker

@@ -101,7 +101,11 @@ public enum ChatResult: Sendable {
     case registerFailed(String)
     case loggedOut
     case sessions([Conversation])
-    case conversation(Conversation)
+    /// The row fetched for `requested` (by `loadConversation`).
+    case conversation(Conversation, requested: ConversationAddress)
+    /// The row of `requested` could not be fetched: it has none yet (a one-to-one
+    /// conversation without messages, `reason` nil) or the fetch failed.
+    case conversationUnavailable(ConversationAddress, reason: String?)
     case contacts(ContactLists)
     case history(DialogueKey, MessagePage, before: Int64?)
     case historyFailed(DialogueKey, String)

@@ -293,7 +293,7 @@ extension ChatModel {
             onScreen = screen == .dialogue && state.scroll == 0 && interruption == nil
         }
         var commands: [ChatEffect] = []
-        if !sessions.apply(message, me: myName, seen: onScreen) { commands.append(.loadConversation(key.address)) }
+        if !sessions.apply(message, me: myName, seen: onScreen) { commands += loadRow(key.address) }
         if bell, !onScreen, message.type == .chat, message.sender.lowercased() != myName { commands.append(.bell) }
         return commands + followUp()
     }

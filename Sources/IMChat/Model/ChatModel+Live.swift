@@ -63,7 +63,7 @@ extension ChatModel {
                     dialogue = state
                     sessions.markRead(id, seq: max(seq, sessions.row(id)?.lastReadSeq ?? 0), unread: state.unseen(after: state.readSent, me: myName))
                 } else if sessions.markRead(id, seq: seq) {
-                    commands.append(.loadConversation(key.address))
+                    commands += loadRow(key.address)
                 }
             }
         case .profileUpdated:

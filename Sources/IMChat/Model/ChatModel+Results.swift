@@ -48,13 +48,18 @@ extension ChatModel {
         case .sessions(let list):
             let recounting = sessions.replace(list)
             for row in list { if case .user(let name) = row.address { nicknames[name.lowercased()] = row.displayName } }
-            return recounting.map { .loadConversation($0) }
-        case .conversation(let conversation):
+            return recounting.flatMap { loadRow($0) }
+        case .conversation(let conversation, let requested):
             let counted = sessions.upsert(conversation)
             if let open = dialogue, open.key.id == nil, open.key.matches(DialogueKey(address: conversation.address)) {
                 dialogue?.key.id = conversation.id
             }
-            return counted ? [] : [.loadConversation(conversation.address)]
+            let again = sessions.fetchEnded(requested)
+            return counted && !again ? [] : loadRow(requested)
+        case .conversationUnavailable(let requested, let reason):
+            _ = sessions.fetchEnded(requested)
+            if let reason { status = ("cannot load \(requested): \(reason)", true) }
+            return []
         case .contacts(let lists):
             contacts.replace(lists)
             learn(lists.users + lists.blocked)
@@ -135,7 +140,7 @@ extension ChatModel {
             contacts.groupForm = nil
             contacts.directory = nil
             let key = DialogueKey(address: info.address, id: info.id)
-            return openDialogue(key, kind: info.kind, title: info.title, readMarker: 0, unread: 0) + [.loadConversation(info.address)]
+            return openDialogue(key, kind: info.kind, title: info.title, readMarker: 0, unread: 0) + loadRow(info.address)
         case .left(let kind, let name):
             contacts.remove(kind: kind, name: name)
             contacts.info = nil
@@ -213,6 +218,14 @@ extension ChatModel {
             status = (message, true)
             return []
         }
+    }
+}
+
+extension ChatModel {
+    /// Fetches the row of `address`, unless a fetch of it is out already: then it is
+    /// fetched once more when that one ends (`SessionsState.startFetch`).
+    mutating func loadRow(_ address: ConversationAddress) -> [ChatEffect] {
+        sessions.startFetch(address) ? [.loadConversation(address)] : []
     }
 }
 

@@ -21,8 +21,29 @@ public struct SessionsState: Sendable, Equatable {
     /// Such a row takes the next fetched row that is as far along, and is fetched again
     /// until one is.
     private var recounting: Set<ConversationID> = []
+    /// Rows being fetched (`GET /v1/conversations/<c>`), one fetch per row at a time; true
+    /// when the row was asked for again meanwhile (it is fetched once more when the
+    /// answer comes, however many messages asked).
+    private var fetching: [ConversationAddress: Bool] = [:]
 
     public init() {}
+
+    /// Whether to fetch the row of `address` now: false when a fetch of it is out already
+    /// (it is then fetched once more when that one ends, see ``fetchEnded(_:)``).
+    public mutating func startFetch(_ address: ConversationAddress) -> Bool {
+        if fetching[address] != nil {
+            fetching[address] = true
+            return false
+        }
+        fetching[address] = false
+        return true
+    }
+
+    /// A fetch of the row of `address` ended (answered, missing or failed); true when the
+    /// row was asked for again meanwhile and is to be fetched once more.
+    public mutating func fetchEnded(_ address: ConversationAddress) -> Bool {
+        fetching.removeValue(forKey: address) ?? false
+    }
 
     /// The selected row's index, if any row is selected.
     public var selectedIndex: Int? {

@@ -126,6 +126,7 @@ class Scenario:
         self.long_text(alice)
         self.reply_and_moderation(alice, bob)
         self.unread_with_terminal(alice, bob)
+        self.burst(bob)
         self.notices(alice, bob)
         self.notifications_and_title(alice)
         self.xss(alice)
@@ -375,6 +376,34 @@ class Scenario:
         self.sees(alice, "may I speak?", "bob")
         self.report.check("muted: retried after the unmute, the message goes through", True)
         alice.test("dialogue-info").click()
+
+    # MARK: a burst into a new conversation: its row fetched once at a time
+
+    def burst(self, bob):
+        """Messages from someone new, sent as fast as the API takes them: the browser has no
+        row for the conversation yet and fetches it, but never twice at once (each message
+        asking for it while a fetch is out asks for one more after it), and counts them all."""
+        bob.test("dialogue-back").click()
+        bob.wait_visible('[data-test="sessions"]')
+        bob.js("performance.setResourceTimingBufferSize(100000); performance.clearResourceTimings();")
+        status, answer, _ = self.api.call("POST", "/v1/register", {"username": "burster", "password": "burster password"})
+        if status != 201:
+            raise Failure(f"register burster: {status} {answer}")
+        total = 25
+        for index in range(total):
+            self.api.ok("POST", "/v1/conversations/user:bob/messages", {"text": f"burst {index}"}, token=answer["token"])
+        bob.wait(f"bob's count {total} from burster", lambda: self.unread_count(bob, "user:burster") == total)
+        fetches = sorted(bob.js("""
+            const row = '/v1/conversations/' + encodeURIComponent('user:burster');
+            return performance.getEntriesByType('resource')
+              .filter(e => new URL(e.name).pathname === row).map(e => [e.startTime, e.responseEnd]);"""))
+        overlapping = [pair for pair in zip(fetches, fetches[1:]) if pair[1][0] < pair[0][1]]
+        self.report.check("a burst into a new conversation: its row fetched one at a time, every message counted",
+                          bool(fetches) and not overlapping,
+                          f"{total} messages, {len(fetches)} fetches of the row, {len(overlapping)} overlapping")
+        # Back where the next steps expect bob: in the crew's dialogue.
+        bob.test("session-row", '[data-address="group:crew"]').click()
+        self.sees(bob, "unread five", "alice")
 
     # MARK: unread counts: browser and terminal client
 
