@@ -1,7 +1,7 @@
 // A text longer than one message, cut into messages at sensible places as the terminal
-// client cuts it (IMChat's MessageSplitter): a paragraph break first, then a line break,
-// the end of a sentence, a space, and only in a run with none of those between two
-// characters. The break itself goes; nothing else is dropped. Characters are counted as
+// client and the bots cut it (IMProtocol's MessageSplitter): a paragraph break first, then
+// a line break, the end of a sentence, a space, and only in a run with none of those
+// between two characters. The break itself goes; nothing else is dropped. Characters are counted as
 // people see them (grapheme clusters), as the server counts them.
 
 export const MAX_CHARACTERS = 4096;

@@ -87,10 +87,10 @@ struct PendingMessage: Codable, Sendable, Equatable {
     }
 
     /// `message` as it goes into the outbox: one message, or, when it is longer than the
-    /// server takes, its parts split on line boundaries and marked `(1/3)`, each with a
+    /// server takes, its parts marked `(1/3)` (``MarkedParts``), each with a
     /// client id of its own (derived from the message's, so a repeat is still dropped).
     static func parts(of message: OutgoingMessage, position: Int64, sheddable: Bool = true) -> [PendingMessage] {
-        let parts = MessageSplitter.split(message.text)
+        let parts = MarkedParts.split(message.text)
         guard parts.count > 1 else { return [PendingMessage(message, position: position, sheddable: sheddable)] }
         return parts.enumerated().map { index, text in
             var part = PendingMessage(message, position: position, sheddable: sheddable)

@@ -61,14 +61,14 @@ struct IncidentRendererTests {
 
     @Test("short messages are not split")
     func noSplit() {
-        #expect(MessageSplitter.split("hello\nworld", limit: 100) == ["hello\nworld"])
+        #expect(MarkedParts.split("hello\nworld", limit: 100) == ["hello\nworld"])
     }
 
     @Test("long messages split on line boundaries with (i/n) markers, nothing lost")
     func split() {
         let lines = (1...300).map { "line \($0) of the report" }
         let text = lines.joined(separator: "\n")
-        let parts = MessageSplitter.split(text, limit: 1000)
+        let parts = MarkedParts.split(text, limit: 1000)
         #expect(parts.count > 1)
         for (index, part) in parts.enumerated() {
             #expect(part.count <= 1000)
@@ -78,15 +78,31 @@ struct IncidentRendererTests {
         #expect(rejoined == text)
     }
 
+    /// A reply within the server's 4,096 characters can still be over its 32 KiB: a family
+    /// emoji is one character of 25 bytes. Its parts keep within both limits.
+    @Test("a message over the byte limit splits too, each part within both limits")
+    func overTheByteLimit() {
+        let family = "👨‍👩‍👧‍👦"
+        let text = String(repeating: family, count: 3_000)
+        #expect(text.count == 3_000 && text.utf8.count == 75_000)
+        let parts = MarkedParts.split(text)
+        #expect(parts.count == 3)
+        for part in parts {
+            #expect(part.count <= Limits.messageTextLength.upperBound)
+            #expect(part.utf8.count <= Limits.byteLimit(for: Limits.messageTextLength))
+        }
+        #expect(parts.map { String($0.drop(while: { $0 != " " }).dropFirst()) }.joined() == text)
+    }
+
     @Test("a line longer than a part is cut at spaces, and markers widen past nine parts")
     func longLineAndWideMarkers() {
         let words = String(repeating: "word ", count: 2000)
-        let parts = MessageSplitter.split(words, limit: 200)
+        let parts = MarkedParts.split(words, limit: 200)
         #expect(parts.count >= 10)
         #expect(parts.allSatisfy { $0.count <= 200 })
         #expect(parts[9].hasPrefix("(10/\(parts.count)) "))
         let unbroken = String(repeating: "x", count: 1000)
-        let pieces = MessageSplitter.split(unbroken, limit: 100)
+        let pieces = MarkedParts.split(unbroken, limit: 100)
         #expect(pieces.allSatisfy { $0.count <= 100 })
         #expect(pieces.map { String($0.drop(while: { $0 != " " }).dropFirst()) }.joined() == unbroken)
     }

@@ -58,7 +58,7 @@ public struct SilenceDraft: Sendable, Hashable, Codable {
                      + (mutedAlerts.isEmpty ? "." : ": " + mutedAlerts.prefix(10).joined(separator: ", ")
                         + (mutedAlerts.count > 10 ? " and \(mutedAlerts.count - 10) more." : ".")))
         lines.append("Reply /confirm within \(Self.format(confirmWithin)) to create it.")
-        return MessageSplitter.split(lines.joined(separator: "\n"))[0]
+        return MarkedParts.split(lines.joined(separator: "\n"))[0]
     }
 
     /// The API request, starting at `now`.

@@ -1,11 +1,13 @@
 import Foundation
-import IMProtocol
 
 /// Cuts a text longer than one message into messages at sensible places, so nothing is
 /// cut off and no word is broken where it can be helped: a paragraph break first, then a
 /// line break, the end of a sentence, a space, and only in a run with none of those
 /// between two characters. The break itself (the blank line, the newline or the space)
 /// goes; nothing else is dropped.
+///
+/// The one splitter of the chat clients and the bots (which mark the parts, see
+/// `MarkedParts`); the web client's `Web/app/split.js` does the same in the browser.
 public enum MessageSplitter {
     /// The parts of `text`, each within `maxCharacters` grapheme clusters and
     /// `maxBytes` UTF-8 bytes (the server's limits by default); `[text]` when it fits.
