@@ -115,6 +115,7 @@ class Scenario:
         self.headers()
         alice = self.browser("alice", 1280, 900)
         self.login_screen(alice)
+        self.splitter(alice)
         self.register(alice, "alice", "alice password 1", errors=True)
         self.helpdesk(alice)
         bob = self.browser("bob", 390, 844)
@@ -164,6 +165,20 @@ class Scenario:
             sizes += int(h.get("Content-Length", "0"))
         self.report.measure("app_js_css_bytes", sizes)
         self.report.check("JavaScript and CSS within 200 KiB", 0 < sizes <= 200 * 1024, sizes)
+
+    # MARK: the splitter, as the server's clients cut a long text
+
+    def splitter(self, b):
+        """Web/app/split.js against the cases IMProtocol's MessageSplitter is held to."""
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Fixtures", "message-splits.json")
+        with open(path, encoding="utf-8") as f:
+            cases = json.load(f)
+        got = b.js("""
+            return import('/web/split.js').then(m => arguments[0].map(
+              c => m.splitMessage(c.text, c.maxCharacters, c.maxBytes)));""", cases)
+        wrong = [(c["name"], c["parts"], parts) for c, parts in zip(cases, got) if parts != c["parts"]]
+        self.report.check(f"split.js cuts the {len(cases)} shared cases as MessageSplitter does",
+                          len(cases) >= 10 and not wrong, wrong)
 
     # MARK: log in, register
 
