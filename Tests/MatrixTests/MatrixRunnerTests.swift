@@ -168,6 +168,68 @@ struct MatrixRunnerTests {
         await runner.stop()
     }
 
+    /// More messages while the bot was stopped than one `/sync` answer holds (50 per room):
+    /// the answer's timeline is limited, and the feed pages the rest in from before it, so
+    /// a restart replies to every message it missed, once, and to none it had answered.
+    @Test(.timeLimit(.minutes(3)))
+    func aRestartAfterMoreMessagesThanOneAnswerHoldsRepliesToEveryOneOnce() async throws {
+        let server = try await SynapseTestServer.shared()
+        let alice = try await server.newClient("alice")
+        let botName = server.newUsername("pinger")
+        _ = try await server.register(botName, password: "bot-password-\(botName)")
+        let botID = server.userID(botName).rawValue
+        let alias = server.newUsername("pings")
+        let roomID = try await alice.createRoom(NewRoom(preset: "public_chat", aliasLocalpart: alias))
+        let folder = try BotFolder.make("pinger", """
+            bot: pinger
+            platform:
+              matrix:
+                homeserver: \(server.baseURL)
+                user: "\(botID)"
+                password_env: HELPDESK_MATRIX_PASSWORD
+            listen: ["#\(alias):\(server.serverName)"]
+            on_start: { backlog: all }
+            limits: { per_conversation: 1000/s, per_group: 1000/s, total: 1000/s, queue: 1000 }
+            loop_guard: { max_replies_per_minute: 10000 }
+            rules:
+              - name: pong
+                when: { command: ping }
+                do: [ { reply: "pong {{args}}" } ]
+            """)
+        defer { BotFolder.remove(folder) }
+        let watcher = SyncWatcher(alice)
+        @Sendable func replies(_ seen: SyncWatcher.Seen) -> [String] {
+            seen.messages(in: roomID).filter { $0.sender == botID }.compactMap(\.body)
+        }
+
+        let first = try Self.startRunner(folder, password: "bot-password-\(botName)")
+        _ = try await watcher.until("the bot joining") { seen in
+            seen.events(in: roomID, type: "m.room.member").first { $0.stateKey == botID && $0.membership == "join" }
+        }
+        for index in 0..<3 { try await alice.sendText("/ping before \(index)", to: roomID, transactionID: "before-\(index)") }
+        _ = try await watcher.until("the first three replies") { seen in replies(seen).count == 3 ? true : nil }
+        await first.stop()
+
+        let missed = 120
+        for index in 0..<missed { try await alice.sendText("/ping \(index)", to: roomID, transactionID: "missed-\(index)") }
+        let second = try Self.startRunner(folder, password: "bot-password-\(botName)")
+        defer { Task { await second.stop() } }
+        try await alice.sendText("/ping end", to: roomID, transactionID: "end")
+        _ = try await watcher.until("the last reply", hangGuard: .seconds(120)) { seen in
+            replies(seen).contains("pong end") ? true : nil
+        }
+        // The room's history, not the watcher's answers: a burst of replies larger than
+        // one of its answers holds would leave some out of those.
+        let all = try await alice.latestEvents(in: roomID, limit: 1000, senders: [server.userID(botName)])
+            .reversed().compactMap(\.body)
+        let expected = (0..<3).map { "pong before \($0)" } + (0..<missed).map { "pong \($0)" } + ["pong end"]
+        #expect(all.count == expected.count, "\(all.count) replies; missing \(expected.filter { !all.contains($0) })")
+        #expect(Set(all) == Set(expected))
+        // In the order of the messages: the missed ones were handed to the rules oldest first.
+        #expect(all == expected)
+        await second.stop()
+    }
+
     @Test(.timeLimit(.minutes(3)))
     func aRunnerKilledMidStreamRepliesExactlyOnceToEveryMessageAfterRestart() async throws {
         let binary = try #require(switchboardExecutable, "build the switchboard executable first (swift build)")

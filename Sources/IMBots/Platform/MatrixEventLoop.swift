@@ -64,8 +64,9 @@ struct MatrixEventLoop: Sendable {
         link.learn(displayNames: batch.displayNames)
         for room in batch.encrypted { await tellEncrypted(room) }
         for room in batch.gaps {
-            parts.logger.warning("bot \(parts.name): more events came at once in \(room) than one /sync answer holds; "
-                                 + "the older ones were left out")
+            parts.logger.warning("bot \(parts.name): more events happened in \(room) since the last /sync than the "
+                                 + "feed pages in (1,000), or the homeserver refused the pages; the older ones were "
+                                 + "left out")
         }
         guard let range = positions.take(batch.events.count) else { return }
         for (item, position) in zip(batch.events, range) {

@@ -214,6 +214,35 @@ extension MatrixClient {
     }
 }
 
+extension MatrixClient {
+    /// A room's events going back from `from` (a `prev_batch` or an earlier page's `end`)
+    /// towards `to` (a `/sync` token), newest first, at most `limit` (1 to 1,000), of the
+    /// types given; and where the next page back starts, nil when this one reached `to`
+    /// or the room's beginning.
+    public func events(in roomID: String, backFrom from: String, to: String?, limit: Int, types: [String])
+        async throws(IMClientError) -> (events: [MatrixEvent], next: String?)
+    {
+        guard (1...1000).contains(limit) else {
+            throw IMClientError(.invalidArgument, "a page of events holds 1 to 1,000 events, not \(limit)")
+        }
+        var query: [(name: String, value: String)] = [("dir", "b"), ("from", from), ("limit", String(limit))]
+        if let to { query.append(("to", to)) }
+        let filter = JSONValue.object(["types": .array(types.map(JSONValue.string)), "lazy_load_members": .bool(true)])
+        do {
+            query.append(("filter", String(decoding: try JSONEncoder().encode(filter), as: UTF8.self)))
+        } catch {
+            throw IMClientError(.invalidArgument, "cannot encode the filter: \(error)")
+        }
+        let request = MatrixRequest("GET", MatrixPath.room(roomID) + "/messages", query: query)
+        let page = try await retrying { () async throws(IMClientError) in
+            try await self.call(request, as: EventPage.self)
+        }
+        // An empty page, or one without an end, is the last.
+        return (page.chunk, page.chunk.isEmpty ? nil : page.end)
+    }
+}
+
 private struct EventPage: Decodable {
     var chunk: [MatrixEvent]
+    var end: String?
 }

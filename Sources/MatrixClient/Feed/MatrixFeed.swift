@@ -22,11 +22,15 @@ public actor MatrixFeed {
         public var filter: SyncFilter
         /// Whether to join a room the bot is invited to (room id, inviter's user id).
         public var acceptInvite: @Sendable (String, String?) -> Bool
+        /// The most events of one room paged in when an answer's timeline left some out
+        /// (the bot was stopped, or a room was busy); past it the gap is reported.
+        public var mostMissedEvents: Int
 
-        public init(pollTimeout: Duration = .seconds(30), filter: SyncFilter = .bot,
+        public init(pollTimeout: Duration = .seconds(30), filter: SyncFilter = .bot, mostMissedEvents: Int = 1_000,
                     acceptInvite: @escaping @Sendable (String, String?) -> Bool = { _, _ in false }) {
             self.pollTimeout = pollTimeout
             self.filter = filter
+            self.mostMissedEvents = mostMissedEvents
             self.acceptInvite = acceptInvite
         }
     }
@@ -115,9 +119,18 @@ public actor MatrixFeed {
                         || (event.type == "m.room.member" && event.stateKey == me.rawValue && event.membership == "join"
                             && event.previousMembership != "join")
                 }
-                if room.limited, !justJoined { batch.gaps.append(roomID) }
-                Self.collectNames(room.state + room.timeline, into: &batch)
-                for event in room.timeline { batch.events.append(MatrixRoomEvent(roomID: roomID, event: event)) }
+                var timeline = room.timeline
+                if room.limited, !justJoined {
+                    // More happened than one answer holds (a busy room, or the bot was
+                    // stopped): the events left out are paged in from before the timeline.
+                    if let missed = await missedEvents(in: roomID, room, since: since) {
+                        timeline = missed + timeline
+                    } else {
+                        batch.gaps.append(roomID)
+                    }
+                }
+                Self.collectNames(room.state + timeline, into: &batch)
+                for event in timeline { batch.events.append(MatrixRoomEvent(roomID: roomID, event: event)) }
             }
             guard batch.isEmpty else {
                 unsaved = answer.nextBatch
@@ -127,6 +140,32 @@ public actor MatrixFeed {
             // gives the same token again: nothing to save).
             if answer.nextBatch != since { try await save(answer.nextBatch) }
             since = answer.nextBatch
+        }
+    }
+
+    /// The events a limited timeline left out, oldest first: paged back from the
+    /// timeline's start to the token of the previous answer, at most
+    /// ``Options/mostMissedEvents``. Nil when they cannot all be had (too many, or the
+    /// homeserver refused): the gap is then reported instead.
+    private func missedEvents(in roomID: String, _ room: SyncResponse.JoinedRoom, since: String?) async
+        -> [MatrixEvent]?
+    {
+        guard let since, var from = room.prevBatch else { return nil }
+        let inTimeline = Set(room.timeline.compactMap(\.eventID))
+        var missed: [MatrixEvent] = []  // newest first
+        while true {
+            let page: (events: [MatrixEvent], next: String?)
+            do {
+                page = try await client.events(in: roomID, backFrom: from, to: since,
+                                               limit: min(100, options.mostMissedEvents - missed.count + 1),
+                                               types: options.filter.timelineTypes)
+            } catch {
+                return nil
+            }
+            missed += page.events.filter { $0.eventID.map { !inTimeline.contains($0) } ?? true }
+            if missed.count > options.mostMissedEvents { return nil }
+            guard let next = page.next, next != from else { return missed.reversed() }
+            from = next
         }
     }
 

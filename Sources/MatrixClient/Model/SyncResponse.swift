@@ -44,9 +44,11 @@ public struct SyncResponse: Sendable, Decodable {
         public var timeline: [MatrixEvent]
         /// True when events between the last sync and `timeline` were left out.
         public var limited: Bool
+        /// Where to page back from (`/messages`) for the events a limited timeline left out.
+        public var prevBatch: String?
 
         enum CodingKeys: String, CodingKey { case state, timeline }
-        enum ListKeys: String, CodingKey { case events, limited }
+        enum ListKeys: String, CodingKey { case events, limited, prevBatch = "prev_batch" }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -58,6 +60,7 @@ public struct SyncResponse: Sendable, Decodable {
             if let list = try? container.nestedContainer(keyedBy: ListKeys.self, forKey: .timeline) {
                 timeline = try list.decodeIfPresent([MatrixEvent].self, forKey: .events) ?? []
                 limited = try list.decodeIfPresent(Bool.self, forKey: .limited) ?? false
+                prevBatch = try list.decodeIfPresent(String.self, forKey: .prevBatch)
             } else {
                 timeline = []
                 limited = false
