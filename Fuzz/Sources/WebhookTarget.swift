@@ -28,8 +28,9 @@ struct WebhookTarget: FuzzTarget {
         for format in WebhookFormat.allCases {
             read(body, as: format)
         }
-        for part in MessageSplitter.split(String(decoding: body, as: UTF8.self), limit: 200) {
+        for part in MarkedParts.split(String(decoding: body, as: UTF8.self), limit: 200, maxBytes: 1_600) {
             require(part.count <= 200, "a split part of \(part.count) characters")
+            require(part.utf8.count <= 1_600, "a split part of \(part.utf8.count) bytes")
         }
     }
 

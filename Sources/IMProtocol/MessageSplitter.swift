@@ -34,6 +34,23 @@ public enum MessageSplitter {
                 parts.append(String(rest))
                 break
             }
+            if end == rest.startIndex {
+                // One character alone is over the byte limit (a letter with thousands of
+                // combining marks): no message takes it whole, so it is cut between its
+                // code points, as many as fit (at least one, so the cutting ends).
+                let scalars = rest.unicodeScalars
+                var cut = scalars.startIndex
+                var size = 0
+                while cut < scalars.endIndex {
+                    let next = size + scalars[cut].utf8.count
+                    if next > maxBytes, size > 0 { break }
+                    size = next
+                    cut = scalars.index(after: cut)
+                }
+                parts.append(String(scalars[..<cut]))
+                rest = Substring(String(scalars[cut...]))
+                continue
+            }
             let window = rest[rest.startIndex..<end]
             let (cut, resume) = breakPoint(in: window, atLeast: max(1, count / 2))
             let part = String(window[..<cut])

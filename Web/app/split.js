@@ -34,6 +34,24 @@ export function splitMessage(text, maxCharacters = MAX_CHARACTERS, maxBytes = MA
       parts.push(chars.slice(start).join(''));
       break;
     }
+    if (end === start) {
+      // One character alone is over the byte limit (a letter with thousands of combining
+      // marks): no message takes it whole, so it is cut between its code points, as many
+      // as fit (at least one, so the cutting ends).
+      const points = Array.from(chars[start]);
+      let size = 0;
+      let taken = 0;
+      while (taken < points.length) {
+        const next = size + encoder.encode(points[taken]).length;
+        if (next > maxBytes && size > 0) break;
+        size = next;
+        taken += 1;
+      }
+      parts.push(points.slice(0, taken).join(''));
+      if (taken === points.length) start += 1;
+      else chars[start] = points.slice(taken).join('');
+      continue;
+    }
     const [cut, resume] = breakPoint(chars, start, end);
     if (cut > start) parts.push(chars.slice(start, cut).join(''));
     start = resume;

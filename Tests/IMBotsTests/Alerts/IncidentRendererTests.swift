@@ -94,6 +94,21 @@ struct IncidentRendererTests {
         #expect(parts.map { String($0.drop(while: { $0 != " " }).dropFirst()) }.joined() == text)
     }
 
+    /// One character of more bytes than a message may hold (a letter with thousands of
+    /// combining marks, which a sender's text repeated by a template can make) is cut
+    /// between its code points: the splitter ends, nothing is lost.
+    @Test("a character over the byte limit is cut, and the splitting ends")
+    func oneCharacterOverTheByteLimit() {
+        let huge = "a" + String(repeating: "\u{301}", count: 40_000)
+        #expect(huge.count == 1)
+        let parts = MarkedParts.split("before " + huge + " after")
+        #expect(parts.count == 4)
+        for part in parts { #expect(part.utf8.count <= Limits.byteLimit(for: Limits.messageTextLength)) }
+        let body = parts.map { String($0.unicodeScalars.drop(while: { $0 != " " }).dropFirst()) }
+        // The break after "before" goes, as any break a part ends at; the rest is all there.
+        #expect(body.joined().unicodeScalars.elementsEqual(("before" + huge + " after").unicodeScalars))
+    }
+
     @Test("a line longer than a part is cut at spaces, and markers widen past nine parts")
     func longLineAndWideMarkers() {
         let words = String(repeating: "word ", count: 2000)
