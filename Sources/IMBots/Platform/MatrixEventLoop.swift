@@ -68,8 +68,16 @@ struct MatrixEventLoop: Sendable {
                                  + "feed pages in (1,000), or the homeserver refused the pages; the older ones were "
                                  + "left out")
         }
-        guard let range = positions.take(batch.events.count) else { return }
-        for (item, position) in zip(batch.events, range) {
+        var events = batch.events
+        if let since = batch.since, !events.isEmpty {
+            // The same batch again after a crash: each event where it was (and the new
+            // ones after them), so its handled events are not handled twice nor others
+            // taken for handled. Journaled before any event of it is handled.
+            if let layout = parts.journal.state.matrix.batch, layout.since == since { events = layout.order(events) }
+            parts.journal.record(.matrix(.batch(MatrixBatchLayout(since: since, events: events))))
+        }
+        guard let range = positions.take(events.count) else { return }
+        for (item, position) in zip(events, range) {
             guard let event = link.event(item, position: position, me: me) else {
                 // Nothing for the rules: counted as handled, so the journal moves past it.
                 if parts.journal.isNew(position) { handler.run.reply([], position: position) }

@@ -6,7 +6,7 @@ import IMClient
 /// The token of a batch is saved only when the consumer asks for the next one, that is
 /// once it has handled (or journaled) every event of the batch: a restart goes on right
 /// there, so nothing is skipped and at most the last batch is seen again (the consumer
-/// drops repeats by event id). A feed that never ran begins at the present: its first
+/// gives its events the positions they had, by the batch's layout it journaled). A feed that never ran begins at the present: its first
 /// token is saved by ``start()`` before anything is handed out, so history from before
 /// the bot's first start is never answered, and a crash right after the start does not
 /// move its beginning to a later present.
@@ -106,6 +106,7 @@ public actor MatrixFeed {
         while true {
             let answer = try await client.sync(since: since, filter: filterID, timeout: options.pollTimeout)
             var batch = MatrixFeedBatch()
+            batch.since = since
             try await invitations(answer.rooms.invite, into: &batch)
             for (roomID, room) in answer.rooms.join.sorted(by: { $0.key < $1.key }) {
                 if !encryptedRooms.contains(roomID), Self.turnsOnEncryption(room.state + room.timeline) {
@@ -214,6 +215,9 @@ public actor MatrixFeed {
 
 /// One batch of a ``MatrixFeed``: its events in order within each room.
 public struct MatrixFeedBatch: Sendable {
+    /// The token the batch was asked from: asked again from it (after a crash), the
+    /// homeserver brings each room's same events in the same order, and those since.
+    public var since: String?
     /// Timeline events, room by room, each room's in order.
     public var events: [MatrixRoomEvent] = []
     /// Rooms joined because the bot was invited and the policy said yes.
