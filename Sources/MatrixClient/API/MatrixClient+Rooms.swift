@@ -195,12 +195,36 @@ extension MatrixClient {
     public func latestEvents(in roomID: String, limit: Int = 100, senders: [MatrixUserID]? = nil)
         async throws(IMClientError) -> [MatrixEvent]
     {
+        let filter = senders.map { JSONValue.object(["senders": .array($0.map { .string($0.rawValue) })]) }
+        return try await page(in: roomID, from: nil, to: nil, limit: limit, filter: filter).chunk
+    }
+
+    /// A room's events going back from `from` (a `prev_batch` or an earlier page's `end`)
+    /// towards `to` (a `/sync` token), newest first, at most `limit` (1 to 1,000), of the
+    /// types given; and where the next page back starts, nil when this one reached `to`
+    /// or the room's beginning.
+    public func events(in roomID: String, backFrom from: String, to: String?, limit: Int, types: [String])
+        async throws(IMClientError) -> (events: [MatrixEvent], next: String?)
+    {
+        let filter = JSONValue.object(["types": .array(types.map(JSONValue.string)), "lazy_load_members": .bool(true)])
+        let page = try await page(in: roomID, from: from, to: to, limit: limit, filter: filter)
+        // An empty page, or one without an end, is the last.
+        return (page.chunk, page.chunk.isEmpty ? nil : page.end)
+    }
+
+    /// One page of `/messages` backwards: from `from` (the newest events when nil)
+    /// towards `to`, at most `limit` (1 to 1,000) events that pass `filter`.
+    private func page(in roomID: String, from: String?, to: String?, limit: Int, filter: JSONValue?)
+        async throws(IMClientError) -> EventPage
+    {
         guard (1...1000).contains(limit) else {
             throw IMClientError(.invalidArgument, "a page of events holds 1 to 1,000 events, not \(limit)")
         }
-        var query: [(name: String, value: String)] = [("dir", "b"), ("limit", String(limit))]
-        if let senders {
-            let filter = JSONValue.object(["senders": .array(senders.map { .string($0.rawValue) })])
+        var query: [(name: String, value: String)] = [("dir", "b")]
+        if let from { query.append(("from", from)) }
+        if let to { query.append(("to", to)) }
+        query.append(("limit", String(limit)))
+        if let filter {
             do {
                 query.append(("filter", String(decoding: try JSONEncoder().encode(filter), as: UTF8.self)))
             } catch {
@@ -209,36 +233,8 @@ extension MatrixClient {
         }
         let request = MatrixRequest("GET", MatrixPath.room(roomID) + "/messages", query: query)
         return try await retrying { () async throws(IMClientError) in
-            try await self.call(request, as: EventPage.self).chunk
-        }
-    }
-}
-
-extension MatrixClient {
-    /// A room's events going back from `from` (a `prev_batch` or an earlier page's `end`)
-    /// towards `to` (a `/sync` token), newest first, at most `limit` (1 to 1,000), of the
-    /// types given; and where the next page back starts, nil when this one reached `to`
-    /// or the room's beginning.
-    public func events(in roomID: String, backFrom from: String, to: String?, limit: Int, types: [String])
-        async throws(IMClientError) -> (events: [MatrixEvent], next: String?)
-    {
-        guard (1...1000).contains(limit) else {
-            throw IMClientError(.invalidArgument, "a page of events holds 1 to 1,000 events, not \(limit)")
-        }
-        var query: [(name: String, value: String)] = [("dir", "b"), ("from", from), ("limit", String(limit))]
-        if let to { query.append(("to", to)) }
-        let filter = JSONValue.object(["types": .array(types.map(JSONValue.string)), "lazy_load_members": .bool(true)])
-        do {
-            query.append(("filter", String(decoding: try JSONEncoder().encode(filter), as: UTF8.self)))
-        } catch {
-            throw IMClientError(.invalidArgument, "cannot encode the filter: \(error)")
-        }
-        let request = MatrixRequest("GET", MatrixPath.room(roomID) + "/messages", query: query)
-        let page = try await retrying { () async throws(IMClientError) in
             try await self.call(request, as: EventPage.self)
         }
-        // An empty page, or one without an end, is the last.
-        return (page.chunk, page.chunk.isEmpty ? nil : page.end)
     }
 }
 
