@@ -31,7 +31,7 @@ extension ConversationAddress {
     /// Whether this address writes a Matrix room or user rather than a Switchboard name.
     public var isMatrixForm: Bool {
         switch self {
-        case .group(let name): MatrixRoomAddress(name) != nil
+        case .group: matrixRoom != nil
         case .user(let name): MatrixUserID(name) != nil
         case .id, .room: false
         }

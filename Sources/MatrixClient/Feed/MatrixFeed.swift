@@ -6,10 +6,11 @@ import IMClient
 /// The token of a batch is saved only when the consumer asks for the next one, that is
 /// once it has handled (or journaled) every event of the batch: a restart goes on right
 /// there, so nothing is skipped and at most the last batch is seen again (the consumer
-/// gives its events the positions they had, by the batch's layout it journaled). A feed that never ran begins at the present: its first
-/// token is saved by ``start()`` before anything is handed out, so history from before
-/// the bot's first start is never answered, and a crash right after the start does not
-/// move its beginning to a later present.
+/// gives its events the positions they had, by the batch's layout it journaled). A feed
+/// that never ran begins at the present: its first token is saved by ``start()`` before
+/// anything is handed out, so history from before the bot's first start is never
+/// answered, and a crash right after the start does not move its beginning to a later
+/// present.
 ///
 /// Invitations are joined when `acceptInvite` says so; a room whose state turns on
 /// encryption is reported once per feed in ``MatrixFeedBatch/encrypted``, since the
