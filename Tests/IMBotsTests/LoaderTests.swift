@@ -135,4 +135,25 @@ import Testing
         #expect(ConversationPattern("channel:x") == nil)
         #expect(ConversationPattern("group:") == nil)
     }
+
+    @Test func namedPatternsMatchNamesWhateverTheirCase() throws {
+        func group(_ name: String) -> ConversationRef {
+            ConversationRef(id: ConversationID(rawValue: 7), kind: .group, address: .group(name))
+        }
+        let ops = try #require(ConversationPattern("group:Ops-Team"))
+        #expect(ops.matches(group("ops-team")))
+        #expect(ops.matches(group("OPS-TEAM")))
+        #expect(!ops.matches(group("ops-tea")))
+        #expect(!ops.matches(group("ops-teams")))
+        #expect(!ops.matches(group("ops_team")))
+        // Not ASCII: compared as the server lowercases it.
+        let cafe = try #require(ConversationPattern("group:Café-Ärger"))
+        #expect(cafe.matches(group("CAFÉ-ÄRGER")))
+        #expect(!cafe.matches(group("CAFE-ARGER")))
+        // A Matrix room id keeps its case in the address; the pattern matches any case.
+        let room = try #require(ConversationPattern("!AbC:example.org"))
+        #expect(room.matches(group("!AbC:example.org")))
+        #expect(room.matches(group("!abc:example.org")))
+        #expect(!ConversationPattern.room("ops-team").matches(group("ops-team")))
+    }
 }

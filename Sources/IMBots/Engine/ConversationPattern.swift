@@ -72,9 +72,17 @@ public enum ConversationPattern: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `name` (lowercased) and a conversation's name, as the server compares names. A
-    /// Matrix room or user keeps its case in addresses, so the other side is lowercased.
+    /// Matrix room or user keeps its case in addresses, so the other side is lowercased:
+    /// byte by byte when it is ASCII, as nearly every name is, so that matching an event
+    /// against the patterns that do not name its conversation makes no new string.
     private static func same(_ name: String, _ other: String) -> Bool {
-        name == other || name == other.lowercased()
+        if name == other { return true }
+        let bytes = other.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return name == other.lowercased() }
+        guard name.utf8.count == bytes.count else { return false }
+        return zip(name.utf8, bytes).allSatisfy { mine, theirs in
+            mine == (theirs >= UInt8(ascii: "A") && theirs <= UInt8(ascii: "Z") ? theirs | 0x20 : theirs)
+        }
     }
 
     /// The written form: `direct`, `user:alice`, `group:*`, ...
