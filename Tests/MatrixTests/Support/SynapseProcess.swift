@@ -61,6 +61,16 @@ enum SynapseExit {
         }
     }
 
+    /// The last `lines` lines of each running homeserver's log (warnings and worse), for a
+    /// test that waited in vain to show what the homeserver was doing meanwhile.
+    static func logTails(lines: Int = 40) -> String {
+        servers.withLock { $0 }.map { server in
+            let log = (try? String(contentsOfFile: server.folder + "/homeserver.log", encoding: .utf8)) ?? ""
+            let tail = log.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+            return "homeserver.log of \(server.folder), last \(lines) lines:\n" + (tail.isEmpty ? "(empty)" : tail)
+        }.joined(separator: "\n")
+    }
+
     /// SIGTERM to each, waiting (at most 10 s each) for it to end, then removes its folder.
     static func stopAll() {
         for server in servers.withLock({ $0 }) {

@@ -40,7 +40,7 @@ actor SyncWatcher {
     }
 
     /// Syncs until `found` returns a value (asked before each `/sync` and after each
-    /// answer); throws `HangError` after `hangGuard`. Each `/sync` parks up to 2 s on the
+    /// answer); throws `HangError` after `hangGuard`, with the homeserver's log's tail. Each `/sync` parks up to 2 s on the
     /// homeserver, so nothing here sleeps.
     func until<T: Sendable>(_ what: String, hangGuard: Duration = .seconds(60),
                             _ found: @Sendable (Seen) -> T?) async throws -> T {
@@ -48,7 +48,8 @@ actor SyncWatcher {
         while true {
             if let value = found(seen) { return value }
             guard ContinuousClock.now < giveUp else {
-                throw HangError(what: "\(client.session?.userID.rawValue ?? "?") seeing \(what)")
+                throw HangError(what: "\(client.session?.userID.rawValue ?? "?") seeing \(what)\n"
+                                + SynapseExit.logTails())
             }
             if filter == nil { filter = try await client.createFilter(Self.everything) }
             let answer = try await client.sync(since: since, filter: filter, timeout: .seconds(2))
