@@ -243,8 +243,11 @@ extension SQLiteStore: EventStore {
     /// The smallest seq, at `notBefore` or later, of a message of `conversation` whose own
     /// event is past `position`; nil when there is none. Positions ascend with seq within
     /// a conversation, so this is a search over the messages' `(conversation_id, seq)`
-    /// index: back from the newest message in growing steps (a cursor is usually recent),
-    /// then halving. Messages without a position of their own (NULL) are skipped.
+    /// index, one look-up a step: the newest and the oldest message first (a cursor past
+    /// the one or before the other takes no more), then by interpolation, as a
+    /// conversation's messages are usually spread evenly over the positions, halving
+    /// instead whenever a step did not halve the range. Messages without a position of
+    /// their own (NULL) are skipped.
     static func firstMessageSeq(
         in conversation: Int64, after position: Int64, notBefore: Int64, _ connection: SQLiteConnection
     ) throws -> Int64? {
@@ -263,33 +266,31 @@ extension SQLiteStore: EventStore {
             WHERE conversation_id = ? AND position IS NOT NULL ORDER BY seq DESC LIMIT 1
             """,
             conversation, as: { (seq: $0.int(0), position: $0.int(1)) }),
-            newest.seq >= notBefore, newest.position > position
+            newest.seq >= notBefore, newest.position > position,
+            let oldest = try probe(notBefore)
         else { return nil }
-        // `high`: a seq whose probe is past `position`; `low`: one whose probe is not (or
-        // below `notBefore`). The answer is the probe of the lowest such `high`.
-        var high = newest.seq
-        var found = newest.seq
-        var low = notBefore - 1
-        var step: Int64 = 1
-        while high - step > low {
-            let seq = high - step
-            guard let probed = try probe(seq) else { break }
-            if probed.position > position {
-                (high, found) = (seq, probed.seq)
-                step *= 2
-            } else {
-                low = seq
-                break
-            }
-        }
+        if oldest.position > position { return oldest.seq }
+        // `low`: the seq of a message not past `position`; `high`: a seq whose probe is
+        // past it, that probe being `found`. The answer is `found` once they meet.
+        var (low, lowPosition) = (oldest.seq, oldest.position)
+        var (high, highPosition, found) = (newest.seq, newest.position, newest.seq)
+        var halve = false
         while high - low > 1 {
-            let middle = low + (high - low) / 2
+            let width = high - low
+            let middle: Int64
+            if halve {
+                middle = low + width / 2
+            } else {
+                let share = Double(position - lowPosition) / Double(max(1, highPosition - lowPosition))
+                middle = min(high - 1, max(low + 1, low + 1 + Int64(share * Double(width - 1))))
+            }
             guard let probed = try probe(middle) else { break }
             if probed.position > position {
-                (high, found) = (middle, probed.seq)
+                (high, highPosition, found) = (middle, probed.position, probed.seq)
             } else {
-                low = middle
+                (low, lowPosition) = (probed.seq, probed.position)
             }
+            halve = 2 * (high - low) > width
         }
         return found
     }
