@@ -243,39 +243,26 @@ extension SQLiteStore: EventStore {
     /// The smallest seq, at `notBefore` or later, of a message of `conversation` whose own
     /// event is past `position`; nil when there is none. Positions ascend with seq within
     /// a conversation, so this is a search over the messages' `(conversation_id, seq)`
-    /// index, one look-up a step: the newest and the oldest message first (a cursor past
-    /// the one or before the other takes no more), then by interpolation, as a
-    /// conversation's messages are usually spread evenly over the positions, halving
-    /// instead whenever a step did not halve the range. Messages without a position of
+    /// index: the newest and the oldest message first, in one statement (a cursor past
+    /// the one or before the other needs no more), then look-ups by interpolation, as a
+    /// conversation's messages are usually spread evenly over the positions (halving
+    /// instead whenever a step did not halve the range), until the range is
+    /// `searchWindow` messages, read in one statement. Messages without a position of
     /// their own (NULL) are skipped.
     static func firstMessageSeq(
         in conversation: Int64, after position: Int64, notBefore: Int64, _ connection: SQLiteConnection
     ) throws -> Int64? {
-        /// The first message with a position at `seq` or later: its seq and position.
-        func probe(_ seq: Int64) throws -> (seq: Int64, position: Int64)? {
-            try connection.first(
-                """
-                SELECT seq, position FROM messages
-                WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL ORDER BY seq LIMIT 1
-                """,
-                conversation, seq, as: { ($0.int(0), $0.int(1)) })
-        }
-        guard let newest = try connection.first(
-            """
-            SELECT seq, position FROM messages
-            WHERE conversation_id = ? AND position IS NOT NULL ORDER BY seq DESC LIMIT 1
-            """,
-            conversation, as: { (seq: $0.int(0), position: $0.int(1)) }),
-            newest.seq >= notBefore, newest.position > position,
-            let oldest = try probe(notBefore)
+        let ends = try connection.rows(Self.messageEnds, conversation, notBefore, as: { (seq: $0.int(0), position: $0.int(1)) })
+        guard ends.count == 2, case let (newest, oldest) = (ends[0], ends[1]), newest.seq >= notBefore,
+              newest.position > position
         else { return nil }
         if oldest.position > position { return oldest.seq }
-        // `low`: the seq of a message not past `position`; `high`: a seq whose probe is
-        // past it, that probe being `found`. The answer is `found` once they meet.
+        // `low`: the seq of a message not past `position`; `high`: a seq whose first
+        // message at or after it is past it, that message being `found`.
         var (low, lowPosition) = (oldest.seq, oldest.position)
         var (high, highPosition, found) = (newest.seq, newest.position, newest.seq)
         var halve = false
-        while high - low > 1 {
+        while high - low > searchWindow {
             let width = high - low
             let middle: Int64
             if halve {
@@ -284,7 +271,9 @@ extension SQLiteStore: EventStore {
                 let share = Double(position - lowPosition) / Double(max(1, highPosition - lowPosition))
                 middle = min(high - 1, max(low + 1, low + 1 + Int64(share * Double(width - 1))))
             }
-            guard let probed = try probe(middle) else { break }
+            guard let probed = try connection.first(
+                Self.messageAtOrAfter, conversation, middle, as: { (seq: $0.int(0), position: $0.int(1)) })
+            else { break }
             if probed.position > position {
                 (high, highPosition, found) = (middle, probed.position, probed.seq)
             } else {
@@ -292,8 +281,34 @@ extension SQLiteStore: EventStore {
             }
             halve = 2 * (high - low) > width
         }
-        return found
+        let window = try connection.rows(
+            """
+            SELECT seq FROM messages
+            WHERE conversation_id = ? AND seq > ? AND seq < ? AND position IS NOT NULL AND position > ?
+            ORDER BY seq LIMIT 1
+            """,
+            conversation, low, found, position, as: { $0.int(0) })
+        return window.first ?? found
     }
+
+    /// How many messages the search reads in one statement rather than look up one by one.
+    private static let searchWindow: Int64 = 32
+
+    /// The newest message of a conversation with a position, then the oldest at a seq or
+    /// later: seq and position of each.
+    private static let messageEnds = """
+        SELECT * FROM (SELECT seq, position FROM messages
+            WHERE conversation_id = ?1 AND position IS NOT NULL ORDER BY seq DESC LIMIT 1)
+        UNION ALL
+        SELECT * FROM (SELECT seq, position FROM messages
+            WHERE conversation_id = ?1 AND seq >= ?2 AND position IS NOT NULL ORDER BY seq LIMIT 1)
+        """
+
+    /// The first message with a position at a seq or later: its seq and position.
+    private static let messageAtOrAfter = """
+        SELECT seq, position FROM messages
+        WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL ORDER BY seq LIMIT 1
+        """
 
     private func spans(of userID: UserID, after position: Int64, _ connection: SQLiteConnection) throws -> [Span] {
         var spans: [Span] = []
