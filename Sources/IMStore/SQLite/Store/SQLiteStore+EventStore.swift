@@ -140,10 +140,10 @@ extension SQLiteStore: EventStore {
     }
 
     /// The positions of a conversation's `.message` events in `after...through`, from the
-    /// messages that carry them: found by seq (`firstMessageSeq`), then read in order of
+    /// messages that carry them: found by seq (`firstMessageRange`), then read in order of
     /// seq, along which the positions ascend.
     private struct MessagePositions {
-        var after: Int64
+        let after: Int64
         let through: Int64
         var batch: Int
         /// The next seq to read from; nil until the first read finds it.
@@ -165,21 +165,22 @@ extension SQLiteStore: EventStore {
             if next < buffered.count { return buffered[next] }
             guard !exhausted else { return nil }
             if fromSeq == nil {
-                guard let first = try SQLiteStore.firstMessageSeq(
+                guard let range = try SQLiteStore.firstMessageRange(
                     in: span.conversationID, after: after, notBefore: span.kind == .room ? span.joinedSeq + 1 : 1,
                     connection)
                 else {
                     exhausted = true
                     return nil
                 }
-                fromSeq = first
+                fromSeq = range.start
             }
+            // From the search's window on: the messages in it not past the cursor are passed over.
             let rows = try connection.rows(
                 """
                 SELECT seq, position FROM messages
-                WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL ORDER BY seq LIMIT ?
+                WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL AND position > ? ORDER BY seq LIMIT ?
                 """,
-                span.conversationID, fromSeq ?? 1, batch, as: { ($0.int(0), $0.int(1)) })
+                span.conversationID, fromSeq ?? 1, after, batch, as: { ($0.int(0), $0.int(1)) })
             buffered = rows.lazy.map(\.1).filter { $0 <= through }
             next = 0
             exhausted = rows.count < batch || buffered.count < rows.count
@@ -240,23 +241,24 @@ extension SQLiteStore: EventStore {
             """
     }
 
-    /// The smallest seq, at `notBefore` or later, of a message of `conversation` whose own
-    /// event is past `position`; nil when there is none. Positions ascend with seq within
-    /// a conversation, so this is a search over the messages' `(conversation_id, seq)`
+    /// Where, at `notBefore` or later, the first message of `conversation` whose own event
+    /// is past `position` is: at a seq in `start...found` (at most `searchWindow`
+    /// messages apart); nil when there is none. Positions ascend with seq within a
+    /// conversation, so this is a search over the messages' `(conversation_id, seq)`
     /// index: the newest and the oldest message first, in one statement (a cursor past
     /// the one or before the other needs no more), then look-ups by interpolation, as a
     /// conversation's messages are usually spread evenly over the positions (halving
-    /// instead whenever a step did not halve the range), until the range is
-    /// `searchWindow` messages, read in one statement. Messages without a position of
-    /// their own (NULL) are skipped.
-    static func firstMessageSeq(
+    /// instead whenever a step did not halve the range). The caller reads the window
+    /// with the rows it wants anyway. Messages without a position of their own (NULL) are
+    /// skipped.
+    static func firstMessageRange(
         in conversation: Int64, after position: Int64, notBefore: Int64, _ connection: SQLiteConnection
-    ) throws -> Int64? {
+    ) throws -> (start: Int64, found: Int64)? {
         let ends = try connection.rows(Self.messageEnds, conversation, notBefore, as: { (seq: $0.int(0), position: $0.int(1)) })
         guard ends.count == 2, case let (newest, oldest) = (ends[0], ends[1]), newest.seq >= notBefore,
               newest.position > position
         else { return nil }
-        if oldest.position > position { return oldest.seq }
+        if oldest.position > position { return (oldest.seq, oldest.seq) }
         // `low`: the seq of a message not past `position`; `high`: a seq whose first
         // message at or after it is past it, that message being `found`.
         var (low, lowPosition) = (oldest.seq, oldest.position)
@@ -281,17 +283,11 @@ extension SQLiteStore: EventStore {
             }
             halve = 2 * (high - low) > width
         }
-        let window = try connection.rows(
-            """
-            SELECT seq FROM messages
-            WHERE conversation_id = ? AND seq > ? AND seq < ? AND position IS NOT NULL AND position > ?
-            ORDER BY seq LIMIT 1
-            """,
-            conversation, low, found, position, as: { $0.int(0) })
-        return window.first ?? found
+        return (low + 1, found)
     }
 
-    /// How many messages the search reads in one statement rather than look up one by one.
+    /// How many messages the search leaves to be read in one statement rather than
+    /// looked up one by one.
     private static let searchWindow: Int64 = 32
 
     /// The newest message of a conversation with a position, then the oldest at a seq or
@@ -466,12 +462,12 @@ extension SQLiteStore: EventStore {
     private func newestMessagePosition(in conversation: Int64, atMost bound: Int64, _ connection: SQLiteConnection)
         throws -> Int64?
     {
-        let past = try Self.firstMessageSeq(in: conversation, after: bound, notBefore: 1, connection)
+        let past = try Self.firstMessageRange(in: conversation, after: bound, notBefore: 1, connection)
         return try connection.scalar(
             """
             SELECT position FROM messages
-            WHERE conversation_id = ? AND seq < ? AND position IS NOT NULL ORDER BY seq DESC LIMIT 1
+            WHERE conversation_id = ? AND seq <= ? AND position IS NOT NULL AND position <= ? ORDER BY seq DESC LIMIT 1
             """,
-            conversation, past ?? Int64.max)
+            conversation, past?.found ?? Int64.max, bound)
     }
 }
