@@ -288,7 +288,7 @@ extension SQLiteStore: EventStore {
 
     /// How many messages the search leaves to be read in one statement rather than
     /// looked up one by one.
-    private static let searchWindow: Int64 = 32
+    private static let searchWindow: Int64 = 4
 
     /// The newest message of a conversation with a position, then the oldest at a seq or
     /// later: seq and position of each.
