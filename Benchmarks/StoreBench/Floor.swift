@@ -55,7 +55,6 @@ final class Floor {
             PRAGMA journal_mode = WAL; PRAGMA synchronous = \(synchronous); PRAGMA foreign_keys = ON;
             PRAGMA temp_store = MEMORY; PRAGMA cache_size = -32000; PRAGMA wal_autocheckpoint = 0;
             """)
-        if without.contains(.eventIndex) { try exec("DROP INDEX conversation_events_by_conversation") }
     }
 
     deinit {
@@ -103,8 +102,8 @@ final class Floor {
             """)
         let message = try prepare(
             """
-            INSERT INTO messages (conversation_id, seq, type, sender_id, text, client_msg_id, reply_to, created_at)
-            VALUES (?, ?, 'chat', ?, ?, NULL, NULL, ?)
+            INSERT INTO messages (conversation_id, seq, type, sender_id, text, client_msg_id, reply_to, created_at, position)
+            VALUES (?, ?, 'chat', ?, ?, NULL, NULL, ?, ?)
             """)
         let conversation = try prepare(
             "UPDATE conversations SET last_seq = ?, last_message_id = ?, updated_at = ? WHERE id = ?")
@@ -159,6 +158,7 @@ final class Floor {
                     }
                 }
                 sqlite3_bind_int64(message, 5, now)
+                sqlite3_bind_int64(message, 6, nextPosition)
                 guard run(message) else { throw BenchError("message: \(String(cString: sqlite3_errmsg(db)))") }
                 let id = sqlite3_last_insert_rowid(db)
                 sqlite3_bind_int64(conversation, 1, seq)
@@ -211,9 +211,6 @@ final class Floor {
 
 /// What a trial leaves out of a send's rows, to see what each costs (`--without`).
 enum FloorCut: String, CaseIterable {
-    /// The index of a conversation's events by conversation (what a member's feed reads
-    /// them by): the trial of a layout whose message events need no index of their own.
-    case eventIndex = "event-index"
     /// The sender's read marker and last post (`members`).
     case readMarker = "read-marker"
 }

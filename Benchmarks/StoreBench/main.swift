@@ -17,8 +17,8 @@
 // per commit as the store's writer grouped in the part just run (or `--batch`); the
 // writing thread's CPU per send beside the writer's. `--rounds N` runs the pair N times,
 // alternated; `--only store|floor` runs one of them, `--part one-to-one|group` one part;
-// `--without event-index,read-marker` adds a trial of the floor with fewer rows or
-// indexes per send (`FloorCut`). BENCHMARKS.md, "The floor under the store".
+// `--without read-marker` adds a trial of the floor with fewer rows per send
+// (`FloorCut`). BENCHMARKS.md, "The floor under the store".
 //
 //   .build/release/StoreBench [--seconds 6] [--durability full] [--quota 16777216|none]
 //                             [--rounds 1] [--batch N] [--only store|floor]

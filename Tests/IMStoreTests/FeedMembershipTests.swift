@@ -182,4 +182,33 @@ import Testing
             #expect(try await store.events(for: dave.id, after: 0, limit: 10).isEmpty)
         }
     }
+
+    /// Someone who left after the retention's cut, whose newest dropped event is a
+    /// message: their floor is that message's position (on SQLite found through the
+    /// message, which the events' index by conversation leaves out: schema version 10).
+    @Test(arguments: StoreKind.allCases) func aFormerMembersFloorIsTheNewestDroppedMessageTheyCouldRead(_ kind: StoreKind)
+        async throws
+    {
+        let clock = TestClock()
+        let start = clock.now
+        try await withStore(kind, clock: clock) { store in
+            let alice = try await store.makeUser("alice")
+            let erin = try await store.makeUser("erin")
+            let group = try await store.makeGroup("ops", owner: alice.id, members: [erin.id])
+            let joined = store.committedPosition
+            try await store.send("before the cut", to: group.id, from: alice.id)
+            let dropped = store.committedPosition
+            #expect(dropped > joined)
+
+            clock.advance(milliseconds: 8 * 24 * 3_600_000)
+            _ = try await store.removeMember(group.id, erin.id, change: Self.left("erin"))
+            try await store.send("after", to: group.id, from: alice.id)
+
+            #expect(try await store.pruneEvents(before: start.adding(seconds: 7 * 24 * 3600)) > 0)
+            #expect(try await store.user(id: erin.id)?.feedFloor == dropped)
+            await #expect(throws: StoreError.self) { try await store.events(for: erin.id, after: joined, limit: 10) }
+            #expect(try await store.events(for: erin.id, after: dropped, limit: 10).compactMap(\.message?.text)
+                == ["erin left"])
+        }
+    }
 }

@@ -126,4 +126,51 @@ import Testing
             #expect(try connection.scalar("PRAGMA user_version") == Int64(Schema.migrations.map(\.version).max() ?? 0))
         }
     }
+
+    /// Schema version 10: a database of version 9 (made here by taking a new one back:
+    /// no message positions, the events' index holding every event) gains each message's
+    /// position from its event, and every feed reads as it did before the upgrade, from
+    /// every position.
+    @Test func aVersion9DatabaseGainsMessagePositionsAndReadsAsBefore() async throws {
+        let directory = try TemporaryDirectory()
+        var users: [UserID] = []
+        var before: [UserID: [Event]] = [:]
+        try await closing(try openStore(directory)) { store in
+            let alice = try await store.makeUser("alice").id
+            let bob = try await store.makeUser("bob").id
+            users = [alice, bob]
+            let group = try await store.makeGroup("g", owner: alice, members: [bob]).id
+            let direct = try await store.directConversation(alice, bob).id
+            for step in 0..<40 {
+                _ = try await store.send("m\(step)", to: step % 3 == 0 ? direct : group, from: step % 2 == 0 ? alice : bob)
+            }
+            for user in users { before[user] = try await store.events(for: user, after: 0, limit: 1_000) }
+        }
+        let connection = try SQLiteConnection(path: storePath(directory))
+        #expect(try connection.scalar("SELECT count(*) FROM messages WHERE position IS NOT NULL") == 40)
+        try connection.executeScript("""
+            ALTER TABLE messages DROP COLUMN position;
+            DROP INDEX conversation_events_by_conversation;
+            CREATE INDEX conversation_events_by_conversation ON conversation_events(conversation_id, position);
+            PRAGMA user_version = 9;
+            """)
+        try await closing(try openStore(directory)) { store in
+            for user in users {
+                let feed = try await store.events(for: user, after: 0, limit: 1_000)
+                #expect(feed == before[user])
+                for index in feed.indices {
+                    #expect(try await store.events(for: user, after: feed[index].position, limit: 2)
+                        == Array(feed[(index + 1)...].prefix(2)))
+                }
+            }
+        }
+        // Every message with an event of its own has its position; the system messages
+        // others carry have none.
+        #expect(try connection.scalar("PRAGMA user_version") == 10)
+        #expect(try connection.scalar(
+            "SELECT count(*) FROM messages m JOIN conversation_events e ON e.message_id = m.id AND e.type = 'message' WHERE m.position = e.position") == 40)
+        #expect(try connection.scalar("SELECT count(*) FROM messages WHERE position IS NULL AND type = 'system'") ?? 0 > 0)
+        #expect(try connection.scalar(
+            "SELECT count(*) FROM messages WHERE position IS NULL AND type <> 'system'") == 0)
+    }
 }

@@ -28,7 +28,8 @@ public struct SQLiteToPostgres: Sendable {
         case integer, text, bytes, boolean
     }
 
-    /// The tables in the order their references need, with the columns of schema version 9.
+    /// The tables in the order their references need, with the columns of schema version
+    /// 10 that PostgreSQL has (not `messages.position`, SQLite's alone).
     private static let tables: [(name: String, columns: [(String, Kind)])] = [
         ("users", [("id", .integer), ("username", .text), ("password_hash", .text), ("nickname", .text),
                    ("avatar_url", .text), ("signature", .text), ("attrs", .text), ("is_bot", .boolean),
@@ -79,7 +80,7 @@ public struct SQLiteToPostgres: Sendable {
     private static let sequences = ["users", "tokens", "conversations", "messages", "notices"]
 
     /// The SQLite schema version this copy knows.
-    static let sqliteVersion = 9
+    static let sqliteVersion = 10
 
     public let directory: String
     public let target: PostgresConfiguration

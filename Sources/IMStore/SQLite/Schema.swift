@@ -362,5 +362,22 @@ public enum Schema {
                     DELETE FROM notices WHERE id = CAST(json_extract(old.payload, '$.notice.id') AS INTEGER);
                 END;
                 """),
+        Migration(
+            version: 10, name: "a message's event found through the message, not an index entry of its own",
+            sql: """
+                -- the position of the message's own event ('message'), or NULL when it has
+                -- none in conversation_events (a system message another event carries, a
+                -- message from before version 2). Within a conversation the positions ascend
+                -- with seq, so a member's feed finds a conversation's messages after a
+                -- position through the messages' (conversation_id, seq) index, and a send
+                -- no longer adds an entry of its own to the events' index by conversation
+                -- (BENCHMARKS.md, "The floor under the store").
+                ALTER TABLE messages ADD COLUMN position INTEGER;
+                UPDATE messages SET position = e.position
+                FROM conversation_events e WHERE e.message_id = messages.id AND e.type = 'message';
+                DROP INDEX conversation_events_by_conversation;
+                CREATE INDEX conversation_events_by_conversation ON conversation_events(conversation_id, position)
+                    WHERE type <> 'message';
+                """),
     ]
 }

@@ -24,6 +24,12 @@ struct SchemaParityTests {
             "the feed positions in commit order across nodes; SQLite's writer keeps its counter in `meta`",
         "table revocation_clock: only in PostgreSQL": "ended logins told to the other nodes' caches",
         "table revocations: only in PostgreSQL": "the same",
+        "table messages: column position: only in SQLite":
+            "SQLite's one writer finds a message's event through the message; PostgreSQL numbers events at commit, after the messages are written",
+        "table conversation_events: index (conversation_id, position) where …: only in SQLite":
+            "the same: SQLite's index by conversation leaves message events out, which the messages find",
+        "table conversation_events: index (conversation_id, position): only in PostgreSQL":
+            "the same: PostgreSQL's holds every event of a conversation",
         "table user_events: index (position): only in PostgreSQL":
             "a node reads the users' own events another node committed by position (PostgresClusterFeed)",
     ]

@@ -105,33 +105,124 @@ extension SQLiteStore: EventStore {
     }
 
     /// The positions of one membership's events after a cursor, read in growing batches
-    /// as the merge asks for them.
+    /// as the merge asks for them: the conversation's messages' own events through the
+    /// messages (`MessagePositions`) and its other events through the events' index by
+    /// conversation, which holds only those (schema version 10), merged.
     private struct SpanPositions {
         let span: Span
-        var after: Int64
-        var batch: Int
-        var buffered: [Int64] = []
-        var next = 0
-        var exhausted = false
+        var messages: MessagePositions
+        var others: OtherPositions
 
         init(_ span: Span, after position: Int64, batch: Int) {
             self.span = span
-            self.after = max(position, span.from - 1)
-            self.batch = batch
-            exhausted = after >= span.through
+            let after = max(position, span.from - 1)
+            messages = MessagePositions(after: after, through: span.through, batch: batch)
+            others = OtherPositions(after: after, through: span.through, batch: batch)
         }
 
         /// The oldest position not taken yet, reading the next batch when needed.
         mutating func head(_ connection: SQLiteConnection) throws -> Int64? {
+            let message = try messages.head(span, connection)
+            let other = try others.head(span, connection)
+            switch (message, other) {
+            case let (message?, other?): return min(message, other)
+            case let (message, other): return message ?? other
+            }
+        }
+
+        mutating func advance() {
+            if let message = messages.current, message < others.current ?? Int64.max {
+                messages.next += 1
+            } else {
+                others.next += 1
+            }
+        }
+    }
+
+    /// The positions of a conversation's `.message` events in `after...through`, from the
+    /// messages that carry them: found by seq (`firstMessageRange`), then read in order of
+    /// seq, along which the positions ascend.
+    private struct MessagePositions {
+        let after: Int64
+        let through: Int64
+        var batch: Int
+        /// The next seq to read from; nil until the first read finds it.
+        var fromSeq: Int64?
+        var buffered: [Int64] = []
+        var next = 0
+        var exhausted: Bool
+
+        init(after: Int64, through: Int64, batch: Int) {
+            self.after = after
+            self.through = through
+            self.batch = batch
+            exhausted = after >= through
+        }
+
+        var current: Int64? { next < buffered.count ? buffered[next] : nil }
+
+        mutating func head(_ span: Span, _ connection: SQLiteConnection) throws -> Int64? {
+            if next < buffered.count { return buffered[next] }
+            guard !exhausted else { return nil }
+            if fromSeq == nil {
+                guard let range = try SQLiteStore.firstMessageRange(
+                    in: span.conversationID, after: after, notBefore: span.kind == .room ? span.joinedSeq + 1 : 1,
+                    connection)
+                else {
+                    exhausted = true
+                    return nil
+                }
+                fromSeq = range.start
+            }
+            // From the search's window on: the messages in it not past the cursor are passed over.
+            let rows = try connection.rows(
+                """
+                SELECT seq, position FROM messages
+                WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL AND position > ? ORDER BY seq LIMIT ?
+                """,
+                span.conversationID, fromSeq ?? 1, after, batch, as: { ($0.int(0), $0.int(1)) })
+            buffered = rows.lazy.map(\.1).filter { $0 <= through }
+            next = 0
+            exhausted = rows.count < batch || buffered.count < rows.count
+            fromSeq = (rows.last?.0 ?? 0) + 1
+            batch *= 2
+            return buffered.first
+        }
+    }
+
+    /// The positions of a conversation's other events in `after...through`, through the
+    /// events' index by conversation (which leaves `.message` events out).
+    private struct OtherPositions {
+        var after: Int64
+        let through: Int64
+        var batch: Int
+        var buffered: [Int64] = []
+        var next = 0
+        var exhausted: Bool
+
+        init(after: Int64, through: Int64, batch: Int) {
+            self.after = after
+            self.through = through
+            self.batch = batch
+            exhausted = after >= through
+        }
+
+        var current: Int64? { next < buffered.count ? buffered[next] : nil }
+
+        mutating func head(_ span: Span, _ connection: SQLiteConnection) throws -> Int64? {
             if next < buffered.count { return buffered[next] }
             guard !exhausted else { return nil }
             if span.kind == .room {
-                buffered = try connection.rows(Self.roomPositions, span.conversationID, after, span.through, span.joinedSeq,
+                buffered = try connection.rows(Self.roomPositions, span.conversationID, after, through, span.joinedSeq,
                                                batch, as: { $0.int(0) })
             } else {
                 buffered = try connection.rows(
-                    "SELECT position FROM conversation_events WHERE conversation_id = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?",
-                    span.conversationID, after, span.through, batch, as: { $0.int(0) })
+                    """
+                    SELECT position FROM conversation_events
+                    WHERE conversation_id = ? AND position > ? AND position <= ? AND type <> 'message'
+                    ORDER BY position LIMIT ?
+                    """,
+                    span.conversationID, after, through, batch, as: { $0.int(0) })
             }
             next = 0
             exhausted = buffered.count < batch
@@ -140,17 +231,80 @@ extension SQLiteStore: EventStore {
             return buffered.first
         }
 
-        mutating func advance() { next += 1 }
-
         /// A room's events someone present reads: none about a message from before they came.
         private static let roomPositions = """
             SELECT e.position FROM conversation_events e
-            WHERE e.conversation_id = ? AND e.position > ? AND e.position <= ?
+            WHERE e.conversation_id = ? AND e.position > ? AND e.position <= ? AND e.type <> 'message'
                 AND \(FeedVisibility.sql(
                     kind: "'room'", messageSeq: FeedVisibility.messageSeqSQL("e.message_id"), joinedSeq: "?"))
             ORDER BY e.position LIMIT ?
             """
     }
+
+    /// Where, at `notBefore` or later, the first message of `conversation` whose own event
+    /// is past `position` is: at a seq in `start...found` (at most `searchWindow`
+    /// messages apart); nil when there is none. Positions ascend with seq within a
+    /// conversation, so this is a search over the messages' `(conversation_id, seq)`
+    /// index: the newest and the oldest message first, in one statement (a cursor past
+    /// the one or before the other needs no more), then look-ups by interpolation, as a
+    /// conversation's messages are usually spread evenly over the positions (halving
+    /// instead whenever a step did not halve the range). The caller reads the window
+    /// with the rows it wants anyway. Messages without a position of their own (NULL) are
+    /// skipped.
+    static func firstMessageRange(
+        in conversation: Int64, after position: Int64, notBefore: Int64, _ connection: SQLiteConnection
+    ) throws -> (start: Int64, found: Int64)? {
+        let ends = try connection.rows(Self.messageEnds, conversation, notBefore, as: { (seq: $0.int(0), position: $0.int(1)) })
+        guard ends.count == 2, case let (newest, oldest) = (ends[0], ends[1]), newest.seq >= notBefore,
+              newest.position > position
+        else { return nil }
+        if oldest.position > position { return (oldest.seq, oldest.seq) }
+        // `low`: the seq of a message not past `position`; `high`: a seq whose first
+        // message at or after it is past it, that message being `found`.
+        var (low, lowPosition) = (oldest.seq, oldest.position)
+        var (high, highPosition, found) = (newest.seq, newest.position, newest.seq)
+        var halve = false
+        while high - low > searchWindow {
+            let width = high - low
+            let middle: Int64
+            if halve {
+                middle = low + width / 2
+            } else {
+                let share = Double(position - lowPosition) / Double(max(1, highPosition - lowPosition))
+                middle = min(high - 1, max(low + 1, low + 1 + Int64(share * Double(width - 1))))
+            }
+            guard let probed = try connection.first(
+                Self.messageAtOrAfter, conversation, middle, as: { (seq: $0.int(0), position: $0.int(1)) })
+            else { break }
+            if probed.position > position {
+                (high, highPosition, found) = (middle, probed.position, probed.seq)
+            } else {
+                (low, lowPosition) = (probed.seq, probed.position)
+            }
+            halve = 2 * (high - low) > width
+        }
+        return (low + 1, found)
+    }
+
+    /// How many messages the search leaves to be read in one statement rather than
+    /// looked up one by one.
+    private static let searchWindow: Int64 = 4
+
+    /// The newest message of a conversation with a position, then the oldest at a seq or
+    /// later: seq and position of each.
+    private static let messageEnds = """
+        SELECT * FROM (SELECT seq, position FROM messages
+            WHERE conversation_id = ?1 AND position IS NOT NULL ORDER BY seq DESC LIMIT 1)
+        UNION ALL
+        SELECT * FROM (SELECT seq, position FROM messages
+            WHERE conversation_id = ?1 AND seq >= ?2 AND position IS NOT NULL ORDER BY seq LIMIT 1)
+        """
+
+    /// The first message with a position at a seq or later: its seq and position.
+    private static let messageAtOrAfter = """
+        SELECT seq, position FROM messages
+        WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL ORDER BY seq LIMIT 1
+        """
 
     private func spans(of userID: UserID, after position: Int64, _ connection: SQLiteConnection) throws -> [Span] {
         var spans: [Span] = []
@@ -288,12 +442,32 @@ extension SQLiteStore: EventStore {
             "SELECT user_id, conversation_id, joined_position, left_position FROM former_members WHERE joined_position <= ?",
             cut, as: { ($0.int(0), $0.int(1), $0.int(2), $0.int(3)) })
         for (user, conversation, joined, left) in former {
-            if let newest = try connection.scalar(
-                "SELECT max(position) FROM conversation_events WHERE conversation_id = ? AND position >= ? AND position <= ?",
-                conversation, joined, min(left, cut))
-            {
+            let bound = min(left, cut)
+            let other = try connection.scalar(
+                """
+                SELECT max(position) FROM conversation_events
+                WHERE conversation_id = ? AND position >= ? AND position <= ? AND type <> 'message'
+                """,
+                conversation, joined, bound)
+            let message = try newestMessagePosition(in: conversation, atMost: bound, connection).flatMap {
+                $0 >= joined ? $0 : nil
+            }
+            if let newest = [other, message].compactMap({ $0 }).max() {
                 try connection.execute(raise, newest, user)
             }
         }
+    }
+
+    /// The position of the newest `.message` event of `conversation` at `bound` or before.
+    private func newestMessagePosition(in conversation: Int64, atMost bound: Int64, _ connection: SQLiteConnection)
+        throws -> Int64?
+    {
+        let past = try Self.firstMessageRange(in: conversation, after: bound, notBefore: 1, connection)
+        return try connection.scalar(
+            """
+            SELECT position FROM messages
+            WHERE conversation_id = ? AND seq <= ? AND position IS NOT NULL AND position <= ? ORDER BY seq DESC LIMIT 1
+            """,
+            conversation, past?.found ?? Int64.max, bound)
     }
 }

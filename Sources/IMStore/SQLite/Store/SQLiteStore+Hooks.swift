@@ -13,10 +13,11 @@ extension SQLiteStore {
 
 extension SQLiteStore {
     func post(_ context: SQLiteDatabase.WriteContext, _ new: NewMessage, at now: Timestamp) throws -> Message {
-        let (message, conversation) = try insertMessage(context, new, at: now)
+        let position = positions.issue()
+        let (message, conversation) = try insertMessage(context, new, at: now, position: position)
         try appendConversationEvent(
             context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
-            message: (message, conversation.kind, conversation.name))
+            position: position, message: (message, conversation.kind, conversation.name))
         return message
     }
 
@@ -51,7 +52,7 @@ extension SQLiteStore {
 
 extension SQLiteStore {
     func appendMessage(_ context: SQLiteDatabase.WriteContext, _ new: NewMessage, at now: Timestamp) throws -> Message {
-        try insertMessage(context, new, at: now).message
+        try insertMessage(context, new, at: now, position: nil).message
     }
 }
 

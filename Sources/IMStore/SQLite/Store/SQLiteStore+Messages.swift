@@ -34,7 +34,8 @@ extension SQLiteStore: MessageStore {
                     throw StoreError.invalidReference("message \(replyTo) is not in this conversation")
                 }
             }
-            let (message, conversation) = try insertMessage(context, new, at: now, head: head)
+            let position = positions.issue()
+            let (message, conversation) = try insertMessage(context, new, at: now, head: head, position: position)
             if new.type == .chat {
                 try connection.execute(
                     "UPDATE members SET last_read_seq = ?, last_posted_at = ? WHERE conversation_id = ? AND user_id = ?",
@@ -42,7 +43,7 @@ extension SQLiteStore: MessageStore {
             }
             try appendConversationEvent(
                 context, type: .message, conversationID: new.conversationID, messageID: message.id, at: now,
-                recipients: roster.users, message: (message, conversation.kind, conversation.name),
+                position: position, recipients: roster.users, message: (message, conversation.kind, conversation.name),
                 addresses: roster.addresses)
             return (message, false)
         }
@@ -112,10 +113,13 @@ extension SQLiteStore: MessageStore {
 
     /// Appends a message to its conversation (next `seq`, last message, time); returns it
     /// with the conversation's kind and name. The caller puts it into feeds. `head` is the
-    /// conversation's row when the caller read it already (in the same transaction).
+    /// conversation's row when the caller read it already (in the same transaction);
+    /// `position` is that of the message's own event (`.message`), which the caller
+    /// appends at it, or nil when another event carries the message.
     @discardableResult
     func insertMessage(
-        _ context: SQLiteDatabase.WriteContext, _ new: NewMessage, at now: Timestamp, head: ConversationHead? = nil
+        _ context: SQLiteDatabase.WriteContext, _ new: NewMessage, at now: Timestamp, head: ConversationHead? = nil,
+        position: Int64?
     ) throws -> (message: Message, conversation: (kind: ConversationKind, name: String)) {
         let connection = context.connection
         // The conversation's row is read once, then the message takes its next number and
@@ -127,11 +131,11 @@ extension SQLiteStore: MessageStore {
         let seq = lastSeq + 1
         try connection.execute(
             """
-            INSERT INTO messages (conversation_id, seq, type, sender_id, text, client_msg_id, reply_to, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO messages (conversation_id, seq, type, sender_id, text, client_msg_id, reply_to, created_at, position)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             new.conversationID.rawValue, seq, new.type.rawValue, new.senderID.rawValue, new.text, new.clientMessageID,
-            new.replyTo?.rawValue, now.milliseconds)
+            new.replyTo?.rawValue, now.milliseconds, position)
         let id = MessageID(rawValue: connection.lastInsertRowID)
         try connection.execute(
             "UPDATE conversations SET last_seq = ?, last_message_id = ?, updated_at = ? WHERE id = ?",
