@@ -89,13 +89,19 @@ run() {  # run NAME TOKEN FILTER...: one schemathesis run
     fi
     # The summary: operations and test cases, then each distinct failure's title.
     grep -E "^(API Operations|Test Phases|Test cases|Seed|[0-9]+ (passed|failed))|passed|failed|errors? in " "$out/$name.txt" | tail -6 | sed 's/^/   /'
-    grep -E "^_+ (GET|POST|PUT|PATCH|DELETE|HEAD) " "$out/$name.txt" | sort -u | sed 's/^/   FAILED /' || true
+    grep -E "^_+ ((GET|POST|PUT|PATCH|DELETE|HEAD) |Stateful tests)" "$out/$name.txt" | sort -u | sed 's/^/   FAILED /' || true
     # And the first failure whole (its check, the request as curl, the answer), so that a
     # failure seen once can be reproduced from this output alone.
-    awk '/^_+ (GET|POST|PUT|PATCH|DELETE|HEAD) /{n++} n==1' "$out/$name.txt" | head -40 | sed 's/^/   | /'
+    awk '/^_+ ((GET|POST|PUT|PATCH|DELETE|HEAD) |Stateful tests)/{n++} n==1' "$out/$name.txt" | head -40 | sed 's/^/   | /'
 }
 run person "$person" --exclude-path-regex '^/v1/(admin|logout|me/password|me/sessions/|groups/[^/]+/leave|rooms/[^/]+/leave)'
-run admin "$admin" --include-path-regex '^/v1/admin' --exclude-name 'DELETE /v1/admin/users/{name}'
+# Revoking a Telegram token runs apart from the account's creation: a user just created
+# has none, so in the stateful phase, which chains a creation to the revoke, its 404 read
+# as "created resource not found" (the per-operation exemption in schemathesis.toml does
+# not reach that phase's checks).
+run admin "$admin" --include-path-regex '^/v1/admin' --exclude-name 'DELETE /v1/admin/users/{name}' \
+    --exclude-name 'DELETE /v1/admin/users/{name}/telegram-token'
+run telegram-revoke "$admin" --include-name 'DELETE /v1/admin/users/{name}/telegram-token'
 run leaving "$person" --include-path-regex '^/v1/(me/password|groups/[^/]+/leave|rooms/[^/]+/leave)$'
 run deletion "$admin" --include-name 'DELETE /v1/admin/users/{name}'
 run logout "$(token register conformance-leaver)" --include-path-regex '^/v1/(logout|me/sessions/[^/]+)$'
@@ -110,5 +116,5 @@ if grep -q " failed: " "$out/server.log"; then
     grep " failed: " "$out/server.log" | sort -u | head -10
     status=1
 fi
-echo "details: $out/{person,admin,leaving,deletion,logout,bot}.txt"
+echo "details: $out/{person,admin,telegram-revoke,leaving,deletion,logout,bot}.txt"
 exit $status
