@@ -164,27 +164,37 @@ extension SQLiteStore: EventStore {
         mutating func head(_ span: Span, _ connection: SQLiteConnection) throws -> Int64? {
             if next < buffered.count { return buffered[next] }
             guard !exhausted else { return nil }
-            if fromSeq == nil {
+            let rows: [(seq: Int64, position: Int64)]
+            if let fromSeq {
+                rows = try connection.rows(
+                    """
+                    SELECT seq, position FROM messages
+                    WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL AND position > ? ORDER BY seq LIMIT ?
+                    """,
+                    span.conversationID, fromSeq, after, batch, as: { ($0.int(0), $0.int(1)) })
+            } else {
                 guard let range = try SQLiteStore.firstMessageRange(
                     in: span.conversationID, after: after, notBefore: span.kind == .room ? span.joinedSeq + 1 : 1,
-                    connection)
+                    opening: batch, connection)
                 else {
                     exhausted = true
                     return nil
                 }
                 fromSeq = range.start
+                // All of the conversation's messages from `notBefore` are past the cursor:
+                // the search's first statement read this batch already.
+                if let opening = range.opening {
+                    rows = opening
+                } else {
+                    // From the search's window on: the messages in it not past the cursor
+                    // are passed over.
+                    return try head(span, connection)
+                }
             }
-            // From the search's window on: the messages in it not past the cursor are passed over.
-            let rows = try connection.rows(
-                """
-                SELECT seq, position FROM messages
-                WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL AND position > ? ORDER BY seq LIMIT ?
-                """,
-                span.conversationID, fromSeq ?? 1, after, batch, as: { ($0.int(0), $0.int(1)) })
-            buffered = rows.lazy.map(\.1).filter { $0 <= through }
+            buffered = rows.lazy.map(\.position).filter { $0 <= through }
             next = 0
             exhausted = rows.count < batch || buffered.count < rows.count
-            fromSeq = (rows.last?.0 ?? 0) + 1
+            fromSeq = (rows.last?.seq ?? 0) + 1
             batch *= 2
             return buffered.first
         }
@@ -251,17 +261,28 @@ extension SQLiteStore: EventStore {
     /// instead whenever a step did not halve the range). The caller reads the window
     /// with the rows it wants anyway. Messages without a position of their own (NULL) are
     /// skipped.
+    ///
+    /// The first statement reads the oldest `opening` messages, not only the oldest one:
+    /// when the first of them is past `position` (a cursor from before the conversation's
+    /// messages, as when catching up), they are the caller's first batch (`opening`).
     static func firstMessageRange(
-        in conversation: Int64, after position: Int64, notBefore: Int64, _ connection: SQLiteConnection
-    ) throws -> (start: Int64, found: Int64)? {
-        let ends = try connection.rows(Self.messageEnds, conversation, notBefore, as: { (seq: $0.int(0), position: $0.int(1)) })
-        guard ends.count == 2, case let (newest, oldest) = (ends[0], ends[1]), newest.seq >= notBefore,
-              newest.position > position
-        else { return nil }
-        if oldest.position > position { return (oldest.seq, oldest.seq) }
+        in conversation: Int64, after position: Int64, notBefore: Int64, opening: Int = 1,
+        _ connection: SQLiteConnection
+    ) throws -> (start: Int64, found: Int64, opening: [(seq: Int64, position: Int64)]?)? {
+        var newest: (seq: Int64, position: Int64)?
+        var oldest: [(seq: Int64, position: Int64)] = []
+        try connection.query(Self.messageEnds, [conversation, notBefore, Int64(max(1, opening))]) { row in
+            if row.int(0) == 0 { newest = (row.int(1), row.int(2)) } else { oldest.append((row.int(1), row.int(2))) }
+        }
+        oldest.sort { $0.seq < $1.seq }
+        guard let newest, let first = oldest.first, newest.seq >= notBefore, newest.position > position else {
+            return nil
+        }
+        if first.position > position { return (first.seq, first.seq, oldest) }
+        let oldestOne = first
         // `low`: the seq of a message not past `position`; `high`: a seq whose first
         // message at or after it is past it, that message being `found`.
-        var (low, lowPosition) = (oldest.seq, oldest.position)
+        var (low, lowPosition) = (oldestOne.seq, oldestOne.position)
         var (high, highPosition, found) = (newest.seq, newest.position, newest.seq)
         var halve = false
         while high - low > searchWindow {
@@ -283,21 +304,21 @@ extension SQLiteStore: EventStore {
             }
             halve = 2 * (high - low) > width
         }
-        return (low + 1, found)
+        return (low + 1, found, nil)
     }
 
     /// How many messages the search leaves to be read in one statement rather than
     /// looked up one by one.
     private static let searchWindow: Int64 = 4
 
-    /// The newest message of a conversation with a position, then the oldest at a seq or
-    /// later: seq and position of each.
+    /// The newest message of a conversation with a position (tagged 0), and the oldest
+    /// `?3` at a seq or later (tagged 1): seq and position of each.
     private static let messageEnds = """
-        SELECT * FROM (SELECT seq, position FROM messages
+        SELECT 0, * FROM (SELECT seq, position FROM messages
             WHERE conversation_id = ?1 AND position IS NOT NULL ORDER BY seq DESC LIMIT 1)
         UNION ALL
-        SELECT * FROM (SELECT seq, position FROM messages
-            WHERE conversation_id = ?1 AND seq >= ?2 AND position IS NOT NULL ORDER BY seq LIMIT 1)
+        SELECT 1, * FROM (SELECT seq, position FROM messages
+            WHERE conversation_id = ?1 AND seq >= ?2 AND position IS NOT NULL ORDER BY seq LIMIT ?3)
         """
 
     /// The first message with a position at a seq or later: its seq and position.
