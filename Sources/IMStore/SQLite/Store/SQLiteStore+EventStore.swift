@@ -131,11 +131,32 @@ extension SQLiteStore: EventStore {
         }
 
         mutating func advance() {
-            if let message = messages.current, message < others.current ?? Int64.max {
-                messages.next += 1
+            if let message = messages.batches.current, message < others.batches.current ?? Int64.max {
+                messages.batches.next += 1
             } else {
-                others.next += 1
+                others.batches.next += 1
             }
+        }
+    }
+
+    /// Ascending positions read a batch at a time, each batch twice the size of the one
+    /// before, as the merge draws on them.
+    private struct PositionBatches {
+        var size: Int
+        var buffered: [Int64] = []
+        var next = 0
+        var exhausted: Bool
+
+        /// The oldest position read and not taken yet.
+        var current: Int64? { next < buffered.count ? buffered[next] : nil }
+        /// Whether every position read is taken and more may follow.
+        var needsRead: Bool { next >= buffered.count && !exhausted }
+
+        /// Holds the next batch (`last`: nothing follows it); returns its first position.
+        mutating func refill(_ positions: [Int64], last: Bool) -> Int64? {
+            (buffered, next, exhausted) = (positions, 0, last)
+            size *= 2
+            return buffered.first
         }
     }
 
@@ -145,58 +166,38 @@ extension SQLiteStore: EventStore {
     private struct MessagePositions {
         let after: Int64
         let through: Int64
-        var batch: Int
+        var batches: PositionBatches
         /// The next seq to read from; nil until the first read finds it.
         var fromSeq: Int64?
-        var buffered: [Int64] = []
-        var next = 0
-        var exhausted: Bool
 
         init(after: Int64, through: Int64, batch: Int) {
             self.after = after
             self.through = through
-            self.batch = batch
-            exhausted = after >= through
+            batches = PositionBatches(size: batch, exhausted: after >= through)
         }
 
-        var current: Int64? { next < buffered.count ? buffered[next] : nil }
-
         mutating func head(_ span: Span, _ connection: SQLiteConnection) throws -> Int64? {
-            if next < buffered.count { return buffered[next] }
-            guard !exhausted else { return nil }
-            let rows: [(seq: Int64, position: Int64)]
-            if let fromSeq {
-                rows = try connection.rows(
-                    """
-                    SELECT seq, position FROM messages
-                    WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL AND position > ? ORDER BY seq LIMIT ?
-                    """,
-                    span.conversationID, fromSeq, after, batch, as: { ($0.int(0), $0.int(1)) })
-            } else {
+            guard batches.needsRead else { return batches.current }
+            var opening: [(seq: Int64, position: Int64)]?
+            if fromSeq == nil {
                 guard let range = try SQLiteStore.firstMessageRange(
                     in: span.conversationID, after: after, notBefore: span.kind == .room ? span.joinedSeq + 1 : 1,
-                    opening: batch, connection)
-                else {
-                    exhausted = true
-                    return nil
-                }
-                fromSeq = range.start
-                // All of the conversation's messages from `notBefore` are past the cursor:
-                // the search's first statement read this batch already.
-                if let opening = range.opening {
-                    rows = opening
-                } else {
-                    // From the search's window on: the messages in it not past the cursor
-                    // are passed over.
-                    return try head(span, connection)
-                }
+                    opening: batches.size, connection)
+                else { return batches.refill([], last: true) }
+                (fromSeq, opening) = (range.start, range.opening)
             }
-            buffered = rows.lazy.map(\.position).filter { $0 <= through }
-            next = 0
-            exhausted = rows.count < batch || buffered.count < rows.count
+            // When every message of the conversation from `notBefore` is past the cursor, the
+            // search's first statement read this batch already; otherwise the read goes on
+            // from the search's window, passing over the messages in it not past the cursor.
+            let rows = try opening ?? connection.rows(
+                """
+                SELECT seq, position FROM messages
+                WHERE conversation_id = ? AND seq >= ? AND position IS NOT NULL AND position > ? ORDER BY seq LIMIT ?
+                """,
+                span.conversationID, fromSeq ?? 1, after, batches.size, as: { (seq: $0.int(0), position: $0.int(1)) })
+            let positions = rows.map(\.position).filter { $0 <= through }
             fromSeq = (rows.last?.seq ?? 0) + 1
-            batch *= 2
-            return buffered.first
+            return batches.refill(positions, last: rows.count < batches.size || positions.count < rows.count)
         }
     }
 
@@ -205,40 +206,31 @@ extension SQLiteStore: EventStore {
     private struct OtherPositions {
         var after: Int64
         let through: Int64
-        var batch: Int
-        var buffered: [Int64] = []
-        var next = 0
-        var exhausted: Bool
+        var batches: PositionBatches
 
         init(after: Int64, through: Int64, batch: Int) {
             self.after = after
             self.through = through
-            self.batch = batch
-            exhausted = after >= through
+            batches = PositionBatches(size: batch, exhausted: after >= through)
         }
 
-        var current: Int64? { next < buffered.count ? buffered[next] : nil }
-
         mutating func head(_ span: Span, _ connection: SQLiteConnection) throws -> Int64? {
-            if next < buffered.count { return buffered[next] }
-            guard !exhausted else { return nil }
+            guard batches.needsRead else { return batches.current }
+            let positions: [Int64]
             if span.kind == .room {
-                buffered = try connection.rows(Self.roomPositions, span.conversationID, after, through, span.joinedSeq,
-                                               batch, as: { $0.int(0) })
+                positions = try connection.rows(Self.roomPositions, span.conversationID, after, through, span.joinedSeq,
+                                                batches.size, as: { $0.int(0) })
             } else {
-                buffered = try connection.rows(
+                positions = try connection.rows(
                     """
                     SELECT position FROM conversation_events
                     WHERE conversation_id = ? AND position > ? AND position <= ? AND type <> 'message'
                     ORDER BY position LIMIT ?
                     """,
-                    span.conversationID, after, through, batch, as: { $0.int(0) })
+                    span.conversationID, after, through, batches.size, as: { $0.int(0) })
             }
-            next = 0
-            exhausted = buffered.count < batch
-            after = buffered.last ?? after
-            batch *= 2
-            return buffered.first
+            after = positions.last ?? after
+            return batches.refill(positions, last: positions.count < batches.size)
         }
 
         /// A room's events someone present reads: none about a message from before they came.
