@@ -271,10 +271,9 @@ extension SQLiteStore: EventStore {
             return nil
         }
         if first.position > position { return (first.seq, first.seq, oldest) }
-        let oldestOne = first
         // `low`: the seq of a message not past `position`; `high`: a seq whose first
         // message at or after it is past it, that message being `found`.
-        var (low, lowPosition) = (oldestOne.seq, oldestOne.position)
+        var (low, lowPosition) = (first.seq, first.position)
         var (high, highPosition, found) = (newest.seq, newest.position, newest.seq)
         var halve = false
         while high - low > searchWindow {
