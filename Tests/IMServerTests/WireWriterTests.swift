@@ -81,6 +81,32 @@ import Testing
         }
     }
 
+    /// Every code, with each optional field present and absent, and texts that need escaping.
+    static func errors() -> [APIError] {
+        var all: [APIError] = []
+        for (index, code) in ErrorCode.allCases.enumerated() {
+            let text = awkwardTexts[index % awkwardTexts.count]
+            all.append(APIError(code, text))
+            all.append(
+                APIError(
+                    code, "message \(index)", retryAfter: index % 2 == 0 ? index * 7 : nil,
+                    field: index % 3 == 0 ? nil : "field/\(text.prefix(5))", reason: index % 2 == 1 ? text : nil,
+                    until: index % 4 == 0 ? nil : times[index % times.count]))
+        }
+        all.append(APIError(.rateLimited, "slow down", retryAfter: 0, field: "", reason: "", until: times[3]))
+        return all
+    }
+
+    @Test func errorEnvelopesAreEncodedExactlyAsTheWireEncoderDoes() throws {
+        let encoder = WireJSON.encoder()
+        for error in Self.errors() {
+            let expected = try encoder.encode(ErrorEnvelope(error: error))
+            let actual = WireWriter.encode(ErrorEnvelope(error: error))
+            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(try JSONDecoder().decode(ErrorEnvelope.self, from: actual).error == error)
+        }
+    }
+
     @Test func eventBatchesAreEncodedExactlyAsTheWireEncoderDoes() throws {
         let encoder = WireJSON.encoder()
         let events = Self.events()

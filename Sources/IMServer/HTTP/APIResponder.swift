@@ -60,7 +60,7 @@ struct APIResponder: HTTPResponder {
     /// An answer given before the body, counted as the route's.
     @inline(never)
     private func refusal(_ head: RequestHead, route: Route, _ error: APIError) -> Response {
-        let response = Response.error(error, encoder: core.encoder)
+        let response = Response.error(error)
         core.metrics.recordRequest(method: head.method, route: route.pattern, status: response.status)
         return response
     }
@@ -69,7 +69,7 @@ struct APIResponder: HTTPResponder {
     /// 414 or 431, carries `INVALID_REQUEST`).
     func errorResponse(status: Int, message: String) -> Response {
         let code = ErrorCode(httpStatus: status) ?? (status >= 500 ? .internalError : .invalidRequest)
-        var response = Response.error(APIError(code, message), encoder: core.encoder)
+        var response = Response.error(APIError(code, message))
         response.status = status
         return response
     }
@@ -145,11 +145,11 @@ struct APIResponder: HTTPResponder {
     private func unmatched(_ request: Request) -> Response {
         if case .wrongMethod(let allowed) = router.match(request.method, request.path) {
             var wrong = Response.error(
-                APIError(.methodNotAllowed, "\(request.method) is not allowed on \(request.path)"), encoder: core.encoder)
+                APIError(.methodNotAllowed, "\(request.method) is not allowed on \(request.path)"))
             wrong.headers.add("Allow", allowed.map(\.rawValue).joined(separator: ", "))
             return wrong
         }
-        return .error(APIError(.notFound, "no endpoint \(request.path)"), encoder: core.encoder)
+        return .error(APIError(.notFound, "no endpoint \(request.path)"))
     }
 
     /// The error envelope for a failed handler; internal errors are logged.
@@ -157,7 +157,7 @@ struct APIResponder: HTTPResponder {
     private func failure(_ error: any Error, _ request: Request, route: Route) -> Response {
         let (apiError, logged) = ErrorMapping.apiError(for: error)
         core.failures.failed("\(request.method) \(request.path)", route: route.pattern, error: error, logged: logged)
-        return .error(apiError, encoder: core.encoder)
+        return .error(apiError)
     }
 
     /// Counts the answer and logs it at debug level.

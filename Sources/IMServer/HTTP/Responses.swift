@@ -30,15 +30,14 @@ extension Response {
         Response(status: status, headers: ["Content-Type": "application/json"], body: body)
     }
 
-    /// The error envelope, with `Retry-After` when the error carries one.
-    static func error(_ error: APIError, encoder: JSONEncoder) -> Response {
+    /// The error envelope (written by `WireWriter`), with `Retry-After` when the error
+    /// carries one.
+    static func error(_ error: APIError) -> Response {
         var headers: HTTPHeaders = ["Content-Type": "application/json"]
         if let retryAfter = error.retryAfter { headers.add("Retry-After", String(retryAfter)) }
         if error.code == .unauthorized { headers.add("WWW-Authenticate", "Bearer") }
-        let body =
-            (try? encoder.encode(ErrorEnvelope(error: error)))
-            ?? Data(#"{"error":{"code":"INTERNAL","message":"error encoding failed"}}"#.utf8)
-        return Response(status: error.code.httpStatus, headers: headers, body: body)
+        return Response(
+            status: error.code.httpStatus, headers: headers, body: WireWriter.encode(ErrorEnvelope(error: error)))
     }
 
     /// 204 with no body.

@@ -132,7 +132,7 @@ enum EventRoutes {
     private static func failure(_ error: any Error, _ context: RequestContext) -> Response {
         let (apiError, logged) = ErrorMapping.apiError(for: error)
         context.core.failures.failed("GET /v1/events", route: "/v1/events", error: error, logged: logged)
-        return .error(apiError, encoder: context.core.encoder)
+        return .error(apiError)
     }
 
     private enum Start {

@@ -17,6 +17,6 @@ enum WebRoutes {
     static func file(_ name: String, _ context: RequestContext) -> Response {
         guard let site else { return StaticSite.missing("web client") }
         return site.response(for: name, ifNoneMatch: context.request.headers["If-None-Match"])
-            ?? .error(APIError(.notFound, "no file '\(name)' in the web client"), encoder: context.core.encoder)
+            ?? .error(APIError(.notFound, "no file '\(name)' in the web client"))
     }
 }
