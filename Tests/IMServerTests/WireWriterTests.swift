@@ -5,9 +5,10 @@ import Testing
 
 @testable import IMServer
 
-/// The hand-written JSON of sent messages, event batches and history pages must be the
-/// very bytes the wire encoder would produce, or clients comparing answers (and these
-/// tests) would see a difference depending on the endpoint.
+/// The hand-written JSON of sent messages, event batches, history pages, conversation
+/// lists and error envelopes must be the very bytes the wire encoder would produce, or
+/// clients comparing answers (and these tests) would see a difference depending on the
+/// endpoint.
 @Suite struct WireWriterTests {
     static let awkwardTexts: [String] = [
         "", "hello", "a/b \\ \"quoted\"", "line\nbreak\ttab\rreturn\u{8}back\u{C}feed",
@@ -104,6 +105,31 @@ import Testing
             let actual = WireWriter.encode(ErrorEnvelope(error: error))
             #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
             #expect(try JSONDecoder().decode(ErrorEnvelope.self, from: actual).error == error)
+        }
+    }
+
+    @Test func conversationListsAreEncodedExactlyAsTheWireEncoderDoes() throws {
+        let addresses: [(ConversationKind, ConversationAddress)] = [
+            (.direct, .user("bob")), (.group, .group("ops/\"night\"")), (.room, .room("lobby")),
+            (.group, .id(ConversationID(rawValue: 7))),
+        ]
+        var conversations: [Conversation] = []
+        for (index, message) in Self.messages().enumerated() {
+            let (kind, address) = addresses[index % addresses.count]
+            let text = Self.awkwardTexts[(index + 1) % Self.awkwardTexts.count]
+            conversations.append(
+                Conversation(
+                    id: ConversationID(rawValue: Int64(index + 1) * 1_000_003), kind: kind, address: address,
+                    displayName: text, avatarURL: index % 2 == 0 ? "" : "/v1/media/\(text.prefix(2))",
+                    lastMessage: index % 3 == 0 ? nil : message, unread: index * 17 - 5,
+                    lastReadSeq: index % 4 == 0 ? Int64.max : Int64(index), updatedAt: Self.times[index % Self.times.count]))
+        }
+        let encoder = WireJSON.encoder()
+        for list in [ConversationList(conversations: []), ConversationList(conversations: conversations)] {
+            let expected = try encoder.encode(list)
+            let actual = WireWriter.encode(list)
+            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(try JSONDecoder().decode(ConversationList.self, from: actual) == list)
         }
     }
 

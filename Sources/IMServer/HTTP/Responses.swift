@@ -25,6 +25,11 @@ extension Response {
         jsonBody(WireWriter.encode(page))
     }
 
+    /// The conversation list, written by `WireWriter`.
+    static func conversations(_ list: ConversationList) -> Response {
+        jsonBody(WireWriter.encode(list))
+    }
+
     /// A JSON body that is already encoded.
     static func jsonBody(_ body: Data, status: Int = 200) -> Response {
         Response(status: status, headers: ["Content-Type": "application/json"], body: body)

@@ -21,7 +21,7 @@ enum ConversationRoutes {
     static func list(_ context: RequestContext) async throws -> Response {
         let session = try context.caller
         let conversations = try await context.core.store.conversations(for: session.userID)
-        return try .json(ConversationList(conversations: conversations), encoder: context.core.encoder)
+        return .conversations(ConversationList(conversations: conversations))
     }
 
     static func one(_ context: RequestContext) async throws -> Response {
