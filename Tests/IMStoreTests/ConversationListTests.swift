@@ -164,6 +164,37 @@ import Testing
         }
     }
 
+    /// The other side's name and profile come from the conversation's name (`<a>:<b>`),
+    /// whichever side the viewer is, ids of any length, and a conversation with oneself.
+    @Test(arguments: StoreKind.allCases) func aDirectEntryNamesTheOtherSideWhicheverSideTheViewerIs(
+        _ kind: StoreKind
+    ) async throws {
+        try await withStore(kind) { store in
+            var users: [UserRecord] = []
+            for index in 0..<12 {
+                users.append(
+                    try await store.updateProfile(
+                        try await store.makeUser("user\(index)").id,
+                        ProfileUpdate(nickname: "Nick \(index)", avatarURL: "/v1/media/\(index)")))
+            }
+            // The lower id first and second, a one-digit id with a two-digit one, and oneself.
+            let pairs = [(0, 11), (11, 1), (2, 3), (5, 5)]
+            for (from, to) in pairs {
+                let conversation = try await store.directConversation(users[from].id, users[to].id)
+                try await store.send("from \(from)", to: conversation.id, from: users[from].id)
+            }
+            for (from, to) in pairs {
+                for (viewer, other) in [(from, to), (to, from)] {
+                    let entries = try await store.conversations(for: users[viewer].id).filter { $0.kind == .direct }
+                    let entry = try #require(entries.first { $0.lastMessage?.text == "from \(from)" })
+                    #expect(entry.address == .user("user\(other)"))
+                    #expect(entry.displayName == "Nick \(other)")
+                    #expect(entry.avatarURL == "/v1/media/\(other)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func aDirectConversationIsHiddenUntilItHasAMessage(_ kind: StoreKind) async throws {
         try await withStore(kind) { store in
             let world = try await Self.makeWorld(store)

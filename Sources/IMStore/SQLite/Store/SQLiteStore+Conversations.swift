@@ -60,48 +60,40 @@ extension SQLiteStore {
 
     public func conversations(for userID: UserID) async throws -> [Conversation] {
         try await database.read { connection in
-            var rows: [(Conversation, otherID: Int64?)] = []
-            try connection.query(
+            // A one-to-one conversation is named by its two ids (`<a>:<b>`); the other one's
+            // name and profile come in the same statement, as on PostgreSQL.
+            var result = try connection.rows(
                 """
                 SELECT c.id, c.kind, c.name, c.title, c.logo_url, c.updated_at, mb.last_read_seq,
                     \(Self.unreadSQL),
+                    o.username, o.nickname, o.avatar_url,
                     \(Self.messageColumns)
                 FROM members mb JOIN conversations c ON c.id = mb.conversation_id
+                LEFT JOIN users o ON c.kind = 'direct' AND o.id = CASE
+                    WHEN CAST(substr(c.name, 1, instr(c.name, ':') - 1) AS INTEGER) = ?1
+                        THEN CAST(substr(c.name, instr(c.name, ':') + 1) AS INTEGER)
+                    ELSE CAST(substr(c.name, 1, instr(c.name, ':') - 1) AS INTEGER) END
                 LEFT JOIN messages m ON m.id = c.last_message_id AND (c.kind != 'room' OR m.seq > mb.joined_seq)
                 LEFT JOIN users su ON su.id = m.sender_id
-                WHERE mb.user_id = ? AND (c.kind != 'direct' OR c.last_seq > 0)
+                WHERE mb.user_id = ?1 AND (c.kind != 'direct' OR c.last_seq > 0)
                 """,
-                [userID.rawValue]
-            ) { row in
-                let kind = ConversationKind(rawValue: row.text(1)) ?? .group
-                let name = row.text(2)
-                var otherID: Int64?
-                if kind == .direct {
-                    let ids = name.split(separator: ":").compactMap { Int64($0) }
-                    otherID = ids.first { $0 != userID.rawValue } ?? userID.rawValue
-                }
-                let title = row.text(3)
-                let conversation = Conversation(
-                    id: ConversationID(rawValue: row.int(0)), kind: kind,
-                    address: ConversationAddress(kind: kind, name: name), displayName: title.isEmpty ? name : title,
-                    avatarURL: row.text(4), lastMessage: try Self.message(row, at: 8), unread: Self.unread(row.int(7)),
-                    lastReadSeq: row.int(6), updatedAt: Timestamp(milliseconds: row.int(5)))
-                rows.append((conversation, otherID))
-            }
-            var result: [Conversation] = []
-            result.reserveCapacity(rows.count)
-            for (conversation, otherID) in rows {
-                var conversation = conversation
-                if let otherID,
-                    let other = try connection.first(
-                        "SELECT \(Self.userColumns) FROM users u WHERE u.id = ?", otherID, as: { try Self.userRecord($0).user })
-                {
-                    conversation.address = .user(other.username)
-                    conversation.displayName = other.nickname
-                    conversation.avatarURL = other.avatarURL
-                }
-                result.append(conversation)
-            }
+                userID.rawValue,
+                as: { row in
+                    let kind = ConversationKind(rawValue: row.text(1)) ?? .group
+                    let name = row.text(2)
+                    let title = row.text(3)
+                    var conversation = Conversation(
+                        id: ConversationID(rawValue: row.int(0)), kind: kind,
+                        address: ConversationAddress(kind: kind, name: name), displayName: title.isEmpty ? name : title,
+                        avatarURL: row.text(4), lastMessage: try Self.message(row, at: 11), unread: Self.unread(row.int(7)),
+                        lastReadSeq: row.int(6), updatedAt: Timestamp(milliseconds: row.int(5)))
+                    if kind == .direct, let other = row.optionalText(8) {
+                        conversation.address = .user(other)
+                        conversation.displayName = row.text(9)
+                        conversation.avatarURL = row.text(10)
+                    }
+                    return conversation
+                })
             result.sort(by: Conversation.listedBefore)
             return result
         }
