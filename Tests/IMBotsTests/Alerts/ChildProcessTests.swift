@@ -22,6 +22,24 @@ struct ChildProcessTests {
         }
     }
 
+    /// A test's thread may block signals (commands run in-process watch SIGINT and
+    /// SIGTERM, and dispatch's threads block most): a child started there must not inherit
+    /// that, or it never hears SIGTERM (a tmux server then outlived its test by ten minutes).
+    @Test("a child started where signals are blocked still hears SIGTERM")
+    func cleanSignalState() async throws {
+        let log = TestServer.temporaryDirectory() + "/sleep.log"
+        let child: ChildProcess = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                var blocked = sigset_t()
+                sigfillset(&blocked)
+                pthread_sigmask(SIG_BLOCK, &blocked, nil)
+                continuation.resume(with: Result { try ChildProcess("/bin/sleep", arguments: ["600"], log: log) })
+            }.start()
+        }
+        await child.stop()
+        #expect(try await child.exitStatus() == 128 + SIGTERM)
+    }
+
     @Test("the exit status of a failing program is reported")
     func exitStatus() async throws {
         let child = try ChildProcess("/bin/sh", arguments: ["-c", "exit 3"], log: TestServer.temporaryDirectory() + "/exit.log")

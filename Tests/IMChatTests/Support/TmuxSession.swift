@@ -84,51 +84,19 @@ struct TmuxSession {
         _ = try? await run(["kill-server"])
     }
 
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which its
-    /// headers show Swift only under `_GNU_SOURCE`, looked up at run time.
-    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32)? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>?, Int32) -> Int32).self)
-    }()
-
     /// Runs one tmux command and returns what it printed.
     ///
-    /// Spawned directly and waited for on a dispatch thread (the wait blocks) with only
-    /// standard input, output and error open; the output goes to a file, not a pipe,
-    /// since `new-session` starts the tmux server, which would hold a pipe open.
+    /// A `SpawnedProcess`: none of this process's descriptors and a clean signal state
+    /// reach tmux. Its server lives on after `new-session` and would otherwise hold other
+    /// tests' sockets open, and with the signals a test's thread blocks it would never hear
+    /// its panes end nor `kill-server` finish. The output goes to a file, not a pipe, since
+    /// `new-session` starts the server, which would hold a pipe open.
     @discardableResult
     private func run(_ arguments: [String]) async throws -> String {
         let outputPath = socket + ".out-" + UUID().uuidString
         defer { unlink(outputPath) }
-        let argv = [tmux, "-S", socket] + arguments
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                var actions = posix_spawn_file_actions_t()
-                posix_spawn_file_actions_init(&actions)
-                defer { posix_spawn_file_actions_destroy(&actions) }
-                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-                posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-                posix_spawn_file_actions_adddup2(&actions, 1, 2)
-                // Nothing else of this process may leak into tmux: its server lives on and
-                // would hold other tests' sockets open, so their peers never see them close.
-                guard let closeFrom = Self.closeFrom else {
-                    continuation.resume(throwing: TestFailure("posix_spawn_file_actions_addclosefrom_np needs glibc 2.34 or later"))
-                    return
-                }
-                _ = closeFrom(&actions, 3)
-                var pid = pid_t()
-                let cArguments = argv.map { strdup($0) } + [nil]
-                defer { for pointer in cArguments { free(pointer) } }
-                let spawned = posix_spawn(&pid, tmux, &actions, nil, cArguments, environ)
-                guard spawned == 0 else {
-                    continuation.resume(throwing: TestFailure("cannot start \(tmux): \(String(cString: strerror(spawned)))"))
-                    return
-                }
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-                continuation.resume(returning: status)
-            }
-        }
+        let process = try SpawnedProcess(tmux, ["-S", socket] + arguments, output: .appended(toFile: outputPath))
+        let status = await process.waitForExit()
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard status == 0 else { throw TestFailure("tmux \(arguments.first ?? "") failed (status \(status)): \(text)") }
         return text
