@@ -6,9 +6,9 @@ import Testing
 @testable import IMServer
 
 /// The hand-written JSON of sent messages, event batches, history pages, conversation
-/// lists and error envelopes must be the very bytes the wire encoder would produce, or
-/// clients comparing answers (and these tests) would see a difference depending on the
-/// endpoint.
+/// lists, profiles and error envelopes must be the very bytes the wire encoder would
+/// produce, or clients comparing answers (and these tests) would see a difference
+/// depending on the endpoint.
 @Suite struct WireWriterTests {
     static let awkwardTexts: [String] = [
         "", "hello", "a/b \\ \"quoted\"", "line\nbreak\ttab\rreturn\u{8}back\u{C}feed",
@@ -130,6 +130,41 @@ import Testing
             let actual = WireWriter.encode(list)
             #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
             #expect(try JSONDecoder().decode(ConversationList.self, from: actual) == list)
+        }
+    }
+
+    /// Profiles with attributes whose keys sort differently by case, digits, punctuation
+    /// and non-ASCII letters, and lists with and without missing names.
+    static func users() -> [User] {
+        let attrs: [[String: String]] = [
+            [:], ["b": "1", "B": "2", "a10": "3", "a9": "4", "é": "5", "e": "6", "Z": "7", "_x": "8", "a-b": "9", "ab": "10"],
+            ["team": "ops/\"night\"", "emoji 🎉": "👩‍👩‍👧", "": "empty key", "漢字": "line\nbreak"],
+        ]
+        return awkwardTexts.enumerated().map { index, text in
+            User(
+                id: UserID(rawValue: Int64(index) * 7_919 + 1), username: "user\(index)", nickname: text,
+                avatarURL: index % 2 == 0 ? "" : "/v1/media/\(index)", signature: awkwardTexts[(index + 3) % awkwardTexts.count],
+                attrs: attrs[index % attrs.count], isBot: index % 3 == 0, createdAt: times[index % times.count])
+        }
+    }
+
+    @Test func profilesAndTheirListsAreEncodedExactlyAsTheWireEncoderDoes() throws {
+        let encoder = WireJSON.encoder()
+        for user in Self.users() {
+            let expected = try encoder.encode(user)
+            let actual = WireWriter.encode(user)
+            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(try JSONDecoder().decode(User.self, from: actual) == user)
+        }
+        let lists = [
+            UserList(users: []), UserList(users: Self.users()), UserList(users: [], missing: []),
+            UserList(users: Array(Self.users().prefix(2)), missing: ["nobody", "ghost \"quoted\"", "é"]),
+        ]
+        for list in lists {
+            let expected = try encoder.encode(list)
+            let actual = WireWriter.encode(list)
+            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(try JSONDecoder().decode(UserList.self, from: actual) == list)
         }
     }
 

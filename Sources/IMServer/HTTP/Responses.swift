@@ -30,6 +30,16 @@ extension Response {
         jsonBody(WireWriter.encode(list))
     }
 
+    /// A profile, written by `WireWriter`.
+    static func user(_ user: User, status: Int = 200) -> Response {
+        jsonBody(WireWriter.encode(user), status: status)
+    }
+
+    /// A list of profiles, written by `WireWriter`.
+    static func users(_ list: UserList) -> Response {
+        jsonBody(WireWriter.encode(list))
+    }
+
     /// A JSON body that is already encoded.
     static func jsonBody(_ body: Data, status: Int = 200) -> Response {
         Response(status: status, headers: ["Content-Type": "application/json"], body: body)

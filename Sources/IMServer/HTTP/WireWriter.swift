@@ -2,7 +2,8 @@ import Foundation
 import IMProtocol
 
 /// Writes the answers of the busiest endpoints (a sent message, a batch of feed events, a
-/// page of history, the conversation list) and every error envelope straight into bytes: exactly what `WireJSON.encoder()` produces
+/// page of history, the conversation list, profiles) and every error envelope straight
+/// into bytes: exactly what `WireJSON.encoder()` produces
 /// (compact, keys sorted, slashes unescaped), at a fraction of its cost. Foundation's
 /// encoder builds a tree of boxed values and sorts every object's keys at run time; here
 /// the key order is fixed in code. Events that carry a profile or conversation info are
@@ -50,6 +51,34 @@ struct WireWriter {
         for (index, conversation) in list.conversations.enumerated() {
             if index > 0 { writer.byte(UInt8(ascii: ",")) }
             writer.write(conversation)
+        }
+        writer.raw("]}")
+        return Data(writer.bytes)
+    }
+
+    /// A profile, as `GET /v1/me` and the users' endpoints answer it.
+    static func encode(_ user: User) -> Data {
+        var writer = WireWriter(capacity: 256)
+        writer.write(user)
+        return Data(writer.bytes)
+    }
+
+    /// A list of profiles (`GET /v1/users?names=…`, the contacts).
+    static func encode(_ list: UserList) -> Data {
+        var writer = WireWriter(capacity: 32 + list.users.count * 256)
+        writer.raw("{")
+        if let missing = list.missing {
+            writer.raw("\"missing\":[")
+            for (index, name) in missing.enumerated() {
+                if index > 0 { writer.byte(UInt8(ascii: ",")) }
+                writer.string(name)
+            }
+            writer.raw("],")
+        }
+        writer.raw("\"users\":[")
+        for (index, user) in list.users.enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.write(user)
         }
         writer.raw("]}")
         return Data(writer.bytes)
@@ -155,6 +184,33 @@ struct WireWriter {
         string(message.text)
         raw(",\"type\":")
         string(message.type.rawValue)
+        raw("}")
+    }
+
+    /// A profile; its attributes in the order of their keys' UTF-8 bytes, as the wire
+    /// encoder sorts them.
+    mutating func write(_ user: User) {
+        raw("{\"attrs\":{")
+        let attrs = user.attrs.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (index, (key, value)) in attrs.enumerated() {
+            if index > 0 { byte(UInt8(ascii: ",")) }
+            string(key)
+            byte(UInt8(ascii: ":"))
+            string(value)
+        }
+        raw("},\"avatar_url\":")
+        string(user.avatarURL)
+        raw(",\"created_at\":")
+        timestamp(user.createdAt)
+        raw(",\"id\":")
+        quoted(user.id.rawValue)
+        raw(user.isBot ? ",\"is_bot\":true" : ",\"is_bot\":false")
+        raw(",\"nickname\":")
+        string(user.nickname)
+        raw(",\"signature\":")
+        string(user.signature)
+        raw(",\"username\":")
+        string(user.username)
         raw("}")
     }
 

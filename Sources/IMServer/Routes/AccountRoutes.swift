@@ -129,7 +129,7 @@ enum AccountRoutes {
         guard let record = try await context.core.store.user(id: session.userID) else {
             throw APIError(.unauthorized, "this account no longer exists")
         }
-        return try .json(record.user, encoder: context.core.encoder)
+        return .user(record.user)
     }
 
     static func updateMe(_ context: RequestContext) async throws -> Response {
@@ -141,7 +141,7 @@ enum AccountRoutes {
         try update.validate()
         try await MediaReference.check(update.avatarURL, field: "avatar_url", by: session.userID, context.core)
         let record = try await context.core.store.updateProfile(session.userID, update)
-        return try .json(record.user, encoder: context.core.encoder)
+        return .user(record.user)
     }
 
     static func changePassword(_ context: RequestContext) async throws -> Response {

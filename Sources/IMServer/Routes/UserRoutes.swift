@@ -32,12 +32,12 @@ enum UserRoutes {
         for name in names where !users.contains(where: { $0.username == name }) && !missing.contains(name) {
             if let user = byName[name] { users.append(user) } else { missing.append(name) }
         }
-        return try .json(UserList(users: users, missing: missing), encoder: context.core.encoder)
+        return .users(UserList(users: users, missing: missing))
     }
 
     static func user(_ context: RequestContext) async throws -> Response {
         let record = try await existingUser(context, try context.parameter("name"))
-        return try .json(record.user, encoder: context.core.encoder)
+        return .user(record.user)
     }
 
     static func existingUser(_ context: RequestContext, _ name: String) async throws -> UserRecord {
@@ -51,7 +51,7 @@ enum UserRoutes {
     static func contacts(_ context: RequestContext) async throws -> Response {
         let session = try context.caller
         let users = try await context.core.store.contacts(of: session.userID)
-        return try .json(UserList(users: users), encoder: context.core.encoder)
+        return .users(UserList(users: users))
     }
 
     static func addContact(_ context: RequestContext) async throws -> Response {
@@ -61,7 +61,7 @@ enum UserRoutes {
             throw APIError.invalid("name", "you cannot add yourself as a contact")
         }
         let added = try await context.core.store.addContact(session.userID, record.id)
-        return try .json(record.user, status: added ? 201 : 200, encoder: context.core.encoder)
+        return .user(record.user, status: added ? 201 : 200)
     }
 
     static func removeContact(_ context: RequestContext) async throws -> Response {
@@ -75,7 +75,7 @@ enum UserRoutes {
 
     static func blocks(_ context: RequestContext) async throws -> Response {
         let users = try await context.core.store.blocked(by: try context.caller.userID)
-        return try .json(UserList(users: users), encoder: context.core.encoder)
+        return .users(UserList(users: users))
     }
 
     /// The blocked user's one-to-one sends to the caller are refused from now on; they are
@@ -85,7 +85,7 @@ enum UserRoutes {
         let record = try await existingUser(context, try context.parameter("name"))
         guard record.id != session.userID else { throw APIError.invalid("name", "you cannot block yourself") }
         let added = try await context.core.store.block(session.userID, record.id)
-        return try .json(record.user, status: added ? 201 : 200, encoder: context.core.encoder)
+        return .user(record.user, status: added ? 201 : 200)
     }
 
     static func unblock(_ context: RequestContext) async throws -> Response {
