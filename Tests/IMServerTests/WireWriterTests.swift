@@ -6,9 +6,9 @@ import Testing
 @testable import IMServer
 
 /// The hand-written JSON of sent messages, event batches, history pages, conversation
-/// lists, profiles and error envelopes must be the very bytes the wire encoder would
-/// produce, or clients comparing answers (and these tests) would see a difference
-/// depending on the endpoint.
+/// lists, profiles, member lists and error envelopes must be the very bytes the wire
+/// encoder would produce, or clients comparing answers (and these tests) would see a
+/// difference depending on the endpoint.
 @Suite struct WireWriterTests {
     static let awkwardTexts: [String] = [
         "", "hello", "a/b \\ \"quoted\"", "line\nbreak\ttab\rreturn\u{8}back\u{C}feed",
@@ -165,6 +165,23 @@ import Testing
             let actual = WireWriter.encode(list)
             #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
             #expect(try JSONDecoder().decode(UserList.self, from: actual) == list)
+        }
+    }
+
+    @Test func memberListsAreEncodedExactlyAsTheWireEncoderDoes() throws {
+        let roles: [MemberRole] = [.member, .admin, .owner]
+        let members = Self.users().enumerated().map { index, user in
+            Member(
+                user: user, role: roles[index % roles.count], joinedAt: Self.times[index % Self.times.count],
+                muted: index % 3 == 0 ? nil : index % 2 == 0, mutedUntil: index % 4 == 1 ? Self.times[1] : nil,
+                restricted: index % 5 == 0 ? nil : index % 2 == 1)
+        }
+        let encoder = WireJSON.encoder()
+        for list in [MemberList(members: []), MemberList(members: members)] {
+            let expected = try encoder.encode(list)
+            let actual = WireWriter.encode(list)
+            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+            #expect(try JSONDecoder().decode(MemberList.self, from: actual) == list)
         }
     }
 

@@ -40,6 +40,11 @@ extension Response {
         jsonBody(WireWriter.encode(list))
     }
 
+    /// A group's members, written by `WireWriter`.
+    static func members(_ list: MemberList) -> Response {
+        jsonBody(WireWriter.encode(list))
+    }
+
     /// A JSON body that is already encoded.
     static func jsonBody(_ body: Data, status: Int = 200) -> Response {
         Response(status: status, headers: ["Content-Type": "application/json"], body: body)

@@ -2,8 +2,8 @@ import Foundation
 import IMProtocol
 
 /// Writes the answers of the busiest endpoints (a sent message, a batch of feed events, a
-/// page of history, the conversation list, profiles) and every error envelope straight
-/// into bytes: exactly what `WireJSON.encoder()` produces
+/// page of history, the conversation list, profiles, a group's members) and every error
+/// envelope straight into bytes: exactly what `WireJSON.encoder()` produces
 /// (compact, keys sorted, slashes unescaped), at a fraction of its cost. Foundation's
 /// encoder builds a tree of boxed values and sorts every object's keys at run time; here
 /// the key order is fixed in code. Events that carry a profile or conversation info are
@@ -79,6 +79,32 @@ struct WireWriter {
         for (index, user) in list.users.enumerated() {
             if index > 0 { writer.byte(UInt8(ascii: ",")) }
             writer.write(user)
+        }
+        writer.raw("]}")
+        return Data(writer.bytes)
+    }
+
+    /// A group's members or a room's people (`GET /v1/groups/<name>/members`).
+    static func encode(_ list: MemberList) -> Data {
+        var writer = WireWriter(capacity: 16 + list.members.count * 320)
+        writer.raw("{\"members\":[")
+        for (index, member) in list.members.enumerated() {
+            if index > 0 { writer.byte(UInt8(ascii: ",")) }
+            writer.raw("{\"joined_at\":")
+            writer.timestamp(member.joinedAt)
+            if let muted = member.muted { writer.raw(muted ? ",\"muted\":true" : ",\"muted\":false") }
+            if let mutedUntil = member.mutedUntil {
+                writer.raw(",\"muted_until\":")
+                writer.timestamp(mutedUntil)
+            }
+            if let restricted = member.restricted {
+                writer.raw(restricted ? ",\"restricted\":true" : ",\"restricted\":false")
+            }
+            writer.raw(",\"role\":")
+            writer.string(member.role.rawValue)
+            writer.raw(",\"user\":")
+            writer.write(member.user)
+            writer.raw("}")
         }
         writer.raw("]}")
         return Data(writer.bytes)

@@ -227,6 +227,6 @@ enum GroupRoutes {
             throw ConversationAccess.notMember(record)
         }
         let members = try await context.core.store.members(record.id)
-        return try .json(MemberList(members: members), encoder: context.core.encoder)
+        return .members(MemberList(members: members))
     }
 }
