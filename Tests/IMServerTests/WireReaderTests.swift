@@ -4,9 +4,9 @@ import Testing
 
 @testable import IMServer
 
-/// A sent message's body is read without Foundation's decoder when it has the plain
-/// shape; whatever it accepts must decode to exactly what the decoder gives, and
-/// everything doubtful must be left to the decoder.
+/// A sent message's body, and a read marker's, are read without Foundation's decoder when
+/// they have the plain shape; whatever it accepts must decode to exactly what the decoder
+/// gives, and everything doubtful must be left to the decoder.
 @Suite struct WireReaderTests {
     static func decoded(_ text: String) -> SendMessageRequest? { decoded(Data(text.utf8)) }
 
@@ -85,6 +85,49 @@ import Testing
                 var shortened = bytes
                 shortened.remove(at: position)
                 Self.expectAgreement(Data(shortened))
+            }
+        }
+    }
+
+    // MARK: Read markers
+
+    @Test(arguments: [#"{"seq":0}"#, #"{"seq":7}"#, #" { "seq" : 123456789012345678 } "#, "{\n\t\"seq\":\r\n42\n}"])
+    func plainMarkersAreReadAsTheDecoderReadsThem(body: String) throws {
+        let fast = try #require(WireReader.readMarker(Data(body.utf8)))
+        #expect(fast == (try WireJSON.decoder().decode(ReadMarker.self, from: Data(body.utf8))))
+    }
+
+    @Test(arguments: [
+        "", "{}", "[]", "null", #"{"seq":null}"#, #"{"seq":"1"}"#, #"{"seq":-1}"#, #"{"seq":01}"#, #"{"seq":1.0}"#,
+        #"{"seq":1e2}"#, #"{"seq":1,"seq":2}"#, #"{"seq":1,"other":2}"#, #"{"se\u0071":1}"#, #"{"seq":1,}"#,
+        #"{"seq":1} x"#, #"{"seq":1234567890123456789}"#, #"{"seq":99999999999999999999}"#, #"{"seq":true}"#,
+        "\u{FEFF}{\"seq\":1}",
+    ])
+    func doubtfulMarkersAreLeftToTheDecoder(body: String) {
+        #expect(WireReader.readMarker(Data(body.utf8)) == nil)
+    }
+
+    @Test func truncatedAndAlteredMarkersNeverDisagreeWithTheDecoder() {
+        let replacements: [UInt8] = [0x00, 0x09, 0x20, 0x22, 0x2B, 0x2C, 0x2D, 0x2E, 0x30, 0x39, 0x3A, 0x45, 0x65, 0x7B, 0x7D, 0xFF]
+        for body in [#"{"seq":12345}"#, #" { "seq" : 0 } "#] {
+            let bytes = Array(body.utf8)
+            var variants = (0...bytes.count).map { Array(bytes[..<$0]) }
+            for position in bytes.indices {
+                for replacement in replacements {
+                    var altered = bytes
+                    altered[position] = replacement
+                    variants.append(altered)
+                }
+                var shortened = bytes
+                shortened.remove(at: position)
+                variants.append(shortened)
+            }
+            for variant in variants {
+                let data = Data(variant)
+                guard let fast = WireReader.readMarker(data) else { continue }
+                #expect(
+                    fast == (try? WireJSON.decoder().decode(ReadMarker.self, from: data)),
+                    "\(String(decoding: data, as: UTF8.self).debugDescription)")
             }
         }
     }

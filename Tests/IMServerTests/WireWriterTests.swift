@@ -6,9 +6,9 @@ import Testing
 @testable import IMServer
 
 /// The hand-written JSON of sent messages, event batches, history pages, conversation
-/// lists, profiles, member lists and error envelopes must be the very bytes the wire
-/// encoder would produce, or clients comparing answers (and these tests) would see a
-/// difference depending on the endpoint.
+/// lists, profiles, member lists, read markers and error envelopes must be the very
+/// bytes the wire encoder would produce, or clients comparing answers (and these tests)
+/// would see a difference depending on the endpoint.
 @Suite struct WireWriterTests {
     static let awkwardTexts: [String] = [
         "", "hello", "a/b \\ \"quoted\"", "line\nbreak\ttab\rreturn\u{8}back\u{C}feed",
@@ -183,6 +183,11 @@ import Testing
             #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
             #expect(try JSONDecoder().decode(MemberList.self, from: actual) == list)
         }
+    }
+
+    @Test(arguments: [Int64(0), 1, 42, 1_000_000, Int64.max])
+    func readMarkersAreEncodedExactlyAsTheWireEncoderDoes(seq: Int64) throws {
+        #expect(WireWriter.encode(ReadMarker(seq: seq)) == (try WireJSON.encoder().encode(ReadMarker(seq: seq))))
     }
 
     @Test func eventBatchesAreEncodedExactlyAsTheWireEncoderDoes() throws {

@@ -1,14 +1,16 @@
 import Foundation
 import IMProtocol
 
-/// Reads the body of the busiest request, a sent message (`{"text": …}`), without
-/// Foundation's decoder, which builds a map of the document and boxes every value first.
+/// Reads the bodies of the busiest requests, a sent message (`{"text": …}`) and a read
+/// marker (`{"seq": N}`), without Foundation's decoder, which builds a map of the
+/// document and boxes every value first.
 ///
-/// It handles the plain shape only: one object whose keys are `text`, `client_msg_id` and
-/// `reply_to`, each at most once, with string, null or (for `reply_to`) whole-number
-/// values. Anything else (other keys, other value kinds, malformed or doubtful input)
-/// returns nil, and the caller decodes with `JSONDecoder`, so every error, and every
-/// answer, is exactly what the decoder gives (`WireReaderTests` compares the two).
+/// It handles the plain shapes only: for a message, one object whose keys are `text`,
+/// `client_msg_id` and `reply_to`, each at most once, with string, null or (for
+/// `reply_to`) whole-number values; for a read marker, one object with `seq` alone, a
+/// whole number. Anything else (other keys, other value kinds, malformed or doubtful
+/// input) returns nil, and the caller decodes with `JSONDecoder`, so every error, and
+/// every answer, is exactly what the decoder gives (`WireReaderTests` compares the two).
 struct WireReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
@@ -67,10 +69,43 @@ struct WireReader {
         return SendMessageRequest(text: text, clientMessageID: clientMessageID ?? nil, replyTo: replyTo ?? nil)
     }
 
+    /// The marker, or nil when the decoder must read it.
+    static func readMarker(_ data: Data) -> ReadMarker? {
+        data.withUnsafeBytes { buffer in
+            var reader = WireReader(buffer)
+            return reader.readReadMarker()
+        }
+    }
+
+    private mutating func readReadMarker() -> ReadMarker? {
+        skipBlanks()
+        guard take(UInt8(ascii: "{")) else { return nil }
+        skipBlanks()
+        guard let key = readPlainKey(), key.elementsEqual("seq".utf8) else { return nil }
+        skipBlanks()
+        guard take(UInt8(ascii: ":")) else { return nil }
+        skipBlanks()
+        guard let seq = readDigits(), atNumberEnd else { return nil }
+        skipBlanks()
+        guard take(UInt8(ascii: "}")) else { return nil }
+        skipBlanks()
+        guard index == bytes.count else { return nil }
+        return ReadMarker(seq: seq)
+    }
+
     private enum Key { case text, clientMessageID, replyTo }
 
     /// One of the three keys, written without escapes; nil for anything else.
     private mutating func readKey() -> Key? {
+        guard let key = readPlainKey() else { return nil }
+        if key.elementsEqual("text".utf8) { return .text }
+        if key.elementsEqual("client_msg_id".utf8) { return .clientMessageID }
+        if key.elementsEqual("reply_to".utf8) { return .replyTo }
+        return nil
+    }
+
+    /// A key written in printable ASCII without escapes; nil for anything else.
+    private mutating func readPlainKey() -> UnsafeRawBufferPointer? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         let start = index
         while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
@@ -81,10 +116,7 @@ struct WireReader {
         guard index < bytes.count else { return nil }
         let key = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
         index += 1
-        if key.elementsEqual("text".utf8) { return .text }
-        if key.elementsEqual("client_msg_id".utf8) { return .clientMessageID }
-        if key.elementsEqual("reply_to".utf8) { return .replyTo }
-        return nil
+        return key
     }
 
     /// A JSON string: the escapes JSON defines, valid UTF-8, no raw control characters.
@@ -174,18 +206,24 @@ struct WireReader {
     /// identifiers decode from); nil for anything else, including leading zeros or signs.
     private mutating func readIdentifier() -> Int64? {
         let quoted = take(UInt8(ascii: "\""))
+        guard let value = readDigits(), value > 0 else { return nil }
+        if quoted { return take(UInt8(ascii: "\"")) ? value : nil }
+        return atNumberEnd ? value : nil
+    }
+
+    /// A whole number's digits: at most 18, no sign and no leading zero (but `0` itself).
+    private mutating func readDigits() -> Int64? {
         let start = index
         while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
         let digits = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
-        guard !digits.isEmpty, digits.count <= 18, digits[0] != UInt8(ascii: "0") else { return nil }
-        if quoted { guard take(UInt8(ascii: "\"")) else { return nil } }
-        // A number must end here (no fraction or exponent).
-        if !quoted, index < bytes.count, bytes[index] != UInt8(ascii: ","), bytes[index] != UInt8(ascii: "}"),
-            !Self.isBlank(bytes[index])
-        {
-            return nil
-        }
+        guard !digits.isEmpty, digits.count <= 18, digits.count == 1 || digits[0] != UInt8(ascii: "0") else { return nil }
         return digits.reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+    }
+
+    /// Whether a bare number may end here: no fraction or exponent follows.
+    private var atNumberEnd: Bool {
+        index == bytes.count || bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}")
+            || Self.isBlank(bytes[index])
     }
 
     private mutating func takeNull() -> Bool {

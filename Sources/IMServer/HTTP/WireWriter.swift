@@ -2,8 +2,8 @@ import Foundation
 import IMProtocol
 
 /// Writes the answers of the busiest endpoints (a sent message, a batch of feed events, a
-/// page of history, the conversation list, profiles, a group's members) and every error
-/// envelope straight into bytes: exactly what `WireJSON.encoder()` produces
+/// page of history, the conversation list, profiles, a group's members, a read marker)
+/// and every error envelope straight into bytes: exactly what `WireJSON.encoder()` produces
 /// (compact, keys sorted, slashes unescaped), at a fraction of its cost. Foundation's
 /// encoder builds a tree of boxed values and sorts every object's keys at run time; here
 /// the key order is fixed in code. Events that carry a profile or conversation info are
@@ -107,6 +107,15 @@ struct WireWriter {
             writer.raw("}")
         }
         writer.raw("]}")
+        return Data(writer.bytes)
+    }
+
+    /// A read marker, as `POST …/read` answers it.
+    static func encode(_ marker: ReadMarker) -> Data {
+        var writer = WireWriter(capacity: 32)
+        writer.raw("{\"seq\":")
+        writer.integer(marker.seq)
+        writer.raw("}")
         return Data(writer.bytes)
     }
 

@@ -81,14 +81,22 @@ enum ConversationRoutes {
         return .message(result.message, status: 201)
     }
 
+    /// Moves the caller's read marker. Whether they are a member is the writer's to say
+    /// (`markRead` throws `notMember`), as for a send, rather than a read of their
+    /// membership first on another thread.
     static func read(_ context: RequestContext) async throws -> Response {
         let (access, address) = try access(context)
-        let marker = try context.decode(ReadMarker.self)
+        let marker = try WireReader.readMarker(context.request.body) ?? context.decode(ReadMarker.self)
         guard marker.seq >= 0 else { throw APIError.invalid("seq", "seq must not be negative") }
-        guard let resolved = try await access.resolve(address) else {
+        guard let entry = try await access.locate(address, createDirect: false) else {
             throw APIError(.notFound, "no conversation \(address) yet")
         }
-        let seq = try await context.core.store.markRead(resolved.entry.id, access.session.userID, seq: marker.seq)
-        return try .json(ReadMarker(seq: seq), encoder: context.core.encoder)
+        let seq: Int64
+        do {
+            seq = try await context.core.store.markRead(entry.id, access.session.userID, seq: marker.seq)
+        } catch StoreError.notMember {
+            throw try await access.refusal(entry, address: address)
+        }
+        return .jsonBody(WireWriter.encode(ReadMarker(seq: seq)))
     }
 }
