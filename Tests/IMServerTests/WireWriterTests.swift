@@ -69,6 +69,12 @@ import Testing
         all.append(Event(position: 107, type: .roleChanged, at: times[1], user: user, by: "eve", role: .admin))
         all.append(Event(position: 108, type: .memberJoined, at: times[1], user: user, via: .approval))
         all.append(Event(position: 109, type: .memberBanned, at: times[1], by: "eve", reason: "spam", until: times[2]))
+        // Every optional key at once, so that the written order of each is checked.
+        all.append(
+            Event(
+                position: 110, type: .memberMuted, at: times[3], conversation: ConversationRef(
+                    id: ConversationID(rawValue: 8), kind: .group, address: .group("ops")),
+                user: user, by: "eve", seq: 3, reason: "flood", until: times[4], role: .member, via: .open))
         return all
     }
 

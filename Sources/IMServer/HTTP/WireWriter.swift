@@ -6,7 +6,7 @@ import IMProtocol
 /// and every error envelope straight into bytes: exactly what `WireJSON.encoder()` produces
 /// (compact, keys sorted, slashes unescaped), at a fraction of its cost. Foundation's
 /// encoder builds a tree of boxed values and sorts every object's keys at run time; here
-/// the key order is fixed in code. Events that carry a profile or conversation info are
+/// the key order is fixed in code. Events that carry conversation info or a notice are
 /// rare and are encoded by the fallback encoder, whose bytes drop into the array
 /// unchanged.
 ///
@@ -126,12 +126,8 @@ struct WireWriter {
 
     /// One event as it appears in a poll's answer.
     static func encode(_ event: Event, fallback: JSONEncoder) throws -> [UInt8] {
-        // Member events (`role`, `via`) always carry a user: all of them take the fallback,
-        // and so do the rare notices.
-        guard event.user == nil && event.info == nil && event.role == nil && event.via == nil && event.notice == nil
-        else {
-            return Array(try fallback.encode(event))
-        }
+        // Conversation info and the rare notices take the fallback.
+        guard event.info == nil && event.notice == nil else { return Array(try fallback.encode(event)) }
         var writer = WireWriter(capacity: 400)
         writer.write(event)
         return writer.bytes
@@ -273,8 +269,7 @@ struct WireWriter {
         raw("}")
     }
 
-    /// An event without `user`, `info`, `role`, `via` or `notice` (those go through the
-    /// fallback encoder).
+    /// An event without `info` or `notice` (those go through the fallback encoder).
     mutating func write(_ event: Event) {
         raw("{\"at\":")
         timestamp(event.at)
@@ -301,6 +296,10 @@ struct WireWriter {
             raw(",\"reason\":")
             string(reason)
         }
+        if let role = event.role {
+            raw(",\"role\":")
+            string(role.rawValue)
+        }
         if let seq = event.seq {
             raw(",\"seq\":")
             integer(seq)
@@ -310,6 +309,14 @@ struct WireWriter {
         if let until = event.until {
             raw(",\"until\":")
             timestamp(until)
+        }
+        if let user = event.user {
+            raw(",\"user\":")
+            write(user)
+        }
+        if let via = event.via {
+            raw(",\"via\":")
+            string(via.rawValue)
         }
         raw("}")
     }
