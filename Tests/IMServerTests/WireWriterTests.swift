@@ -78,6 +78,17 @@ import Testing
         return all
     }
 
+    /// `written` is the very bytes the wire encoder makes of `value`, and decodes back to it.
+    static func expectWritten<Value: Codable & Equatable>(
+        _ written: Data, as value: Value, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let expected = try WireJSON.encoder().encode(value)
+        #expect(
+            String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self),
+            sourceLocation: sourceLocation)
+        #expect(try JSONDecoder().decode(Value.self, from: written) == value, sourceLocation: sourceLocation)
+    }
+
     @Test func messagesAreEncodedExactlyAsTheWireEncoderDoes() throws {
         let encoder = WireJSON.encoder()
         for message in Self.messages() {
@@ -105,12 +116,8 @@ import Testing
     }
 
     @Test func errorEnvelopesAreEncodedExactlyAsTheWireEncoderDoes() throws {
-        let encoder = WireJSON.encoder()
         for error in Self.errors() {
-            let expected = try encoder.encode(ErrorEnvelope(error: error))
-            let actual = WireWriter.encode(ErrorEnvelope(error: error))
-            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-            #expect(try JSONDecoder().decode(ErrorEnvelope.self, from: actual).error == error)
+            try Self.expectWritten(WireWriter.encode(ErrorEnvelope(error: error)), as: ErrorEnvelope(error: error))
         }
     }
 
@@ -130,12 +137,8 @@ import Testing
                     lastMessage: index % 3 == 0 ? nil : message, unread: index * 17 - 5,
                     lastReadSeq: index % 4 == 0 ? Int64.max : Int64(index), updatedAt: Self.times[index % Self.times.count]))
         }
-        let encoder = WireJSON.encoder()
         for list in [ConversationList(conversations: []), ConversationList(conversations: conversations)] {
-            let expected = try encoder.encode(list)
-            let actual = WireWriter.encode(list)
-            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-            #expect(try JSONDecoder().decode(ConversationList.self, from: actual) == list)
+            try Self.expectWritten(WireWriter.encode(list), as: list)
         }
     }
 
@@ -155,23 +158,12 @@ import Testing
     }
 
     @Test func profilesAndTheirListsAreEncodedExactlyAsTheWireEncoderDoes() throws {
-        let encoder = WireJSON.encoder()
-        for user in Self.users() {
-            let expected = try encoder.encode(user)
-            let actual = WireWriter.encode(user)
-            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-            #expect(try JSONDecoder().decode(User.self, from: actual) == user)
-        }
+        for user in Self.users() { try Self.expectWritten(WireWriter.encode(user), as: user) }
         let lists = [
             UserList(users: []), UserList(users: Self.users()), UserList(users: [], missing: []),
             UserList(users: Array(Self.users().prefix(2)), missing: ["nobody", "ghost \"quoted\"", "é"]),
         ]
-        for list in lists {
-            let expected = try encoder.encode(list)
-            let actual = WireWriter.encode(list)
-            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-            #expect(try JSONDecoder().decode(UserList.self, from: actual) == list)
-        }
+        for list in lists { try Self.expectWritten(WireWriter.encode(list), as: list) }
     }
 
     @Test func memberListsAreEncodedExactlyAsTheWireEncoderDoes() throws {
@@ -182,12 +174,8 @@ import Testing
                 muted: index % 3 == 0 ? nil : index % 2 == 0, mutedUntil: index % 4 == 1 ? Self.times[1] : nil,
                 restricted: index % 5 == 0 ? nil : index % 2 == 1)
         }
-        let encoder = WireJSON.encoder()
         for list in [MemberList(members: []), MemberList(members: members)] {
-            let expected = try encoder.encode(list)
-            let actual = WireWriter.encode(list)
-            #expect(String(decoding: actual, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-            #expect(try JSONDecoder().decode(MemberList.self, from: actual) == list)
+            try Self.expectWritten(WireWriter.encode(list), as: list)
         }
     }
 

@@ -19,10 +19,7 @@ struct WireReader {
 
     /// The request, or nil when the decoder must read it.
     static func sendMessageRequest(_ data: Data) -> SendMessageRequest? {
-        data.withUnsafeBytes { buffer in
-            var reader = WireReader(buffer)
-            return reader.readSendMessageRequest()
-        }
+        read(data) { $0.readSendMessageRequest() }
     }
 
     private mutating func readSendMessageRequest() -> SendMessageRequest? {
@@ -71,9 +68,14 @@ struct WireReader {
 
     /// The marker, or nil when the decoder must read it.
     static func readMarker(_ data: Data) -> ReadMarker? {
+        read(data) { $0.readReadMarker() }
+    }
+
+    /// `body` run by a reader over `data`'s bytes.
+    private static func read<Value>(_ data: Data, _ body: (inout WireReader) -> Value?) -> Value? {
         data.withUnsafeBytes { buffer in
             var reader = WireReader(buffer)
-            return reader.readReadMarker()
+            return body(&reader)
         }
     }
 

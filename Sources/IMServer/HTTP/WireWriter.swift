@@ -28,12 +28,8 @@ struct WireWriter {
     /// encoder spent about 10 µs of CPU per message on it: most of a page's cost.)
     static func encode(_ page: MessagePage) -> Data {
         var writer = WireWriter(capacity: 48 + page.messages.reduce(0) { $0 + 256 + $1.text.utf8.count })
-        writer.raw("{\"messages\":[")
-        for (index, message) in page.messages.enumerated() {
-            if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.write(message)
-        }
-        writer.raw("]")
+        writer.raw("{\"messages\":")
+        writer.array(page.messages) { $0.write($1) }
         if let nextBefore = page.nextBefore {
             writer.raw(",\"next_before\":")
             writer.integer(nextBefore)
@@ -47,12 +43,9 @@ struct WireWriter {
     static func encode(_ list: ConversationList) -> Data {
         var writer = WireWriter(
             capacity: 24 + list.conversations.reduce(0) { $0 + 512 + ($1.lastMessage?.text.utf8.count ?? 0) })
-        writer.raw("{\"conversations\":[")
-        for (index, conversation) in list.conversations.enumerated() {
-            if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.write(conversation)
-        }
-        writer.raw("]}")
+        writer.raw("{\"conversations\":")
+        writer.array(list.conversations) { $0.write($1) }
+        writer.raw("}")
         return Data(writer.bytes)
     }
 
@@ -68,45 +61,22 @@ struct WireWriter {
         var writer = WireWriter(capacity: 32 + list.users.count * 256)
         writer.raw("{")
         if let missing = list.missing {
-            writer.raw("\"missing\":[")
-            for (index, name) in missing.enumerated() {
-                if index > 0 { writer.byte(UInt8(ascii: ",")) }
-                writer.string(name)
-            }
-            writer.raw("],")
+            writer.raw("\"missing\":")
+            writer.array(missing) { $0.string($1) }
+            writer.raw(",")
         }
-        writer.raw("\"users\":[")
-        for (index, user) in list.users.enumerated() {
-            if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.write(user)
-        }
-        writer.raw("]}")
+        writer.raw("\"users\":")
+        writer.array(list.users) { $0.write($1) }
+        writer.raw("}")
         return Data(writer.bytes)
     }
 
     /// A group's members or a room's people (`GET /v1/groups/<name>/members`).
     static func encode(_ list: MemberList) -> Data {
         var writer = WireWriter(capacity: 16 + list.members.count * 320)
-        writer.raw("{\"members\":[")
-        for (index, member) in list.members.enumerated() {
-            if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.raw("{\"joined_at\":")
-            writer.timestamp(member.joinedAt)
-            if let muted = member.muted { writer.raw(muted ? ",\"muted\":true" : ",\"muted\":false") }
-            if let mutedUntil = member.mutedUntil {
-                writer.raw(",\"muted_until\":")
-                writer.timestamp(mutedUntil)
-            }
-            if let restricted = member.restricted {
-                writer.raw(restricted ? ",\"restricted\":true" : ",\"restricted\":false")
-            }
-            writer.raw(",\"role\":")
-            writer.string(member.role.rawValue)
-            writer.raw(",\"user\":")
-            writer.write(member.user)
-            writer.raw("}")
-        }
-        writer.raw("]}")
+        writer.raw("{\"members\":")
+        writer.array(list.members) { $0.write($1) }
+        writer.raw("}")
         return Data(writer.bytes)
     }
 
@@ -139,12 +109,9 @@ struct WireWriter {
         var writer = WireWriter(capacity: 64 + events.reduce(0) { $0 + $1.count + 1 })
         writer.raw("{\"cursor\":")
         writer.string(cursor)
-        writer.raw(",\"events\":[")
-        for (index, event) in events.enumerated() {
-            if index > 0 { writer.byte(UInt8(ascii: ",")) }
-            writer.bytes.append(contentsOf: event)
-        }
-        writer.raw("]}")
+        writer.raw(",\"events\":")
+        writer.array(events) { $0.bytes.append(contentsOf: $1) }
+        writer.raw("}")
         return Data(writer.bytes)
     }
 
@@ -245,6 +212,22 @@ struct WireWriter {
         raw("}")
     }
 
+    mutating func write(_ member: Member) {
+        raw("{\"joined_at\":")
+        timestamp(member.joinedAt)
+        if let muted = member.muted { raw(muted ? ",\"muted\":true" : ",\"muted\":false") }
+        if let mutedUntil = member.mutedUntil {
+            raw(",\"muted_until\":")
+            timestamp(mutedUntil)
+        }
+        if let restricted = member.restricted { raw(restricted ? ",\"restricted\":true" : ",\"restricted\":false") }
+        raw(",\"role\":")
+        string(member.role.rawValue)
+        raw(",\"user\":")
+        write(member.user)
+        raw("}")
+    }
+
     mutating func write(_ conversation: Conversation) {
         raw("{\"address\":")
         string(conversation.address.description)
@@ -324,6 +307,18 @@ struct WireWriter {
     // MARK: JSON values
 
     mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    /// A JSON array of `items`, each written by `element`.
+    mutating func array<Item>(_ items: some Sequence<Item>, _ element: (inout WireWriter, Item) -> Void) {
+        byte(UInt8(ascii: "["))
+        var first = true
+        for item in items {
+            if !first { byte(UInt8(ascii: ",")) }
+            first = false
+            element(&self, item)
+        }
+        byte(UInt8(ascii: "]"))
+    }
 
     mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
